@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, defaultShardUrls, loadConfig } from "./index.ts";
+
+describe("loadConfig defaults", () => {
+  it("match the documented defaults with an empty environment", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: "127.0.0.1",
+      redisUrl: "redis://127.0.0.1:6379",
+      redisPrefix: "fg:",
+      databaseUrl: "postgres://postgres@127.0.0.1:5432/floodgate",
+      shardUrls: [0, 1, 2, 3].map((i) => `postgres://postgres@127.0.0.1:5432/floodgate_shard_${i}`),
+      workers: 2,
+      currency: "KRW",
+      logLevel: "info",
+      adminApiKey: null,
+    });
+  });
+
+  it("never read process.env when given an environment", () => {
+    const saved = process.env.PORT;
+    process.env.PORT = "abc";
+    try {
+      expect(loadConfig({}).port).toBe(3000);
+    } finally {
+      if (saved === undefined) delete process.env.PORT;
+      else process.env.PORT = saved;
+    }
+  });
+
+  it("treat empty and blank values as unset", () => {
+    expect(loadConfig({ PORT: "", HOST: "  ", WORKERS: "" })).toMatchObject({
+      port: 3000,
+      host: "127.0.0.1",
+      workers: 2,
+    });
+  });
+});
+
+describe("loadConfig reads", () => {
+  it("every documented variable", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      REDIS_URL: "rediss://cache.internal:6380/2",
+      REDIS_PREFIX: "prod:",
+      DATABASE_URL: "postgresql://app@db.internal:5433/money",
+      WORKERS: "8",
+      WORKER_NICE: "0",
+      WORKER_LINGER_MS: "5",
+      INTAKE_PROCESSES: "4",
+      LOG_LEVEL: "debug",
+      CURRENCY: "USD",
+      STREAM_PARTITIONS: "32",
+      WORKER_BATCH_SIZE: "500",
+      VISIBILITY_TIMEOUT_MS: "10000",
+      MAX_DELIVERIES: "3",
+      STATUS_TTL_SECONDS: "60",
+      IDEMPOTENCY_TTL_SECONDS: "120",
+      WORKER_METRICS_PORT: "0",
+      FLOODGATE_WORKER_INDEX: "5",
+      ADMIN_API_KEY: "k".repeat(16),
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: "0.0.0.0",
+      redisUrl: "rediss://cache.internal:6380/2",
+      redisPrefix: "prod:",
+      databaseUrl: "postgresql://app@db.internal:5433/money",
+      shardUrls: [0, 1, 2, 3].map((i) => `postgresql://app@db.internal:5433/money_shard_${i}`),
+      workers: 8,
+      workerNice: 0,
+      lingerMs: 5,
+      intakeProcesses: 4,
+      logLevel: "debug",
+      currency: "USD",
+      streamPartitions: 32,
+      batchSize: 500,
+      visibilityTimeoutMs: 10_000,
+      maxDeliveries: 3,
+      statusTtlSeconds: 60,
+      idempotencyTtlSeconds: 120,
+      workerMetricsPort: 0,
+      workerIndex: 5,
+      adminApiKey: "k".repeat(16),
+    });
+  });
+
+  it("SHARD_URLS as a comma-separated list, trimmed, in order", () => {
+    const config = loadConfig({
+      SHARD_URLS: " postgres://a@h1:5432/s0 ,postgres://a@h2:5432/s1,postgresql://a@h3/s2 ",
+    });
+    expect(config.shardUrls).toEqual([
+      "postgres://a@h1:5432/s0",
+      "postgres://a@h2:5432/s1",
+      "postgresql://a@h3/s2",
+    ]);
+  });
+
+  it("accepts the edges of integer ranges", () => {
+    expect(loadConfig({ PORT: "0", WORKERS: "0" })).toMatchObject({ port: 0, workers: 0 });
+    expect(loadConfig({ PORT: "65535", WORKERS: "256" })).toMatchObject({ port: 65535, workers: 256 });
+  });
+});
+
+describe("defaultShardUrls", () => {
+  it("names the shards after the global database, keeping credentials, host and options", () => {
+    expect(defaultShardUrls("postgres://u:p@db:6543/pay?sslmode=require", 2)).toEqual([
+      "postgres://u:p@db:6543/pay_shard_0?sslmode=require",
+      "postgres://u:p@db:6543/pay_shard_1?sslmode=require",
+    ]);
+    expect(defaultShardUrls("postgres://u@db:5432")).toEqual(
+      [0, 1, 2, 3].map((i) => `postgres://u@db:5432/floodgate_shard_${i}`),
+    );
+  });
+});
+
+describe("a bad value throws ConfigError naming the variable", () => {
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "-1"],
+    ["PORT", "65536"],
+    ["PORT", "3000.5"],
+    ["PORT", "0x10"],
+    ["PORT", "1e3"],
+    ["HOST", "local host"],
+    ["HOST", "host/path"],
+    ["REDIS_URL", "not a url"],
+    ["REDIS_URL", "http://127.0.0.1:6379"],
+    ["REDIS_PREFIX", "has space:"],
+    ["REDIS_PREFIX", "{p1}:"],
+    ["REDIS_PREFIX", "p".repeat(65)],
+    ["DATABASE_URL", "mysql://root@localhost/floodgate"],
+    ["DATABASE_URL", "floodgate"],
+    ["SHARD_URLS", "postgres://a@h/s0,,postgres://a@h/s2"],
+    ["SHARD_URLS", "postgres://a@h/s0,redis://h"],
+    ["SHARD_URLS", "postgres://a@h/s0,nope"],
+    ["WORKERS", "two"],
+    ["WORKERS", "257"],
+    ["INTAKE_PROCESSES", "0"],
+    ["LOG_LEVEL", "verbose"],
+    ["LOG_LEVEL", "INFO"],
+    ["CURRENCY", "krw"],
+    ["CURRENCY", "WON!"],
+    ["STREAM_PARTITIONS", "0"],
+    ["STREAM_PARTITIONS", "1025"],
+    ["WORKER_BATCH_SIZE", "0"],
+    ["WORKER_LINGER_MS", "1001"],
+    ["WORKER_NICE", "20"],
+    ["VISIBILITY_TIMEOUT_MS", "10"],
+    ["MAX_DELIVERIES", "0"],
+    ["STATUS_TTL_SECONDS", "0"],
+    ["IDEMPOTENCY_TTL_SECONDS", "-5"],
+    ["WORKER_METRICS_PORT", "99999"],
+    ["FLOODGATE_WORKER_INDEX", "x"],
+    ["ADMIN_API_KEY", "k".repeat(15)],
+    ["ADMIN_API_KEY", "k".repeat(257)],
+    ["ADMIN_API_KEY", "has a space in it!!"],
+    ["ADMIN_API_KEY", "non-ascii-é-key-123"],
+  ])("%s=%j", (variable, value) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe(variable);
+    expect((caught as ConfigError).message).toContain(variable);
+  });
+});
+
+describe("ADMIN_API_KEY", () => {
+  it("accepts 16 to 256 visible ASCII characters", () => {
+    for (const key of ["a".repeat(16), "A1!~".repeat(64), "sk_live-9f8e7d6c5b4a"]) {
+      expect(loadConfig({ ADMIN_API_KEY: key }).adminApiKey).toBe(key);
+    }
+  });
+
+  it("never repeats a refused key in the error message (it is a secret)", () => {
+    const secret = "short-Secret-9";
+    expect(() => loadConfig({ ADMIN_API_KEY: secret })).toThrow(ConfigError);
+    try {
+      loadConfig({ ADMIN_API_KEY: secret });
+    } catch (error) {
+      expect((error as Error).message).not.toContain(secret);
+    }
+  });
+});

@@ -1,0 +1,87 @@
+// The one place that reads process.env. Each app calls loadConfig() once at start (src/env.ts) and exits on a
+// bad value with a message naming it; everything else receives the typed Config.
+import { envReader } from "./env-reader.ts";
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Long enough not to be guessed; visible ASCII so it travels in a header unchanged. */
+export const ADMIN_API_KEY_PATTERN = /^[\x21-\x7E]{16,256}$/;
+
+export interface Config {
+  port: number;
+  host: string;
+  redisUrl: string;
+  /** Prefix of every Redis key this deployment owns; tests use a unique one per file. */
+  redisPrefix: string;
+  databaseUrl: string;
+  shardUrls: string[];
+  workers: number;
+  /** Niceness of the worker processes `start` runs (0 = same priority as the intake). */
+  workerNice: number;
+  intakeProcesses: number;
+  logLevel: LogLevel;
+  /** ISO 4217 code of the deployment's currency; amounts are integers in its minor unit. */
+  currency: string;
+  streamPartitions: number;
+  batchSize: number;
+  /** How long a worker waits after a small read for more entries to join its batch. */
+  lingerMs: number;
+  /** An unacknowledged entry idle this long is claimed by another worker (the worker is presumed dead). */
+  visibilityTimeoutMs: number;
+  /** Deliveries after which a message that keeps failing for a reason of its own is dead-lettered. */
+  maxDeliveries: number;
+  statusTtlSeconds: number;
+  idempotencyTtlSeconds: number;
+  /** First port of the workers' /metrics listeners (worker i listens on base + i); 0 turns them off. */
+  workerMetricsPort: number;
+  /**
+   * Bearer key of the admin routes (coupon definitions); null: the admin routes answer 503 admin_disabled.
+   * `./floodgate start` generates one for the run when it is unset.
+   */
+  adminApiKey: string | null;
+  /** Set by `./floodgate start` for each worker process it runs (its metrics port is base + index). */
+  workerIndex: number;
+}
+
+export function defaultShardUrls(databaseUrl: string, count = 4): string[] {
+  const url = new URL(databaseUrl);
+  const base = url.pathname.replace(/^\//, "") || "floodgate";
+  return Array.from({ length: count }, (_, i) => {
+    const shard = new URL(url);
+    shard.pathname = `/${base}_shard_${i}`;
+    return shard.toString();
+  });
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const read = envReader(env);
+  const databaseUrl = read.url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/floodgate", [
+    "postgres:",
+    "postgresql:",
+  ]);
+  const shardUrls = read.urlList("SHARD_URLS", ["postgres:", "postgresql:"]) ?? defaultShardUrls(databaseUrl);
+  return {
+    port: read.int("PORT", 3000, 0, 65535),
+    host: read.string("HOST", "127.0.0.1", /^[A-Za-z0-9.:_-]+$/),
+    redisUrl: read.url("REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
+    redisPrefix: read.string("REDIS_PREFIX", "fg:", /^[A-Za-z0-9:_.-]{1,64}$/),
+    databaseUrl,
+    shardUrls,
+    workers: read.int("WORKERS", 2, 0, 256),
+    workerNice: read.int("WORKER_NICE", 10, 0, 19),
+    intakeProcesses: read.int("INTAKE_PROCESSES", 1, 1, 256),
+    logLevel: read.oneOf("LOG_LEVEL", "info", LOG_LEVELS),
+    currency: read.string("CURRENCY", "KRW", /^[A-Z]{3}$/),
+    streamPartitions: read.int("STREAM_PARTITIONS", 16, 1, 1024),
+    batchSize: read.int("WORKER_BATCH_SIZE", 2000, 1, 10_000),
+    lingerMs: read.int("WORKER_LINGER_MS", 50, 0, 1000),
+    visibilityTimeoutMs: read.int("VISIBILITY_TIMEOUT_MS", 30_000, 50, 3_600_000),
+    maxDeliveries: read.int("MAX_DELIVERIES", 5, 1, 1000),
+    statusTtlSeconds: read.int("STATUS_TTL_SECONDS", 3600, 1, 30 * 86400),
+    idempotencyTtlSeconds: read.int("IDEMPOTENCY_TTL_SECONDS", 86_400, 1, 30 * 86400),
+    workerMetricsPort: read.int("WORKER_METRICS_PORT", 9464, 0, 65535),
+    workerIndex: read.int("FLOODGATE_WORKER_INDEX", 0, 0, 1024),
+    adminApiKey: read.secret("ADMIN_API_KEY", ADMIN_API_KEY_PATTERN, "16-256 visible ASCII characters"),
+  };
+}

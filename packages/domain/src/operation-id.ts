@@ -1,0 +1,46 @@
+// Operation ids are time-ordered and name their shard bucket, so a GET finds the owning shard without a
+// scatter: `pay_` (`dep_`, `cis_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
+import { decodeBase32 as decode, encodeBase32 as encode, randomBase32 } from "./crockford-base32.ts";
+
+export const OPERATION_KINDS = ["payment", "deposit", "coupon_issue"] as const;
+export type OperationKind = (typeof OPERATION_KINDS)[number];
+/** The kinds that move money through a wallet; a coupon issue moves none. */
+export type MoneyOperationKind = Exclude<OperationKind, "coupon_issue">;
+
+const PREFIX_BY_KIND: Record<OperationKind, string> = { payment: "pay", deposit: "dep", coupon_issue: "cis" };
+const KIND_BY_PREFIX = new Map(
+  Object.entries(PREFIX_BY_KIND).map(([kind, prefix]) => [prefix, kind as OperationKind]),
+);
+
+// Fixed forever: ids carry the bucket (two base32 characters), so changing it would re-home existing data.
+export const BUCKET_COUNT = 1024;
+export const OPERATION_ID_PATTERN = "^(pay|dep|cis)_[0-9A-HJKMNP-TV-Z]{26}$";
+const OPERATION_ID_REGEX = new RegExp(OPERATION_ID_PATTERN);
+
+const MAX_TIME_MS = 32 ** 10 - 1;
+
+export function newOperationId(kind: OperationKind, bucket: number, nowMs = Date.now()): string {
+  // Out-of-range values would wrap silently into another bucket (another shard) or garble the id.
+  if (!Number.isInteger(bucket) || bucket < 0 || bucket >= BUCKET_COUNT) {
+    throw new RangeError(`bucket ${bucket} is outside 0..${BUCKET_COUNT - 1}`);
+  }
+  if (!Number.isInteger(nowMs) || nowMs < 0 || nowMs > MAX_TIME_MS) {
+    throw new RangeError(`time ${nowMs} cannot be encoded in an operation id`);
+  }
+  return `${PREFIX_BY_KIND[kind]}_${encode(nowMs, 10)}${encode(bucket, 2)}${randomBase32(14)}`;
+}
+
+export interface ParsedOperationId {
+  kind: OperationKind;
+  bucket: number;
+  createdAtMs: number;
+}
+
+/** Null for anything that is not a well-formed id (the caller answers 400). */
+export function parseOperationId(id: string): ParsedOperationId | null {
+  if (!OPERATION_ID_REGEX.test(id)) return null;
+  const kind = KIND_BY_PREFIX.get(id.slice(0, 3));
+  const bucket = decode(id.slice(14, 16));
+  if (kind === undefined || bucket >= BUCKET_COUNT) return null;
+  return { kind, bucket, createdAtMs: decode(id.slice(4, 14)) };
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { newCouponId } from "./coupon-id.ts";
+import { newOperationId } from "./operation-id.ts";
+import {
+  type CouponIssueMessage,
+  decodeOperationMessage,
+  encodeOperationMessage,
+  MessageDecodeError,
+  type OperationMessage,
+} from "./operation-message.ts";
+
+const payment: OperationMessage = {
+  v: 1,
+  kind: "payment",
+  id: newOperationId("payment", 17, 1_763_780_000_000),
+  userId: "user_A-1",
+  amount: 12_345,
+  currency: "KRW",
+  orderId: "order-9",
+  createdAt: 1_763_780_000_000,
+};
+const { orderId: _, ...deposit0 } = payment;
+const deposit: OperationMessage = { ...deposit0, kind: "deposit", id: newOperationId("deposit", 17) };
+
+const encodedWith = (changes: Record<string, unknown>) => JSON.stringify({ ...payment, ...changes });
+
+describe("encodeOperationMessage / decodeOperationMessage", () => {
+  it("round-trips a payment and a deposit", () => {
+    expect(decodeOperationMessage(encodeOperationMessage(payment))).toEqual(payment);
+    expect(decodeOperationMessage(encodeOperationMessage(deposit))).toEqual(deposit);
+  });
+
+  it("accepts the bounds of amount and userId", () => {
+    for (const changes of [{ amount: 1 }, { amount: 1_000_000_000_000 }, { userId: "u".repeat(64) }]) {
+      expect(decodeOperationMessage(encodedWith(changes))).toMatchObject(changes);
+    }
+  });
+
+  it.each([
+    ["not JSON", "{"],
+    ["empty", ""],
+    ["JSON null", "null"],
+    ["a JSON string", '"payment"'],
+    ["a JSON number", "42"],
+    ["a JSON array", "[]"],
+    ["no version", encodedWith({ v: undefined })],
+    ["another version", encodedWith({ v: 2 })],
+    ["the version as a string", encodedWith({ v: "1" })],
+    ["a missing id", encodedWith({ id: undefined })],
+    ["a malformed id", encodedWith({ id: "pay_nope" })],
+    ["an id of another kind", encodedWith({ id: newOperationId("deposit", 17) })],
+    ["an unknown kind", encodedWith({ kind: "refund" })],
+    ["a missing userId", encodedWith({ userId: undefined })],
+    ["an empty userId", encodedWith({ userId: "" })],
+    ["a 65-character userId", encodedWith({ userId: "u".repeat(65) })],
+    ["a userId with a space", encodedWith({ userId: "a b" })],
+    ["a numeric userId", encodedWith({ userId: 7 })],
+    ["amount zero", encodedWith({ amount: 0 })],
+    ["a negative amount", encodedWith({ amount: -5 })],
+    ["a fractional amount", encodedWith({ amount: 1.5 })],
+    ["amount as a string", encodedWith({ amount: "100" })],
+    ["amount over 10^12", encodedWith({ amount: 1_000_000_000_001 })],
+    ["an unsafe amount", encodedWith({ amount: 2 ** 60 })],
+    ["a missing currency", encodedWith({ currency: undefined })],
+    ["a numeric currency", encodedWith({ currency: 410 })],
+    ["an empty currency", encodedWith({ currency: "" })],
+    ["a lowercase currency", encodedWith({ currency: "krw" })],
+    ["a numeric orderId", encodedWith({ orderId: 9 })],
+    ["a missing createdAt", encodedWith({ createdAt: undefined })],
+    ["createdAt as an ISO string", encodedWith({ createdAt: "2026-11-22T00:00:00Z" })],
+    ["createdAt zero", encodedWith({ createdAt: 0 })],
+  ])("rejects %s", (_, raw) => {
+    expect(() => decodeOperationMessage(raw)).toThrow(MessageDecodeError);
+  });
+
+  it("names the problem in the error", () => {
+    expect(() => decodeOperationMessage(encodedWith({ amount: 0 }))).toThrow(
+      /undecodable operation message: bad amount/,
+    );
+    expect(() => decodeOperationMessage("{")).toThrow(/not JSON/);
+  });
+});
+
+describe("coupon issue messages", () => {
+  const issue: CouponIssueMessage = {
+    v: 1,
+    kind: "coupon_issue",
+    id: newOperationId("coupon_issue", 17, 1_763_780_000_000),
+    userId: "user_A-1",
+    couponId: newCouponId(1_763_780_000_000),
+    createdAt: 1_763_780_000_000,
+  };
+  const issueWith = (changes: Record<string, unknown>) => JSON.stringify({ ...issue, ...changes });
+
+  it("round-trip", () => {
+    expect(decodeOperationMessage(encodeOperationMessage(issue))).toEqual(issue);
+  });
+
+  it.each([
+    ["a missing couponId", issueWith({ couponId: undefined })],
+    ["a malformed couponId", issueWith({ couponId: "cpn_nope" })],
+    ["an operation id as couponId", issueWith({ couponId: newOperationId("payment", 1) })],
+    ["a numeric couponId", issueWith({ couponId: 7 })],
+    ["an amount", issueWith({ amount: 100 })],
+    ["a currency", issueWith({ currency: "KRW" })],
+    ["a payment id", issueWith({ id: newOperationId("payment", 17) })],
+    ["the kind of a payment", issueWith({ kind: "payment" })],
+    ["a bad userId", issueWith({ userId: "a b" })],
+    ["a missing createdAt", issueWith({ createdAt: undefined })],
+  ])("rejects %s", (_, raw) => {
+    expect(() => decodeOperationMessage(raw)).toThrow(MessageDecodeError);
+  });
+
+  it("does not take a coupon issue's fields for a payment", () => {
+    const { amount: _a, currency: _c, ...bare } = payment as { amount: number; currency: string };
+    expect(() => decodeOperationMessage(JSON.stringify({ ...bare, couponId: issue.couponId }))).toThrow(
+      /bad amount/,
+    );
+  });
+});

@@ -1,0 +1,23 @@
+import type { MoneyOperationKind } from "./operation-id.ts";
+
+export const OPERATION_STATUSES = ["pending", "succeeded", "failed"] as const;
+export type OperationStatus = (typeof OPERATION_STATUSES)[number];
+
+// already_issued: a coupon issue that found the user already holding this coupon on the shard (only possible
+// when Redis lost its reservation record, e.g. a restart without AOF, and the user asked again).
+export const FAILURE_REASONS = ["insufficient_funds", "dead_lettered", "already_issued"] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+/** What GET /v1/payments/:id and /v1/deposits/:id answer, whether read from Redis or from the shard. */
+export interface OperationView {
+  id: string;
+  kind: MoneyOperationKind;
+  userId: string;
+  amount: number;
+  currency: string;
+  orderId?: string;
+  status: OperationStatus;
+  failureReason?: FailureReason;
+  createdAt: string;
+  completedAt?: string;
+}
