@@ -1,0 +1,22 @@
+export type { ScriptedPipeline, ScriptedRedis } from "@floodgate/redis-scripts";
+export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
+export { createRedis, type RedisConnectionOptions, waitForRedis } from "./create-redis.ts";
+export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";
+export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-coupon.ts";
+export {
+  type FinalStatus,
+  queueFinishedOperations,
+  readOperationStatus,
+  readStatusRecord,
+  type StatusRecord,
+} from "./operation-status-store.ts";
+export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
+export {
+  claimStaleEntries,
+  ensureConsumerGroups,
+  groupByPartition,
+  keepEntriesClaimed,
+  leaveConsumerGroup,
+  readNewEntries,
+  type StreamEntry,
+} from "./stream-consumer.ts";

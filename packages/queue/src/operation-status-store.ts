@@ -1,0 +1,116 @@
+// Recent statuses live in Redis (Kakao Pay's lesson in seeds/003: status checks must not hit the database).
+// The hash holds `status` and the encoded `message` (the intake writes nothing else, to keep its one call
+// small); the worker adds `completedAt` and `failureReason`. A pending status has no TTL; the worker gives the
+// final one STATUS_TTL_SECONDS, after which reads go to the owning shard.
+import {
+  decodeOperationMessage,
+  type FailureReason,
+  type OperationMessage,
+  type OperationStatus,
+  type OperationView,
+} from "@floodgate/domain";
+import type { ScriptedPipeline, ScriptedRedis } from "@floodgate/redis-scripts";
+import { CONSUMER_GROUP, type QueueKeys } from "./queue-keys.ts";
+import type { StreamEntry } from "./stream-consumer.ts";
+
+export interface FinalStatus {
+  id: string;
+  status: Exclude<OperationStatus, "pending">;
+  failureReason?: FailureReason;
+  completedAt: number;
+}
+
+/** A status hash as stored, whatever the operation's kind. */
+export interface StatusRecord {
+  message: OperationMessage;
+  status: OperationStatus;
+  failureReason?: FailureReason;
+  completedAt?: number;
+}
+
+export async function readStatusRecord(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  operationId: string,
+): Promise<StatusRecord | null> {
+  const partition = keys.partitionForOperation(operationId);
+  if (partition === null) return null;
+  const hash = await redis.hgetall(keys.status(partition, operationId));
+  if (!hash.status || !hash.message) return null;
+  const record: StatusRecord = {
+    message: decodeOperationMessage(hash.message),
+    status: hash.status as OperationStatus,
+  };
+  if (hash.failureReason) record.failureReason = hash.failureReason as FailureReason;
+  if (hash.completedAt) record.completedAt = Number(hash.completedAt);
+  return record;
+}
+
+/** A payment's or deposit's view; null when Redis no longer holds it (or it is a coupon issue). */
+export async function readOperationStatus(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  operationId: string,
+): Promise<OperationView | null> {
+  const record = await readStatusRecord(redis, keys, operationId);
+  if (record === null || record.message.kind === "coupon_issue") return null;
+  const { message } = record;
+  const view: OperationView = {
+    id: operationId,
+    kind: message.kind,
+    userId: message.userId,
+    amount: message.amount,
+    currency: message.currency,
+    status: record.status,
+    createdAt: new Date(message.createdAt).toISOString(),
+  };
+  if (message.orderId !== undefined) view.orderId = message.orderId;
+  if (record.failureReason) view.failureReason = record.failureReason;
+  if (record.completedAt !== undefined) view.completedAt = new Date(record.completedAt).toISOString();
+  return view;
+}
+
+/**
+ * Adds, per partition, one script call that writes the final statuses and acknowledges the entries (the
+ * worker sends it after its commits: one round trip per batch), then one publish of every status.
+ */
+export function queueFinishedOperations(
+  pipeline: ScriptedPipeline,
+  keys: QueueKeys,
+  finished: { statuses: FinalStatus[]; acknowledged: StreamEntry[] },
+  ttlSeconds: number,
+): void {
+  const byPartition = new Map<number, { statuses: FinalStatus[]; entryIds: string[] }>();
+  const partitionOf = (partition: number) => {
+    let group = byPartition.get(partition);
+    if (!group) {
+      group = { statuses: [], entryIds: [] };
+      byPartition.set(partition, group);
+    }
+    return group;
+  };
+  for (const final of finished.statuses) {
+    const partition = keys.partitionForOperation(final.id);
+    if (partition !== null) partitionOf(partition).statuses.push(final);
+  }
+  for (const entry of finished.acknowledged) partitionOf(entry.partition).entryIds.push(entry.entryId);
+  for (const [partition, { statuses, entryIds }] of byPartition) {
+    const statusKeys = statuses.map((final) => keys.status(partition, final.id));
+    const statusArgs = statuses.flatMap((final) => [
+      final.status,
+      final.completedAt,
+      final.failureReason ?? "",
+    ]);
+    pipeline.finishOperations(
+      1 + statusKeys.length,
+      keys.stream(partition),
+      ...statusKeys,
+      CONSUMER_GROUP,
+      ttlSeconds,
+      entryIds.length,
+      ...entryIds,
+      ...statusArgs,
+    );
+  }
+  if (finished.statuses.length > 0) pipeline.publish(keys.statusChannel(), JSON.stringify(finished.statuses));
+}

@@ -1,0 +1,67 @@
+// The Redis key layout. Every key of one partition carries the hash tag `{p<n>}`, so a Redis Cluster keeps a
+// partition's stream, idempotency keys and statuses in one slot (one Lua call may touch them all) and spreads
+// the partitions over the cluster.
+import { parseOperationId } from "@floodgate/domain";
+import { bucketForUser } from "@floodgate/shard-router";
+
+export const CONSUMER_GROUP = "workers";
+
+export class QueueKeys {
+  readonly prefix: string;
+  readonly partitions: number;
+
+  constructor(prefix: string, partitions: number) {
+    this.prefix = prefix;
+    this.partitions = partitions;
+  }
+
+  partitionForBucket(bucket: number): number {
+    return bucket % this.partitions;
+  }
+
+  partitionForUser(userId: string): number {
+    return this.partitionForBucket(bucketForUser(userId));
+  }
+
+  /** Null for a malformed id. */
+  partitionForOperation(operationId: string): number | null {
+    const parsed = parseOperationId(operationId);
+    return parsed === null ? null : this.partitionForBucket(parsed.bucket);
+  }
+
+  stream(partition: number): string {
+    return `${this.prefix}{p${partition}}:ops`;
+  }
+
+  allStreams(): string[] {
+    return Array.from({ length: this.partitions }, (_, p) => this.stream(p));
+  }
+
+  idempotency(partition: number, userId: string, idempotencyKey: string): string {
+    return `${this.prefix}{p${partition}}:idem:${userId}:${idempotencyKey}`;
+  }
+
+  status(partition: number, operationId: string): string {
+    return `${this.prefix}{p${partition}}:op:${operationId}`;
+  }
+
+  /** A coupon's state: quantity, window and issued count (its own hash tag: one coupon, one slot). */
+  couponState(couponId: string): string {
+    return `${this.prefix}{${couponId}}:coupon`;
+  }
+
+  /** Who holds a coupon: userId -> issue id. */
+  couponHolders(couponId: string): string {
+    return `${this.prefix}{${couponId}}:holders`;
+  }
+
+  /** Messages that failed MAX_DELIVERIES times for a reason of their own. */
+  deadLetters(): string {
+    return `${this.prefix}dead-letters`;
+  }
+
+  /** Pub/sub channel that carries final statuses (for the status WebSocket). */
+  statusChannel(): string {
+    return `${this.prefix}operation-status`;
+  }
+}

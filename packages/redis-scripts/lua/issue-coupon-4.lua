@@ -1,0 +1,58 @@
+--[[
+  Issue one first-come-first-served coupon to one user, or refuse, atomically, in the intake's single round
+  trip: window check (Redis TIME, one clock for every intake), one per user, count < quantity, then the
+  reservation, the pending status and the stream entry. A refusal writes nothing.
+
+  KEYS[1] coupon state hash   {cpn_...}:coupon  fields quantity, startsAt, endsAt (epoch ms, "" for none), issued
+  KEYS[2] coupon holders hash {cpn_...}:holders userId -> issue id
+  KEYS[3] status hash         {p}:op:<issueId>  (same shape as an operation's: status, message)
+  KEYS[4] partition stream    {p}:ops           (the user's partition, as for payments)
+
+  Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..4] the user's partition tag, so they are
+  in different slots and this script runs on standalone Redis (or Sentinel) only. A cluster deployment would
+  keep the status hash under the coupon's tag and append to a per-coupon stream {cpn_...}:ops that workers
+  also read (the worker routes by the message's userId, not by the stream), so one coupon is one slot.
+
+  ARGV[1] issue id (new, minted by the intake)
+  ARGV[2] user id
+  ARGV[3] encoded coupon issue message: the stream entry's `m` field and the status hash's `message` field
+
+  Returns {code, value}; codes are mapped by IssueCouponCode (packages/queue/src/issue-coupon.ts)
+    { 1, issueId}     accepted: reserved, status written, entry appended
+    {-1, ""}          unknown: no coupon state in Redis
+    {-2, startsAt}    not open yet
+    {-3, endsAt}      closed
+    {-4, existingId}  the user already holds this coupon
+    {-5, ""}          sold out
+]]
+local state = redis.call("HMGET", KEYS[1], "quantity", "startsAt", "endsAt", "issued")
+local quantity = tonumber(state[1])
+if not quantity then
+  return {-1, ""}
+end
+
+local time = redis.call("TIME")
+local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local startsAt = tonumber(state[2])
+local endsAt = tonumber(state[3])
+if startsAt and nowMs < startsAt then
+  return {-2, state[2]}
+end
+if endsAt and nowMs >= endsAt then
+  return {-3, state[3]}
+end
+
+local existing = redis.call("HGET", KEYS[2], ARGV[2])
+if existing then
+  return {-4, existing}
+end
+if (tonumber(state[4]) or 0) >= quantity then
+  return {-5, ""}
+end
+
+redis.call("HINCRBY", KEYS[1], "issued", 1)
+redis.call("HSET", KEYS[2], ARGV[2], ARGV[1])
+-- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
+redis.call("HSET", KEYS[3], "status", "pending", "message", ARGV[3])
+redis.call("XADD", KEYS[4], "*", "id", ARGV[1], "m", ARGV[3])
+return {1, ARGV[1]}

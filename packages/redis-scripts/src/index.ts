@@ -1,0 +1,1 @@
+export { defineScripts, type ScriptedPipeline, type ScriptedRedis } from "./define-scripts.ts";
