@@ -1,0 +1,33 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+
+// bigint (int8) columns arrive as numbers: amounts are capped at 10^12 and balances stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export interface PoolOptions {
+  max?: number;
+  applicationName?: string;
+  /** Postgres `lock_timeout`: a statement waiting longer for a row lock fails with 55P03. Off when unset. */
+  lockTimeoutMs?: number;
+}
+
+export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? "floodgate",
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+    ...(options.lockTimeoutMs ? { lock_timeout: options.lockTimeoutMs } : {}),
+  });
+  // A client losing its server (a shard restart) must not crash the process. Idle: the pool reports it here and
+  // drops the client. Checked out (mid-transaction): the pool listens no more, so without this listener the
+  // client's 'error' event is uncaught; the query in flight rejects on its own, and release() drops the client.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
+  return pool;
+}
+
+export function createKysely<DB>(url: string, options: PoolOptions = {}): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool(url, options) }) });
+}

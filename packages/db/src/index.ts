@@ -1,0 +1,13 @@
+export { type BucketRange, checkShardMap } from "./check-shard-map.ts";
+export { createKysely, createPool, type PoolOptions } from "./create-database.ts";
+export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
+export { migrateAll } from "./migrate.ts";
+export type {
+  CouponsTable,
+  GlobalDatabase,
+  IssuedCouponsTable,
+  OperationsTable,
+  PaymentsTable,
+  ShardDatabase,
+  WalletsTable,
+} from "./shard-tables.ts";

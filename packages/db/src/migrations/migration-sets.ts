@@ -1,0 +1,17 @@
+// Migrations are listed here, not discovered from disk, so the set is explicit and type-checked. Each file
+// is dated and never imports application code.
+import type { Migration } from "kysely";
+import * as globalShardMap from "./global/2026-11-22-0001-shard-map.ts";
+import * as globalCoupons from "./global/2026-11-22-0002-coupons.ts";
+import * as shardWalletsPaymentsDeposits from "./shard/2026-11-22-0001-wallets-payments-deposits.ts";
+import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
+
+export const globalMigrations: Record<string, Migration> = {
+  "2026-11-22-0001-shard-map": globalShardMap,
+  "2026-11-22-0002-coupons": globalCoupons,
+};
+
+export const shardMigrations: Record<string, Migration> = {
+  "2026-11-22-0001-wallets-payments-deposits": shardWalletsPaymentsDeposits,
+  "2026-11-22-0002-issued-coupons": shardIssuedCoupons,
+};

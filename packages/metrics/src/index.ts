@@ -1,0 +1,3 @@
+export { Gauge, Registry } from "prom-client";
+export { createIntakeMetrics, type IntakeMetrics } from "./intake-metrics.ts";
+export { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics.ts";

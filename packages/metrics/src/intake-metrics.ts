@@ -1,0 +1,51 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { counterTotal } from "./counter-total.ts";
+
+export function createIntakeMetrics(registry = new Registry()) {
+  collectDefaultMetrics({ register: registry, prefix: "floodgate_intake_" });
+  const accepted = new Counter({
+    name: "floodgate_intake_accepted_total",
+    help: "Operations accepted (202) by kind; replays of an Idempotency-Key are counted apart",
+    labelNames: ["kind", "outcome"] as const,
+    registers: [registry],
+  });
+  const redisCommands = new Counter({
+    name: "floodgate_intake_redis_commands_total",
+    help: "Commands the intake sent to Redis on its request connection (divide by accepted for round trips per request)",
+    registers: [registry],
+  });
+  new Gauge({
+    name: "floodgate_intake_redis_round_trips_per_accepted_request",
+    help: "Redis commands sent per accepted request since start (reads and probes included: 1.0 under a write-only load)",
+    registers: [registry],
+    async collect() {
+      const total = await counterTotal(accepted);
+      this.set(total === 0 ? 0 : (await counterTotal(redisCommands)) / total);
+    },
+  });
+  return {
+    registry,
+    accepted,
+    redisCommands,
+    couponIssueDecisions: new Counter({
+      name: "floodgate_coupon_issue_decisions_total",
+      help: "Coupon issue requests by outcome: accepted, already_issued, sold_out, not_open, unknown_coupon (404), state_missing (503)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    couponDefinitionLoads: new Counter({
+      name: "floodgate_coupon_definition_loads_total",
+      help: "Coupon definitions read from the global database (cache misses; definitions never change, so each is read once per process)",
+      registers: [registry],
+    }),
+    requestSeconds: new Histogram({
+      name: "floodgate_http_request_duration_seconds",
+      help: "Intake request latency by route and status code",
+      labelNames: ["method", "route", "status"] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    }),
+  };
+}
+
+export type IntakeMetrics = ReturnType<typeof createIntakeMetrics>;

@@ -1,0 +1,67 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { counterTotal } from "./counter-total.ts";
+
+export function createWorkerMetrics(registry = new Registry()) {
+  collectDefaultMetrics({ register: registry, prefix: "floodgate_worker_" });
+  const applied = new Counter({
+    name: "floodgate_operations_applied_total",
+    help: "Operations committed to a shard, by kind and final status",
+    labelNames: ["kind", "status"] as const,
+    registers: [registry],
+  });
+  const sqlStatements = new Counter({
+    name: "floodgate_sql_statements_total",
+    help: "SQL statements sent to shards, BEGIN and COMMIT included",
+    registers: [registry],
+  });
+  new Gauge({
+    name: "floodgate_sql_statements_per_applied_operation",
+    help: "SQL statements sent per operation applied since start (batching makes this far below 1)",
+    registers: [registry],
+    async collect() {
+      const total = await counterTotal(applied);
+      this.set(total === 0 ? 0 : (await counterTotal(sqlStatements)) / total);
+    },
+  });
+  return {
+    registry,
+    applied,
+    sqlStatements,
+    batchSize: new Histogram({
+      name: "floodgate_worker_batch_size",
+      help: "Stream entries per batch",
+      buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000],
+      registers: [registry],
+    }),
+    batchSeconds: new Histogram({
+      name: "floodgate_worker_batch_duration_seconds",
+      help: "Time to apply one batch (all shards) and acknowledge it",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    duplicates: new Counter({
+      name: "floodgate_operations_redelivered_total",
+      help: "Redelivered operations found already applied (not applied again)",
+      registers: [registry],
+    }),
+    deadLettered: new Counter({
+      name: "floodgate_operations_dead_lettered_total",
+      help: "Messages moved to the dead-letter stream",
+      registers: [registry],
+    }),
+    shardRetries: new Counter({
+      name: "floodgate_shard_retries_total",
+      help: "Shard transactions retried because the shard was unreachable or busy",
+      labelNames: ["shard"] as const,
+      registers: [registry],
+    }),
+    endToEndSeconds: new Histogram({
+      name: "floodgate_end_to_end_seconds",
+      help: "From acceptance at the intake to the shard commit",
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+  };
+}
+
+export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
