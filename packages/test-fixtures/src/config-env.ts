@@ -1,0 +1,25 @@
+import type { Config } from "@floodgate/config";
+
+/** The environment that makes a child process (intake or worker) load exactly this config. */
+export function configToEnv(config: Config): Record<string, string> {
+  return {
+    PORT: String(config.port),
+    HOST: config.host,
+    REDIS_URL: config.redisUrl,
+    REDIS_PREFIX: config.redisPrefix,
+    DATABASE_URL: config.databaseUrl,
+    SHARD_URLS: config.shardUrls.join(","),
+    WORKERS: String(config.workers),
+    LOG_LEVEL: config.logLevel,
+    CURRENCY: config.currency,
+    STREAM_PARTITIONS: String(config.streamPartitions),
+    WORKER_BATCH_SIZE: String(config.batchSize),
+    WORKER_LINGER_MS: String(config.lingerMs),
+    VISIBILITY_TIMEOUT_MS: String(config.visibilityTimeoutMs),
+    MAX_DELIVERIES: String(config.maxDeliveries),
+    STATUS_TTL_SECONDS: String(config.statusTtlSeconds),
+    IDEMPOTENCY_TTL_SECONDS: String(config.idempotencyTtlSeconds),
+    WORKER_METRICS_PORT: String(config.workerMetricsPort),
+    ...(config.adminApiKey === null ? {} : { ADMIN_API_KEY: config.adminApiKey }),
+  };
+}

@@ -1,0 +1,8 @@
+export { configToEnv } from "./config-env.ts";
+export { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
+export {
+  createTestEnvironment,
+  type TestEnvironment,
+  type TestEnvironmentOptions,
+} from "./test-environment.ts";
+export { startWorkerProcess, type WorkerProcess } from "./worker-process.ts";

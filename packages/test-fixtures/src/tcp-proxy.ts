@@ -1,0 +1,52 @@
+// A TCP proxy in front of a shard, so a test can take "the shard" down (refuse and cut connections) and bring
+// it back, while the real Postgres behind it keeps running for the other shards.
+import { connect, createServer, type Server, type Socket } from "node:net";
+
+export interface TcpProxy {
+  port: number;
+  /** Cuts every open connection and refuses new ones. */
+  down(): Promise<void>;
+  up(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = connect(targetPort, targetHost);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on("close", () => sockets.delete(socket));
+          socket.on("error", () => {
+            client.destroy();
+            upstream.destroy();
+          });
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, "127.0.0.1", () => {
+        port = (server!.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      if (!server) return resolve();
+      server.close(() => resolve());
+      server = undefined;
+    });
+  await listen();
+  return {
+    get port() {
+      return port;
+    },
+    down: stop,
+    up: listen,
+    close: stop,
+  };
+}

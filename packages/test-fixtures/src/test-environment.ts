@@ -1,0 +1,72 @@
+// Each test file gets its own Redis key prefix and its own databases on the real local servers, so files run
+// in parallel without seeing each other's data. Nothing is mocked.
+import { randomBytes } from "node:crypto";
+import { type Config, loadConfig } from "@floodgate/config";
+import { dropDatabases, ensureDatabases, migrateAll } from "@floodgate/db";
+import { Redis } from "ioredis";
+
+export interface TestEnvironment {
+  config: Config;
+  /** Deletes the file's Redis keys and drops its databases. */
+  cleanup(): Promise<void>;
+}
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+export interface TestEnvironmentOptions {
+  shards?: number;
+  env?: Record<string, string>;
+}
+
+export async function createTestEnvironment(
+  name: string,
+  options: TestEnvironmentOptions = {},
+): Promise<TestEnvironment> {
+  const id = `${name
+    .replace(/[^a-z0-9]/gi, "")
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(3).toString("hex")}`;
+  const databaseUrl = withDatabase(POSTGRES_URL, `fgt_${id}`);
+  const shardUrls = Array.from({ length: options.shards ?? 4 }, (_, i) =>
+    withDatabase(POSTGRES_URL, `fgt_${id}_s${i}`),
+  );
+  const config = loadConfig({
+    REDIS_URL,
+    REDIS_PREFIX: `fgt:${id}:`,
+    DATABASE_URL: databaseUrl,
+    SHARD_URLS: shardUrls.join(","),
+    LOG_LEVEL: "warn",
+    WORKER_METRICS_PORT: "0",
+    ...options.env,
+  });
+  await ensureDatabases([databaseUrl, ...shardUrls]);
+  await migrateAll(databaseUrl, shardUrls);
+  return {
+    config,
+    async cleanup() {
+      await deleteKeys(REDIS_URL, config.redisPrefix);
+      await dropDatabases([databaseUrl, ...shardUrls]);
+    },
+  };
+}
+
+function withDatabase(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
+}
