@@ -1,0 +1,62 @@
+// Builds the intake; server.ts listens. Tests drive buildApp() with app.inject() and no socket.
+import type { Config } from "@floodgate/config";
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import { couponsPlugin } from "./plugins/coupons-plugin.ts";
+import { globalDbPlugin } from "./plugins/global-db-plugin.ts";
+import { metricsPlugin } from "./plugins/metrics-plugin.ts";
+import { problemPlugin, sendProblem } from "./plugins/problem-plugin.ts";
+import { redisPlugin } from "./plugins/redis-plugin.ts";
+import { shardsPlugin } from "./plugins/shards-plugin.ts";
+import { couponIssuesRoute } from "./routes/coupon-issues-route.ts";
+import { couponsAdminRoute } from "./routes/coupons-admin-route.ts";
+import { healthRoutes } from "./routes/health-routes.ts";
+import { paymentsRoute } from "./routes/payments-route.ts";
+import { userCouponsRoute } from "./routes/user-coupons-route.ts";
+import { walletsRoute } from "./routes/wallets-route.ts";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    config: Config;
+  }
+}
+
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+export async function buildApp(
+  config: Config,
+  options: Pick<FastifyServerOptions, "logger"> = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Long enough that an over-long id or userId reaches its schema (a 400 naming the field), not the router.
+    routerOptions: { maxParamLength: 512 },
+    // The router's own refusals (bad percent-encoding, a longer parameter) answer problem+json too.
+    frameworkErrors: (error, request, reply) =>
+      (error.statusCode ?? 500) < 500
+        ? sendProblem(request, reply, "validation_error", { field: "path", detail: error.message })
+        : sendProblem(request, reply, "internal_error"),
+    // Per-request logs would cost more than the request itself at 10k/s; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    ajv: {
+      // Strict input: "100" is not 100, unknown fields are refused rather than silently dropped.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false },
+    },
+  });
+  // JSON only: Fastify's built-in text/plain parser would turn a text body into a 400 about its type.
+  app.removeContentTypeParser("text/plain");
+  app.decorate("config", config);
+  await app.register(problemPlugin);
+  await app.register(metricsPlugin);
+  await app.register(redisPlugin, { config });
+  await app.register(shardsPlugin, { config });
+  await app.register(globalDbPlugin, { config });
+  await app.register(couponsPlugin);
+  await app.register(healthRoutes);
+  await app.register(paymentsRoute);
+  await app.register(walletsRoute);
+  await app.register(couponsAdminRoute);
+  await app.register(couponIssuesRoute);
+  await app.register(userCouponsRoute);
+  return app;
+}

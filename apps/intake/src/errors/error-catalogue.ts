@@ -1,0 +1,66 @@
+// Every error the edge can answer, in one place: a code, an HTTP status, a title and whether retrying the
+// same request can succeed. Answers are RFC 9457 problem+json (see problem-plugin.ts).
+export const ERRORS = {
+  validation_error: { status: 400, title: "The request is not valid", retryable: false },
+  malformed_json: { status: 400, title: "The body is not valid JSON", retryable: false },
+  invalid_idempotency_key: {
+    status: 400,
+    title: "Idempotency-Key must be 1-255 visible ASCII characters",
+    retryable: false,
+  },
+  invalid_operation_id: { status: 400, title: "This is not a well-formed operation id", retryable: false },
+  unauthorized: {
+    status: 401,
+    title: "This route needs Authorization: Bearer <ADMIN_API_KEY>",
+    retryable: false,
+  },
+  not_open: { status: 403, title: "This coupon is not open for issue now", retryable: false },
+  not_found: { status: 404, title: "Not found", retryable: false },
+  already_issued: { status: 409, title: "This user already holds this coupon", retryable: false },
+  sold_out: { status: 410, title: "This coupon is sold out", retryable: false },
+  body_too_large: { status: 413, title: "The body is larger than 16 KiB", retryable: false },
+  unsupported_media_type: { status: 415, title: "Send the body as application/json", retryable: false },
+  idempotency_key_reused: {
+    status: 422,
+    title: "This Idempotency-Key was already used with a different request",
+    retryable: false,
+  },
+  currency_mismatch: { status: 422, title: "This deployment takes another currency", retryable: false },
+  service_unavailable: { status: 503, title: "Temporarily unable to accept requests", retryable: true },
+  // 503, not 401: no key can succeed until an operator sets one, and a client must not take it for a bad key.
+  admin_disabled: {
+    status: 503,
+    title: "The admin API is disabled: this deployment has no ADMIN_API_KEY",
+    retryable: false,
+  },
+  coupon_state_missing: {
+    status: 503,
+    title: "This coupon's issue state is missing from Redis; an operator must restore it",
+    retryable: true,
+  },
+  internal_error: { status: 500, title: "Internal error", retryable: true },
+} as const satisfies Record<string, { status: number; title: string; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export interface ProblemExtras {
+  detail?: string;
+  field?: string;
+  /** `pointer` (a JSON pointer into the body) only for body fields. */
+  errors?: { field: string; pointer?: string; detail: string }[];
+  existingId?: string;
+  retryAfterSeconds?: number;
+  /** Response headers that belong to the problem (e.g. WWW-Authenticate on a 401); not in the body. */
+  headers?: Record<string, string>;
+}
+
+export class ProblemError extends Error {
+  readonly code: ErrorCode;
+  readonly extras: ProblemExtras;
+  constructor(code: ErrorCode, extras: ProblemExtras = {}) {
+    super(extras.detail ?? ERRORS[code].title);
+    this.name = "ProblemError";
+    this.code = code;
+    this.extras = extras;
+  }
+}

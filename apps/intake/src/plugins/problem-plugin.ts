@@ -1,0 +1,104 @@
+// Turns every error into RFC 9457 problem+json naming the field, including Fastify's own parser and schema
+// errors, so a client never has to parse two error shapes.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import { ERRORS, type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
+
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: ErrorCode,
+  extras: ProblemExtras = {},
+) {
+  const entry = ERRORS[code];
+  if (extras.retryAfterSeconds !== undefined) reply.header("Retry-After", String(extras.retryAfterSeconds));
+  for (const [name, value] of Object.entries(extras.headers ?? {})) reply.header(name, value);
+  const { retryAfterSeconds: _, headers: __, ...rest } = extras;
+  const detail = extras.detail ?? entry.title;
+  // A client reads field errors from one place, `errors[]`, whatever refused the request.
+  if (extras.field !== undefined && extras.errors === undefined)
+    rest.errors = [{ field: extras.field, detail }];
+  return reply
+    .code(entry.status)
+    .type("application/problem+json")
+    .send({
+      type: `/problems/${code.replaceAll("_", "-")}`,
+      title: entry.title,
+      status: entry.status,
+      code,
+      retryable: entry.retryable,
+      instance: request.url,
+      ...rest,
+      detail,
+    });
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: { missingProperty?: string; additionalProperty?: string };
+}
+
+function fieldErrors(validation: AjvError[], context: string | undefined) {
+  return validation.map((error) => {
+    const path = error.instancePath.replace(/^\//, "").replaceAll("/", ".");
+    const name = error.params.missingProperty ?? error.params.additionalProperty ?? path;
+    const field = name || (context ?? "body");
+    const detail =
+      error.keyword === "additionalProperties"
+        ? `unknown field "${field}"`
+        : error.keyword === "required"
+          ? `"${field}" is required`
+          : `"${field}" ${error.message ?? "is invalid"}`;
+    return { field, pointer: `#/${field.replaceAll(".", "/")}`, detail };
+  });
+}
+
+const REDIS_DOWN =
+  /Connection is closed|Stream isn't writeable|ECONNREFUSED|Command timed out|MaxRetriesPerRequest|ETIMEDOUT|LOADING|MISCONF|OOM/;
+
+export function isRedisUnavailable(error: Error): boolean {
+  return REDIS_DOWN.test(error.message);
+}
+
+export const problemPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ProblemError) return sendProblem(request, reply, error.code, error.extras);
+    if (error.validation) {
+      const errors = fieldErrors(error.validation as AjvError[], error.validationContext);
+      return sendProblem(request, reply, "validation_error", {
+        field: errors[0]?.field,
+        detail: errors.map((e) => e.detail).join("; "),
+        errors,
+      });
+    }
+    switch (error.code) {
+      case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+        return sendProblem(request, reply, "unsupported_media_type", { field: "Content-Type" });
+      case "FST_ERR_CTP_BODY_TOO_LARGE":
+        return sendProblem(request, reply, "body_too_large", { field: "body" });
+      case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      case "FST_ERR_CTP_INVALID_JSON_BODY":
+        return sendProblem(request, reply, "malformed_json", { field: "body", detail: error.message });
+    }
+    if (error.statusCode === 400 && error instanceof SyntaxError) {
+      return sendProblem(request, reply, "malformed_json", { field: "body", detail: error.message });
+    }
+    if (isRedisUnavailable(error)) {
+      request.log.warn({ err: error }, "redis unavailable; answering 503");
+      return sendProblem(request, reply, "service_unavailable", {
+        detail: "The queue is unreachable; nothing was stored. Retry with the same Idempotency-Key.",
+        retryAfterSeconds: 1,
+      });
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendProblem(request, reply, "validation_error", { detail: error.message });
+    }
+    request.log.error({ err: error }, "unhandled error");
+    return sendProblem(request, reply, "internal_error");
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, "not_found", { detail: `no route ${request.method} ${request.url}` }),
+  );
+});

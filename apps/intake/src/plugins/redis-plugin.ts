@@ -1,0 +1,41 @@
+import type { Config } from "@floodgate/config";
+import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The request connection: every command it sends is counted (floodgate_intake_redis_commands_total). */
+    redis: ScriptedRedis;
+    /** Queue-depth reads for /metrics, on their own connection so a scrape never shows up as request traffic. */
+    statsRedis: ScriptedRedis;
+    queueKeys: QueueKeys;
+  }
+}
+
+export const redisPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
+  const redis = createRedis(config.redisUrl, { autoPipelining: true, name: "floodgate-intake" });
+  // Counts every command this connection sends, so /metrics shows the real Redis round trips per request.
+  const sendCommand = redis.sendCommand.bind(redis);
+  redis.sendCommand = (...args: Parameters<typeof sendCommand>) => {
+    app.metrics.redisCommands.inc();
+    return sendCommand(...args);
+  };
+  const statsRedis = createRedis(config.redisUrl, { name: "floodgate-intake-stats" });
+  for (const connection of [redis, statsRedis]) {
+    connection.on("error", (error) => app.log.warn({ err: error.message }, "redis connection error"));
+  }
+  app.decorate("redis", redis);
+  app.decorate("statsRedis", statsRedis);
+  app.decorate("queueKeys", new QueueKeys(config.redisPrefix, config.streamPartitions));
+  // Start serving even when Redis is away (requests get 503 + Retry-After until it is back), but give it a
+  // moment first so a normal start does not answer 503 to its first requests.
+  await Promise.all([waitForRedis(redis, 5000), waitForRedis(statsRedis, 5000)]).catch(() =>
+    app.log.warn("redis not ready yet; answering 503 until it is"),
+  );
+  app.addHook("onClose", async () => {
+    await Promise.all(
+      [redis, statsRedis].map((connection) => connection.quit().catch(() => connection.disconnect())),
+    );
+  });
+});

@@ -1,0 +1,80 @@
+// Shared by every POST that creates an operation: mint the id, fingerprint the request for idempotency, and
+// hand it to the one Lua call that stores it. Nothing here touches Postgres.
+import { createHash } from "node:crypto";
+import {
+  IDEMPOTENCY_KEY_PATTERN,
+  type MoneyOperationKind,
+  type MoneyOperationMessage,
+  newOperationId,
+} from "@floodgate/domain";
+import { enqueueOperation } from "@floodgate/queue";
+import { bucketForUser } from "@floodgate/shard-router";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { ProblemError } from "../errors/error-catalogue.ts";
+
+export interface OperationInput {
+  kind: MoneyOperationKind;
+  userId: string;
+  amount: number;
+  currency?: string;
+  orderId?: string;
+}
+
+const LOCATION_BASE: Record<MoneyOperationKind, string> = {
+  payment: "/v1/payments/",
+  deposit: "/v1/deposits/",
+};
+
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers["idempotency-key"];
+  if (header === undefined) return undefined;
+  if (typeof header !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
+    throw new ProblemError("invalid_idempotency_key", { field: "Idempotency-Key" });
+  }
+  return header;
+}
+
+export async function acceptOperation(request: FastifyRequest, reply: FastifyReply, input: OperationInput) {
+  const { config, redis, queueKeys, metrics } = request.server;
+  const idempotencyKey = idempotencyKeyOf(request);
+  if (input.currency !== undefined && input.currency !== config.currency) {
+    throw new ProblemError("currency_mismatch", {
+      field: "currency",
+      detail: `this deployment takes ${config.currency}; amounts are integers in its minor unit`,
+    });
+  }
+  const fingerprint = createHash("sha256")
+    .update(`${input.kind}\n${input.userId}\n${input.amount}\n${config.currency}\n${input.orderId ?? ""}`)
+    .digest("base64url");
+  // One clock reading for both: the id encodes it, and GET answers createdAt from the message.
+  const createdAt = Date.now();
+  const message: MoneyOperationMessage = {
+    v: 1,
+    kind: input.kind,
+    id: newOperationId(input.kind, bucketForUser(input.userId), createdAt),
+    userId: input.userId,
+    amount: input.amount,
+    currency: config.currency,
+    createdAt,
+  };
+  if (input.orderId !== undefined) message.orderId = input.orderId;
+
+  const outcome = await enqueueOperation(redis, queueKeys, {
+    message,
+    fingerprint,
+    idempotencyKey,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+  });
+  if (outcome.result === "conflict") {
+    throw new ProblemError("idempotency_key_reused", {
+      field: "Idempotency-Key",
+      existingId: outcome.existingId,
+    });
+  }
+  metrics.accepted.inc({ kind: input.kind, outcome: outcome.result });
+  if (outcome.result === "replayed") reply.header("Idempotent-Replayed", "true");
+  return reply
+    .code(202)
+    .header("Location", LOCATION_BASE[input.kind] + outcome.id)
+    .send({ id: outcome.id, status: "pending" });
+}

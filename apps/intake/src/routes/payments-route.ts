@@ -1,0 +1,33 @@
+import {
+  acceptedResponseSchema,
+  operationIdParamsSchema,
+  operationResponseSchema,
+  paymentRequestSchema,
+  problemResponseSchema,
+} from "@floodgate/domain";
+import type { FastifyInstance } from "fastify";
+import { acceptOperation } from "./accept-operation.ts";
+import { readOperation } from "./read-operation.ts";
+
+interface PaymentBody {
+  userId: string;
+  amount: number;
+  currency?: string;
+  orderId?: string;
+}
+
+const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
+
+export async function paymentsRoute(app: FastifyInstance) {
+  app.post<{ Body: PaymentBody }>(
+    "/v1/payments",
+    { schema: { body: paymentRequestSchema, response: { 202: acceptedResponseSchema, ...problems } } },
+    (request, reply) => acceptOperation(request, reply, { kind: "payment", ...request.body }),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    "/v1/payments/:id",
+    { schema: { params: operationIdParamsSchema, response: { 200: operationResponseSchema, ...problems } } },
+    (request) => readOperation(app, "payment", request.params.id),
+  );
+}

@@ -1,0 +1,96 @@
+// /metrics in Prometheus text, and the intake's budget made visible: one Redis round trip per accepted request.
+import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../src/app.ts";
+import { get, metricValue, post } from "./support/intake-test-kit.ts";
+
+let env: TestEnvironment;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  // Few partitions keep the expected stream_length series short to list.
+  env = await createTestEnvironment("metrics", { env: { STREAM_PARTITIONS: "4" } });
+  app = await buildApp(env.config, { logger: false });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await env?.cleanup();
+});
+
+const scrape = async () => {
+  const response = await get(app, "/metrics");
+  expect(response.statusCode).toBe(200);
+  expect(response.headers["content-type"]).toMatch(/^text\/plain/);
+  return response.body;
+};
+const redisCommands = async () => metricValue(await scrape(), "floodgate_intake_redis_commands_total");
+
+describe("GET /metrics", () => {
+  it("serves Prometheus text with the request, Redis and stream series", async () => {
+    expect((await post(app, "/v1/payments", { userId: "metrics-0", amount: 1 })).statusCode).toBe(202);
+    const text = await scrape();
+    for (const name of [
+      "floodgate_http_request_duration_seconds",
+      "floodgate_intake_redis_commands_total",
+      "floodgate_stream_length",
+    ]) {
+      expect(text).toContain(`# TYPE ${name} `);
+    }
+    expect(
+      metricValue(text, "floodgate_http_request_duration_seconds_count", {
+        method: "POST",
+        route: "/v1/payments",
+        status: "202",
+      }),
+    ).toBe(1);
+    const partition = app.queueKeys.partitionForUser("metrics-0");
+    for (let p = 0; p < 4; p++) {
+      const expected = p === partition ? 1 : 0;
+      expect(metricValue(text, "floodgate_stream_length", { partition: String(p) })).toBe(expected);
+    }
+  });
+
+  it("counts refused requests by status", async () => {
+    await post(app, "/v1/payments", { userId: "metrics-1", amount: 0 });
+    await post(app, "/v1/payments", { userId: "metrics-1", amount: 0 });
+    const count = metricValue(await scrape(), "floodgate_http_request_duration_seconds_count", {
+      method: "POST",
+      route: "/v1/payments",
+      status: "400",
+    });
+    expect(count).toBe(2);
+  });
+
+  it("shows exactly one Redis command per accepted payment, however often it is scraped", async () => {
+    // Warm-up: the first script call of a connection may need to load the script.
+    expect((await post(app, "/v1/payments", { userId: "metrics-2", amount: 1 })).statusCode).toBe(202);
+    const start = await redisCommands();
+    expect(await redisCommands()).toBe(start); // a scrape is not Redis traffic of the request path
+
+    const n = 25;
+    const answers = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        post(app, "/v1/payments", { userId: `metrics-u${i}`, amount: 10 + i }),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(n).fill(202));
+    expect((await redisCommands()) - start).toBe(n);
+
+    for (let i = 0; i < 5; i++) {
+      const response = await post(app, "/v1/wallets/metrics-3/deposits", { amount: 1 });
+      expect(response.statusCode).toBe(202);
+    }
+    expect((await redisCommands()) - start).toBe(n + 5);
+  });
+
+  it("counts no Redis command for a request refused at validation", async () => {
+    const start = await redisCommands();
+    await post(app, "/v1/payments", { userId: "metrics-4", amount: -1 });
+    await post(app, "/v1/payments", { userId: "metrics-4", amount: 1, currency: "USD" });
+    await post(app, "/v1/payments", { userId: "metrics-4", amount: 1 }, { "idempotency-key": "bad key" });
+    expect(await redisCommands()).toBe(start);
+  });
+});

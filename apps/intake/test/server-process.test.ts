@@ -1,0 +1,78 @@
+// The real entry point: `node apps/intake/src/server.ts` refuses a bad environment, and with a good one
+// listens, serves, and exits 0 on SIGTERM.
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { configToEnv, createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closedPort } from "./support/intake-test-kit.ts";
+
+const SERVER = fileURLToPath(new URL("../src/server.ts", import.meta.url));
+
+let env: TestEnvironment;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  env = await createTestEnvironment("server-process");
+});
+
+afterAll(async () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  await env?.cleanup();
+});
+
+function start(extraEnv: Record<string, string>) {
+  const child = spawn(process.execPath, [SERVER], {
+    env: { ...process.env, ...configToEnv(env.config), LOG_LEVEL: "info", ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk;
+  };
+  child.stdout!.on("data", collect);
+  child.stderr!.on("data", collect);
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { child, exited, output: () => output };
+}
+
+describe("node apps/intake/src/server.ts", () => {
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["REDIS_URL", "http://127.0.0.1:6379"],
+    ["SHARD_URLS", "postgres://127.0.0.1/a,,postgres://127.0.0.1/b"],
+  ])("exits non-zero naming %s when it is %j", async (variable, value) => {
+    const server = start({ [variable]: value });
+    const { code } = await server.exited;
+    expect(code).not.toBe(0);
+    expect(code).not.toBeNull();
+    expect(server.output()).toContain(variable);
+    expect(server.output()).toMatch(/invalid configuration/);
+  });
+
+  it("listens with a good environment and exits 0 on SIGTERM", async () => {
+    const port = await closedPort();
+    const server = start({ PORT: String(port), HOST: "127.0.0.1" });
+    let health: Response | undefined;
+    for (let i = 0; i < 200 && !health; i++) {
+      health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      if (!health) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
+    }
+    expect(health?.status).toBe(200);
+    const accepted = await fetch(`http://127.0.0.1:${port}/v1/payments`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ userId: "server-1", amount: 5 }),
+    });
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get("location")).toMatch(/^\/v1\/payments\/pay_/);
+
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  });
+});

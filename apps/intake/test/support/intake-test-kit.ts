@@ -1,0 +1,126 @@
+// Shared by the intake's test files: what a test needs to look at the real Redis behind an app, and to assert
+// the problem+json shape. Each test file still builds its own environment and app.
+import { createServer } from "node:net";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { expect } from "vitest";
+
+export const post = (
+  app: FastifyInstance,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) => app.inject({ method: "POST", url, headers, payload: body as object });
+
+export const get = (app: FastifyInstance, url: string) => app.inject({ method: "GET", url });
+
+/** Entries per partition stream (a missing stream counts 0). */
+export async function streamLengths(app: FastifyInstance): Promise<number[]> {
+  return Promise.all(app.queueKeys.allStreams().map((stream) => app.redis.xlen(stream)));
+}
+
+export async function totalStreamLength(app: FastifyInstance): Promise<number> {
+  return (await streamLengths(app)).reduce((sum, n) => sum + n, 0);
+}
+
+/** Every key under the app's prefix, sorted (SCAN, so it stays correct however many there are). */
+export async function prefixKeys(app: FastifyInstance): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, batch] = await app.redis.scan(
+      cursor,
+      "MATCH",
+      `${app.config.redisPrefix}*`,
+      "COUNT",
+      50_000,
+    );
+    cursor = next;
+    keys.push(...batch);
+  } while (cursor !== "0");
+  return keys.sort();
+}
+
+/** The stream entry that carries an operation, with its partition, or undefined. */
+export async function findStreamEntry(app: FastifyInstance, operationId: string) {
+  const partition = app.queueKeys.partitionForOperation(operationId);
+  if (partition === null) return undefined;
+  const entries = await app.redis.xrange(app.queueKeys.stream(partition), "-", "+");
+  for (const [entryId, fields] of entries) {
+    const record: Record<string, string> = {};
+    for (let i = 0; i < fields.length; i += 2) record[fields[i]!] = fields[i + 1]!;
+    if (record.id === operationId) return { partition, entryId, fields: record };
+  }
+  return undefined;
+}
+
+export function statusKey(app: FastifyInstance, operationId: string): string {
+  const partition = app.queueKeys.partitionForOperation(operationId);
+  if (partition === null) throw new Error(`malformed id ${operationId}`);
+  return app.queueKeys.status(partition, operationId);
+}
+
+/** RFC 9457 problem+json with our extensions; `field` is checked when given. */
+export function expectProblem(
+  response: LightMyRequestResponse,
+  status: number,
+  code: string,
+  field?: string,
+): Record<string, unknown> {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
+  const body = response.json();
+  expect(body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String) });
+  expect(typeof body.detail).toBe("string");
+  expect(body.detail.length).toBeGreaterThan(0);
+  if (field !== undefined) {
+    expect(body.field).toBe(field);
+    expect(Array.isArray(body.errors)).toBe(true);
+    expect(body.errors.length).toBeGreaterThan(0);
+    expect(body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  }
+  return body;
+}
+
+/** A local port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Polls until `check` returns a value that passes `done`; throws with the last value when it gives up. */
+export async function waitUntil<T>(
+  check: () => Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  attempts = 200,
+): Promise<T> {
+  let last: T | undefined;
+  for (let i = 0; i < attempts; i++) {
+    last = await check();
+    if (done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting for ${what}; last value: ${JSON.stringify(last)}`);
+}
+
+/** Value of an unlabelled series (or the sum of a labelled one) in Prometheus text. */
+export function metricValue(text: string, name: string, labels?: Record<string, string>): number {
+  let sum = 0;
+  let found = false;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("#")) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    if (labels) {
+      const present = match[2] ?? "";
+      if (!Object.entries(labels).every(([k, v]) => present.includes(`${k}="${v}"`))) continue;
+    }
+    sum += Number(match[3]);
+    found = true;
+  }
+  if (!found) throw new Error(`metric ${name} not found`);
+  return sum;
+}
