@@ -1,0 +1,177 @@
+// One transaction per shard per batch. Exactly once comes from the primary keys: an operation id already in
+// the shard is a redelivery and is reported, not applied. Wallet rows are locked (in user order, so two
+// workers cannot deadlock) before the batch looks for existing ids, so a concurrent apply of the same id is
+// seen; and an insert that still finds a conflict aborts the whole transaction.
+// Coupon issues share the transaction (apply-coupon-issues.ts); they touch no wallet.
+
+import type { ShardDatabase } from "@floodgate/db";
+import type {
+  CouponIssueMessage,
+  FailureReason,
+  MoneyOperationMessage,
+  OperationMessage,
+} from "@floodgate/domain";
+import type { FinalStatus } from "@floodgate/queue";
+import { type Kysely, sql, type Transaction } from "kysely";
+import { applyCouponIssues } from "./apply-coupon-issues.ts";
+import { ConcurrentApplyError } from "./classify-error.ts";
+
+export interface ShardBatchResult {
+  statuses: FinalStatus[];
+  /** Newly applied in this transaction (redeliveries excluded). */
+  applied: { message: OperationMessage; status: FinalStatus["status"] }[];
+  redelivered: number;
+  statements: number;
+}
+
+interface Decision {
+  message: MoneyOperationMessage;
+  status: FinalStatus["status"];
+  failureReason?: FailureReason;
+}
+
+interface ExistingRow {
+  id: string;
+  status: FinalStatus["status"];
+  failure_reason: FailureReason | null;
+  completed_at: Date;
+}
+
+export async function applyShardBatch(
+  db: Kysely<ShardDatabase>,
+  messages: OperationMessage[],
+): Promise<ShardBatchResult> {
+  const money = messages.filter((m): m is MoneyOperationMessage => m.kind !== "coupon_issue");
+  const coupons = messages.filter((m): m is CouponIssueMessage => m.kind === "coupon_issue");
+  const result = await db.transaction().execute(async (trx) => {
+    const moneyPart =
+      money.length > 0
+        ? await applyMoneyOperations(trx, money)
+        : { decisions: [], existing: [], statements: 0 };
+    const couponPart =
+      coupons.length > 0
+        ? await applyCouponIssues(trx, coupons)
+        : { decisions: [], redelivered: [], statements: 0 };
+    return { moneyPart, couponPart };
+  });
+  const { moneyPart, couponPart } = result;
+  const decisions = [...moneyPart.decisions, ...couponPart.decisions];
+  const existing: ExistingRow[] = [
+    ...moneyPart.existing,
+    ...couponPart.redelivered.map((row) => ({
+      id: row.id,
+      status: "succeeded" as const,
+      failure_reason: null,
+      completed_at: new Date(row.completedAt),
+    })),
+  ];
+  const statements = 2 + moneyPart.statements + couponPart.statements; // + BEGIN, COMMIT
+  const completedAt = Date.now();
+  const statuses: FinalStatus[] = [
+    ...decisions.map((d) => ({
+      id: d.message.id,
+      status: d.status,
+      completedAt,
+      ...(d.failureReason ? { failureReason: d.failureReason } : {}),
+    })),
+    ...existing.map((row) => ({
+      id: row.id,
+      status: row.status,
+      completedAt: new Date(row.completed_at).getTime(),
+      ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+    })),
+  ];
+  return {
+    statuses,
+    applied: decisions.map((d) => ({ message: d.message, status: d.status })),
+    redelivered: existing.length,
+    statements,
+  };
+}
+
+/** Payments and deposits: wallets locked in user order, ids already present skipped, balances by delta. */
+async function applyMoneyOperations(trx: Transaction<ShardDatabase>, messages: MoneyOperationMessage[]) {
+  const users = [...new Set(messages.map((m) => m.userId))].sort();
+  const paymentIds = messages.filter((m) => m.kind === "payment").map((m) => m.id);
+  const depositIds = messages.filter((m) => m.kind === "deposit").map((m) => m.id);
+  let statements = 0;
+  await sql`insert into wallets (user_id) select u from unnest(${users}::text[]) as u order by u
+            on conflict (user_id) do nothing`.execute(trx);
+  const locked = await sql<{ user_id: string; balance: number }>`
+    select user_id, balance from wallets where user_id = any(${users}::text[]) order by user_id for update`.execute(
+    trx,
+  );
+  const existing = await sql<{
+    id: string;
+    status: FinalStatus["status"];
+    failure_reason: FailureReason | null;
+    completed_at: Date;
+  }>`
+    select id, status, failure_reason, completed_at from payments where id = any(${paymentIds}::text[])
+    union all
+    select id, status, failure_reason, completed_at from deposits where id = any(${depositIds}::text[])`.execute(
+    trx,
+  );
+  statements += 3;
+
+  const balance = new Map(locked.rows.map((row) => [row.user_id, row.balance]));
+  const done = new Map(existing.rows.map((row) => [row.id, row]));
+  const decisions: Decision[] = [];
+  const seen = new Set<string>();
+  for (const message of messages) {
+    if (done.has(message.id) || seen.has(message.id)) continue;
+    seen.add(message.id);
+    const current = balance.get(message.userId) ?? 0;
+    if (message.kind === "deposit") {
+      balance.set(message.userId, current + message.amount);
+      decisions.push({ message, status: "succeeded" });
+    } else if (current >= message.amount) {
+      balance.set(message.userId, current - message.amount);
+      decisions.push({ message, status: "succeeded" });
+    } else {
+      decisions.push({ message, status: "failed", failureReason: "insufficient_funds" });
+    }
+  }
+
+  for (const kind of ["deposit", "payment"] as const) {
+    const rows = decisions.filter((d) => d.message.kind === kind);
+    if (rows.length === 0) continue;
+    const table = sql.table(kind === "deposit" ? "deposits" : "payments");
+    const inserted = await sql`
+      insert into ${table} (id, user_id, amount, currency, status, failure_reason, created_at, completed_at${kind === "payment" ? sql`, order_id` : sql``})
+      select id, user_id, amount, currency, status, failure_reason, to_timestamp(created_ms / 1000.0), clock_timestamp()${kind === "payment" ? sql`, order_id` : sql``}
+      from unnest(${rows.map((d) => d.message.id)}::text[], ${rows.map((d) => d.message.userId)}::text[],
+                  ${rows.map((d) => d.message.amount)}::bigint[], ${rows.map((d) => d.message.currency)}::text[],
+                  ${rows.map((d) => d.status)}::text[], ${rows.map((d) => d.failureReason ?? null)}::text[],
+                  ${rows.map((d) => d.message.createdAt)}::float8[], ${rows.map((d) => d.message.orderId ?? null)}::text[])
+        as v(id, user_id, amount, currency, status, failure_reason, created_ms, order_id)
+      on conflict (id) do nothing`.execute(trx);
+    statements += 1;
+    if (Number(inserted.numAffectedRows ?? 0) !== rows.length) {
+      throw new ConcurrentApplyError(
+        `${rows.length - Number(inserted.numAffectedRows ?? 0)} ${kind} ids already present`,
+      );
+    }
+  }
+
+  // Conditional update by delta: even if the lock reasoning above were wrong, no balance goes below zero
+  // (and the CHECK constraint stands behind this).
+  const deltas = new Map<string, number>();
+  for (const d of decisions) {
+    if (d.status !== "succeeded") continue;
+    const sign = d.message.kind === "deposit" ? 1 : -1;
+    deltas.set(d.message.userId, (deltas.get(d.message.userId) ?? 0) + sign * d.message.amount);
+  }
+  const changed = [...deltas].filter(([, delta]) => delta !== 0);
+  if (changed.length > 0) {
+    const updated = await sql`
+      update wallets w set balance = w.balance + v.delta, updated_at = now()
+      from unnest(${changed.map(([user]) => user)}::text[], ${changed.map(([, delta]) => delta)}::bigint[]) as v(user_id, delta)
+      where w.user_id = v.user_id and w.balance + v.delta >= 0`.execute(trx);
+    statements += 1;
+    if (Number(updated.numAffectedRows ?? 0) !== changed.length) {
+      throw new ConcurrentApplyError("a wallet changed under its lock");
+    }
+  }
+  return { decisions, existing: existing.rows, statements };
+}

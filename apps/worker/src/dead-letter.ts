@@ -1,0 +1,60 @@
+import {
+  type FinalStatus,
+  type QueueKeys,
+  queueFinishedOperations,
+  type ScriptedPipeline,
+  type ScriptedRedis,
+  type StreamEntry,
+} from "@floodgate/queue";
+
+export interface Poisoned {
+  entry: StreamEntry;
+  reason: string;
+}
+
+/**
+ * Moves messages that failed MAX_DELIVERIES times for a reason of their own to the dead-letter stream, marks
+ * their operation failed, and acknowledges them, in one MULTI so none is acknowledged without its copy.
+ */
+export async function deadLetter(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  poisoned: Poisoned[],
+  statusTtlSeconds: number,
+) {
+  if (poisoned.length === 0) return;
+  const multi = redis.multi() as ScriptedPipeline; // the scripts are there at run time (defineScripts)
+  for (const { entry, reason } of poisoned) {
+    multi.xadd(
+      keys.deadLetters(),
+      "*",
+      "id",
+      entry.operationId,
+      "partition",
+      entry.partition,
+      "entryId",
+      entry.entryId,
+      "deliveries",
+      entry.deliveries,
+      "reason",
+      reason,
+      "m",
+      entry.payload,
+    );
+  }
+  const statuses: FinalStatus[] = poisoned
+    .filter(({ entry }) => keys.partitionForOperation(entry.operationId) !== null)
+    .map(({ entry }) => ({
+      id: entry.operationId,
+      status: "failed",
+      failureReason: "dead_lettered",
+      completedAt: Date.now(),
+    }));
+  queueFinishedOperations(
+    multi,
+    keys,
+    { statuses, acknowledged: poisoned.map((p) => p.entry) },
+    statusTtlSeconds,
+  );
+  await multi.exec();
+}

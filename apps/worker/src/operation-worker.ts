@@ -1,0 +1,301 @@
+// The consume loop: read a batch across all partitions, apply it with one transaction per shard (shards in
+// parallel), write final statuses and acknowledge in one Redis round trip. Entries of a shard that is down
+// stay with this worker and are retried with backoff; the other shards go on.
+import type { Config } from "@floodgate/config";
+import { createKysely, type ShardDatabase } from "@floodgate/db";
+import type { WorkerMetrics } from "@floodgate/metrics";
+import {
+  CONSUMER_GROUP,
+  claimStaleEntries,
+  createRedis,
+  ensureConsumerGroups,
+  type FinalStatus,
+  keepEntriesClaimed,
+  leaveConsumerGroup,
+  QueueKeys,
+  queueFinishedOperations,
+  readNewEntries,
+  type ScriptedRedis,
+  type StreamEntry,
+  waitForRedis,
+} from "@floodgate/queue";
+import { ShardMap } from "@floodgate/shard-router";
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import { applyShardBatch } from "./apply-shard-batch.ts";
+import { isRetryable } from "./classify-error.ts";
+import { deadLetter, type Poisoned } from "./dead-letter.ts";
+import { type DecodedEntry, sortByShard } from "./shard-groups.ts";
+
+const READ_BLOCK_MS = 100;
+const TRIM_EVERY_MS = 5000;
+const MAX_HELD_ENTRIES = 50_000; // stop reading while this many wait for a down shard
+
+interface HeldShard {
+  entries: DecodedEntry[];
+  attempts: number;
+  retryAt: number;
+}
+
+export class OperationWorker {
+  readonly consumer: string;
+  readonly #config: Config;
+  readonly #log: Logger;
+  readonly #metrics: WorkerMetrics;
+  readonly #keys: QueueKeys;
+  readonly #map: ShardMap;
+  readonly #redis: ScriptedRedis;
+  readonly #reader: ScriptedRedis;
+  readonly #shards: Kysely<ShardDatabase>[];
+  readonly #held = new Map<number, HeldShard>();
+  #stopping = false;
+  #loop: Promise<void> | undefined;
+  #lastClaim = 0;
+  #lastTrim = 0;
+  #lastKeepAlive = 0;
+
+  constructor(config: Config, consumer: string, log: Logger, metrics: WorkerMetrics) {
+    this.#config = config;
+    this.consumer = consumer;
+    this.#log = log;
+    this.#metrics = metrics;
+    this.#keys = new QueueKeys(config.redisPrefix, config.streamPartitions);
+    this.#map = ShardMap.contiguous(config.shardUrls.length);
+    this.#redis = createRedis(config.redisUrl, { name: `floodgate-worker-${consumer}` });
+    this.#reader = createRedis(config.redisUrl, {
+      name: `floodgate-worker-${consumer}-reader`,
+      blocking: true,
+    });
+    for (const redis of [this.#redis, this.#reader]) {
+      redis.on("error", (error) => this.#log.warn({ err: error.message }, "redis connection error"));
+    }
+    // A batch waiting on a row lock blocks the whole loop (every shard's acknowledgements wait for it), and
+    // past the visibility timeout its entries are claimed by others anyway. So the wait is bounded: the lock
+    // timeout (55P03, retryable) makes the shard's entries held and retried like a shard that is down.
+    const lockTimeoutMs = Math.max(100, Math.floor(config.visibilityTimeoutMs / 2));
+    this.#shards = config.shardUrls.map((url, i) =>
+      createKysely<ShardDatabase>(url, {
+        max: 2,
+        applicationName: `floodgate-worker-shard-${i}`,
+        lockTimeoutMs,
+      }),
+    );
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([waitForRedis(this.#redis), waitForRedis(this.#reader)]);
+    await ensureConsumerGroups(this.#redis, this.#keys);
+    this.#loop = this.#run();
+  }
+
+  /** Finishes the batch in flight (applied and acknowledged), then closes connections. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    await this.#loop;
+    await leaveConsumerGroup(this.#redis, this.#keys, this.consumer).catch((error: Error) =>
+      this.#log.warn({ err: error.message }, "could not leave the consumer group; its name stays listed"),
+    );
+    await Promise.all([this.#redis.quit().catch(() => {}), this.#reader.quit().catch(() => {})]);
+    await Promise.all(this.#shards.map((db) => db.destroy()));
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      try {
+        await this.#tick();
+      } catch (error) {
+        // Redis away or an unexpected bug: nothing was acknowledged, so nothing is lost; pause and go on.
+        this.#log.error({ err: error }, "worker iteration failed; retrying in 1 s");
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+    if (this.#held.size > 0) {
+      const count = [...this.#held.values()].reduce((n, h) => n + h.entries.length, 0);
+      this.#log.warn(
+        { count },
+        "stopping with entries held for unreachable shards; another worker will claim them",
+      );
+    }
+  }
+
+  async #tick(): Promise<void> {
+    const now = Date.now();
+    const entries: StreamEntry[] = [];
+    if (now - this.#lastClaim >= this.#config.visibilityTimeoutMs / 2) {
+      this.#lastClaim = now;
+      entries.push(
+        ...(await claimStaleEntries(
+          this.#redis,
+          this.#keys,
+          this.consumer,
+          this.#config.visibilityTimeoutMs,
+          100,
+        )),
+      );
+    }
+    const heldCount = [...this.#held.values()].reduce((n, h) => n + h.entries.length, 0);
+    if (heldCount < MAX_HELD_ENTRIES) {
+      const perPartition = Math.max(16, Math.ceil(this.#config.batchSize / this.#keys.partitions));
+      const block = this.#held.size > 0 ? 20 : READ_BLOCK_MS;
+      const fresh = await readNewEntries(this.#reader, this.#keys, this.consumer, perPartition, block);
+      entries.push(...fresh);
+      // A small batch costs a transaction per shard all the same: linger briefly so the next entries join it.
+      // Under load this turns many tiny transactions into a few large ones; idle, it adds WORKER_LINGER_MS.
+      if (fresh.length > 0 && fresh.length < this.#config.batchSize / 2 && this.#config.lingerMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, this.#config.lingerMs));
+        entries.push(...(await readNewEntries(this.#reader, this.#keys, this.consumer, perPartition)));
+      }
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, READ_BLOCK_MS));
+    }
+    await this.#process(entries);
+    await this.#maintain(now);
+  }
+
+  async #process(entries: StreamEntry[]): Promise<void> {
+    const started = performance.now();
+    const { byShard, undecodable } = sortByShard(entries, this.#map);
+    const poisoned: Poisoned[] = [];
+    for (const { entry, reason } of undecodable) this.#onOwnFailure(entry, reason, poisoned);
+
+    // Shards whose backoff is over are retried with their held entries first (stream order is kept).
+    const now = Date.now();
+    for (const [shard, held] of this.#held) {
+      const fresh = byShard.get(shard) ?? [];
+      if (held.retryAt <= now) {
+        byShard.set(shard, [...held.entries, ...fresh]);
+      } else {
+        held.entries.push(...fresh); // keep order: nothing of this shard runs before its held entries
+        byShard.delete(shard);
+      }
+    }
+    if (byShard.size === 0 && poisoned.length === 0) return;
+
+    const statuses: FinalStatus[] = [];
+    const acked: StreamEntry[] = [];
+    await Promise.all(
+      [...byShard].map(async ([shard, group]) => {
+        const outcome = await this.#applyShard(shard, group, poisoned);
+        statuses.push(...outcome.statuses);
+        acked.push(...outcome.acked);
+      }),
+    );
+
+    if (statuses.length > 0 || acked.length > 0) {
+      // Status, publish and XACK after the commit, in one round trip. A crash before this line only means a
+      // redelivery, which the shard recognises by id.
+      const pipeline = this.#redis.pipeline();
+      queueFinishedOperations(
+        pipeline,
+        this.#keys,
+        { statuses, acknowledged: acked },
+        this.#config.statusTtlSeconds,
+      );
+      await pipeline.exec();
+    }
+    await deadLetter(this.#redis, this.#keys, poisoned, this.#config.statusTtlSeconds);
+    if (poisoned.length > 0) {
+      this.#metrics.deadLettered.inc(poisoned.length);
+      this.#log.warn({ ids: poisoned.map((p) => p.entry.operationId) }, "dead-lettered messages");
+    }
+    if (acked.length > 0) {
+      this.#metrics.batchSize.observe(acked.length);
+      this.#metrics.batchSeconds.observe((performance.now() - started) / 1000);
+    }
+  }
+
+  /** Applies one shard's group. Returns what to acknowledge; holds the group when the shard is unreachable. */
+  async #applyShard(shard: number, group: DecodedEntry[], poisoned: Poisoned[]) {
+    const db = this.#shards[shard]!;
+    try {
+      const result = await applyShardBatch(
+        db,
+        group.map((g) => g.message),
+      );
+      this.#held.delete(shard);
+      this.#record(result);
+      return { statuses: result.statuses, acked: group.map((g) => g.entry) };
+    } catch (error) {
+      if (isRetryable(error)) {
+        this.#hold(shard, group, error as Error, "replace");
+        return { statuses: [], acked: [] };
+      }
+      // Something in the group fails on its own: apply one by one to find it; the rest go through.
+      this.#held.delete(shard);
+      this.#log.warn(
+        { shard, err: (error as Error).message, size: group.length },
+        "batch failed; isolating messages",
+      );
+      const statuses: FinalStatus[] = [];
+      const acked: StreamEntry[] = [];
+      for (const item of group) {
+        try {
+          const result = await applyShardBatch(db, [item.message]);
+          this.#record(result);
+          statuses.push(...result.statuses);
+          acked.push(item.entry);
+        } catch (single) {
+          if (isRetryable(single)) {
+            this.#hold(shard, [item], single as Error, "append");
+          } else {
+            this.#onOwnFailure(item.entry, (single as Error).message, poisoned);
+          }
+        }
+      }
+      return { statuses, acked };
+    }
+  }
+
+  #record(result: Awaited<ReturnType<typeof applyShardBatch>>) {
+    const now = Date.now();
+    this.#metrics.sqlStatements.inc(result.statements);
+    this.#metrics.duplicates.inc(result.redelivered);
+    for (const { message, status } of result.applied) {
+      this.#metrics.applied.inc({ kind: message.kind, status });
+      this.#metrics.endToEndSeconds.observe((now - message.createdAt) / 1000);
+    }
+  }
+
+  /** `replace`: the group already holds the shard's earlier held entries (they were retried with it). */
+  #hold(shard: number, group: DecodedEntry[], error: Error, mode: "replace" | "append") {
+    const held = this.#held.get(shard) ?? { entries: [], attempts: 0, retryAt: 0 };
+    held.entries = mode === "replace" ? group : [...held.entries, ...group];
+    held.attempts += 1;
+    const backoff = Math.min(100 * 2 ** held.attempts, 10_000);
+    held.retryAt = Date.now() + backoff * (0.5 + Math.random() / 2);
+    this.#held.set(shard, held);
+    this.#metrics.shardRetries.inc({ shard: String(shard) });
+    if (held.attempts === 1 || held.attempts % 10 === 0) {
+      this.#log.warn(
+        { shard, attempts: held.attempts, held: held.entries.length, err: error.message },
+        "shard unreachable; holding its entries and retrying with backoff (other shards go on)",
+      );
+    }
+  }
+
+  /** A failure of the message itself: dead-letter after MAX_DELIVERIES, else leave it for redelivery. */
+  #onOwnFailure(entry: StreamEntry, reason: string, poisoned: Poisoned[]) {
+    if (entry.deliveries >= this.#config.maxDeliveries) {
+      poisoned.push({ entry, reason });
+    } else {
+      this.#log.warn(
+        { id: entry.operationId, deliveries: entry.deliveries, reason },
+        "message failed; will be redelivered",
+      );
+    }
+  }
+
+  async #maintain(now: number) {
+    if (this.#held.size > 0 && now - this.#lastKeepAlive >= this.#config.visibilityTimeoutMs / 3) {
+      this.#lastKeepAlive = now;
+      const entries = [...this.#held.values()].flatMap((h) => h.entries.map((e) => e.entry));
+      await keepEntriesClaimed(this.#redis, this.#keys, this.consumer, entries);
+    }
+    if (now - this.#lastTrim >= TRIM_EVERY_MS) {
+      this.#lastTrim = now;
+      const pipeline = this.#redis.pipeline();
+      for (const stream of this.#keys.allStreams()) pipeline.trimAcknowledged(stream, CONSUMER_GROUP);
+      await pipeline.exec();
+    }
+  }
+}

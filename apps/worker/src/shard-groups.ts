@@ -1,0 +1,35 @@
+import { decodeOperationMessage, type OperationMessage } from "@floodgate/domain";
+import type { StreamEntry } from "@floodgate/queue";
+import { bucketForUser, type ShardMap } from "@floodgate/shard-router";
+
+export interface DecodedEntry {
+  entry: StreamEntry;
+  message: OperationMessage;
+}
+
+export interface SortedBatch {
+  byShard: Map<number, DecodedEntry[]>;
+  /** Entries that do not decode: they can never succeed. */
+  undecodable: { entry: StreamEntry; reason: string }[];
+}
+
+/** Decodes a batch and groups it by owning shard, keeping stream order within each group. */
+export function sortByShard(entries: StreamEntry[], map: ShardMap): SortedBatch {
+  const byShard = new Map<number, DecodedEntry[]>();
+  const undecodable: SortedBatch["undecodable"] = [];
+  for (const entry of entries) {
+    let message: OperationMessage;
+    try {
+      message = decodeOperationMessage(entry.payload);
+      if (message.id !== entry.operationId) throw new Error("entry id and message id differ");
+    } catch (error) {
+      undecodable.push({ entry, reason: (error as Error).message });
+      continue;
+    }
+    const shard = map.shardForBucket(bucketForUser(message.userId));
+    const group = byShard.get(shard);
+    if (group) group.push({ entry, message });
+    else byShard.set(shard, [{ entry, message }]);
+  }
+  return { byShard, undecodable };
+}

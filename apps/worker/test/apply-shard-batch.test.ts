@@ -1,0 +1,140 @@
+// applyShardBatch against a real shard: a redelivered message is recognised by its id and changes nothing.
+import { createKysely, type ShardDatabase } from "@floodgate/db";
+import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyShardBatch } from "../src/apply-shard-batch.ts";
+import { isRetryable } from "../src/classify-error.ts";
+import { operationMessage } from "./support/accept-operations.ts";
+import { waitFor } from "./support/wait-for.ts";
+
+let env: TestEnvironment;
+let db: Kysely<ShardDatabase>;
+
+beforeAll(async () => {
+  env = await createTestEnvironment("apply-shard-batch", { shards: 1 });
+  db = createKysely<ShardDatabase>(env.config.shardUrls[0]!, { max: 4 });
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await env?.cleanup();
+});
+
+const balances = async () =>
+  Object.fromEntries(
+    (await db.selectFrom("wallets").select(["user_id", "balance"]).execute()).map((w) => [
+      w.user_id,
+      w.balance,
+    ]),
+  );
+const rowCount = async () => {
+  const { rows } = await sql<{ n: number }>`
+    select (select count(*) from payments) + (select count(*) from deposits) as n`.execute(db);
+  return Number(rows[0]!.n);
+};
+
+describe("applyShardBatch", () => {
+  it("applies a redelivered batch once: the second apply inserts nothing and changes no balance", async () => {
+    const messages = [
+      operationMessage({ kind: "deposit", userId: "redeliver-a", amount: 1000 }),
+      operationMessage({ kind: "payment", userId: "redeliver-a", amount: 400 }),
+      operationMessage({ kind: "payment", userId: "redeliver-a", amount: 700 }), // more than is left
+      operationMessage({ kind: "deposit", userId: "redeliver-b", amount: 50 }),
+      operationMessage({ kind: "payment", userId: "redeliver-b", amount: 50 }),
+    ];
+    const first = await applyShardBatch(db, messages);
+    expect(first.applied).toHaveLength(5);
+    expect(first.redelivered).toBe(0);
+    const afterFirst = await balances();
+    expect(afterFirst).toMatchObject({ "redeliver-a": 600, "redeliver-b": 0 });
+    const rowsAfterFirst = await rowCount();
+
+    const second = await applyShardBatch(db, messages);
+    expect(second.applied).toEqual([]);
+    expect(second.redelivered).toBe(5);
+    expect(await balances()).toEqual(afterFirst);
+    expect(await rowCount()).toBe(rowsAfterFirst);
+    // The redelivery reports the statuses decided the first time (the worker republishes them).
+    const byId = (statuses: typeof first.statuses) =>
+      Object.fromEntries(statuses.map((s) => [s.id, [s.status, s.failureReason]]));
+    expect(byId(second.statuses)).toEqual(byId(first.statuses));
+    expect(byId(second.statuses)[messages[2]!.id]).toEqual(["failed", "insufficient_funds"]);
+  });
+
+  it("applies only the new messages of a batch that mixes redeliveries with new ones", async () => {
+    const old = operationMessage({ kind: "deposit", userId: "mixed-a", amount: 300 });
+    await applyShardBatch(db, [old]);
+    const fresh = operationMessage({ kind: "payment", userId: "mixed-a", amount: 100 });
+    const result = await applyShardBatch(db, [old, fresh, old]);
+    expect(result.applied.map((a) => a.message.id)).toEqual([fresh.id]);
+    expect(result.redelivered).toBe(1);
+    expect((await balances())["mixed-a"]).toBe(200);
+  });
+
+  it("applies the same messages once when two workers apply them at the same time", async () => {
+    const messages = Array.from({ length: 40 }, (_, i) =>
+      operationMessage({
+        kind: i % 4 === 0 ? "deposit" : "payment",
+        userId: `race-${i % 5}`,
+        amount: 100 + i,
+      }),
+    );
+    const before = await rowCount();
+    const outcomes = await Promise.all([
+      applyShardBatch(db, messages),
+      applyShardBatch(db, [...messages].reverse()),
+    ]);
+    expect(outcomes[0].applied.length + outcomes[1].applied.length).toBe(40);
+    expect(await rowCount()).toBe(before + 40);
+  });
+
+  it("survives a shard connection lost mid-transaction and classifies the failure as retryable", async () => {
+    // A lost connection must reach the caller as a rejected query, never as an uncaught 'error' event (which
+    // would end a worker process in the middle of its batches).
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", onUncaught);
+    const user = "lost-connection";
+    await applyShardBatch(db, [operationMessage({ kind: "deposit", userId: user, amount: 10 })]);
+    // Hold the wallet's lock so the batch waits inside its transaction, then cut its connection.
+    const holder = new pg.Client({ connectionString: env.config.shardUrls[0] });
+    await holder.connect();
+    const victim = createKysely<ShardDatabase>(env.config.shardUrls[0]!, {
+      max: 1,
+      applicationName: "victim",
+    });
+    // pg_stat_activity is read outside the holder's transaction, which would see one cached snapshot.
+    const victimWaits = async () => {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name = 'victim' and wait_event_type = 'Lock'`.execute(
+        db,
+      );
+      return rows[0]!.n === 1;
+    };
+    try {
+      await holder.query("begin");
+      await holder.query("select 1 from wallets where user_id = $1 for update", [user]);
+      const applying = applyShardBatch(victim, [
+        operationMessage({ kind: "payment", userId: user, amount: 5 }),
+      ]).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      await waitFor(victimWaits, "the batch to wait for the wallet lock");
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and application_name = 'victim'`.execute(db);
+      const error = await applying;
+      expect(error).toBeInstanceOf(Error);
+      expect(isRetryable(error)).toBe(true);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+      await holder.query("rollback").catch(() => {});
+      await holder.end();
+      await victim.destroy();
+    }
+    expect(uncaught).toEqual([]);
+    expect((await balances())[user]).toBe(10);
+  });
+});

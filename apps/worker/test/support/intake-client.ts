@@ -1,0 +1,30 @@
+// Accepts operations through the real intake (buildApp + inject: the HTTP edge without a socket).
+import type { Config } from "@floodgate/config";
+import { buildApp } from "../../../intake/src/app.ts";
+import type { AcceptedOperation } from "./ledger-assertions.ts";
+
+export type IntakeApp = Awaited<ReturnType<typeof buildApp>>;
+
+export async function startIntake(config: Config): Promise<IntakeApp> {
+  const app = await buildApp(config, { logger: false });
+  await app.ready();
+  return app;
+}
+
+export async function deposit(app: IntakeApp, userId: string, amount: number): Promise<AcceptedOperation> {
+  const response = await app.inject({
+    method: "POST",
+    url: `/v1/wallets/${userId}/deposits`,
+    payload: { amount },
+  });
+  if (response.statusCode !== 202)
+    throw new Error(`deposit refused: ${response.statusCode} ${response.body}`);
+  return { id: response.json().id, kind: "deposit", userId, amount };
+}
+
+export async function pay(app: IntakeApp, userId: string, amount: number): Promise<AcceptedOperation> {
+  const response = await app.inject({ method: "POST", url: "/v1/payments", payload: { userId, amount } });
+  if (response.statusCode !== 202)
+    throw new Error(`payment refused: ${response.statusCode} ${response.body}`);
+  return { id: response.json().id, kind: "payment", userId, amount };
+}

@@ -1,0 +1,135 @@
+// Exactly once when a worker is SIGKILLed mid-batch: some of its shard transactions committed, nothing of the
+// batch acknowledged. The entries are reclaimed after the visibility timeout and the shards recognise the
+// applied ones by id.
+import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { bucketForUser, ShardMap } from "@floodgate/shard-router";
+import {
+  createTestEnvironment,
+  startWorkerProcess,
+  type TestEnvironment,
+  type WorkerProcess,
+} from "@floodgate/test-fixtures";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acceptOperations, type OperationRequest } from "./support/accept-operations.ts";
+import {
+  type AcceptedOperation,
+  expectEachAppliedOnce,
+  expectWalletsBalance,
+} from "./support/ledger-assertions.ts";
+import { type Ledger, LedgerReader } from "./support/ledger-reader.ts";
+import {
+  appliedButUnacknowledged,
+  deadLetters,
+  pendingCount,
+  pendingEntries,
+  pendingStatuses,
+} from "./support/queue-inspection.ts";
+import { waitFor } from "./support/wait-for.ts";
+import { lockWallet } from "./support/wallet-lock.ts";
+import { consumerOf } from "./support/worker-consumer.ts";
+
+const USERS = 150;
+const PAYMENTS_PER_USER = 19; // 150 x (1 deposit + 19 payments) = 3,000 operations
+const HOT_USER = "killed-0";
+
+let env: TestEnvironment;
+let redis: ScriptedRedis;
+let keys: QueueKeys;
+let ledger: LedgerReader;
+const workers: WorkerProcess[] = [];
+let accepted: AcceptedOperation[] = [];
+let killed: { consumer: string; pending: string[]; applied: string[] };
+let snapshot: Ledger;
+
+beforeAll(async () => {
+  // The worker's lock wait is bounded by half the visibility timeout; 4 s leaves the test time to act while a
+  // batch waits on the hot wallet.
+  env = await createTestEnvironment("worker-killed", {
+    env: { VISIBILITY_TIMEOUT_MS: "4000", MAX_DELIVERIES: "3" },
+  });
+  redis = createRedis(env.config.redisUrl);
+  await waitForRedis(redis);
+  keys = new QueueKeys(env.config.redisPrefix, env.config.streamPartitions);
+  ledger = new LedgerReader(env.config.shardUrls);
+
+  const requests: OperationRequest[] = [];
+  for (let u = 0; u < USERS; u++) requests.push({ kind: "deposit", userId: `killed-${u}`, amount: 10_000 });
+  for (let p = 0; p < PAYMENTS_PER_USER; p++) {
+    for (let u = 0; u < USERS; u++) {
+      requests.push({ kind: "payment", userId: `killed-${u}`, amount: 100 + ((u * 7 + p * 13) % 12) * 100 });
+    }
+  }
+  accepted = await acceptOperations(redis, keys, requests);
+
+  // The batch that holds the hot user's first operation waits on its shard after the other shards committed.
+  const hotShard = ShardMap.contiguous(env.config.shardUrls.length).shardForBucket(bucketForUser(HOT_USER));
+  const lock = await lockWallet(env.config.shardUrls[hotShard]!, HOT_USER);
+  try {
+    workers.push(await startWorkerProcess(env.config), await startWorkerProcess(env.config));
+    const present = (ids: string[]) => ledger.presentIds(ids);
+    let victim: WorkerProcess | undefined;
+    await waitFor(async () => {
+      for (const worker of workers) {
+        const state = await appliedButUnacknowledged(redis, keys, consumerOf(worker), present);
+        if (state.applied.length > 0) {
+          victim = worker;
+          killed = { consumer: consumerOf(worker), ...state };
+          return true;
+        }
+      }
+      return false;
+    }, "a worker with a batch committed on some shards but not acknowledged");
+    await victim!.kill();
+    workers.splice(workers.indexOf(victim!), 1);
+    expect(await ledger.count()).toBeLessThan(accepted.length); // killed mid-run, not after it
+    workers.push(await startWorkerProcess(env.config)); // the replacement
+  } finally {
+    await lock.release();
+  }
+
+  await waitFor(
+    async () => (await ledger.count()) === accepted.length && (await pendingCount(redis, keys)) === 0,
+    "every accepted operation applied and acknowledged",
+    50_000,
+    async () =>
+      `applied ${await ledger.count()} of ${accepted.length}; pending ${await pendingCount(redis, keys)}`,
+  );
+  snapshot = await ledger.read();
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await ledger?.close();
+  await redis?.quit();
+  await env?.cleanup();
+});
+
+describe("a worker SIGKILLed mid-batch", () => {
+  it("had applied part of its batch without acknowledging it (the case being tested)", () => {
+    expect(killed.applied.length).toBeGreaterThan(0);
+    expect(killed.pending.length).toBeGreaterThan(killed.applied.length); // the hot shard's part was not
+  });
+
+  it("applies every accepted operation exactly once across the shards", () => {
+    expectEachAppliedOnce(snapshot, accepted, env.config.shardUrls.length);
+    const ids = new Set(snapshot.operations.map((op) => op.id));
+    expect(killed.pending.filter((id) => !ids.has(id))).toEqual([]);
+  });
+
+  it("keeps every balance equal to deposits - succeeded payments, none below zero", () => {
+    expectWalletsBalance(snapshot);
+    expect(snapshot.operations.some((op) => op.status === "failed")).toBe(true);
+  });
+
+  it("leaves nothing with the dead consumer, nothing dead-lettered, and a final status for every operation", async () => {
+    expect(await pendingEntries(redis, keys, killed.consumer)).toEqual([]);
+    expect(await deadLetters(redis, keys)).toEqual([]);
+    expect(
+      await pendingStatuses(
+        redis,
+        keys,
+        accepted.map((a) => a.id),
+      ),
+    ).toEqual([]);
+  });
+});
