@@ -1,0 +1,3 @@
+import { loadConfigOrExit } from "@floodgate/config";
+
+export const config = loadConfigOrExit();

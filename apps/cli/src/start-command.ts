@@ -1,0 +1,93 @@
+// `./floodgate start`: find (or start) Redis and Postgres, migrate, then run the intake and WORKERS worker
+// processes in the foreground. Ctrl-C / SIGTERM stops them gracefully.
+import { fileURLToPath } from "node:url";
+import { adminKeyForRun } from "./admin-key.ts";
+import { config } from "./env.ts";
+import { prepareDatabases } from "./prepare-databases.ts";
+import { ProcessSupervisor } from "./process-supervisor.ts";
+import { findOrStartPostgres } from "./services/find-or-start-postgres.ts";
+import { findOrStartRedis } from "./services/find-or-start-redis.ts";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const log = (line: string) => process.stdout.write(`[floodgate] ${line}\n`);
+const redact = (url: string) => {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+};
+
+let redis: Awaited<ReturnType<typeof findOrStartRedis>>;
+let postgres: Awaited<ReturnType<typeof findOrStartPostgres>>;
+try {
+  redis = await findOrStartRedis({ redisUrl: config.redisUrl, dataDir: `${root}.data/redis`, log });
+  postgres = await findOrStartPostgres({
+    databaseUrl: config.databaseUrl,
+    shardUrls: config.shardUrls,
+    dataDir: `${root}.data/postgres`,
+    log,
+  });
+  await prepareDatabases(postgres.databaseUrl, postgres.shardUrls, log);
+} catch (error) {
+  process.stderr.write(`[floodgate] cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  REDIS_URL: redis.redisUrl,
+  DATABASE_URL: postgres.databaseUrl,
+  SHARD_URLS: postgres.shardUrls.join(","),
+};
+// Only the intake serves the admin routes, so only the intake gets the key.
+const admin = adminKeyForRun(config.adminApiKey);
+const supervisor = new ProcessSupervisor(log);
+for (let i = 0; i < config.intakeProcesses; i++) {
+  supervisor.start({
+    name: `intake-${i}`,
+    script: `${root}apps/intake/src/server.ts`,
+    env: { ...env, ADMIN_API_KEY: admin.key },
+  });
+}
+for (let i = 0; i < config.workers; i++) {
+  supervisor.start({
+    name: `worker-${i}`,
+    script: `${root}apps/worker/src/main.ts`,
+    env: { ...env, FLOODGATE_WORKER_INDEX: String(i) },
+    // Co-located with the intake, workers yield the CPU to it: a batch burst must not delay the 202s, and a
+    // backlog only waits a little longer (it is durable in Redis).
+    nice: config.workerNice,
+  });
+}
+
+const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
+log(
+  `redis    ${redact(redis.redisUrl)}${redis.started ? " (started by floodgate, AOF on)" : ""} prefix ${config.redisPrefix}`,
+);
+log(
+  `postgres ${redact(postgres.databaseUrl)}${postgres.embedded ? " (embedded)" : ""} + ${postgres.shardUrls.length} shards`,
+);
+log(`intake   ${base}  (${config.intakeProcesses} process${config.intakeProcesses > 1 ? "es" : ""})`);
+log(`         POST ${base}/v1/payments   GET ${base}/readyz   GET ${base}/metrics`);
+log(
+  admin.generated
+    ? `admin    key ${admin.key} (generated for this run; set ADMIN_API_KEY to choose one): Authorization: Bearer <key> on POST ${base}/v1/coupons`
+    : "admin    key from ADMIN_API_KEY: Authorization: Bearer <key> on the admin routes",
+);
+log(
+  `workers  ${config.workers}${config.workerMetricsPort ? `, metrics on :${config.workerMetricsPort}..${config.workerMetricsPort + Math.max(0, config.workers - 1)}` : ""}`,
+);
+log("Ctrl-C stops gracefully");
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping intake and workers (in-flight batches finish and are acknowledged)`);
+    await supervisor.stop();
+    await postgres.stop();
+    await redis.stop();
+    log("stopped");
+    process.exit(0);
+  });
+}
