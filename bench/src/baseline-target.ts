@@ -1,0 +1,40 @@
+// --baseline: a fresh database and the synchronous baseline server, reachable like Floodgate.
+import { dropDatabases, ensureDatabases } from "@floodgate/db";
+import { prepareBaselineDatabase } from "./baseline-schema.ts";
+import type { BenchTarget } from "./bench-target.ts";
+import { freePort, type RunningService, startService } from "./child-service.ts";
+import { FUNDING_AMOUNT } from "./payment-requests.ts";
+import { ShardSet } from "./shard-set.ts";
+
+export interface BaselineHandle {
+  target: BenchTarget;
+  close(): Promise<void>;
+}
+
+export async function startBaseline(options: {
+  databaseUrl: string;
+  users: number;
+  logFile: string;
+}): Promise<BaselineHandle> {
+  await dropDatabases([options.databaseUrl]);
+  await ensureDatabases([options.databaseUrl]);
+  await prepareBaselineDatabase(options.databaseUrl, options.users, FUNDING_AMOUNT);
+  const port = await freePort();
+  const service: RunningService = await startService({
+    name: "baseline",
+    script: "bench/src/baseline-server.ts",
+    env: { PORT: String(port), DATABASE_URL: options.databaseUrl },
+    port,
+    readyPath: "/readyz",
+    readyTimeoutMs: 30_000,
+    logFile: options.logFile,
+  });
+  const shards = new ShardSet([options.databaseUrl]);
+  return {
+    target: { name: "baseline", baseUrl: service.baseUrl, shards },
+    close: async () => {
+      await service.stop();
+      await shards.close();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// Entry of `./floodgate bench <scenario> [options]`: parse, run, print the summary and write
+// bench/results/<timestamp>-<scenario>.json. Exit codes: 0 ok, 1 the run failed, 2 bad usage.
+import path from "node:path";
+import { describeOptions, OptionError, parseOptions } from "./bench-options.ts";
+import { stopAllServices } from "./child-service.ts";
+import { runCleanups } from "./interrupt-cleanup.ts";
+import { log } from "./progress-line.ts";
+import { fileTimestamp, RESULTS_DIR, writeResult } from "./result-file.ts";
+import type { Scenario } from "./scenario.ts";
+import { findScenario, SCENARIOS } from "./scenario-registry.ts";
+
+function usage(scenario?: Scenario): string {
+  const scenarios = scenario ? [scenario] : SCENARIOS;
+  return scenarios
+    .map(
+      (s) =>
+        `Usage: ./floodgate bench ${s.name} [options]\n  ${s.description}\n\n${describeOptions(s.options)}`,
+    )
+    .join("\n\n");
+}
+
+async function main(args: string[]): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    console.log(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const scenario = findScenario(name);
+  if (!scenario) {
+    console.error(
+      `unknown scenario ${JSON.stringify(name)}; known: ${SCENARIOS.map((s) => s.name).join(", ")}`,
+    );
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(usage(scenario));
+    return 0;
+  }
+  const startedAt = new Date();
+  const stamp = fileTimestamp(startedAt);
+  let outcome: Awaited<ReturnType<Scenario["run"]>>;
+  try {
+    const values = parseOptions(scenario.options, rest);
+    outcome = await scenario.run(values, {
+      startedAt,
+      stamp,
+      logFile: path.join(RESULTS_DIR, `${stamp}-${scenario.name}.log`),
+    });
+  } catch (error) {
+    if (error instanceof OptionError) {
+      console.error(`bench ${scenario.name}: ${error.message}\n\n${usage(scenario)}`);
+      return 2;
+    }
+    throw error;
+  }
+  const file = writeResult(`${stamp}-${scenario.name}.json`, outcome.result);
+  console.log(["", ...outcome.summary, `result: ${file}`].join("\n"));
+  return outcome.error ? 1 : 0;
+}
+
+// Children run in their own process groups, so Ctrl-C reaches only the bench: stop them before leaving.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the processes the bench started`);
+    stopAllServices()
+      .then(runCleanups)
+      .finally(() => process.exit(130));
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  async (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    await stopAllServices();
+    await runCleanups();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,91 @@
+// Floodgate under test: `node apps/cli/src/start-command.ts` (what `./floodgate start` runs) as a child, on
+// its own port, Redis prefix and databases, restartable with a different worker count for --drain.
+import { defaultShardUrls } from "@floodgate/config";
+import type { BenchTarget } from "./bench-target.ts";
+import { freePort, type RunningService, startService } from "./child-service.ts";
+import { ShardSet } from "./shard-set.ts";
+
+/** Configuration variables passed through from the bench's environment to the system (recorded in results). */
+const PASSED_THROUGH = [
+  "INTAKE_PROCESSES",
+  "STREAM_PARTITIONS",
+  "WORKER_BATCH_SIZE",
+  "VISIBILITY_TIMEOUT_MS",
+  "MAX_DELIVERIES",
+  "CURRENCY",
+];
+
+export interface FloodgateSystemConfig {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  logFile: string;
+  /** Given to the intake as ADMIN_API_KEY (scenarios that create coupons); recorded masked. */
+  adminApiKey?: string;
+}
+
+export class FloodgateSystem {
+  readonly config: FloodgateSystemConfig;
+  readonly shardUrls: string[];
+  readonly shards: ShardSet;
+  #port = 0;
+  #service: RunningService | null = null;
+
+  constructor(config: FloodgateSystemConfig) {
+    this.config = config;
+    this.shardUrls = defaultShardUrls(config.databaseUrl);
+    this.shards = new ShardSet(this.shardUrls);
+  }
+
+  get target(): BenchTarget {
+    return { name: "floodgate", baseUrl: `http://127.0.0.1:${this.#port}`, shards: this.shards };
+  }
+
+  /** The environment the system runs with; `masked` hides the admin key (for results). */
+  environment(workers: number, masked = false): Record<string, string> {
+    const passed = Object.fromEntries(
+      PASSED_THROUGH.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+    );
+    return {
+      ...passed,
+      PORT: String(this.#port),
+      HOST: "127.0.0.1",
+      REDIS_URL: this.config.redisUrl,
+      REDIS_PREFIX: this.config.redisPrefix,
+      DATABASE_URL: this.config.databaseUrl,
+      SHARD_URLS: this.shardUrls.join(","),
+      WORKERS: String(workers),
+      LOG_LEVEL: "warn",
+      // Worker /metrics listeners off: fixed ports would collide with a `./floodgate start` running alongside.
+      WORKER_METRICS_PORT: "0",
+      ...(this.config.adminApiKey ? { ADMIN_API_KEY: masked ? "***" : this.config.adminApiKey } : {}),
+    };
+  }
+
+  /** Starts (or restarts) the system with `workers` worker processes; resolves when /readyz answers 200. */
+  async start(workers: number): Promise<RunningService> {
+    await this.stop();
+    if (this.#port === 0) this.#port = await freePort();
+    this.#service = await startService({
+      name: `floodgate (${workers} workers)`,
+      script: "apps/cli/src/start-command.ts",
+      env: this.environment(workers),
+      port: this.#port,
+      readyPath: "/readyz",
+      // The first start creates and migrates five databases.
+      readyTimeoutMs: 90_000,
+      logFile: this.config.logFile,
+    });
+    return this.#service;
+  }
+
+  async stop(): Promise<void> {
+    await this.#service?.stop();
+    this.#service = null;
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    await this.shards.close();
+  }
+}

@@ -1,0 +1,84 @@
+// The search behind --max: double the offered rate while stages pass, then bisect between the best passing
+// rate and the lowest failing one above it. Pure, so the stopping rules are tested without any load.
+
+export interface StageVerdict {
+  offeredRate: number;
+  acceptedRate: number;
+  passed: boolean;
+}
+
+export interface MaxRatePlan {
+  startRate: number;
+  /** A failing rate within this fraction of the best passing one ends the search. */
+  precision: number;
+  maxStages: number;
+  /** Offered rates above this are not tried: the single-threaded load generator cannot produce them. */
+  ceilingRate: number;
+}
+
+export const DEFAULT_MAX_RATE_PLAN: MaxRatePlan = {
+  startRate: 500,
+  precision: 0.1,
+  maxStages: 10,
+  ceilingRate: 64_000,
+};
+
+export interface StageLimits {
+  p99Ms: number;
+  /** Accepted/offered below this means the target (or the generator) could not keep the pace. */
+  minAcceptedShare: number;
+  /** Non-2xx responses and socket errors allowed, as a share of responses. */
+  maxFailureShare: number;
+}
+
+export const DEFAULT_STAGE_LIMITS: StageLimits = {
+  p99Ms: 50,
+  minAcceptedShare: 0.95,
+  maxFailureShare: 0.001,
+};
+
+export function stagePassed(
+  stage: {
+    offeredRate: number;
+    acceptedRate: number;
+    p99Ms: number | null;
+    failures: number;
+    responses: number;
+  },
+  limits: StageLimits = DEFAULT_STAGE_LIMITS,
+): boolean {
+  if (stage.p99Ms === null || stage.responses === 0) return false;
+  return (
+    stage.p99Ms < limits.p99Ms &&
+    stage.acceptedRate >= stage.offeredRate * limits.minAcceptedShare &&
+    stage.failures <= stage.responses * limits.maxFailureShare
+  );
+}
+
+/** The next offered rate to try, or null when the search is over. */
+export function nextRate(
+  stages: readonly StageVerdict[],
+  plan: MaxRatePlan = DEFAULT_MAX_RATE_PLAN,
+): number | null {
+  if (stages.length === 0) return plan.startRate;
+  if (stages.length >= plan.maxStages) return null;
+  const best = Math.max(0, ...stages.filter((s) => s.passed).map((s) => s.offeredRate));
+  const lowestFail = Math.min(
+    ...stages.filter((s) => !s.passed && s.offeredRate > best).map((s) => s.offeredRate),
+  );
+  if (lowestFail === Number.POSITIVE_INFINITY) {
+    const next = best * 2;
+    return next > plan.ceilingRate ? null : next;
+  }
+  if (best > 0 && (lowestFail - best) / best <= plan.precision) return null;
+  // Below 20/s the answer is "it does not work", not a number worth refining.
+  if (best === 0 && lowestFail <= 20) return null;
+  const next = Math.round((best + lowestFail) / 2 / 10) * 10;
+  return next <= best || next >= lowestFail ? null : next;
+}
+
+/** The highest accepted rate among passing stages, or null if none passed. */
+export function maxAcceptedRate(stages: readonly StageVerdict[]): number | null {
+  const passing = stages.filter((s) => s.passed);
+  return passing.length === 0 ? null : Math.max(...passing.map((s) => s.acceptedRate));
+}

@@ -1,0 +1,86 @@
+// --max: short fixed-rate stages chosen by max-rate-plan.ts until the highest rate with intake p99 < 50 ms is
+// bracketed. Each stage waits for the workers to catch up, so a stage never inherits the previous backlog.
+import type { BenchTarget } from "./bench-target.ts";
+import { maxAcceptedRate, nextRate, stagePassed } from "./max-rate-plan.ts";
+import { log } from "./progress-line.ts";
+import { type RatePhaseResult, runRatePhase } from "./rate-phase.ts";
+
+export interface MaxStage {
+  offeredRate: number;
+  acceptedRate: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  failures: number;
+  endToEndP99Ms: number | null;
+  exactlyOnce: boolean;
+  missing: number;
+  duplicated: number;
+  allApplied: boolean;
+  passed: boolean;
+}
+
+export interface MaxRateResult {
+  target: string;
+  criterion: string;
+  stageDurationS: number;
+  /** Highest accepted rate among passing stages; null if even the lowest stage failed. */
+  maxAcceptedRate: number | null;
+  stages: MaxStage[];
+}
+
+export async function searchMaxRate(options: {
+  target: BenchTarget;
+  stageDurationS: number;
+  connections: number;
+  slices: number;
+  users: number;
+  keyPrefix: string;
+}): Promise<MaxRateResult> {
+  const stages: MaxStage[] = [];
+  for (let rate = nextRate(stages); rate !== null; rate = nextRate(stages)) {
+    const phase: RatePhaseResult = await runRatePhase({
+      target: options.target,
+      label: `${options.target.name} max stage ${stages.length + 1} @ ${rate}/s`,
+      rate,
+      durationS: options.stageDurationS,
+      connections: options.connections,
+      slices: options.slices,
+      users: options.users,
+      keyPrefix: `${options.keyPrefix}-s${stages.length + 1}`,
+      applyTimeoutMs: 60_000,
+    });
+    const failures = phase.non2xx + phase.errors;
+    const p99Ms = phase.intakeLatencyMs?.p99 ?? null;
+    const stage: MaxStage = {
+      offeredRate: rate,
+      acceptedRate: phase.acceptedRate,
+      p50Ms: phase.intakeLatencyMs?.p50 ?? null,
+      p99Ms,
+      failures,
+      endToEndP99Ms: phase.audit.endToEndMs?.p99 ?? null,
+      exactlyOnce: phase.audit.exactlyOnce,
+      missing: phase.audit.missing,
+      duplicated: phase.audit.duplicated + phase.audit.duplicateAcceptedIds,
+      allApplied: phase.allApplied,
+      passed: stagePassed({
+        offeredRate: rate,
+        acceptedRate: phase.acceptedRate,
+        p99Ms,
+        failures,
+        responses: phase.responses,
+      }),
+    };
+    stages.push(stage);
+    log(
+      `${options.target.name} stage ${stages.length}: offered ${rate}/s, accepted ${stage.acceptedRate}/s, ` +
+        `intake p99 ${p99Ms ?? "n/a"} ms, failures ${failures}: ${stage.passed ? "pass" : "fail"}`,
+    );
+  }
+  return {
+    target: options.target.name,
+    criterion: "intake p99 < 50 ms, accepted >= 95% of offered, failures <= 0.1% of responses",
+    stageDurationS: options.stageDurationS,
+    maxAcceptedRate: maxAcceptedRate(stages),
+    stages,
+  };
+}

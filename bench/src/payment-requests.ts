@@ -1,0 +1,64 @@
+// The requests the payments scenario sends, as autocannon request builders. Bodies are built per request
+// (unique Idempotency-Key, random user), so the server never sees a replay it could answer from a cache.
+import type { Request } from "autocannon";
+
+/** Enough for every payment a long run can draw on one wallet (amounts below are at most 10,000). */
+export const FUNDING_AMOUNT = 10_000_000;
+
+export const benchUserId = (index: number): string => `bench-user-${index}`;
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/** POST /v1/payments for a random user among `users`; collects the ids of 2xx responses into `acceptedIds`. */
+export function paymentRequest(options: {
+  users: number;
+  keyPrefix: string;
+  acceptedIds: string[];
+}): Request {
+  let sequence = 0;
+  return {
+    method: "POST",
+    path: "/v1/payments",
+    setupRequest: (request) => {
+      sequence++;
+      const userId = benchUserId(Math.floor(Math.random() * options.users));
+      const amount = 100 * (1 + Math.floor(Math.random() * 100));
+      return {
+        ...request,
+        headers: { ...JSON_HEADERS, "idempotency-key": `${options.keyPrefix}-${sequence}` },
+        body: JSON.stringify({ userId, amount }),
+      };
+    },
+    onResponse: (status, body) => {
+      if (status < 200 || status >= 300) return;
+      const id = parseId(body);
+      if (id !== null) options.acceptedIds.push(id);
+    },
+  };
+}
+
+/** POST /v1/wallets/:userId/deposits for each user in `userIds`, in order. */
+export function depositRequest(options: { userIds: readonly string[] }): Request {
+  let next = 0;
+  return {
+    method: "POST",
+    setupRequest: (request) => {
+      const userId = options.userIds[next++ % options.userIds.length]!;
+      return {
+        ...request,
+        path: `/v1/wallets/${userId}/deposits`,
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ amount: FUNDING_AMOUNT }),
+      };
+    },
+  };
+}
+
+function parseId(body: string): string | null {
+  try {
+    const parsed = JSON.parse(body) as { id?: unknown };
+    return typeof parsed.id === "string" ? parsed.id : null;
+  } catch {
+    return null;
+  }
+}

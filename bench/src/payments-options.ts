@@ -1,0 +1,104 @@
+// Options of `./floodgate bench payments`. Defaults replay seed 000: 2,000 payments/s for 60 s, then the
+// 120,000-payment drain when --drain is given.
+import { OptionError, type OptionSpec, type OptionValues } from "./bench-options.ts";
+
+export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
+  {
+    name: "rate",
+    kind: "int",
+    help: "offered payments/s across all connections",
+    default: 2000,
+    min: 1,
+    max: 100_000,
+  },
+  {
+    name: "duration",
+    kind: "int",
+    help: "seconds of load in the fixed-rate run",
+    default: 60,
+    min: 1,
+    max: 3600,
+  },
+  {
+    name: "users",
+    kind: "int",
+    help: "wallets funded before the run; payments pick one at random",
+    default: 100_000,
+    min: 1,
+    max: 2_000_000,
+  },
+  {
+    name: "connections",
+    kind: "int",
+    help: "HTTP connections of the load generator",
+    default: 100,
+    min: 1,
+    max: 10_000,
+  },
+  {
+    name: "slices",
+    kind: "int",
+    help: "staggered autocannon instances that spread the rate over each second (1 = plain autocannon, bursts at each second)",
+    default: 20,
+    min: 1,
+    max: 100,
+  },
+  { name: "workers", kind: "int", help: "Floodgate worker processes (WORKERS)", default: 2, min: 1, max: 64 },
+  {
+    name: "max",
+    kind: "flag",
+    help: "search the highest accepted rate with intake p99 < 50 ms instead of the fixed-rate run",
+  },
+  { name: "stage-duration", kind: "int", help: "seconds per --max stage", default: 10, min: 3, max: 120 },
+  {
+    name: "drain",
+    kind: "optional-int",
+    help: "queue N payments with workers stopped, then time the drain (replaces the fixed-rate run)",
+    default: 120_000,
+    min: 1,
+    max: 2_000_000,
+  },
+  {
+    name: "baseline",
+    kind: "flag",
+    help: "also run the synchronous baseline at the same settings and report the ratio",
+  },
+];
+
+export interface PaymentsOptions {
+  rate: number;
+  duration: number;
+  users: number;
+  connections: number;
+  slices: number;
+  workers: number;
+  max: boolean;
+  stageDuration: number;
+  drain: number | null;
+  baseline: boolean;
+  /** The fixed-rate run happens unless --max or --drain chose other phases. */
+  fixedRate: boolean;
+}
+
+export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
+  const int = (name: string) => values[name] as number;
+  const options: PaymentsOptions = {
+    rate: int("rate"),
+    duration: int("duration"),
+    users: int("users"),
+    connections: int("connections"),
+    slices: int("slices"),
+    workers: int("workers"),
+    max: values.max === true,
+    stageDuration: int("stage-duration"),
+    drain: values.drain === null ? null : int("drain"),
+    baseline: values.baseline === true,
+    fixedRate: values.max !== true && values.drain === null,
+  };
+  if (options.baseline && !options.fixedRate && !options.max) {
+    throw new OptionError(
+      "--baseline compares the fixed-rate run or --max; the synchronous baseline has no queue to --drain",
+    );
+  }
+  return options;
+}

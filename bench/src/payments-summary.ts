@@ -1,0 +1,148 @@
+// The payments result as JSON types, the Floodgate/baseline comparison, and the printed summary.
+import type { DrainResult } from "./drain-phase.ts";
+import { formatLatency } from "./latency-summary.ts";
+import type { MaxRateResult } from "./max-rate-search.ts";
+import { formatCount } from "./progress-line.ts";
+import type { RatePhaseResult } from "./rate-phase.ts";
+import type { CommitInfo, machineInfo } from "./result-file.ts";
+import type { ServiceSettings } from "./service-settings.ts";
+import type { FundingResult } from "./wallet-funding.ts";
+
+export interface TargetPhases {
+  funding?: FundingResult;
+  rate?: RatePhaseResult;
+  max?: MaxRateResult;
+  drain?: DrainResult;
+}
+
+export interface Comparison {
+  /** Floodgate accepted rate / baseline accepted rate, fixed-rate run. */
+  acceptedRateRatio: number | null;
+  /** Baseline intake p99 / Floodgate intake p99: how many times faster Floodgate answers. */
+  intakeP99Speedup: number | null;
+  /** Floodgate max / baseline max, --max. */
+  maxRateRatio: number | null;
+}
+
+export interface PaymentsResult extends CommitInfo {
+  scenario: "payments";
+  startedAt: string;
+  finishedAt: string | null;
+  machine: ReturnType<typeof machineInfo>;
+  services: ServiceSettings | null;
+  settings: Record<string, unknown>;
+  loadGenerator: string;
+  floodgate: TargetPhases;
+  baseline: TargetPhases | null;
+  comparison: Comparison | null;
+  error: string | null;
+}
+
+const ratio = (a: number | null | undefined, b: number | null | undefined): number | null =>
+  a == null || b == null || b === 0 ? null : Math.round((a / b) * 100) / 100;
+
+export function comparePhases(floodgate: TargetPhases, baseline: TargetPhases): Comparison {
+  return {
+    acceptedRateRatio: ratio(floodgate.rate?.acceptedRate, baseline.rate?.acceptedRate),
+    intakeP99Speedup: ratio(baseline.rate?.intakeLatencyMs?.p99, floodgate.rate?.intakeLatencyMs?.p99),
+    maxRateRatio: ratio(floodgate.max?.maxAcceptedRate, baseline.max?.maxAcceptedRate),
+  };
+}
+
+function rateLines(phase: RatePhaseResult): string[] {
+  const { audit } = phase;
+  const asynchronous = phase.target === "floodgate";
+  const lines = [
+    `  offered ${formatCount(phase.offeredRate)}/s for ${phase.durationS} s over ${phase.connections} connections (${phase.slices} slice${phase.slices === 1 ? "" : "s"}): accepted ${formatCount(phase.accepted)} (${formatCount(phase.acceptedRate)}/s), non-2xx ${phase.non2xx}, errors ${phase.errors} (timeouts ${phase.timeouts})`,
+    `  intake latency      ${formatLatency(phase.intakeLatencyMs)}`,
+  ];
+  if (asynchronous) {
+    lines.push(`  end-to-end latency  ${formatLatency(audit.endToEndMs)}  (completed_at - created_at)`);
+    const wait = audit.lastAcceptToLastAppliedMs;
+    lines.push(
+      `  last 202 -> last payment applied: ${wait === null ? "n/a" : wait < 10_000 ? `${wait} ms` : `${(wait / 1000).toFixed(1)} s`}${phase.allApplied ? "" : " (NOT all applied before the wait bound)"}`,
+    );
+  }
+  lines.push(
+    `  rows ${formatCount(audit.rows)} for ${formatCount(audit.accepted)} accepted; exactly once: ${audit.exactlyOnce ? "yes" : "NO"} (missing ${audit.missing}, duplicated ${audit.duplicated}, unconfirmed ${audit.unconfirmedRows}); succeeded ${formatCount(audit.succeeded)}, failed ${formatCount(audit.failed)}`,
+  );
+  return lines;
+}
+
+function maxLines(max: MaxRateResult): string[] {
+  const best = max.maxAcceptedRate === null ? "none passed" : `${formatCount(max.maxAcceptedRate)}/s`;
+  return [
+    `  max accepted rate with ${max.criterion}: ${best}`,
+    ...max.stages.map(
+      (s, i) =>
+        `    stage ${i + 1}: offered ${formatCount(s.offeredRate)}/s accepted ${formatCount(s.acceptedRate)}/s intake p50 ${s.p50Ms ?? "n/a"} ms p99 ${s.p99Ms ?? "n/a"} ms, e2e p99 ${s.endToEndP99Ms ?? "n/a"} ms, failures ${s.failures}, exactly once ${s.exactlyOnce ? "yes" : `NO (missing ${s.missing}, duplicated ${s.duplicated})`}: ${s.passed ? "pass" : "fail"}`,
+    ),
+  ];
+}
+
+function drainLines(drain: DrainResult): string[] {
+  return [
+    `  queued ${formatCount(drain.accepted)} of ${formatCount(drain.requested)} with no worker (${formatCount(drain.queueRate)}/s, non-2xx ${drain.non2xx}, errors ${drain.errors})`,
+    `  drained in ${drain.drainSeconds.toFixed(1)} s from spawn (${formatCount(drain.drainRate)}/s; startup ${(drain.startupMs / 1000).toFixed(1)} s; workers alone ${drain.workerRate === null ? "n/a" : formatCount(drain.workerRate)}/s)${drain.allApplied ? "" : " (NOT all applied before the wait bound)"}`,
+    `  exactly once: ${drain.audit.exactlyOnce ? "yes" : "NO"} (missing ${drain.audit.missing}, duplicated ${drain.audit.duplicated})`,
+  ];
+}
+
+function targetLines(name: string, phases: TargetPhases): string[] {
+  const lines: string[] = [];
+  if (phases.funding) {
+    const f = phases.funding;
+    lines.push(
+      `${name}: funded ${formatCount(f.users)} wallets in ${f.seconds.toFixed(1)} s (${formatCount(f.depositRate)} deposits/s, ${f.passes} pass(es))`,
+    );
+  }
+  if (phases.rate) lines.push(`${name}, fixed rate:`, ...rateLines(phases.rate));
+  if (phases.max) lines.push(`${name}, --max:`, ...maxLines(phases.max));
+  if (phases.drain) lines.push(`${name}, --drain:`, ...drainLines(phases.drain));
+  return lines;
+}
+
+/** A load average at start above 1 means something else was using the cpus the bench needs. */
+function busyWarning(loadAverage: number): string[] {
+  return loadAverage >= 1
+    ? [
+        `WARNING: 1-minute load average was ${loadAverage} when the run started: other work shares the cpus, figures are unreliable`,
+      ]
+    : [];
+}
+
+function servicesLine(services: ServiceSettings | null): string {
+  if (services === null) return "services: unknown";
+  const show = (settings: Record<string, string>) =>
+    Object.entries(settings)
+      .map(([name, value]) => `${name} ${value || '""'}`)
+      .join(", ");
+  return `postgres: ${show(services.postgres)}; redis: ${show(services.redis)}`;
+}
+
+export function summarizePayments(result: PaymentsResult): string[] {
+  const m = result.machine;
+  const settings = result.settings as { workers: number };
+  const lines = [
+    `payments bench, commit ${result.commit ?? "none"}${result.dirty ? " (uncommitted changes)" : ""}, ${m.cpuCount} x ${m.cpuModel}, ${m.memoryGiB} GiB, node ${m.node}`,
+    servicesLine(result.services),
+    ...busyWarning(m.loadAverageAtStart[0] ?? 0),
+    `note: the load generator (${result.loadGenerator.split(",")[0]}, one thread), intake, ${settings.workers} workers, Redis and Postgres all share these ${m.cpuCount} cpus; figures are what this one machine sustains, not a ceiling of the design.`,
+    ...targetLines("floodgate", result.floodgate),
+  ];
+  if (result.baseline) lines.push(...targetLines("baseline (synchronous, pg pool of 10)", result.baseline));
+  const c = result.comparison;
+  if (c) {
+    if (c.acceptedRateRatio !== null || c.intakeP99Speedup !== null) {
+      lines.push(
+        `floodgate/baseline: accepted rate x${c.acceptedRateRatio ?? "n/a"}, intake p99 ${c.intakeP99Speedup ?? "n/a"} times lower`,
+      );
+    }
+    if (result.floodgate.max)
+      lines.push(
+        `floodgate/baseline max rate: x${c.maxRateRatio ?? "n/a (a search found no passing stage)"}`,
+      );
+  }
+  if (result.error) lines.push(`ERROR: ${result.error}`);
+  return lines;
+}

@@ -1,0 +1,80 @@
+// One fixed-rate phase: payments at `rate`/s for `durationS`, then wait for every accepted payment to be
+// applied and audit the shards. Used for the main run and for each stage of the --max search.
+
+import type { BenchTarget } from "./bench-target.ts";
+import type { DeliveryAudit } from "./delivery-audit.ts";
+import { awaitDelivery } from "./delivery-wait.ts";
+import { type LatencySummary, summarizeLatencies } from "./latency-summary.ts";
+import { runLoad } from "./load-runner.ts";
+import { paymentRequest } from "./payment-requests.ts";
+
+export interface RatePhaseResult {
+  target: string;
+  offeredRate: number;
+  durationS: number;
+  connections: number;
+  /** Staggered autocannon instances that offered the rate (see load-runner.ts). */
+  slices: number;
+  responses: number;
+  accepted: number;
+  acceptedRate: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCounts: Record<string, number>;
+  /** Response times seen by the load generator, every response. */
+  intakeLatencyMs: LatencySummary | null;
+  /** False when the wait for the workers hit its bound before every accepted payment was applied. */
+  allApplied: boolean;
+  audit: DeliveryAudit;
+}
+
+export async function runRatePhase(options: {
+  target: BenchTarget;
+  label: string;
+  rate: number;
+  durationS: number;
+  connections: number;
+  slices: number;
+  users: number;
+  keyPrefix: string;
+  /** Bound on the wait for the workers after the load stops. */
+  applyTimeoutMs: number;
+}): Promise<RatePhaseResult> {
+  const { target } = options;
+  const acceptedIds: string[] = [];
+  const since = new Date();
+  const load = await runLoad({
+    label: options.label,
+    url: target.baseUrl,
+    connections: options.connections,
+    rate: options.rate,
+    slices: options.slices,
+    durationS: options.durationS,
+    request: paymentRequest({ users: options.users, keyPrefix: options.keyPrefix, acceptedIds }),
+  });
+  const { audit, allApplied } = await awaitDelivery({
+    label: `${options.label} applying`,
+    shards: target.shards,
+    since,
+    acceptedIds,
+    timeoutMs: options.applyTimeoutMs,
+  });
+  return {
+    target: target.name,
+    offeredRate: options.rate,
+    durationS: load.durationS,
+    connections: options.connections,
+    slices: load.slices,
+    responses: load.responses,
+    accepted: load.ok,
+    acceptedRate: Math.round((load.ok / load.durationS) * 10) / 10,
+    non2xx: load.non2xx,
+    errors: load.errors,
+    timeouts: load.timeouts,
+    statusCounts: load.statusCounts,
+    intakeLatencyMs: summarizeLatencies(load.latencies),
+    allApplied,
+    audit,
+  };
+}

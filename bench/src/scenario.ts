@@ -1,0 +1,24 @@
+// The contract between `./floodgate bench <scenario>` and a scenario: declared options, and a run that
+// returns the JSON result plus the lines to print.
+import type { OptionSpec, OptionValues } from "./bench-options.ts";
+
+export interface ScenarioContext {
+  startedAt: Date;
+  /** File-name timestamp shared by the run's result and log files. */
+  stamp: string;
+  logFile: string;
+}
+
+export interface ScenarioOutcome {
+  result: Record<string, unknown>;
+  summary: string[];
+  /** Set when a phase failed: the partial result is still written, and the command exits non-zero. */
+  error?: string;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  options: readonly OptionSpec[];
+  run(values: OptionValues, context: ScenarioContext): Promise<ScenarioOutcome>;
+}

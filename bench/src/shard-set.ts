@@ -1,0 +1,87 @@
+// Read-only queries the bench runs against the shard databases (or the baseline's single database, which has
+// the same payments columns). Shards are separate databases, so cross-shard figures are merged here.
+import { createPool } from "@floodgate/db";
+import type { AppliedRow } from "./delivery-audit.ts";
+
+type Pool = ReturnType<typeof createPool>;
+export type OperationTable = "payments" | "deposits" | "wallets" | "issued_coupons";
+
+export class ShardSet {
+  readonly urls: string[];
+  readonly #pools: Pool[];
+
+  constructor(urls: string[]) {
+    this.urls = urls;
+    // Two connections per shard: the bench polls, it must not compete with the workers for Postgres.
+    this.#pools = urls.map((url) => createPool(url, { max: 2, applicationName: "floodgate-bench" }));
+  }
+
+  /** Rows in `table` across shards; with `since`, only rows created at or after it (not for wallets). */
+  async count(table: OperationTable, since?: Date): Promise<number> {
+    const sql =
+      since === undefined
+        ? `select count(*)::int as n from ${table}`
+        : `select count(*)::int as n from ${table} where created_at >= $1`;
+    const params = since === undefined ? [] : [since];
+    const counts = await Promise.all(
+      this.#pools.map(async (pool) => (await pool.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0),
+    );
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
+  /** Payments created at or after `since`, with timestamps as epoch milliseconds (microsecond fraction kept). */
+  async paymentRows(since: Date): Promise<AppliedRow[]> {
+    const sql = `select id, status,
+        extract(epoch from created_at)::float8 * 1000 as created_ms,
+        extract(epoch from completed_at)::float8 * 1000 as completed_ms
+      from payments where created_at >= $1`;
+    const perShard = await Promise.all(
+      this.#pools.map(async (pool, shard) => {
+        const result = await pool.query<{
+          id: string;
+          status: string;
+          created_ms: number;
+          completed_ms: number;
+        }>(sql, [since]);
+        return result.rows.map((row) => ({
+          id: row.id,
+          shard,
+          status: row.status,
+          createdMs: row.created_ms,
+          completedMs: row.completed_ms,
+        }));
+      }),
+    );
+    return perShard.flat();
+  }
+
+  /** Issued coupons of one coupon, across shards. */
+  async issuedCoupons(couponId: string): Promise<{ id: string; userId: string; shard: number }[]> {
+    const perShard = await Promise.all(
+      this.#pools.map(async (pool, shard) =>
+        (
+          await pool.query<{ id: string; user_id: string }>(
+            "select id, user_id from issued_coupons where coupon_id = $1",
+            [couponId],
+          )
+        ).rows.map((row) => ({ id: row.id, userId: row.user_id, shard })),
+      ),
+    );
+    return perShard.flat();
+  }
+
+  /** User ids whose wallet holds money, across shards. */
+  async walletUserIds(): Promise<Set<string>> {
+    const perShard = await Promise.all(
+      this.#pools.map(
+        async (pool) =>
+          (await pool.query<{ user_id: string }>("select user_id from wallets where balance > 0")).rows,
+      ),
+    );
+    return new Set(perShard.flat().map((row) => row.user_id));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#pools.map((pool) => pool.end()));
+  }
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { OptionError, parseOptions } from "../src/bench-options.ts";
+import { PAYMENTS_OPTION_SPECS, toPaymentsOptions } from "../src/payments-options.ts";
+
+const parse = (...args: string[]) => toPaymentsOptions(parseOptions(PAYMENTS_OPTION_SPECS, args));
+
+describe("payments options", () => {
+  it("defaults replay the seed: 2,000/s for 60 s, fixed-rate run only", () => {
+    expect(parse()).toMatchObject({
+      rate: 2000,
+      duration: 60,
+      users: 100_000,
+      connections: 100,
+      max: false,
+      drain: null,
+      baseline: false,
+      fixedRate: true,
+    });
+  });
+
+  it("reads values after a space or an equals sign", () => {
+    expect(parse("--rate", "500", "--duration=10", "--users", "5000")).toMatchObject({
+      rate: 500,
+      duration: 10,
+      users: 5000,
+    });
+  });
+
+  it("takes --drain alone as 120000 and --drain N as N; either replaces the fixed-rate run", () => {
+    expect(parse("--drain")).toMatchObject({ drain: 120_000, fixedRate: false });
+    expect(parse("--drain", "5000", "--max")).toMatchObject({ drain: 5000, max: true, fixedRate: false });
+    expect(parse("--drain", "--users", "10")).toMatchObject({ drain: 120_000, users: 10 });
+  });
+
+  it.each([
+    [["--rate"], "--rate needs a value"],
+    [["--rate", "--max"], "--rate needs a value"],
+    [["--rate", "fast"], '--rate needs a whole number, got "fast"'],
+    [["--rate", "-5"], "--rate needs a whole number"],
+    [["--rate", "0"], "--rate must be between 1 and 100000, got 0"],
+    [["--rat", "5"], "unknown option --rat"],
+    [["payments"], 'unexpected argument "payments"'],
+    [["--max", "--max"], "--max is given twice"],
+    [["--max=yes"], "--max takes no value"],
+    [["--drain", "--baseline"], "no queue to --drain"],
+  ])("rejects %j with a clear message", (args, message) => {
+    expect(() => parse(...args)).toThrow(OptionError);
+    expect(() => parse(...args)).toThrow(message);
+  });
+});
