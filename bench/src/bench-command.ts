@@ -1,5 +1,6 @@
 // Entry of `./floodgate bench <scenario> [options]`: parse, run, print the summary and write
 // bench/results/<timestamp>-<scenario>.json. Exit codes: 0 ok, 1 the run failed, 2 bad usage.
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describeOptions, OptionError, parseOptions } from "./bench-options.ts";
 import { stopAllServices } from "./child-service.ts";
@@ -39,6 +40,8 @@ async function main(args: string[]): Promise<number> {
   const startedAt = new Date();
   const stamp = fileTimestamp(startedAt);
   let outcome: Awaited<ReturnType<Scenario["run"]>>;
+  // A fresh clone has no bench/results (git keeps no empty folder) and the service log goes there first.
+  mkdirSync(RESULTS_DIR, { recursive: true });
   try {
     const values = parseOptions(scenario.options, rest);
     outcome = await scenario.run(values, {
