@@ -15,6 +15,7 @@ describe("loadConfig defaults", () => {
       currency: "KRW",
       logLevel: "info",
       adminApiKey: null,
+      orderTtlSeconds: 600,
     });
   });
 
@@ -58,6 +59,7 @@ describe("loadConfig reads", () => {
       MAX_DELIVERIES: "3",
       STATUS_TTL_SECONDS: "60",
       IDEMPOTENCY_TTL_SECONDS: "120",
+      ORDER_TTL_SECONDS: "900",
       WORKER_METRICS_PORT: "0",
       FLOODGATE_WORKER_INDEX: "5",
       ADMIN_API_KEY: "k".repeat(16),
@@ -81,6 +83,7 @@ describe("loadConfig reads", () => {
       maxDeliveries: 3,
       statusTtlSeconds: 60,
       idempotencyTtlSeconds: 120,
+      orderTtlSeconds: 900,
       workerMetricsPort: 0,
       workerIndex: 5,
       adminApiKey: "k".repeat(16),
@@ -152,6 +155,7 @@ describe("a bad value throws ConfigError naming the variable", () => {
     ["MAX_DELIVERIES", "0"],
     ["STATUS_TTL_SECONDS", "0"],
     ["IDEMPOTENCY_TTL_SECONDS", "-5"],
+    ["ORDER_TTL_SECONDS", "0"],
     ["WORKER_METRICS_PORT", "99999"],
     ["FLOODGATE_WORKER_INDEX", "x"],
     ["ADMIN_API_KEY", "k".repeat(15)],

@@ -33,6 +33,8 @@ export interface Config {
   maxDeliveries: number;
   statusTtlSeconds: number;
   idempotencyTtlSeconds: number;
+  /** An order not paid this long after acceptance expires: its stock and coupon return. */
+  orderTtlSeconds: number;
   /** First port of the workers' /metrics listeners (worker i listens on base + i); 0 turns them off. */
   workerMetricsPort: number;
   /**
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxDeliveries: read.int("MAX_DELIVERIES", 5, 1, 1000),
     statusTtlSeconds: read.int("STATUS_TTL_SECONDS", 3600, 1, 30 * 86400),
     idempotencyTtlSeconds: read.int("IDEMPOTENCY_TTL_SECONDS", 86_400, 1, 30 * 86400),
+    orderTtlSeconds: read.int("ORDER_TTL_SECONDS", 600, 1, 7 * 86400),
     workerMetricsPort: read.int("WORKER_METRICS_PORT", 9464, 0, 65535),
     workerIndex: read.int("FLOODGATE_WORKER_INDEX", 0, 0, 1024),
     adminApiKey: read.secret("ADMIN_API_KEY", ADMIN_API_KEY_PATTERN, "16-256 visible ASCII characters"),

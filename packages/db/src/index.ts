@@ -7,7 +7,13 @@ export type {
   GlobalDatabase,
   IssuedCouponsTable,
   OperationsTable,
+  OrderItemsTable,
+  OrdersTable,
   PaymentsTable,
+  ProductsTable,
   ShardDatabase,
+  StockMovementsTable,
+  StoredOrderStatus,
   WalletsTable,
 } from "./shard-tables.ts";
+export { auditHolds, auditProducts, type ProductAudit } from "./stock-audit.ts";

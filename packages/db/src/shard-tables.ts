@@ -33,8 +33,37 @@ export interface IssuedCouponsTable {
   user_id: string;
   status: "issued" | "used";
   used_at: Date | null;
+  /** The order that redeemed it (set with status 'used'). */
+  order_id: string | null;
   created_at: Timestamp;
   completed_at: DefaultedTimestamp;
+}
+
+export const ORDER_STATUSES = ["awaiting_payment", "paid", "cancelled", "expired", "failed"] as const;
+export type StoredOrderStatus = (typeof ORDER_STATUSES)[number];
+
+export interface OrdersTable {
+  id: string;
+  user_id: string;
+  status: StoredOrderStatus;
+  failure_reason: string | null;
+  amount: number;
+  discount: number;
+  currency: string;
+  coupon_issue_id: string | null;
+  payment_id: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  completed_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface OrderItemsTable {
+  order_id: string;
+  line: number;
+  product_id: string;
+  quantity: number;
+  unit_price: number;
 }
 
 export interface ShardDatabase {
@@ -42,6 +71,8 @@ export interface ShardDatabase {
   payments: PaymentsTable;
   deposits: OperationsTable;
   issued_coupons: IssuedCouponsTable;
+  orders: OrdersTable;
+  order_items: OrderItemsTable;
 }
 
 export interface ShardMapTable {
@@ -61,7 +92,27 @@ export interface CouponsTable {
   created_at: DefaultedTimestamp;
 }
 
+export interface ProductsTable {
+  id: string;
+  name: string;
+  price: number;
+  stock: number;
+  received: number;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface StockMovementsTable {
+  order_id: string;
+  product_id: string;
+  direction: "reserve" | "release";
+  quantity: number;
+  created_at: DefaultedTimestamp;
+}
+
 export interface GlobalDatabase {
   shard_map: ShardMapTable;
   coupons: CouponsTable;
+  products: ProductsTable;
+  stock_movements: StockMovementsTable;
 }

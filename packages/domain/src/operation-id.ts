@@ -1,20 +1,30 @@
 // Operation ids are time-ordered and name their shard bucket, so a GET finds the owning shard without a
-// scatter: `pay_` (`dep_`, `cis_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
+// scatter: `pay_` (`dep_`, `cis_`, `ord_`, `ocx_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
 import { decodeBase32 as decode, encodeBase32 as encode, randomBase32 } from "./crockford-base32.ts";
 
-export const OPERATION_KINDS = ["payment", "deposit", "coupon_issue"] as const;
+// An order's id is the id of the operation that placed it (`ord_`); `ocx_` is a request to end an order
+// (cancel or expiry), which travels the same stream so it is ordered with the order's payment.
+export const OPERATION_KINDS = ["payment", "deposit", "coupon_issue", "order", "order_cancel"] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
-/** The kinds that move money through a wallet; a coupon issue moves none. */
-export type MoneyOperationKind = Exclude<OperationKind, "coupon_issue">;
+/** The kinds that move money through a wallet. */
+export type MoneyOperationKind = "payment" | "deposit";
 
-const PREFIX_BY_KIND: Record<OperationKind, string> = { payment: "pay", deposit: "dep", coupon_issue: "cis" };
+const PREFIX_BY_KIND: Record<OperationKind, string> = {
+  payment: "pay",
+  deposit: "dep",
+  coupon_issue: "cis",
+  order: "ord",
+  order_cancel: "ocx",
+};
 const KIND_BY_PREFIX = new Map(
   Object.entries(PREFIX_BY_KIND).map(([kind, prefix]) => [prefix, kind as OperationKind]),
 );
 
 // Fixed forever: ids carry the bucket (two base32 characters), so changing it would re-home existing data.
 export const BUCKET_COUNT = 1024;
-export const OPERATION_ID_PATTERN = "^(pay|dep|cis)_[0-9A-HJKMNP-TV-Z]{26}$";
+export const OPERATION_ID_PATTERN = "^(pay|dep|cis|ord|ocx)_[0-9A-HJKMNP-TV-Z]{26}$";
+export const ORDER_ID_PATTERN = "^ord_[0-9A-HJKMNP-TV-Z]{26}$";
+export const COUPON_ISSUE_ID_PATTERN = "^cis_[0-9A-HJKMNP-TV-Z]{26}$";
 const OPERATION_ID_REGEX = new RegExp(OPERATION_ID_PATTERN);
 
 const MAX_TIME_MS = 32 ** 10 - 1;

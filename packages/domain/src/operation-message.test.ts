@@ -8,6 +8,7 @@ import {
   MessageDecodeError,
   type OperationMessage,
 } from "./operation-message.ts";
+import { newProductId } from "./product-id.ts";
 
 const payment: OperationMessage = {
   v: 1,
@@ -16,7 +17,7 @@ const payment: OperationMessage = {
   userId: "user_A-1",
   amount: 12_345,
   currency: "KRW",
-  orderId: "order-9",
+  orderId: "ord_01KAAAAAAAAAAAAAAAAAAAAAAA",
   createdAt: 1_763_780_000_000,
 };
 const { orderId: _, ...deposit0 } = payment;
@@ -116,5 +117,63 @@ describe("coupon issue messages", () => {
     expect(() => decodeOperationMessage(JSON.stringify({ ...bare, couponId: issue.couponId }))).toThrow(
       /bad amount/,
     );
+  });
+});
+
+describe("order messages", () => {
+  const order: OperationMessage = {
+    v: 1,
+    kind: "order",
+    id: newOperationId("order", 17, 1_763_780_000_000),
+    userId: "buyer",
+    items: [
+      { productId: newProductId(), quantity: 2, unitPrice: 1_500 },
+      { productId: newProductId(), quantity: 1, unitPrice: 1_000 },
+    ],
+    discount: 400,
+    amount: 3_600,
+    currency: "KRW",
+    couponIssueId: newOperationId("coupon_issue", 17),
+    expiresAt: 1_763_780_600_000,
+    createdAt: 1_763_780_000_000,
+  };
+  const end: OperationMessage = {
+    v: 1,
+    kind: "order_cancel",
+    id: newOperationId("order_cancel", 17),
+    userId: "buyer",
+    orderId: order.id,
+    reason: "expired",
+    createdAt: 1_763_780_600_001,
+  };
+  const orderWith = (changes: Record<string, unknown>) => JSON.stringify({ ...order, ...changes });
+  const line = order.items[0]!;
+
+  it("round-trip an order and an end request", () => {
+    expect(decodeOperationMessage(encodeOperationMessage(order))).toEqual(order);
+    expect(decodeOperationMessage(encodeOperationMessage(end))).toEqual(end);
+  });
+
+  it.each([
+    ["no items", orderWith({ items: [] })],
+    ["21 lines", orderWith({ items: Array.from({ length: 21 }, () => line), amount: 31_500, discount: 0 })],
+    ["a quantity of 101", orderWith({ items: [{ ...line, quantity: 101 }], amount: 151_500, discount: 0 })],
+    ["a malformed productId", orderWith({ items: [{ ...line, productId: "prd_nope" }] })],
+    ["a unit price of 0", orderWith({ items: [{ ...line, unitPrice: 0 }], amount: 0, discount: 0 })],
+    ["an amount that is not subtotal - discount", orderWith({ amount: 4_000 })],
+    ["a discount above the subtotal", orderWith({ discount: 5_000, amount: -1_000 })],
+    ["a payment id as coupon", orderWith({ couponIssueId: newOperationId("payment", 17) })],
+    ["a missing expiresAt", orderWith({ expiresAt: undefined })],
+    [
+      "an end request with a payment id as orderId",
+      JSON.stringify({ ...end, orderId: newOperationId("payment", 1) }),
+    ],
+    ["an end request with another reason", JSON.stringify({ ...end, reason: "refunded" })],
+  ])("reject %s", (_, raw) => {
+    expect(() => decodeOperationMessage(raw)).toThrow(MessageDecodeError);
+  });
+
+  it("refuse a payment whose orderId is not an order id", () => {
+    expect(() => decodeOperationMessage(encodedWith({ orderId: "order-9" }))).toThrow(/bad orderId/);
   });
 });

@@ -1,7 +1,15 @@
 // The one message shape that travels intake -> stream -> worker. Intake encodes it, workers decode it; a
 // message that does not decode is poison (it will never succeed) and ends in the dead-letter stream.
 import { isCouponId } from "./coupon-id.ts";
-import { type MoneyOperationKind, parseOperationId } from "./operation-id.ts";
+import { type MoneyOperationKind, ORDER_ID_PATTERN, parseOperationId } from "./operation-id.ts";
+import {
+  MAX_LINE_QUANTITY,
+  MAX_ORDER_LINES,
+  ORDER_END_REASONS,
+  type OrderEndReason,
+  type OrderLine,
+} from "./order-definition.ts";
+import { isProductId } from "./product-id.ts";
 import { MAX_AMOUNT } from "./schemas/operation-schemas.ts";
 
 export const MESSAGE_VERSION = 1;
@@ -28,7 +36,29 @@ export interface CouponIssueMessage extends MessageBase {
   couponId: string;
 }
 
-export type OperationMessage = MoneyOperationMessage | CouponIssueMessage;
+/**
+ * An order whose lines Redis already reserved; `amount` = subtotal - discount, computed by the reserving
+ * script from the prices it read (so the worker and the client agree on what the payment must be).
+ */
+export interface OrderMessage extends MessageBase {
+  kind: "order";
+  items: OrderLine[];
+  discount: number;
+  amount: number;
+  currency: string;
+  couponIssueId?: string;
+  /** Epoch ms after which an unpaid order expires. */
+  expiresAt: number;
+}
+
+/** Ends an order that is still awaiting payment: stock and coupon go back. */
+export interface OrderCancelMessage extends MessageBase {
+  kind: "order_cancel";
+  orderId: string;
+  reason: OrderEndReason;
+}
+
+export type OperationMessage = MoneyOperationMessage | CouponIssueMessage | OrderMessage | OrderCancelMessage;
 
 export function encodeOperationMessage(message: OperationMessage): string {
   return JSON.stringify(message);
@@ -68,12 +98,61 @@ export function decodeOperationMessage(raw: string): OperationMessage {
     }
     return value as unknown as CouponIssueMessage;
   }
+  if (parsed.kind === "order") return checkOrder(value);
+  if (parsed.kind === "order_cancel") {
+    if (typeof value.orderId !== "string" || !ORDER_ID_REGEX.test(value.orderId)) {
+      throw new MessageDecodeError("bad orderId");
+    }
+    if (!ORDER_END_REASONS.includes(value.reason as OrderEndReason))
+      throw new MessageDecodeError("bad reason");
+    return value as unknown as OrderCancelMessage;
+  }
   // The same bounds as the HTTP edge: a message is the request it carries, whoever wrote it to the stream.
   if (!isPositiveInt(value.amount) || value.amount > MAX_AMOUNT) throw new MessageDecodeError("bad amount");
   if (typeof value.currency !== "string" || !/^[A-Z]{3}$/.test(value.currency)) {
     throw new MessageDecodeError("bad currency");
   }
-  if (value.orderId !== undefined && typeof value.orderId !== "string")
+  if (
+    value.orderId !== undefined &&
+    (typeof value.orderId !== "string" || !ORDER_ID_REGEX.test(value.orderId))
+  )
     throw new MessageDecodeError("bad orderId");
   return value as unknown as MoneyOperationMessage;
+}
+
+const ORDER_ID_REGEX = new RegExp(ORDER_ID_PATTERN);
+const isNonNegativeInt = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+function checkOrder(value: Record<string, unknown>): OrderMessage {
+  const items = value.items;
+  if (!Array.isArray(items) || items.length < 1 || items.length > MAX_ORDER_LINES) {
+    throw new MessageDecodeError("bad items");
+  }
+  let subtotal = 0;
+  for (const line of items as Record<string, unknown>[]) {
+    if (typeof line?.productId !== "string" || !isProductId(line.productId)) {
+      throw new MessageDecodeError("bad productId");
+    }
+    if (!isPositiveInt(line.quantity) || line.quantity > MAX_LINE_QUANTITY) {
+      throw new MessageDecodeError("bad quantity");
+    }
+    if (!isPositiveInt(line.unitPrice) || line.unitPrice > MAX_AMOUNT)
+      throw new MessageDecodeError("bad unitPrice");
+    subtotal += line.quantity * line.unitPrice;
+  }
+  if (!isNonNegativeInt(value.discount) || value.discount > subtotal)
+    throw new MessageDecodeError("bad discount");
+  if (value.amount !== subtotal - value.discount || value.amount > MAX_AMOUNT) {
+    throw new MessageDecodeError("amount is not subtotal - discount");
+  }
+  if (typeof value.currency !== "string" || !/^[A-Z]{3}$/.test(value.currency)) {
+    throw new MessageDecodeError("bad currency");
+  }
+  if (value.couponIssueId !== undefined) {
+    const coupon = typeof value.couponIssueId === "string" ? parseOperationId(value.couponIssueId) : null;
+    if (coupon?.kind !== "coupon_issue") throw new MessageDecodeError("bad couponIssueId");
+  }
+  if (!isPositiveInt(value.expiresAt)) throw new MessageDecodeError("bad expiresAt");
+  return value as unknown as OrderMessage;
 }

@@ -5,7 +5,18 @@ export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 
 // already_issued: a coupon issue that found the user already holding this coupon on the shard (only possible
 // when Redis lost its reservation record, e.g. a restart without AOF, and the user asked again).
-export const FAILURE_REASONS = ["insufficient_funds", "dead_lettered", "already_issued"] as const;
+// order_not_found / order_not_payable / amount_mismatch: a payment for an order that is not the user's
+// (or does not exist), that is no longer awaiting payment (paid, cancelled, expired), or of another amount.
+// coupon_unavailable: an order whose coupon the shard could not redeem (its issue failed or it was used).
+export const FAILURE_REASONS = [
+  "insufficient_funds",
+  "dead_lettered",
+  "already_issued",
+  "order_not_found",
+  "order_not_payable",
+  "amount_mismatch",
+  "coupon_unavailable",
+] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /** What GET /v1/payments/:id and /v1/deposits/:id answer, whether read from Redis or from the shard. */

@@ -33,6 +33,18 @@ export function createIntakeMetrics(registry = new Registry()) {
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),
+    orderDecisions: new Counter({
+      name: "floodgate_order_reservations_total",
+      help: "Order reservations by outcome: accepted, replayed, out_of_stock, unknown_product, unknown_coupon, coupon_not_yours, coupon_used, amount_too_large, conflict",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    orderEndRequests: new Counter({
+      name: "floodgate_order_end_requests_total",
+      help: "Requests to end an order by reason (cancelled, expired) and outcome (requested, already_requested, unknown_order, already_ended)",
+      labelNames: ["reason", "outcome"] as const,
+      registers: [registry],
+    }),
     couponDefinitionLoads: new Counter({
       name: "floodgate_coupon_definition_loads_total",
       help: "Coupon definitions read from the global database (cache misses; definitions never change, so each is read once per process)",

@@ -39,6 +39,28 @@ export function createWorkerMetrics(registry = new Registry()) {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
+    ordersEnded: new Counter({
+      name: "floodgate_orders_ended_total",
+      help: "Orders that ended without a sale, by status (cancelled, expired, failed); their stock and coupon went back",
+      labelNames: ["status"] as const,
+      registers: [registry],
+    }),
+    ordersPaid: new Counter({
+      name: "floodgate_orders_paid_total",
+      help: "Orders marked paid in the same shard transaction as their payment's debit",
+      registers: [registry],
+    }),
+    expiryJobs: new Counter({
+      name: "floodgate_order_expiry_jobs_total",
+      help: "Order expiry jobs fired, by outcome: requested (an end request was queued), already_requested (a cancel came first), already_ended, unknown_order",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    stockStatements: new Counter({
+      name: "floodgate_stock_sql_statements_total",
+      help: "SQL statements sent to the global database to move product stock (one per batch with orders, whatever its size)",
+      registers: [registry],
+    }),
     duplicates: new Counter({
       name: "floodgate_operations_redelivered_total",
       help: "Redelivered operations found already applied (not applied again)",

@@ -19,6 +19,7 @@ export function configToEnv(config: Config): Record<string, string> {
     MAX_DELIVERIES: String(config.maxDeliveries),
     STATUS_TTL_SECONDS: String(config.statusTtlSeconds),
     IDEMPOTENCY_TTL_SECONDS: String(config.idempotencyTtlSeconds),
+    ORDER_TTL_SECONDS: String(config.orderTtlSeconds),
     WORKER_METRICS_PORT: String(config.workerMetricsPort),
     ...(config.adminApiKey === null ? {} : { ADMIN_API_KEY: config.adminApiKey }),
   };

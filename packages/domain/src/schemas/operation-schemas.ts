@@ -1,6 +1,6 @@
 // JSON Schemas for the HTTP edge, one per body and response. Fastify validates requests with them and
 // serializes responses through them, so nothing undeclared leaks out.
-import { OPERATION_ID_PATTERN } from "../operation-id.ts";
+import { OPERATION_ID_PATTERN, ORDER_ID_PATTERN } from "../operation-id.ts";
 import { FAILURE_REASONS, OPERATION_STATUSES } from "../operation-status.ts";
 
 export const USER_ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
@@ -17,7 +17,7 @@ export const paymentRequestSchema = {
     userId,
     amount,
     currency: { type: "string", pattern: "^[A-Z]{3}$" },
-    orderId: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" },
+    orderId: { type: "string", pattern: ORDER_ID_PATTERN },
   },
 } as const;
 
@@ -87,6 +87,19 @@ export const problemResponseSchema = {
     field: { type: "string" },
     retryable: { type: "boolean" },
     existingId: { type: "string" },
+    /** out_of_stock: the lines that could not be reserved. */
+    lines: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          line: { type: "integer" },
+          productId: { type: "string" },
+          requested: { type: "integer" },
+          available: { type: "integer" },
+        },
+      },
+    },
     errors: {
       type: "array",
       items: {

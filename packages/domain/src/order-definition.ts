@@ -1,0 +1,43 @@
+// Orders: every line reserved at the edge in one Redis script, persisted on the user's shard, paid through
+// the payment pipeline. Limits are the HTTP contract and the stream's (a message is the request it carries).
+
+export const MAX_ORDER_LINES = 20;
+export const MAX_LINE_QUANTITY = 100;
+
+/** `pending` only while the order is in the queue; the rest are the shard's `orders.status`. */
+export const ORDER_STATUSES = [
+  "pending",
+  "awaiting_payment",
+  "paid",
+  "cancelled",
+  "expired",
+  "failed",
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const ORDER_END_REASONS = ["cancelled", "expired"] as const;
+export type OrderEndReason = (typeof ORDER_END_REASONS)[number];
+
+export interface OrderLine {
+  productId: string;
+  quantity: number;
+  /** Price per unit when the order was reserved (minor units). */
+  unitPrice: number;
+}
+
+export interface OrderView {
+  id: string;
+  userId: string;
+  status: OrderStatus;
+  failureReason?: string;
+  items: OrderLine[];
+  subtotal: number;
+  discount: number;
+  amount: number;
+  currency: string;
+  couponIssueId?: string;
+  paymentId?: string;
+  createdAt: string;
+  expiresAt: string;
+  updatedAt?: string;
+}
