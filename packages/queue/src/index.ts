@@ -10,7 +10,18 @@ export {
   readStatusRecord,
   type StatusRecord,
 } from "./operation-status-store.ts";
+export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
+export { type OrderRelease, queueOrderReleases } from "./release-order.ts";
+export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
+export {
+  NO_COUPON,
+  ReserveOrderCode,
+  type ReserveOrderOutcome,
+  type ReserveOrderRequest,
+  reserveOrder,
+  type ShortLine,
+} from "./reserve-order.ts";
 export {
   claimStaleEntries,
   ensureConsumerGroups,

@@ -1,8 +1,8 @@
-import { type CouponIssueMessage, encodeOperationMessage } from "@floodgate/domain";
+import { type CouponDefinition, type CouponIssueMessage, encodeOperationMessage } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 
-/** The return codes of issue-coupon-4.lua, the one place they are named. */
+/** The return codes of issue-coupon-5.lua, the one place they are named. */
 export const IssueCouponCode = {
   accepted: 1,
   unknownCoupon: -1,
@@ -28,6 +28,7 @@ export async function issueCoupon(
   redis: ScriptedRedis,
   keys: QueueKeys,
   message: CouponIssueMessage,
+  discount: CouponDefinition["discount"],
 ): Promise<IssueCouponOutcome> {
   const partition = keys.partitionForUser(message.userId);
   const [code, value] = await redis.issueCoupon(
@@ -35,9 +36,13 @@ export async function issueCoupon(
     keys.couponHolders(message.couponId),
     keys.status(partition, message.id),
     keys.stream(partition),
+    keys.couponIssue(partition, message.id),
     message.id,
     message.userId,
     encodeOperationMessage(message),
+    message.couponId,
+    discount.type,
+    discount.value,
   );
   switch (code) {
     case IssueCouponCode.accepted:
@@ -53,6 +58,6 @@ export async function issueCoupon(
     case IssueCouponCode.soldOut:
       return { result: "sold_out" };
     default:
-      throw new Error(`issue-coupon-4.lua returned an unknown code ${code}`);
+      throw new Error(`issue-coupon-5.lua returned an unknown code ${code}`);
   }
 }

@@ -46,15 +46,16 @@ export async function readStatusRecord(
   return record;
 }
 
-/** A payment's or deposit's view; null when Redis no longer holds it (or it is a coupon issue). */
+/** A payment's or deposit's view; null when Redis no longer holds it (or it is of another kind). */
 export async function readOperationStatus(
   redis: ScriptedRedis,
   keys: QueueKeys,
   operationId: string,
 ): Promise<OperationView | null> {
   const record = await readStatusRecord(redis, keys, operationId);
-  if (record === null || record.message.kind === "coupon_issue") return null;
+  if (record === null) return null;
   const { message } = record;
+  if (message.kind !== "payment" && message.kind !== "deposit") return null;
   const view: OperationView = {
     id: operationId,
     kind: message.kind,

@@ -55,6 +55,24 @@ export class QueueKeys {
     return `${this.prefix}{${couponId}}:holders`;
   }
 
+  /**
+   * A coupon issue's redemption record, in the holder's partition (same slot as their orders): couponId,
+   * userId, discount, and `orderId` while an order holds it. Written by issue-coupon, read by reserve-order.
+   */
+  couponIssue(partition: number, issueId: string): string {
+    return `${this.prefix}{p${partition}}:cis:${issueId}`;
+  }
+
+  /** A product's state: `price` and `available` (stock for new orders). Its own hash tag, like a coupon. */
+  productState(productId: string): string {
+    return `${this.prefix}{${productId}}:product`;
+  }
+
+  /** What an accepted order reserved (lines, coupon) and whether it was released: release runs once. */
+  orderState(partition: number, orderId: string): string {
+    return `${this.prefix}{p${partition}}:order:${orderId}`;
+  }
+
   /** Messages that failed MAX_DELIVERIES times for a reason of their own. */
   deadLetters(): string {
     return `${this.prefix}dead-letters`;

@@ -8,7 +8,7 @@
   KEYS[3] status hash         {p}:op:<issueId>  (same shape as an operation's: status, message)
   KEYS[4] partition stream    {p}:ops           (the user's partition, as for payments)
 
-  Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..4] the user's partition tag, so they are
+  Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..5] the user's partition tag, so they are
   in different slots and this script runs on standalone Redis (or Sentinel) only. A cluster deployment would
   keep the status hash under the coupon's tag and append to a per-coupon stream {cpn_...}:ops that workers
   also read (the worker routes by the message's userId, not by the stream), so one coupon is one slot.
@@ -16,6 +16,9 @@
   ARGV[1] issue id (new, minted by the intake)
   ARGV[2] user id
   ARGV[3] encoded coupon issue message: the stream entry's `m` field and the status hash's `message` field
+  ARGV[4] coupon id
+  ARGV[5] discount type ("fixed" | "percent")
+  ARGV[6] discount value
 
   Returns {code, value}; codes are mapped by IssueCouponCode (packages/queue/src/issue-coupon.ts)
     { 1, issueId}     accepted: reserved, status written, entry appended
@@ -54,5 +57,6 @@ redis.call("HINCRBY", KEYS[1], "issued", 1)
 redis.call("HSET", KEYS[2], ARGV[2], ARGV[1])
 -- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
 redis.call("HSET", KEYS[3], "status", "pending", "message", ARGV[3])
+redis.call("HSET", KEYS[5], "couponId", ARGV[4], "userId", ARGV[2], "discountType", ARGV[5], "discountValue", ARGV[6])
 redis.call("XADD", KEYS[4], "*", "id", ARGV[1], "m", ARGV[3])
 return {1, ARGV[1]}

@@ -21,9 +21,25 @@ export interface ScriptedRedis extends Redis {
     couponHoldersKey: string,
     statusKey: string,
     streamKey: string,
+    couponIssueKey: string,
     issueId: string,
     userId: string,
     message: string,
+    couponId: string,
+    discountType: string,
+    discountValue: number,
+  ): Promise<[number, string]>;
+  changeProduct(productStateKey: string, price: number | "", stockAdded: number): Promise<[number, number]>;
+  /** reserve-order-n.lua: the caller passes the number of keys first. */
+  reserveOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<[number, string]>;
+  requestOrderEnd(
+    orderStateKey: string,
+    statusKey: string,
+    streamKey: string,
+    endId: string,
+    orderId: string,
+    reason: string,
+    createdAt: number,
   ): Promise<[number, string]>;
   trimAcknowledged(streamKey: string, group: string): Promise<number>;
   pipeline(): ScriptedPipeline;
@@ -33,6 +49,7 @@ export interface ScriptedRedis extends Redis {
 export interface ScriptedPipeline extends ChainableCommander {
   trimAcknowledged(streamKey: string, group: string): ScriptedPipeline;
   finishOperations(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
+  releaseOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
 }
 
 const camelCase = (name: string) => name.replace(/-([a-z])/g, (_, char: string) => char.toUpperCase());

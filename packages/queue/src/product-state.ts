@@ -1,0 +1,68 @@
+// The Redis side of a product: `price` and `available` (units new orders may still reserve), read and
+// decremented by reserve-order-n.lua. Postgres holds the truth and is written first; this state runs ahead of
+// its stock by the orders still in the queue, and reconcile rebuilds it from Postgres when it is missing.
+import type { ProductChangeRequest, ProductDefinition } from "@floodgate/domain";
+import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import type { QueueKeys } from "./queue-keys.ts";
+
+/** The return codes of change-product-1.lua, the one place they are named. */
+export const ChangeProductCode = { changed: 1, stateMissing: -1 } as const;
+
+/**
+ * Writes a new product's state, `available` = its stock. HSETNX per field: if reconcile wrote the state first
+ * (and orders reserved against it since), that state stays. Returns what `available` holds afterwards.
+ */
+export async function writeProductState(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  product: Pick<ProductDefinition, "id" | "price" | "stock">,
+): Promise<number> {
+  const key = keys.productState(product.id);
+  const replies = await redis
+    .multi()
+    .hsetnx(key, "price", product.price)
+    .hsetnx(key, "available", product.stock)
+    .hget(key, "available")
+    .exec();
+  if (!replies) throw new Error(`MULTI for product ${product.id} was discarded`);
+  for (const [error] of replies) if (error) throw error;
+  return Number(replies[2]![1]);
+}
+
+/**
+ * Applies a committed change in one script call: the new price and/or `stockAdded` more units available.
+ * Returns `available` afterwards, or null when the product has no state (then nothing is written).
+ */
+export async function changeProductState(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  productId: string,
+  change: ProductChangeRequest,
+): Promise<number | null> {
+  const [code, available] = await redis.changeProduct(
+    keys.productState(productId),
+    change.price ?? "",
+    change.stockAdded ?? 0,
+  );
+  return code === ChangeProductCode.stateMissing ? null : available;
+}
+
+/** `available` of these products (null for one without state), in one round trip. */
+export async function readAvailable(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  productIds: string[],
+): Promise<(number | null)[]> {
+  if (productIds.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const id of productIds) pipeline.hget(keys.productState(id), "available");
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value === null ? null : Number(value);
+  });
+}
+
+export async function deleteProductState(redis: ScriptedRedis, keys: QueueKeys, productId: string) {
+  await redis.del(keys.productState(productId));
+}

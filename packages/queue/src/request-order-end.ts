@@ -1,0 +1,41 @@
+import { newOperationId, type OrderEndReason, parseOperationId } from "@floodgate/domain";
+import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import type { QueueKeys } from "./queue-keys.ts";
+
+export type OrderEndOutcome =
+  | { result: "requested"; endId: string }
+  | { result: "already_requested"; endId: string }
+  | { result: "unknown_order" }
+  | { result: "already_ended" };
+
+/**
+ * Queues the end of an order (a cancel, or its expiry) on the order's partition stream, in one script call.
+ * Idempotent: only the first request is queued; the worker ends the order only if it still awaits payment.
+ */
+export async function requestOrderEnd(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  orderId: string,
+  reason: OrderEndReason,
+  nowMs = Date.now(),
+): Promise<OrderEndOutcome> {
+  const parsed = parseOperationId(orderId);
+  if (parsed?.kind !== "order") return { result: "unknown_order" };
+  const partition = keys.partitionForBucket(parsed.bucket);
+  // Same bucket as the order, so the request lands on the order's partition and shard.
+  const endId = newOperationId("order_cancel", parsed.bucket, nowMs);
+  const [code, value] = await redis.requestOrderEnd(
+    keys.orderState(partition, orderId),
+    keys.status(partition, endId),
+    keys.stream(partition),
+    endId,
+    orderId,
+    reason,
+    nowMs,
+  );
+  if (code === 1) return { result: "requested", endId: value };
+  if (code === 0) return { result: "already_requested", endId: value };
+  if (code === -1) return { result: "unknown_order" };
+  if (code === -2) return { result: "already_ended" };
+  throw new Error(`request-order-end-3.lua returned an unknown code ${code}`);
+}

@@ -1,0 +1,130 @@
+import { MAX_AMOUNT, type OrderLine } from "@floodgate/domain";
+import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import type { QueueKeys } from "./queue-keys.ts";
+
+/** The return codes of reserve-order-n.lua, the one place they are named. */
+export const ReserveOrderCode = {
+  accepted: 1,
+  replayed: 0,
+  conflict: -1,
+  unknownProduct: -2,
+  outOfStock: -3,
+  unknownCoupon: -4,
+  couponNotYours: -5,
+  couponUsed: -6,
+  amountTooLarge: -7,
+} as const;
+
+export interface ShortLine {
+  /** 1-based, as the client numbers its lines. */
+  line: number;
+  productId: string;
+  requested: number;
+  available: number;
+}
+
+export type ReserveOrderOutcome =
+  | { result: "accepted"; id: string; amount: number }
+  | { result: "replayed"; id: string; amount: number }
+  | { result: "conflict"; existingId: string }
+  | { result: "unknown_product"; line: number; productId: string }
+  | { result: "out_of_stock"; lines: ShortLine[] }
+  | { result: "unknown_coupon" }
+  | { result: "coupon_not_yours" }
+  | { result: "coupon_used"; orderId: string }
+  | { result: "amount_too_large"; amount: number };
+
+export interface ReserveOrderRequest {
+  orderId: string;
+  userId: string;
+  items: Pick<OrderLine, "productId" | "quantity">[];
+  couponIssueId?: string;
+  currency: string;
+  createdAt: number;
+  expiresAt: number;
+  fingerprint: string;
+  idempotencyKey?: string;
+  idempotencyTtlSeconds: number;
+  orderStateTtlSeconds: number;
+}
+
+/** Stands in for "no coupon": a key in the user's slot that nothing ever writes. */
+export const NO_COUPON = "-";
+
+/**
+ * A coupon issue's record lives in its holder's partition (the id names the holder's bucket), which is the
+ * orderer's unless someone presents another user's coupon: then the script finds it and says whose it is.
+ */
+function couponIssueKey(keys: QueueKeys, userPartition: number, couponIssueId: string | undefined): string {
+  if (couponIssueId === undefined) return keys.couponIssue(userPartition, NO_COUPON);
+  return keys.couponIssue(keys.partitionForOperation(couponIssueId) ?? userPartition, couponIssueId);
+}
+
+/**
+ * The intake's whole Redis budget for an order: ONE script call (idempotency, stock of every line, coupon,
+ * amount, reservation, status and XADD). Do not add calls here; put new checks inside the Lua script.
+ */
+export async function reserveOrder(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  request: ReserveOrderRequest,
+): Promise<ReserveOrderOutcome> {
+  const partition = keys.partitionForUser(request.userId);
+  const productKeys = request.items.map((item) => keys.productState(item.productId));
+  const orderKeys = [
+    keys.idempotency(partition, request.userId, request.idempotencyKey ?? ""),
+    keys.status(partition, request.orderId),
+    keys.stream(partition),
+    keys.orderState(partition, request.orderId),
+    couponIssueKey(keys, partition, request.couponIssueId),
+    ...productKeys,
+  ];
+  const [code, value] = await redis.reserveOrder(
+    orderKeys.length,
+    ...orderKeys,
+    request.orderId,
+    request.userId,
+    request.fingerprint,
+    request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
+    request.orderStateTtlSeconds,
+    request.createdAt,
+    request.expiresAt,
+    request.currency,
+    request.couponIssueId ?? "",
+    MAX_AMOUNT,
+    ...request.items.map((item) => item.quantity),
+  );
+  switch (code) {
+    case ReserveOrderCode.accepted:
+      return { result: "accepted", id: request.orderId, amount: Number(value) };
+    case ReserveOrderCode.replayed: {
+      const [id, amount] = value.split(" ");
+      return { result: "replayed", id: id!, amount: Number(amount) };
+    }
+    case ReserveOrderCode.conflict:
+      return { result: "conflict", existingId: value };
+    case ReserveOrderCode.unknownProduct: {
+      const line = Number(value);
+      return { result: "unknown_product", line, productId: request.items[line - 1]!.productId };
+    }
+    case ReserveOrderCode.outOfStock:
+      return {
+        result: "out_of_stock",
+        lines: value.split(",").map((pair) => {
+          const [line, available] = pair.split(":").map(Number) as [number, number];
+          const item = request.items[line - 1]!;
+          return { line, productId: item.productId, requested: item.quantity, available };
+        }),
+      };
+    case ReserveOrderCode.unknownCoupon:
+      return { result: "unknown_coupon" };
+    case ReserveOrderCode.couponNotYours:
+      return { result: "coupon_not_yours" };
+    case ReserveOrderCode.couponUsed:
+      return { result: "coupon_used", orderId: value };
+    case ReserveOrderCode.amountTooLarge:
+      return { result: "amount_too_large", amount: Number(value) };
+    default:
+      throw new Error(`reserve-order-n.lua returned an unknown code ${code}`);
+  }
+}

@@ -1,0 +1,142 @@
+--[[
+  Place one order in the intake's single round trip: idempotency, every line's stock (all or none), the
+  coupon's owner and use, the amount from the prices in Redis, then the reservation, the order's state, the
+  pending status and the stream entry. A refusal writes nothing.
+
+  KEYS[1]    idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[4] is "0")
+  KEYS[2]    status hash         {p}:op:<orderId>
+  KEYS[3]    partition stream    {p}:ops
+  KEYS[4]    order state         {p}:order:<orderId>  userId, amount, couponIssueId; release-order-n.lua adds
+                                 `released`, request-order-end-3.lua adds `endId`
+  KEYS[5]    coupon redemption   {p'}:cis:<couponIssueId>, in its holder's partition (the orderer's when it is
+                                 theirs); a key that never exists when the order has none
+  KEYS[6..]  product states      {prd_...}:product  price, available; one per line, in line order
+
+  Redis Cluster: KEYS[1..5] carry the user's partition tag, each product its own; like issue-coupon-5.lua this
+  script runs on standalone Redis (or Sentinel). A cluster deployment would give one product's orders their
+  own stream in the product's slot and allow one product per order.
+
+  ARGV[1] order id (new, minted by the intake)
+  ARGV[2] user id
+  ARGV[3] request fingerprint (compared on replays of the same Idempotency-Key)
+  ARGV[4] idempotency TTL in seconds, "0" without an Idempotency-Key
+  ARGV[5] order state TTL in seconds (longer than any order can stay unpaid)
+  ARGV[6] createdAt, epoch ms
+  ARGV[7] expiresAt, epoch ms
+  ARGV[8] currency
+  ARGV[9] coupon issue id, "" for none
+  ARGV[10] largest amount an order may have
+  ARGV[10+i] quantity of line i
+
+  Returns {code, value}; codes are mapped by ReserveOrderCode (packages/queue/src/reserve-order.ts)
+    { 1, amount}               accepted
+    { 0, "<orderId> <amount>"} replay: same key, same body; nothing written
+    {-1, existingId}           conflict: same key, different body
+    {-2, line}                 unknown product (1-based line number of the first)
+    {-3, "line:available,..."} out of stock: every short line and what is left of its product
+    {-4, ""}                   unknown coupon issue
+    {-5, ""}                   the coupon belongs to someone else
+    {-6, orderId}              the coupon is already redeemed by that order
+    {-7, amount}               the amount is above the largest allowed
+]]
+local orderId = ARGV[1]
+local userId = ARGV[2]
+local fingerprint = ARGV[3]
+local idempotencyTtl = tonumber(ARGV[4])
+local lines = #KEYS - 5
+
+if idempotencyTtl > 0 then
+  local previous = redis.call("GET", KEYS[1])
+  if previous then
+    local separator = string.find(previous, " ", 1, true)
+    local previousId = string.sub(previous, separator + 1)
+    if string.sub(previous, 1, separator - 1) == fingerprint then
+      local amount = redis.call("HGET", string.gsub(KEYS[4], "[^:]+$", previousId), "amount")
+      return {0, previousId .. " " .. (amount or "")}
+    end
+    return {-1, previousId}
+  end
+end
+
+-- Read every line first: a line may repeat a product, so stock is checked against the product's total.
+local prices = {}
+local needed = {}
+local available = {}
+for i = 1, lines do
+  local key = KEYS[5 + i]
+  local state = redis.call("HMGET", key, "price", "available")
+  if not state[1] then
+    return {-2, tostring(i)}
+  end
+  prices[i] = tonumber(state[1])
+  available[key] = tonumber(state[2])
+  needed[key] = (needed[key] or 0) + tonumber(ARGV[10 + i])
+end
+local short = {}
+for i = 1, lines do
+  local key = KEYS[5 + i]
+  if needed[key] > available[key] then
+    short[#short + 1] = i .. ":" .. available[key]
+  end
+end
+if #short > 0 then
+  return {-3, table.concat(short, ",")}
+end
+
+local subtotal = 0
+local items = {}
+for i = 1, lines do
+  local quantity = tonumber(ARGV[10 + i])
+  subtotal = subtotal + prices[i] * quantity
+  -- The product id is the key's hash tag: {prd_...}.
+  items[i] = {productId = string.match(KEYS[5 + i], "{(prd_[^}]+)}"), quantity = quantity, unitPrice = prices[i]}
+end
+
+local couponIssueId = ARGV[9]
+local discount = 0
+if couponIssueId ~= "" then
+  local coupon = redis.call("HMGET", KEYS[5], "userId", "discountType", "discountValue", "orderId")
+  if not coupon[1] then
+    return {-4, ""}
+  end
+  if coupon[1] ~= userId then
+    return {-5, ""}
+  end
+  if coupon[4] then
+    return {-6, coupon[4]}
+  end
+  local value = tonumber(coupon[3])
+  if coupon[2] == "percent" then
+    discount = math.floor(subtotal * value / 100)
+  else
+    discount = math.min(value, subtotal)
+  end
+end
+local amount = subtotal - discount
+if amount > tonumber(ARGV[10]) then
+  return {-7, tostring(amount)}
+end
+
+for key, quantity in pairs(needed) do
+  redis.call("HINCRBY", key, "available", -quantity)
+end
+if couponIssueId ~= "" then
+  redis.call("HSET", KEYS[5], "orderId", orderId)
+end
+if idempotencyTtl > 0 then
+  redis.call("SET", KEYS[1], fingerprint .. " " .. orderId, "EX", idempotencyTtl)
+end
+local message = {
+  v = 1, kind = "order", id = orderId, userId = userId, createdAt = tonumber(ARGV[6]), items = items,
+  discount = discount, amount = amount, currency = ARGV[8], expiresAt = tonumber(ARGV[7]),
+}
+if couponIssueId ~= "" then
+  message.couponIssueId = couponIssueId
+end
+local encoded = cjson.encode(message)
+redis.call("HSET", KEYS[4], "userId", userId, "amount", amount, "couponIssueId", couponIssueId)
+redis.call("EXPIRE", KEYS[4], tonumber(ARGV[5]))
+-- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
+redis.call("HSET", KEYS[2], "status", "pending", "message", encoded)
+redis.call("XADD", KEYS[3], "*", "id", orderId, "m", encoded)
+return {1, tostring(amount)}
