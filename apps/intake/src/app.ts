@@ -10,7 +10,9 @@ import { shardsPlugin } from "./plugins/shards-plugin.ts";
 import { couponIssuesRoute } from "./routes/coupon-issues-route.ts";
 import { couponsAdminRoute } from "./routes/coupons-admin-route.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { ordersRoute } from "./routes/orders-route.ts";
 import { paymentsRoute } from "./routes/payments-route.ts";
+import { productsAdminRoute } from "./routes/products-admin-route.ts";
 import { userCouponsRoute } from "./routes/user-coupons-route.ts";
 import { walletsRoute } from "./routes/wallets-route.ts";
 
@@ -58,5 +60,7 @@ export async function buildApp(
   await app.register(couponsAdminRoute);
   await app.register(couponIssuesRoute);
   await app.register(userCouponsRoute);
+  await app.register(productsAdminRoute);
+  await app.register(ordersRoute);
   return app;
 }

@@ -84,7 +84,7 @@ describe("POST /v1/payments accepts", () => {
     const cases = [
       { userId: "A-z_0", amount: 1 },
       { userId: longUser, amount: 1_000_000_000_000 },
-      { userId: "accept-3", amount: 7, currency: "KRW", orderId: "order-42" },
+      { userId: "accept-3", amount: 7, currency: "KRW", orderId: "ord_01KAAAAAAAAAAAAAAAAAAAAAAA" },
     ];
     for (const body of cases) {
       const response = await post(app, "/v1/payments", body);

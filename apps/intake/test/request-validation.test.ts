@@ -126,6 +126,7 @@ const paymentCases: BadRequest[] = [
   invalidBody("a non-ASCII userId", { userId: "ü", amount: 100 }, "userId"),
   invalidBody("a malformed currency", { ...valid, currency: "krw" }, "currency"),
   invalidBody("a malformed orderId", { ...valid, orderId: "a b" }, "orderId"),
+  invalidBody("an orderId that is not an order id", { ...valid, orderId: "order-42" }, "orderId"),
   invalidKey("a 256-character Idempotency-Key", "k".repeat(256)),
   invalidKey("a non-ASCII Idempotency-Key", "clé-ü"),
   invalidKey("an Idempotency-Key with a space", "key 1"),

@@ -17,6 +17,13 @@ export const ERRORS = {
   not_open: { status: 403, title: "This coupon is not open for issue now", retryable: false },
   not_found: { status: 404, title: "Not found", retryable: false },
   already_issued: { status: 409, title: "This user already holds this coupon", retryable: false },
+  out_of_stock: { status: 409, title: "Not enough stock for every line of this order", retryable: false },
+  coupon_already_used: {
+    status: 409,
+    title: "This coupon was already redeemed by another order",
+    retryable: false,
+  },
+  order_not_cancellable: { status: 409, title: "This order has already ended", retryable: false },
   sold_out: { status: 410, title: "This coupon is sold out", retryable: false },
   body_too_large: { status: 413, title: "The body is larger than 16 KiB", retryable: false },
   unsupported_media_type: { status: 415, title: "Send the body as application/json", retryable: false },
@@ -26,6 +33,12 @@ export const ERRORS = {
     retryable: false,
   },
   currency_mismatch: { status: 422, title: "This deployment takes another currency", retryable: false },
+  coupon_not_yours: { status: 422, title: "This coupon was issued to another user", retryable: false },
+  amount_too_large: {
+    status: 422,
+    title: "The order's amount is above the largest allowed",
+    retryable: false,
+  },
   service_unavailable: { status: 503, title: "Temporarily unable to accept requests", retryable: true },
   // 503, not 401: no key can succeed until an operator sets one, and a client must not take it for a bad key.
   admin_disabled: {
@@ -38,6 +51,13 @@ export const ERRORS = {
     title: "This coupon's issue state is missing from Redis; an operator must restore it",
     retryable: true,
   },
+  // Not retryable: the change is in Postgres already, so repeating it would create the product twice or add
+  // its stock twice. Reconcile brings Redis up to Postgres.
+  product_state_not_written: {
+    status: 503,
+    title: "Stored in Postgres, but Redis could not be updated; reconcile will bring it up to date",
+    retryable: false,
+  },
   internal_error: { status: 500, title: "Internal error", retryable: true },
 } as const satisfies Record<string, { status: number; title: string; retryable: boolean }>;
 
@@ -49,6 +69,8 @@ export interface ProblemExtras {
   /** `pointer` (a JSON pointer into the body) only for body fields. */
   errors?: { field: string; pointer?: string; detail: string }[];
   existingId?: string;
+  /** out_of_stock: every line that could not be reserved. */
+  lines?: { line: number; productId: string; requested: number; available: number }[];
   retryAfterSeconds?: number;
   /** Response headers that belong to the problem (e.g. WWW-Authenticate on a 401); not in the body. */
   headers?: Record<string, string>;

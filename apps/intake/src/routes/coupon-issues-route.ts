@@ -81,7 +81,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         couponId,
         createdAt,
       };
-      const outcome = await issueCoupon(app.redis, app.queueKeys, message);
+      const outcome = await issueCoupon(app.redis, app.queueKeys, message, coupon.discount);
       if (outcome.result !== "accepted") {
         const label =
           outcome.result === "closed"

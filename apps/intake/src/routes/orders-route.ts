@@ -1,0 +1,146 @@
+// POST /v1/orders, GET /v1/orders/:orderId, POST /v1/orders/:orderId/cancel. Placing and cancelling are one
+// Redis script call each and no Postgres; reading goes to the order's shard (the id names it).
+import { createHash } from "node:crypto";
+import {
+  newOperationId,
+  orderAcceptedResponseSchema,
+  orderCancelAcceptedResponseSchema,
+  orderCreateRequestSchema,
+  orderIdParamsSchema,
+  orderResponseSchema,
+  problemResponseSchema,
+} from "@floodgate/domain";
+import { type ReserveOrderOutcome, requestOrderEnd, reserveOrder } from "@floodgate/queue";
+import { bucketForUser } from "@floodgate/shard-router";
+import type { FastifyInstance } from "fastify";
+import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
+import { readOrder } from "../orders/read-order.ts";
+import { idempotencyKeyOf } from "./accept-operation.ts";
+
+interface OrderBody {
+  userId: string;
+  items: { productId: string; quantity: number }[];
+  couponIssueId?: string;
+}
+
+const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
+
+/** Longer than any order stays unpaid, so its release still finds what it reserved. */
+const ORDER_STATE_GRACE_SECONDS = 7 * 86_400;
+
+export async function ordersRoute(app: FastifyInstance) {
+  app.post<{ Body: OrderBody }>(
+    "/v1/orders",
+    {
+      schema: { body: orderCreateRequestSchema, response: { 202: orderAcceptedResponseSchema, ...problems } },
+    },
+    async (request, reply) => {
+      const { config, metrics } = app;
+      const { userId, items, couponIssueId } = request.body;
+      const idempotencyKey = idempotencyKeyOf(request);
+      const createdAt = Date.now(); // one reading: the id encodes it too
+      const outcome = await reserveOrder(app.redis, app.queueKeys, {
+        orderId: newOperationId("order", bucketForUser(userId), createdAt),
+        userId,
+        items,
+        ...(couponIssueId === undefined ? {} : { couponIssueId }),
+        currency: config.currency,
+        createdAt,
+        expiresAt: createdAt + config.orderTtlSeconds * 1000,
+        fingerprint: createHash("sha256")
+          .update(`order\n${userId}\n${JSON.stringify(items)}\n${couponIssueId ?? ""}`)
+          .digest("base64url"),
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+        orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
+      });
+      metrics.orderDecisions.inc({ outcome: outcome.result });
+      if (outcome.result !== "accepted" && outcome.result !== "replayed") {
+        const [code, extras] = refusal(outcome);
+        throw new ProblemError(code, extras);
+      }
+      metrics.accepted.inc({ kind: "order", outcome: outcome.result });
+      if (outcome.result === "replayed") reply.header("Idempotent-Replayed", "true");
+      return reply
+        .code(202)
+        .header("Location", `/v1/orders/${outcome.id}`)
+        .send({ id: outcome.id, status: "pending", amount: outcome.amount });
+    },
+  );
+
+  app.get<{ Params: { orderId: string } }>(
+    "/v1/orders/:orderId",
+    { schema: { params: orderIdParamsSchema, response: { 200: orderResponseSchema, ...problems } } },
+    (request) => readOrder(app, request.params.orderId),
+  );
+
+  app.post<{ Params: { orderId: string } }>(
+    "/v1/orders/:orderId/cancel",
+    {
+      schema: {
+        params: orderIdParamsSchema,
+        response: { 202: orderCancelAcceptedResponseSchema, ...problems },
+      },
+    },
+    async (request, reply) => {
+      const { orderId } = request.params;
+      const outcome = await requestOrderEnd(app.redis, app.queueKeys, orderId, "cancelled");
+      app.metrics.orderEndRequests.inc({ reason: "cancelled", outcome: outcome.result });
+      if (outcome.result === "unknown_order") {
+        throw new ProblemError("not_found", { field: "orderId", detail: `no order ${orderId}` });
+      }
+      if (outcome.result === "already_ended") {
+        throw new ProblemError("order_not_cancellable", {
+          field: "orderId",
+          detail: `order ${orderId} already ended without a sale`,
+        });
+      }
+      // The worker ends the order only if it still awaits payment; GET shows what it decided.
+      return reply
+        .code(202)
+        .header("Location", `/v1/orders/${orderId}`)
+        .send({ id: orderId, status: "cancelling" });
+    },
+  );
+}
+
+function refusal(
+  outcome: Exclude<ReserveOrderOutcome, { result: "accepted" | "replayed" }>,
+): [ErrorCode, ProblemExtras] {
+  switch (outcome.result) {
+    case "conflict":
+      return ["idempotency_key_reused", { field: "Idempotency-Key", existingId: outcome.existingId }];
+    case "unknown_product":
+      return [
+        "not_found",
+        {
+          field: `items.${outcome.line - 1}.productId`,
+          detail: `no product ${outcome.productId} (line ${outcome.line})`,
+        },
+      ];
+    case "out_of_stock":
+      return [
+        "out_of_stock",
+        {
+          field: "items",
+          detail: outcome.lines
+            .map(
+              (l) => `line ${l.line}: ${l.requested} of ${l.productId} requested, ${l.available} available`,
+            )
+            .join("; "),
+          lines: outcome.lines,
+        },
+      ];
+    case "unknown_coupon":
+      return ["not_found", { field: "couponIssueId", detail: "no such coupon issue" }];
+    case "coupon_not_yours":
+      return ["coupon_not_yours", { field: "couponIssueId" }];
+    case "coupon_used":
+      return ["coupon_already_used", { field: "couponIssueId", existingId: outcome.orderId }];
+    case "amount_too_large":
+      return [
+        "amount_too_large",
+        { field: "items", detail: `the order's amount ${outcome.amount} is above the largest allowed` },
+      ];
+  }
+}
