@@ -2,7 +2,9 @@
 // the shard is a redelivery and is reported, not applied. Wallet rows are locked (in user order, so two
 // workers cannot deadlock) before the batch looks for existing ids, so a concurrent apply of the same id is
 // seen; and an insert that still finds a conflict aborts the whole transaction.
-// Coupon issues share the transaction (apply-coupon-issues.ts); they touch no wallet.
+// Coupon issues (apply-coupon-issues.ts), orders (orders/apply-orders.ts) and order ends share the
+// transaction, in that order, before and after the money: an order placed and paid in one batch is recorded
+// before its payment, and a payment queued before a cancel is applied before it.
 
 import type { ShardDatabase } from "@floodgate/db";
 import type {
@@ -10,11 +12,17 @@ import type {
   FailureReason,
   MoneyOperationMessage,
   OperationMessage,
+  OrderCancelMessage,
+  OrderMessage,
 } from "@floodgate/domain";
 import type { FinalStatus } from "@floodgate/queue";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { applyCouponIssues } from "./apply-coupon-issues.ts";
 import { ConcurrentApplyError } from "./classify-error.ts";
+import { applyOrderEnds } from "./orders/apply-order-ends.ts";
+import { applyOrders } from "./orders/apply-orders.ts";
+import type { OrderOutcomes } from "./orders/order-outcomes.ts";
+import { OrderPayments } from "./orders/pay-orders.ts";
 
 export interface ShardBatchResult {
   statuses: FinalStatus[];
@@ -22,9 +30,10 @@ export interface ShardBatchResult {
   applied: { message: OperationMessage; status: FinalStatus["status"] }[];
   redelivered: number;
   statements: number;
+  orders: OrderOutcomes & { paid: number; endedNow: { orderId: string; status: "cancelled" | "expired" }[] };
 }
 
-interface Decision {
+interface MoneyDecision {
   message: MoneyOperationMessage;
   status: FinalStatus["status"];
   failureReason?: FailureReason;
@@ -41,21 +50,37 @@ export async function applyShardBatch(
   db: Kysely<ShardDatabase>,
   messages: OperationMessage[],
 ): Promise<ShardBatchResult> {
-  const money = messages.filter((m): m is MoneyOperationMessage => m.kind !== "coupon_issue");
+  const money = messages.filter(
+    (m): m is MoneyOperationMessage => m.kind === "payment" || m.kind === "deposit",
+  );
   const coupons = messages.filter((m): m is CouponIssueMessage => m.kind === "coupon_issue");
+  const orders = messages.filter((m): m is OrderMessage => m.kind === "order");
+  const ends = messages.filter((m): m is OrderCancelMessage => m.kind === "order_cancel");
   const result = await db.transaction().execute(async (trx) => {
-    const moneyPart =
-      money.length > 0
-        ? await applyMoneyOperations(trx, money)
-        : { decisions: [], existing: [], statements: 0 };
     const couponPart =
       coupons.length > 0
         ? await applyCouponIssues(trx, coupons)
         : { decisions: [], redelivered: [], statements: 0 };
-    return { moneyPart, couponPart };
+    const orderPart =
+      orders.length > 0
+        ? await applyOrders(trx, orders)
+        : { decisions: [], redelivered: [], ended: [], awaiting: [], statements: 0 };
+    const moneyPart =
+      money.length > 0
+        ? await applyMoneyOperations(trx, money)
+        : { decisions: [], existing: [], statements: 0, paid: 0 };
+    const endPart =
+      ends.length > 0 ? await applyOrderEnds(trx, ends) : { endedNow: [], ended: [], statements: 0 };
+    return { moneyPart, couponPart, orderPart, endPart };
   });
-  const { moneyPart, couponPart } = result;
-  const decisions = [...moneyPart.decisions, ...couponPart.decisions];
+  const { moneyPart, couponPart, orderPart, endPart } = result;
+  const decisions = [
+    ...moneyPart.decisions,
+    ...couponPart.decisions,
+    ...orderPart.decisions,
+    // An end request "succeeds" once the shard has decided, whether or not the order could still end.
+    ...ends.map((message) => ({ message, status: "succeeded" as const, failureReason: undefined })),
+  ];
   const existing: ExistingRow[] = [
     ...moneyPart.existing,
     ...couponPart.redelivered.map((row) => ({
@@ -64,8 +89,16 @@ export async function applyShardBatch(
       failure_reason: null,
       completed_at: new Date(row.completedAt),
     })),
+    ...orderPart.redelivered.map((row) => ({
+      id: row.id,
+      status: row.status,
+      failure_reason: row.failureReason ?? null,
+      completed_at: new Date(row.completedAt),
+    })),
   ];
-  const statements = 2 + moneyPart.statements + couponPart.statements; // + BEGIN, COMMIT
+  // + BEGIN, COMMIT
+  const statements =
+    2 + moneyPart.statements + couponPart.statements + orderPart.statements + endPart.statements;
   const completedAt = Date.now();
   const statuses: FinalStatus[] = [
     ...decisions.map((d) => ({
@@ -86,6 +119,12 @@ export async function applyShardBatch(
     applied: decisions.map((d) => ({ message: d.message, status: d.status })),
     redelivered: existing.length,
     statements,
+    orders: {
+      ended: [...orderPart.ended, ...endPart.ended],
+      awaiting: orderPart.awaiting,
+      paid: moneyPart.paid,
+      endedNow: endPart.endedNow,
+    },
   };
 }
 
@@ -113,20 +152,27 @@ async function applyMoneyOperations(trx: Transaction<ShardDatabase>, messages: M
     trx,
   );
   statements += 3;
+  const orderLock = await OrderPayments.lock(trx, messages);
+  const payable = orderLock.orders;
+  statements += orderLock.statements;
 
   const balance = new Map(locked.rows.map((row) => [row.user_id, row.balance]));
   const done = new Map(existing.rows.map((row) => [row.id, row]));
-  const decisions: Decision[] = [];
+  const decisions: MoneyDecision[] = [];
   const seen = new Set<string>();
   for (const message of messages) {
     if (done.has(message.id) || seen.has(message.id)) continue;
     seen.add(message.id);
     const current = balance.get(message.userId) ?? 0;
-    if (message.kind === "deposit") {
+    const orderRefusal = message.kind === "payment" ? payable.refusal(message) : null;
+    if (orderRefusal) {
+      decisions.push({ message, status: "failed", failureReason: orderRefusal });
+    } else if (message.kind === "deposit") {
       balance.set(message.userId, current + message.amount);
       decisions.push({ message, status: "succeeded" });
     } else if (current >= message.amount) {
       balance.set(message.userId, current - message.amount);
+      payable.markPaid(message);
       decisions.push({ message, status: "succeeded" });
     } else {
       decisions.push({ message, status: "failed", failureReason: "insufficient_funds" });
@@ -173,5 +219,6 @@ async function applyMoneyOperations(trx: Transaction<ShardDatabase>, messages: M
       throw new ConcurrentApplyError("a wallet changed under its lock");
     }
   }
-  return { decisions, existing: existing.rows, statements };
+  statements += await payable.write(trx);
+  return { decisions, existing: existing.rows, statements, paid: payable.paidCount };
 }

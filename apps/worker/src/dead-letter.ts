@@ -1,3 +1,4 @@
+import { decodeOperationMessage } from "@floodgate/domain";
 import {
   type FinalStatus,
   type QueueKeys,
@@ -6,6 +7,8 @@ import {
   type ScriptedRedis,
   type StreamEntry,
 } from "@floodgate/queue";
+
+import type { EndedOrder } from "./orders/order-outcomes.ts";
 
 export interface Poisoned {
   entry: StreamEntry;
@@ -57,4 +60,28 @@ export async function deadLetter(
     statusTtlSeconds,
   );
   await multi.exec();
+}
+
+/**
+ * The orders among messages about to be dead-lettered: they will never reach their shard, so what they
+ * reserved (Redis stock and coupon, and global stock if the batch got that far) must be given back.
+ */
+export function deadLetteredOrders(poisoned: Poisoned[]): EndedOrder[] {
+  const orders: EndedOrder[] = [];
+  for (const { entry } of poisoned) {
+    try {
+      const message = decodeOperationMessage(entry.payload);
+      if (message.kind !== "order") continue;
+      orders.push({
+        orderId: message.id,
+        userId: message.userId,
+        items: message.items,
+        couponIssueId: message.couponIssueId ?? null,
+        status: "failed",
+      });
+    } catch {
+      // Undecodable: it reserved nothing we could name.
+    }
+  }
+  return orders;
 }

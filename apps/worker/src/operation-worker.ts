@@ -1,8 +1,12 @@
 // The consume loop: read a batch across all partitions, apply it with one transaction per shard (shards in
 // parallel), write final statuses and acknowledge in one Redis round trip. Entries of a shard that is down
 // stay with this worker and are retried with backoff; the other shards go on.
+// Orders add two steps around the shard transactions, both on the global database and both idempotent: the
+// batch's stock is reserved (one statement) before, and the stock of orders that ended is released after;
+// Redis gets the releases in the same round trip as the statuses, and BullMQ the expiry jobs before it.
 import type { Config } from "@floodgate/config";
-import { createKysely, type ShardDatabase } from "@floodgate/db";
+import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import type { OrderMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
   CONSUMER_GROUP,
@@ -14,6 +18,7 @@ import {
   leaveConsumerGroup,
   QueueKeys,
   queueFinishedOperations,
+  queueOrderReleases,
   readNewEntries,
   type ScriptedRedis,
   type StreamEntry,
@@ -24,7 +29,10 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { applyShardBatch } from "./apply-shard-batch.ts";
 import { isRetryable } from "./classify-error.ts";
-import { deadLetter, type Poisoned } from "./dead-letter.ts";
+import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts";
+import { OrderExpiry } from "./orders/order-expiry.ts";
+import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
+import { moveStock } from "./orders/stock-ledger.ts";
 import { type DecodedEntry, sortByShard } from "./shard-groups.ts";
 
 const READ_BLOCK_MS = 100;
@@ -47,6 +55,8 @@ export class OperationWorker {
   readonly #redis: ScriptedRedis;
   readonly #reader: ScriptedRedis;
   readonly #shards: Kysely<ShardDatabase>[];
+  readonly #global: Kysely<GlobalDatabase>;
+  readonly #expiry: OrderExpiry;
   readonly #held = new Map<number, HeldShard>();
   #stopping = false;
   #loop: Promise<void> | undefined;
@@ -80,11 +90,18 @@ export class OperationWorker {
         lockTimeoutMs,
       }),
     );
+    this.#global = createKysely<GlobalDatabase>(config.databaseUrl, {
+      max: 2,
+      applicationName: "floodgate-worker-global",
+      lockTimeoutMs,
+    });
+    this.#expiry = new OrderExpiry(config, log);
   }
 
   async start(): Promise<void> {
     await Promise.all([waitForRedis(this.#redis), waitForRedis(this.#reader)]);
     await ensureConsumerGroups(this.#redis, this.#keys);
+    this.#expiry.startFiring(this.#redis, this.#keys, this.#metrics);
     this.#loop = this.#run();
   }
 
@@ -95,8 +112,9 @@ export class OperationWorker {
     await leaveConsumerGroup(this.#redis, this.#keys, this.consumer).catch((error: Error) =>
       this.#log.warn({ err: error.message }, "could not leave the consumer group; its name stays listed"),
     );
+    await this.#expiry.close();
     await Promise.all([this.#redis.quit().catch(() => {}), this.#reader.quit().catch(() => {})]);
-    await Promise.all(this.#shards.map((db) => db.destroy()));
+    await Promise.all([...this.#shards, this.#global].map((db) => db.destroy()));
   }
 
   async #run(): Promise<void> {
@@ -170,21 +188,35 @@ export class OperationWorker {
       }
     }
     if (byShard.size === 0 && poisoned.length === 0) return;
+    await this.#reserveStock(byShard, poisoned);
 
     const statuses: FinalStatus[] = [];
     const acked: StreamEntry[] = [];
+    const ended: EndedOrder[] = [];
+    const awaiting: AwaitingOrder[] = [];
     await Promise.all(
       [...byShard].map(async ([shard, group]) => {
         const outcome = await this.#applyShard(shard, group, poisoned);
         statuses.push(...outcome.statuses);
         acked.push(...outcome.acked);
+        ended.push(...outcome.ended);
+        awaiting.push(...outcome.awaiting);
       }),
     );
+    ended.push(...deadLetteredOrders(poisoned));
+    // Before the acknowledgement: if either fails, the entries are redelivered and these steps redone (the
+    // ledger and the job ids make them idempotent).
+    if (ended.length > 0) {
+      await moveStock(this.#global, "release", ended);
+      this.#metrics.stockStatements.inc();
+    }
+    await this.#expiry.schedule(awaiting);
 
-    if (statuses.length > 0 || acked.length > 0) {
-      // Status, publish and XACK after the commit, in one round trip. A crash before this line only means a
-      // redelivery, which the shard recognises by id.
+    if (statuses.length > 0 || acked.length > 0 || ended.length > 0) {
+      // Releases, status, publish and XACK after the commit, in one round trip. A crash before this line only
+      // means a redelivery, which the shard recognises by id.
       const pipeline = this.#redis.pipeline();
+      queueOrderReleases(pipeline, this.#keys, ended);
       queueFinishedOperations(
         pipeline,
         this.#keys,
@@ -214,11 +246,16 @@ export class OperationWorker {
       );
       this.#held.delete(shard);
       this.#record(result);
-      return { statuses: result.statuses, acked: group.map((g) => g.entry) };
+      return {
+        statuses: result.statuses,
+        acked: group.map((g) => g.entry),
+        ended: result.orders.ended,
+        awaiting: result.orders.awaiting,
+      };
     } catch (error) {
       if (isRetryable(error)) {
         this.#hold(shard, group, error as Error, "replace");
-        return { statuses: [], acked: [] };
+        return { statuses: [], acked: [], ended: [], awaiting: [] };
       }
       // Something in the group fails on its own: apply one by one to find it; the rest go through.
       this.#held.delete(shard);
@@ -228,12 +265,16 @@ export class OperationWorker {
       );
       const statuses: FinalStatus[] = [];
       const acked: StreamEntry[] = [];
+      const ended: EndedOrder[] = [];
+      const awaiting: AwaitingOrder[] = [];
       for (const item of group) {
         try {
           const result = await applyShardBatch(db, [item.message]);
           this.#record(result);
           statuses.push(...result.statuses);
           acked.push(item.entry);
+          ended.push(...result.orders.ended);
+          awaiting.push(...result.orders.awaiting);
         } catch (single) {
           if (isRetryable(single)) {
             this.#hold(shard, [item], single as Error, "append");
@@ -242,7 +283,60 @@ export class OperationWorker {
           }
         }
       }
-      return { statuses, acked };
+      return { statuses, acked, ended, awaiting };
+    }
+  }
+
+  /**
+   * Moves the global stock of every order about to be applied, in one statement, before the shard
+   * transactions. A shard group whose orders cannot be reserved now (global database away) is held like a
+   * shard that is down; an order that fails on its own (stock drift) is left unacknowledged for redelivery
+   * and, after MAX_DELIVERIES, dead-lettered, while the rest of its group goes on.
+   */
+  async #reserveStock(byShard: Map<number, DecodedEntry[]>, poisoned: Poisoned[]) {
+    const orders = (group: DecodedEntry[]) =>
+      group.filter((item): item is DecodedEntry & { message: OrderMessage } => item.message.kind === "order");
+    const all = [...byShard.values()].flatMap(orders);
+    if (all.length === 0) return;
+    try {
+      await moveStock(
+        this.#global,
+        "reserve",
+        all.map((item) => ({ orderId: item.message.id, items: item.message.items })),
+      );
+      this.#metrics.stockStatements.inc();
+      return;
+    } catch (error) {
+      if (isRetryable(error)) {
+        for (const [shard, group] of byShard) {
+          if (orders(group).length === 0) continue;
+          this.#hold(shard, group, error as Error, "replace");
+          byShard.delete(shard);
+        }
+        return;
+      }
+      this.#log.warn(
+        { err: (error as Error).message, orders: all.length },
+        "stock reservation failed; isolating orders",
+      );
+    }
+    for (const item of all) {
+      try {
+        await moveStock(this.#global, "reserve", [{ orderId: item.message.id, items: item.message.items }]);
+        this.#metrics.stockStatements.inc();
+      } catch (error) {
+        this.#log.error(
+          { id: item.message.id, err: (error as Error).message },
+          "cannot reserve this order's stock in Postgres (stock drift? run ./floodgate reconcile)",
+        );
+        for (const [shard, group] of byShard) {
+          const rest = group.filter((g) => g !== item);
+          if (rest.length === group.length) continue;
+          if (rest.length === 0) byShard.delete(shard);
+          else byShard.set(shard, rest);
+        }
+        this.#onOwnFailure(item.entry, (error as Error).message, poisoned);
+      }
     }
   }
 

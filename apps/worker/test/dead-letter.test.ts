@@ -1,6 +1,12 @@
 // Poison messages: after MAX_DELIVERIES they move to the dead-letter stream, acknowledged and marked failed,
 // while the good messages around them are applied.
-import { encodeOperationMessage, newOperationId, type OperationMessage } from "@floodgate/domain";
+import { createKysely, type GlobalDatabase } from "@floodgate/db";
+import {
+  encodeOperationMessage,
+  newOperationId,
+  newProductId,
+  type OperationMessage,
+} from "@floodgate/domain";
 import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
@@ -60,16 +66,26 @@ beforeAll(async () => {
   ]);
   undecodableId = newOperationId("payment", bucketForUser("poison-a"));
   await appendRaw(undecodableId, '{"v":1,"kind":"payment",', "poison-a");
-  // Decodes, but its order id holds a NUL, which Postgres text refuses: its apply fails for its own reason.
-  unappliableId = newOperationId("payment", bucketForUser("poison-b"));
+  // Decodes, but orders a unit of a product Postgres has none of (stock drift): the global stock update
+  // violates CHECK (stock >= 0) on every delivery, a failure of the message's own.
+  const productId = newProductId();
+  const global = createKysely<GlobalDatabase>(env.config.databaseUrl, { max: 1 });
+  await global
+    .insertInto("products")
+    .values({ id: productId, name: "drifted", price: 10, stock: 0, received: 0 })
+    .execute();
+  await global.destroy();
+  unappliableId = newOperationId("order", bucketForUser("poison-b"));
   const unappliable: OperationMessage = {
     v: 1,
-    kind: "payment",
+    kind: "order",
     id: unappliableId,
     userId: "poison-b",
+    items: [{ productId, quantity: 1, unitPrice: 10 }],
+    discount: 0,
     amount: 10,
     currency: env.config.currency,
-    orderId: "order\u0000nul",
+    expiresAt: Date.now() + 600_000,
     createdAt: Date.now(),
   };
   await appendRaw(unappliableId, encodeOperationMessage(unappliable), "poison-b");
@@ -119,9 +135,9 @@ describe("poison messages", () => {
     expect(byId[unappliableId]).toMatchObject({
       deliveries: String(MAX_DELIVERIES),
       partition: String(keys.partitionForOperation(unappliableId)),
-      reason: expect.stringMatching(/0x00|invalid byte sequence/),
+      reason: expect.stringContaining("products_stock_check"),
     });
-    expect(JSON.parse(byId[unappliableId]!.m!).orderId).toBe("order\u0000nul");
+    expect(JSON.parse(byId[unappliableId]!.m!).items).toHaveLength(1);
     expect(await counterValue(worker.metrics.deadLettered)).toBe(2);
   });
 

@@ -1,0 +1,88 @@
+// Cancels and expiries of one shard's batch, inside that batch's transaction. An order ends only from
+// awaiting_payment (a conditional update: a paid order stays paid, whichever of payment and expiry came
+// first in the stream); its coupon is given back on the shard in the same transaction. Every order these
+// messages name that has ended without a sale is returned for release: a redelivery re-releases nothing
+// (the ledger and Redis remember), but it finishes a release the first delivery may not have reached.
+import type { ShardDatabase } from "@floodgate/db";
+import type { OrderCancelMessage } from "@floodgate/domain";
+import { sql, type Transaction } from "kysely";
+import type { EndedOrder } from "./order-outcomes.ts";
+
+/** The order is not on the shard yet (its entry was reclaimed behind this one): retry the message later. */
+export class OrderNotYetRecordedError extends Error {
+  constructor(orderId: string) {
+    super(`order ${orderId} is not on its shard yet; the end request waits for it`);
+    this.name = "OrderNotYetRecordedError";
+  }
+}
+
+export interface OrderEndsApplied {
+  /** Orders that ended in this transaction, by reason. */
+  endedNow: { orderId: string; status: "cancelled" | "expired" }[];
+  ended: EndedOrder[];
+  statements: number;
+}
+
+export async function applyOrderEnds(
+  trx: Transaction<ShardDatabase>,
+  messages: OrderCancelMessage[],
+): Promise<OrderEndsApplied> {
+  // The first request for an order decides its reason (request-order-end-3.lua lets only one through).
+  const requests = [...new Map(messages.map((m) => [m.orderId, m])).values()].sort((a, b) =>
+    a.orderId < b.orderId ? -1 : 1,
+  );
+  const orderIds = requests.map((m) => m.orderId);
+  const changed = await sql<{ id: string; status: "cancelled" | "expired" }>`
+    update orders o set status = v.reason, updated_at = now()
+    from unnest(${orderIds}::text[], ${requests.map((m) => m.reason)}::text[]) as v(id, reason)
+    where o.id = v.id and o.status = 'awaiting_payment'
+    returning o.id, o.status`.execute(trx);
+  let statements = 1;
+  const endedNowIds = changed.rows.map((row) => row.id);
+  if (endedNowIds.length > 0) {
+    await sql`update issued_coupons set status = 'issued', used_at = null, order_id = null
+              where order_id = any(${endedNowIds}::text[]) and status = 'used'`.execute(trx);
+    statements += 1;
+  }
+
+  const rows = await sql<{
+    id: string;
+    user_id: string;
+    status: string;
+    coupon_issue_id: string | null;
+    product_id: string;
+    quantity: number;
+  }>`
+    select o.id, o.user_id, o.status, o.coupon_issue_id, i.product_id, i.quantity
+    from orders o join order_items i on i.order_id = o.id
+    where o.id = any(${orderIds}::text[])
+    order by o.id, i.line`.execute(trx);
+  statements += 1;
+  const byOrder = new Map<string, EndedOrder | null>();
+  for (const row of rows.rows) {
+    if (row.status !== "cancelled" && row.status !== "expired" && row.status !== "failed") {
+      byOrder.set(row.id, null); // paid or still awaiting payment: nothing to give back
+      continue;
+    }
+    let ended = byOrder.get(row.id);
+    if (ended === undefined) {
+      ended = {
+        orderId: row.id,
+        userId: row.user_id,
+        items: [],
+        couponIssueId: row.coupon_issue_id,
+        status: row.status,
+      };
+      byOrder.set(row.id, ended);
+    }
+    ended?.items.push({ productId: row.product_id, quantity: row.quantity });
+  }
+  for (const orderId of orderIds) {
+    if (!byOrder.has(orderId)) throw new OrderNotYetRecordedError(orderId);
+  }
+  return {
+    endedNow: changed.rows.map((row) => ({ orderId: row.id, status: row.status })),
+    ended: [...byOrder.values()].filter((e): e is EndedOrder => e !== null),
+    statements,
+  };
+}

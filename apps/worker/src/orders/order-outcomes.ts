@@ -1,0 +1,24 @@
+// What a shard batch learned about orders, for the steps after its commit: give back the reservations of
+// orders that ended without a sale, and schedule the expiry of orders that await payment.
+import type { OrderLine } from "@floodgate/domain";
+
+export interface EndedOrder {
+  orderId: string;
+  userId: string;
+  items: Pick<OrderLine, "productId" | "quantity">[];
+  couponIssueId: string | null;
+  status: "cancelled" | "expired" | "failed";
+}
+
+export interface AwaitingOrder {
+  orderId: string;
+  userId: string;
+  expiresAt: number;
+}
+
+export interface OrderOutcomes {
+  /** Includes orders found already ended on a redelivery: their release may not have happened. */
+  ended: EndedOrder[];
+  /** Includes redelivered orders still awaiting payment: their expiry job may not have been added. */
+  awaiting: AwaitingOrder[];
+}

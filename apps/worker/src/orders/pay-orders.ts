@@ -1,0 +1,72 @@
+// A payment that names an order pays it in the same shard transaction as the debit (the order and the
+// wallet belong to the same user, so to the same shard). The order rows are locked first; a payment is
+// refused (no debit) for an order that is not the payer's, no longer awaits payment, or costs another amount.
+import type { ShardDatabase } from "@floodgate/db";
+import type { FailureReason, MoneyOperationMessage } from "@floodgate/domain";
+import { sql, type Transaction } from "kysely";
+
+interface PayableOrder {
+  userId: string;
+  status: string;
+  amount: number;
+}
+
+export class OrderPayments {
+  readonly #orders: Map<string, PayableOrder>;
+  readonly #paid: { orderId: string; paymentId: string }[] = [];
+
+  private constructor(orders: Map<string, PayableOrder>) {
+    this.#orders = orders;
+  }
+
+  /** Locks the orders the payments name (in id order, so two workers cannot deadlock). */
+  static async lock(trx: Transaction<ShardDatabase>, payments: MoneyOperationMessage[]) {
+    const ids = [...new Set(payments.flatMap((m) => (m.orderId ? [m.orderId] : [])))].sort();
+    if (ids.length === 0) return { orders: new OrderPayments(new Map()), statements: 0 };
+    const rows = await sql<{ id: string; user_id: string; status: string; amount: number }>`
+      select id, user_id, status, amount from orders where id = any(${ids}::text[]) order by id for update`.execute(
+      trx,
+    );
+    return {
+      orders: new OrderPayments(
+        new Map(rows.rows.map((r) => [r.id, { userId: r.user_id, status: r.status, amount: r.amount }])),
+      ),
+      statements: 1,
+    };
+  }
+
+  /** Why this payment cannot pay its order, or null when it can (or names no order). */
+  refusal(payment: MoneyOperationMessage): FailureReason | null {
+    if (payment.orderId === undefined) return null;
+    const order = this.#orders.get(payment.orderId);
+    if (!order || order.userId !== payment.userId) return "order_not_found";
+    if (order.status !== "awaiting_payment") return "order_not_payable";
+    if (order.amount !== payment.amount) return "amount_mismatch";
+    return null;
+  }
+
+  /** Records a successful payment: a later payment of the same order in this batch is refused. */
+  markPaid(payment: MoneyOperationMessage) {
+    if (payment.orderId === undefined) return;
+    this.#orders.get(payment.orderId)!.status = "paid";
+    this.#paid.push({ orderId: payment.orderId, paymentId: payment.id });
+  }
+
+  get paidCount() {
+    return this.#paid.length;
+  }
+
+  /** Writes the paid statuses; returns the statements sent. */
+  async write(trx: Transaction<ShardDatabase>): Promise<number> {
+    if (this.#paid.length === 0) return 0;
+    const updated = await sql`
+      update orders o set status = 'paid', payment_id = v.payment_id, updated_at = now()
+      from unnest(${this.#paid.map((p) => p.orderId)}::text[], ${this.#paid.map((p) => p.paymentId)}::text[])
+        as v(id, payment_id)
+      where o.id = v.id and o.status = 'awaiting_payment'`.execute(trx);
+    if (Number(updated.numAffectedRows ?? 0) !== this.#paid.length) {
+      throw new Error("an order changed under its lock");
+    }
+    return 1;
+  }
+}

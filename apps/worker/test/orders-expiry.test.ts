@@ -1,0 +1,124 @@
+// Unpaid orders expire through BullMQ delayed jobs (ORDER_TTL_SECONDS=1 here), and an expiry that races a
+// payment leaves every order either paid (with its debit) or expired (payment refused, no debit), its stock
+// counted exactly once either way.
+import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import type { Kysely } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_KEY } from "./support/coupon-client.ts";
+import { counterValue, type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
+import { deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import {
+  createProduct,
+  operationView,
+  orderView,
+  payOrder,
+  placeOrder,
+  stockState,
+} from "./support/order-client.ts";
+import { pendingCount } from "./support/queue-inspection.ts";
+import { waitFor } from "./support/wait-for.ts";
+
+let env: TestEnvironment;
+let app: IntakeApp;
+let redis: ScriptedRedis;
+let keys: QueueKeys;
+let global: Kysely<GlobalDatabase>;
+let shards: Kysely<ShardDatabase>[];
+let workers: InProcessWorker[] = [];
+
+beforeAll(async () => {
+  env = await createTestEnvironment("orders-expiry", {
+    env: { ADMIN_API_KEY: ADMIN_KEY, ORDER_TTL_SECONDS: "1" },
+  });
+  app = await startIntake(env.config);
+  redis = createRedis(env.config.redisUrl);
+  await waitForRedis(redis);
+  keys = new QueueKeys(env.config.redisPrefix, env.config.streamPartitions);
+  global = createKysely<GlobalDatabase>(env.config.databaseUrl, { max: 1 });
+  shards = env.config.shardUrls.map((url) => createKysely<ShardDatabase>(url, { max: 1 }));
+  // Two workers: each fires expiry jobs, and BullMQ must hand every job to one of them.
+  workers = await Promise.all([
+    startInProcessWorker(env.config, "expiry-a"),
+    startInProcessWorker(env.config, "expiry-b"),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await app?.close();
+  redis?.disconnect();
+  await Promise.all([global, ...(shards ?? [])].map((db) => db?.destroy()));
+  await env?.cleanup();
+});
+
+const drained = () => waitFor(async () => (await pendingCount(redis, keys)) === 0, "the queue to drain");
+
+describe("an order nobody pays", () => {
+  it("expires: its stock returns to Redis and Postgres, once", async () => {
+    const productId = await createProduct(app, 5);
+    const { id } = (
+      await placeOrder(app, { userId: "idle-buyer", items: [{ productId, quantity: 2 }] })
+    ).json();
+    await waitFor(async () => (await orderView(app, id)).status === "expired", "the order to expire");
+    await drained();
+    const [state] = await stockState(global, shards, redis, keys, [productId]);
+    expect(state).toMatchObject({ received: 5, stock: 5, ledgerUnits: 0, liveOrderUnits: 0, available: 5 });
+    const fired = await Promise.all(
+      workers.map((w) => counterValue(w.metrics.expiryJobs, { outcome: "requested" })),
+    );
+    expect(fired.reduce((a, b) => a + b, 0)).toBe(1);
+  });
+});
+
+describe("an expiry racing a payment", () => {
+  it("ends every order paid with its debit or expired without one, and counts the stock once", async () => {
+    const productId = await createProduct(app, 100, 1_000);
+    const users = Array.from({ length: 30 }, (_, i) => `racer-${i}`);
+    await Promise.all(users.map((u) => deposit(app, u, 1_000)));
+    const orders = await Promise.all(
+      users.map(async (userId) => {
+        const { id } = (await placeOrder(app, { userId, items: [{ productId, quantity: 1 }] })).json();
+        return { userId, id };
+      }),
+    );
+    // Pay around the moment the orders expire, so some payments land before their expiry and some after.
+    const payments = await Promise.all(
+      orders.map(async (order, i) => {
+        await new Promise((resolve) => setTimeout(resolve, 700 + i * 20));
+        return { ...order, paymentId: await payOrder(app, order.userId, order.id, 1_000) };
+      }),
+    );
+    await waitFor(async () => {
+      const views = await Promise.all(orders.map((o) => orderView(app, o.id)));
+      return views.every((v) => v.status === "paid" || v.status === "expired");
+    }, "every order to be paid or expired");
+    await drained();
+
+    let paid = 0;
+    for (const { userId, id, paymentId } of payments) {
+      const order = await orderView(app, id);
+      const payment = await operationView(app, `/v1/payments/${paymentId}`);
+      const balance = (await app.inject({ url: `/v1/wallets/${userId}` })).json().balance;
+      if (order.status === "paid") {
+        paid += 1;
+        expect(payment).toMatchObject({ status: "succeeded" });
+        expect(order.paymentId).toBe(paymentId);
+        expect(balance).toBe(0);
+      } else {
+        expect(order.status).toBe("expired");
+        expect(payment).toMatchObject({ status: "failed", failureReason: "order_not_payable" });
+        expect(balance).toBe(1_000);
+      }
+    }
+    const [state] = await stockState(global, shards, redis, keys, [productId]);
+    expect(state).toMatchObject({
+      received: 100,
+      stock: 100 - paid,
+      liveOrderUnits: paid,
+      ledgerUnits: paid,
+    });
+    expect(state!.available).toBe(100 - paid);
+  });
+});
