@@ -204,19 +204,20 @@ export class OperationWorker {
       }),
     );
     ended.push(...deadLetteredOrders(poisoned));
+    const endedOnce = [...new Map(ended.map((order) => [order.orderId, order])).values()];
     // Before the acknowledgement: if either fails, the entries are redelivered and these steps redone (the
     // ledger and the job ids make them idempotent).
-    if (ended.length > 0) {
-      await moveStock(this.#global, "release", ended);
+    if (endedOnce.length > 0) {
+      await moveStock(this.#global, "release", endedOnce);
       this.#metrics.stockStatements.inc();
     }
     await this.#expiry.schedule(awaiting);
 
-    if (statuses.length > 0 || acked.length > 0 || ended.length > 0) {
+    if (statuses.length > 0 || acked.length > 0 || endedOnce.length > 0) {
       // Releases, status, publish and XACK after the commit, in one round trip. A crash before this line only
       // means a redelivery, which the shard recognises by id.
       const pipeline = this.#redis.pipeline();
-      queueOrderReleases(pipeline, this.#keys, ended);
+      queueOrderReleases(pipeline, this.#keys, endedOnce);
       queueFinishedOperations(
         pipeline,
         this.#keys,

@@ -19,9 +19,11 @@ export async function moveStock(
   direction: "reserve" | "release",
   movements: StockMovement[],
 ): Promise<number> {
-  // One ledger row per (order, product): an order may name a product on several lines.
+  // One ledger row per (order, product): an order may name a product on several lines. An order may also be
+  // listed twice (a redelivered order and its end request in one batch): it is still one movement.
+  const orders = new Map(movements.map((movement) => [movement.orderId, movement]));
   const rows = new Map<string, { orderId: string; productId: string; quantity: number }>();
-  for (const { orderId, items } of movements) {
+  for (const { orderId, items } of orders.values()) {
     for (const { productId, quantity } of items) {
       const key = `${orderId} ${productId}`;
       const row = rows.get(key);
