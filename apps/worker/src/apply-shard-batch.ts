@@ -30,7 +30,12 @@ export interface ShardBatchResult {
   applied: { message: OperationMessage; status: FinalStatus["status"] }[];
   redelivered: number;
   statements: number;
-  orders: OrderOutcomes & { paid: number; endedNow: { orderId: string; status: "cancelled" | "expired" }[] };
+  orders: OrderOutcomes & {
+    paid: number;
+    endedNow: { orderId: string; status: "cancelled" | "expired" }[];
+    /** Statements spent on orders and their ends (BEGIN/COMMIT are shared with the batch). */
+    statements: number;
+  };
 }
 
 interface MoneyDecision {
@@ -124,6 +129,7 @@ export async function applyShardBatch(
       awaiting: orderPart.awaiting,
       paid: moneyPart.paid,
       endedNow: endPart.endedNow,
+      statements: orderPart.statements + endPart.statements,
     },
   };
 }

@@ -209,7 +209,7 @@ export class OperationWorker {
     // ledger and the job ids make them idempotent).
     if (endedOnce.length > 0) {
       await moveStock(this.#global, "release", endedOnce);
-      this.#metrics.stockStatements.inc();
+      this.#metrics.orderSqlStatements.inc();
     }
     await this.#expiry.schedule(awaiting);
 
@@ -305,7 +305,7 @@ export class OperationWorker {
         "reserve",
         all.map((item) => ({ orderId: item.message.id, items: item.message.items })),
       );
-      this.#metrics.stockStatements.inc();
+      this.#metrics.orderSqlStatements.inc();
       return;
     } catch (error) {
       if (isRetryable(error)) {
@@ -324,7 +324,7 @@ export class OperationWorker {
     for (const item of all) {
       try {
         await moveStock(this.#global, "reserve", [{ orderId: item.message.id, items: item.message.items }]);
-        this.#metrics.stockStatements.inc();
+        this.#metrics.orderSqlStatements.inc();
       } catch (error) {
         this.#log.error(
           { id: item.message.id, err: (error as Error).message },
@@ -348,7 +348,12 @@ export class OperationWorker {
     for (const { message, status } of result.applied) {
       this.#metrics.applied.inc({ kind: message.kind, status });
       this.#metrics.endToEndSeconds.observe((now - message.createdAt) / 1000);
+      if (message.kind === "order" && status === "failed")
+        this.#metrics.ordersEnded.inc({ status: "failed" });
     }
+    this.#metrics.orderSqlStatements.inc(result.orders.statements);
+    this.#metrics.ordersPaid.inc(result.orders.paid);
+    for (const { status } of result.orders.endedNow) this.#metrics.ordersEnded.inc({ status });
   }
 
   /** `replace`: the group already holds the shard's earlier held entries (they were retried with it). */

@@ -43,7 +43,9 @@ interface AjvError {
 function fieldErrors(validation: AjvError[], context: string | undefined) {
   return validation.map((error) => {
     const path = error.instancePath.replace(/^\//, "").replaceAll("/", ".");
-    const name = error.params.missingProperty ?? error.params.additionalProperty ?? path;
+    const property = error.params.missingProperty ?? error.params.additionalProperty;
+    // A nested property is named by its full path (items.0.price), a top-level one by itself.
+    const name = property === undefined ? path : path ? `${path}.${property}` : property;
     const field = name || (context ?? "body");
     const detail =
       error.keyword === "additionalProperties"

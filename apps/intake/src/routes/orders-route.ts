@@ -10,7 +10,8 @@ import {
   orderResponseSchema,
   problemResponseSchema,
 } from "@floodgate/domain";
-import { type ReserveOrderOutcome, requestOrderEnd, reserveOrder } from "@floodgate/queue";
+import { Gauge } from "@floodgate/metrics";
+import { type ReserveOrderOutcome, readAvailable, requestOrderEnd, reserveOrder } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
@@ -28,7 +29,32 @@ const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 /** Longer than any order stays unpaid, so its release still finds what it reserved. */
 const ORDER_STATE_GRACE_SECONDS = 7 * 86_400;
 
+/** Products whose stock gauge this process reports (bounded: a flash sale has few hot products). */
+const MAX_GAUGED_PRODUCTS = 1000;
+
 export async function ordersRoute(app: FastifyInstance) {
+  const ordered = new Set<string>();
+  // Read from Redis at scrape time (on the stats connection), for the products this process took orders for.
+  new Gauge({
+    name: "floodgate_product_available",
+    help: "Units new orders may still reserve, per product this intake has taken orders for (Redis, at scrape time)",
+    labelNames: ["product"] as const,
+    registers: [app.metrics.registry],
+    async collect() {
+      const ids = [...ordered];
+      try {
+        const available = await readAvailable(app.statsRedis, app.queueKeys, ids);
+        this.reset();
+        for (const [i, id] of ids.entries()) {
+          const units = available[i];
+          if (units !== null && units !== undefined) this.set({ product: id }, units);
+        }
+      } catch (error) {
+        app.log.warn({ err: (error as Error).message }, "product stock gauges unavailable");
+      }
+    },
+  });
+
   app.post<{ Body: OrderBody }>(
     "/v1/orders",
     {
@@ -60,6 +86,8 @@ export async function ordersRoute(app: FastifyInstance) {
         throw new ProblemError(code, extras);
       }
       metrics.accepted.inc({ kind: "order", outcome: outcome.result });
+      // Only accepted orders name real products: a stream of unknown ids cannot fill the gauge's slots.
+      for (const { productId } of items) if (ordered.size < MAX_GAUGED_PRODUCTS) ordered.add(productId);
       if (outcome.result === "replayed") reply.header("Idempotent-Replayed", "true");
       return reply
         .code(202)
