@@ -1,4 +1,5 @@
-// /healthz says the process lives; /readyz says Redis and every shard answer, and names what does not.
+// /healthz says the process lives; /readyz says Redis, the global database and every shard answer, and
+// names what does not.
 import {
   createTestEnvironment,
   startTcpProxy,
@@ -49,7 +50,7 @@ describe("GET /readyz", () => {
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       status: "ready",
-      checks: { redis: "ok", shard_0: "ok", shard_1: "ok", shard_2: "ok", shard_3: "ok" },
+      checks: { redis: "ok", global: "ok", shard_0: "ok", shard_1: "ok", shard_2: "ok", shard_3: "ok" },
     });
   });
 
@@ -63,7 +64,13 @@ describe("GET /readyz", () => {
     expect(body.status).toBe("unavailable");
     expect(body.checks.shard_2).not.toBe("ok");
     expect(body.checks.shard_2.length).toBeGreaterThan(0);
-    expect(body.checks).toMatchObject({ redis: "ok", shard_0: "ok", shard_1: "ok", shard_3: "ok" });
+    expect(body.checks).toMatchObject({
+      redis: "ok",
+      global: "ok",
+      shard_0: "ok",
+      shard_1: "ok",
+      shard_3: "ok",
+    });
     // Liveness does not depend on the shards.
     expect((await get(proxied, "/healthz")).statusCode).toBe(200);
 

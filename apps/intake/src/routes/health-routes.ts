@@ -10,8 +10,9 @@ const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
 export async function healthRoutes(app: FastifyInstance) {
   app.get("/healthz", async () => ({ status: "ok" }));
 
-  // Ready when Redis and every shard answer: a load balancer should not send traffic to an intake that would
-  // answer 503, and an operator sees which dependency is missing.
+  // Ready when Redis, every shard and the global database (coupon and product definitions, the admin API)
+  // answer: a load balancer should not send traffic to an intake that would answer 503, and an operator sees
+  // which dependency is missing.
   app.get("/readyz", async (_request, reply) => {
     const checks: Record<string, string> = {};
     const probe = async (name: string, check: () => Promise<unknown>) => {
@@ -24,6 +25,7 @@ export async function healthRoutes(app: FastifyInstance) {
     };
     await Promise.all([
       probe("redis", () => app.redis.ping()),
+      probe("global", () => sql`select 1`.execute(app.globalDb)),
       ...app.shards.databases.map((db, i) => probe(`shard_${i}`, () => sql`select 1`.execute(db))),
     ]);
     const ready = Object.values(checks).every((value) => value === "ok");
