@@ -1,10 +1,11 @@
-// `./floodgate start`: find (or start) Redis and Postgres, migrate, then run the intake and WORKERS worker
-// processes in the foreground. Ctrl-C / SIGTERM stops them gracefully.
+// `./floodgate start`: find (or start) Redis and Postgres, migrate, reconcile, then run the intake and WORKERS
+// worker processes in the foreground. Ctrl-C / SIGTERM stops them gracefully.
 import { fileURLToPath } from "node:url";
 import { adminKeyForRun } from "./admin-key.ts";
 import { config } from "./env.ts";
 import { prepareDatabases } from "./prepare-databases.ts";
 import { ProcessSupervisor } from "./process-supervisor.ts";
+import { reconcileAtStart } from "./reconcile-at-start.ts";
 import { findOrStartPostgres } from "./services/find-or-start-postgres.ts";
 import { findOrStartRedis } from "./services/find-or-start-redis.ts";
 
@@ -31,6 +32,16 @@ try {
   process.stderr.write(`[floodgate] cannot start: ${(error as Error).message}\n`);
   process.exit(1);
 }
+await reconcileAtStart(
+  {
+    redisUrl: redis.redisUrl,
+    redisPrefix: config.redisPrefix,
+    streamPartitions: config.streamPartitions,
+    databaseUrl: postgres.databaseUrl,
+    shardUrls: postgres.shardUrls,
+  },
+  log,
+);
 
 const env: NodeJS.ProcessEnv = {
   ...process.env,

@@ -1,0 +1,53 @@
+// `./floodgate reconcile [--dry-run]`: compare the Redis counters with the databases, report drift and repair
+// Redis from Postgres. Exit 0 clean or repaired, 1 drift left (in a dry run: any drift), 2 when it could not
+// run (usage, configuration, a store out of reach).
+import { ConfigError, loadConfig } from "@floodgate/config";
+import { reconcileExitCode, reportLines } from "@floodgate/reconcile";
+import { runReconcile } from "./run-reconcile.ts";
+
+const USAGE = `Usage: ./floodgate reconcile [--dry-run]
+
+Compares the Redis counters (product stock and price, coupon counts, holders and redemption records) with
+Postgres, reports each drifted item and repairs Redis from Postgres. Redis is compared only while the queue
+is drained; Postgres-side drift is reported for a person to settle.
+
+  --dry-run   report only; write nothing
+
+Exit status: 0 clean or repaired, 1 drift left (in a dry run: any drift), 2 usage or configuration error,
+or a store out of reach.`;
+
+const out = (line: string) => process.stdout.write(`[reconcile] ${line}\n`);
+function fail(message: string): never {
+  process.stderr.write(`[reconcile] ${message}\n`);
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const unknown = args.filter((arg) => arg !== "--dry-run");
+if (unknown.length > 0) {
+  process.stderr.write(`${USAGE}\n`);
+  fail(`unknown argument: ${unknown.join(" ")}`);
+}
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  fail(error.message);
+}
+
+try {
+  const report = await runReconcile(config, {
+    dryRun: args.includes("--dry-run"),
+    progress: (line) => process.stderr.write(`[reconcile] ${line}\n`),
+  });
+  for (const line of reportLines(report)) out(line);
+  process.exit(reconcileExitCode(report));
+} catch (error) {
+  fail(`could not reconcile: ${(error as Error).message}`);
+}

@@ -1,0 +1,59 @@
+// Opens the stores reconcile needs, runs it and closes them: shared by `./floodgate reconcile` and `start`.
+import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import { createRedis, QueueKeys, waitForRedis } from "@floodgate/queue";
+import { type ReconcileProgress, type ReconcileReport, reconcile } from "@floodgate/reconcile";
+
+export interface ReconcileTarget {
+  redisUrl: string;
+  redisPrefix: string;
+  streamPartitions: number;
+  databaseUrl: string;
+  shardUrls: string[];
+}
+
+export interface RunReconcileOptions {
+  dryRun: boolean;
+  /** A progress line, at most every `progressEveryMs`, once the run has taken that long. */
+  progress?: (line: string) => void;
+  progressEveryMs?: number;
+}
+
+export async function runReconcile(
+  target: ReconcileTarget,
+  options: RunReconcileOptions,
+): Promise<ReconcileReport> {
+  // Its own connection: reconcile WATCHes keys on it.
+  const redis = createRedis(target.redisUrl, { name: "floodgate-reconcile" });
+  redis.on("error", () => {}); // reported by the command that fails, not as an unhandled event
+  const global = createKysely<GlobalDatabase>(target.databaseUrl, {
+    max: 1,
+    applicationName: "floodgate-reconcile",
+  });
+  const shards = target.shardUrls.map((url) =>
+    createKysely<ShardDatabase>(url, { max: 1, applicationName: "floodgate-reconcile" }),
+  );
+  try {
+    await waitForRedis(redis);
+    return await reconcile(
+      { global, shards, redis, keys: new QueueKeys(target.redisPrefix, target.streamPartitions) },
+      { dryRun: options.dryRun, onProgress: progressPrinter(options) },
+    );
+  } finally {
+    redis.disconnect();
+    await Promise.all([global, ...shards].map((db) => db.destroy()));
+  }
+}
+
+function progressPrinter(options: RunReconcileOptions) {
+  const { progress } = options;
+  if (!progress) return undefined;
+  const every = options.progressEveryMs ?? 2000;
+  const started = Date.now();
+  let last = started;
+  return ({ phase, done, total }: ReconcileProgress) => {
+    const now = Date.now();
+    if (now - last < every) return;
+    last = now;
+    progress(`checking ${phase}: ${done}/${total} (${Math.round((now - started) / 1000)} s)`);
+  };
+}

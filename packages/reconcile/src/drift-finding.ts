@@ -1,0 +1,57 @@
+// What reconcile found: one finding per drifted item, with the Redis writes that set it right, or none when
+// only a person can settle it (Postgres is the truth reconcile repairs Redis from; nothing checks Postgres).
+import type { ChainableCommander } from "ioredis";
+
+export type DriftKind =
+  // Postgres, products
+  | "product_ledger" // received != stock + ledger units
+  | "product_orders" // ledger units != units in live orders (valid only when drained)
+  | "product_negative_stock"
+  // Redis vs Postgres, products
+  | "product_state_missing"
+  | "product_price"
+  | "product_available"
+  // Postgres, coupons
+  | "coupon_over_issued"
+  | "coupon_duplicate_holder"
+  | "coupon_issue_use" // a coupon issue used by several live orders, or its used flag disagrees with them
+  // Redis vs Postgres, coupons
+  | "coupon_state_missing"
+  | "coupon_definition"
+  | "coupon_issued_count"
+  | "coupon_holders"
+  | "coupon_issue_records";
+
+export type DriftOutcome = "repaired" | "would_repair" | "not_repaired" | "needs_human";
+
+export interface RedisRepair {
+  /** What the repair sets, for the report: "available = 10". */
+  summary: string;
+  /** Adds the writes to the transaction that applies every repair at once. */
+  write(transaction: ChainableCommander): void;
+}
+
+export interface DriftFinding {
+  subject: "product" | "coupon" | "coupon_issue";
+  id: string;
+  kind: DriftKind;
+  /** What differs: "redis available 7, postgres stock 10". */
+  detail: string;
+  /** Absent for Postgres-side drift. */
+  repair?: RedisRepair;
+  /** Only meaningful with the queue drained (Redis comparisons and the ledger against the orders). */
+  needsDrained: boolean;
+  outcome?: DriftOutcome;
+}
+
+/** Why Postgres-side drift is reported and left alone: which side is right depends on what happened. */
+export const NEEDS_HUMAN: Partial<Record<DriftKind, string>> = {
+  product_ledger:
+    "stock and the ledger moved apart outside the workers' single statement (a manual edit?); decide which is right",
+  product_orders:
+    "the ledger and the shards' orders disagree (a lost batch or a manual edit); find the orders in question",
+  product_negative_stock: "more units were sold than received; decide how to make the orders good",
+  coupon_over_issued: "more coupons are recorded than the coupon's quantity; decide which issues stand",
+  coupon_duplicate_holder: "one user holds this coupon twice (on two shards); remove one issue",
+  coupon_issue_use: "the shard's orders and its coupon issues disagree; check the orders named",
+};

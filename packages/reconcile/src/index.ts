@@ -1,0 +1,10 @@
+export type { DriftFinding, DriftKind, DriftOutcome, RedisRepair } from "./drift-finding.ts";
+export { inFlight, type QueueActivity, readQueueActivity, sameActivity } from "./queue-activity.ts";
+export {
+  type ReconcileOptions,
+  type ReconcileProgress,
+  type ReconcileReport,
+  reconcile,
+} from "./reconcile.ts";
+export { findingLine, queueLine, reconcileExitCode, reportLines, summaryLine } from "./reconcile-report.ts";
+export type { ReconcileStores } from "./reconcile-stores.ts";
