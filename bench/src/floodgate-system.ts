@@ -22,6 +22,8 @@ export interface FloodgateSystemConfig {
   logFile: string;
   /** Given to the intake as ADMIN_API_KEY (scenarios that create coupons); recorded masked. */
   adminApiKey?: string;
+  /** Further configuration a scenario needs (e.g. ORDER_TTL_SECONDS); recorded with the rest. */
+  extraEnvironment?: Record<string, string>;
 }
 
 export class FloodgateSystem {
@@ -58,6 +60,7 @@ export class FloodgateSystem {
       LOG_LEVEL: "warn",
       // Worker /metrics listeners off: fixed ports would collide with a `./floodgate start` running alongside.
       WORKER_METRICS_PORT: "0",
+      ...this.config.extraEnvironment,
       ...(this.config.adminApiKey ? { ADMIN_API_KEY: masked ? "***" : this.config.adminApiKey } : {}),
     };
   }

@@ -7,7 +7,15 @@ export const FUNDING_AMOUNT = 10_000_000;
 
 export const benchUserId = (index: number): string => `bench-user-${index}`;
 
-const JSON_HEADERS = { "content-type": "application/json" };
+/**
+ * Request headers for a JSON body, a fresh object each call: autocannon writes the body's Content-Length into
+ * the headers object it is given, and a shared object would carry a stale length into the next request that
+ * uses it (a fetch then sends a body shorter than announced and waits for an answer that never comes).
+ */
+export const jsonHeaders = (extra: Record<string, string> = {}): Record<string, string> => ({
+  "content-type": "application/json",
+  ...extra,
+});
 
 /** POST /v1/payments for a random user among `users`; collects the ids of 2xx responses into `acceptedIds`. */
 export function paymentRequest(options: {
@@ -25,7 +33,7 @@ export function paymentRequest(options: {
       const amount = 100 * (1 + Math.floor(Math.random() * 100));
       return {
         ...request,
-        headers: { ...JSON_HEADERS, "idempotency-key": `${options.keyPrefix}-${sequence}` },
+        headers: jsonHeaders({ "idempotency-key": `${options.keyPrefix}-${sequence}` }),
         body: JSON.stringify({ userId, amount }),
       };
     },
@@ -47,14 +55,14 @@ export function depositRequest(options: { userIds: readonly string[] }): Request
       return {
         ...request,
         path: `/v1/wallets/${userId}/deposits`,
-        headers: JSON_HEADERS,
+        headers: jsonHeaders(),
         body: JSON.stringify({ amount: FUNDING_AMOUNT }),
       };
     },
   };
 }
 
-function parseId(body: string): string | null {
+export function parseId(body: string): string | null {
   try {
     const parsed = JSON.parse(body) as { id?: unknown };
     return typeof parsed.id === "string" ? parsed.id : null;

@@ -1,14 +1,10 @@
 // `./floodgate bench payments`: Floodgate started fresh, wallets funded, then the phases the options ask for
 // (fixed-rate run, --max search, --drain), then the same for the synchronous baseline with --baseline.
-import path from "node:path";
-import { dropDatabases } from "@floodgate/db";
 import { type BaselineHandle, startBaseline } from "./baseline-target.ts";
-import { benchEnvironment } from "./bench-environment.ts";
 import type { BenchTarget } from "./bench-target.ts";
-import { REPO_ROOT } from "./child-service.ts";
 import { runDrainPhase } from "./drain-phase.ts";
-import { FloodgateSystem } from "./floodgate-system.ts";
-import { registerCleanup } from "./interrupt-cleanup.ts";
+import { freshFloodgate } from "./fresh-floodgate.ts";
+import { describeLoadGenerator } from "./load-runner.ts";
 import { searchMaxRate } from "./max-rate-search.ts";
 import { PAYMENTS_OPTION_SPECS, type PaymentsOptions, toPaymentsOptions } from "./payments-options.ts";
 import {
@@ -19,10 +15,8 @@ import {
 } from "./payments-summary.ts";
 import { log } from "./progress-line.ts";
 import { runRatePhase } from "./rate-phase.ts";
-import { deleteKeysWithPrefix } from "./redis-cleanup.ts";
-import { commitInfo, machineInfo } from "./result-file.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
-import { serviceSettings } from "./service-settings.ts";
+import { finishRun, resultHeader } from "./scenario-run.ts";
 import { fundWallets } from "./wallet-funding.ts";
 
 export const paymentsScenario: Scenario = {
@@ -33,91 +27,58 @@ export const paymentsScenario: Scenario = {
 };
 
 async function runPayments(options: PaymentsOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
-  const environment = benchEnvironment();
-  // One Redis prefix per run: runs never share keys, and the run's keys are deleted at the end (or on Ctrl-C).
-  const redisPrefix = `fgbench:${context.stamp}:`;
-  const cleanRedis = () => deleteKeysWithPrefix(environment.redisUrl, redisPrefix).catch(() => 0);
-  const unregisterCleanup = registerCleanup(cleanRedis);
-  const system = new FloodgateSystem({
-    databaseUrl: environment.floodgateDatabaseUrl,
-    redisUrl: environment.redisUrl,
-    redisPrefix,
-    logFile: context.logFile,
-  });
+  const floodgate = freshFloodgate(context);
+  const { system, environment } = floodgate;
   const result: PaymentsResult = {
-    scenario: "payments",
-    startedAt: context.startedAt.toISOString(),
-    finishedAt: null,
-    ...commitInfo(),
-    machine: machineInfo(),
-    services: null,
-    settings: {
-      ...options,
-      // Filled once the system runs (it needs the port).
-      systemEnvironment: null,
-      logFile: path.relative(REPO_ROOT, context.logFile),
-    },
-    loadGenerator: `autocannon 8, one thread in the bench process, ${options.slices} staggered instance(s) per rated run, on the same machine as everything it measures`,
+    ...resultHeader("payments", context, options, describeLoadGenerator(options.slices)),
     floodgate: {},
     baseline: options.baseline ? {} : null,
     comparison: null,
     error: null,
   };
   const keyPrefix = `bench-${context.stamp}`;
-  try {
-    log(`dropping leftover bench databases, starting Floodgate (log: ${context.logFile})`);
-    await dropDatabases([environment.floodgateDatabaseUrl, ...system.shardUrls]);
-    await system.start(options.workers);
-    result.settings.systemEnvironment = system.environment(options.workers);
-    result.services = await serviceSettings(system.shardUrls[0]!, environment.redisUrl);
-    const { baseUrl, shards } = system.target;
-    result.floodgate.funding = await fundWallets({
-      baseUrl,
-      shards,
-      users: options.users,
-      connections: options.connections,
-    });
-    await runPhases(system.target, options, keyPrefix, result.floodgate);
-    if (options.drain !== null) {
-      result.floodgate.drain = await runDrainPhase({
-        system,
-        count: options.drain,
-        workers: options.workers,
+  return finishRun(
+    result,
+    async () => {
+      await floodgate.start(options.workers, result);
+      const { baseUrl, shards } = system.target;
+      result.floodgate.funding = await fundWallets({
+        baseUrl,
+        shards,
+        users: options.users,
         connections: options.connections,
-        users: options.users,
-        keyPrefix: `${keyPrefix}-drain`,
       });
-    }
-    // Floodgate stops before the baseline starts: each gets the whole machine.
-    await system.stop();
-    if (result.baseline !== null) {
-      log("starting the synchronous baseline");
-      const baseline: BaselineHandle = await startBaseline({
-        databaseUrl: environment.baselineDatabaseUrl,
-        users: options.users,
-        logFile: context.logFile,
-      });
-      try {
-        await runPhases(baseline.target, options, `${keyPrefix}-baseline`, result.baseline);
-      } finally {
-        await baseline.close();
+      await runPhases(system.target, options, keyPrefix, result.floodgate);
+      if (options.drain !== null) {
+        result.floodgate.drain = await runDrainPhase({
+          system,
+          count: options.drain,
+          workers: options.workers,
+          connections: options.connections,
+          users: options.users,
+          keyPrefix: `${keyPrefix}-drain`,
+        });
       }
-      result.comparison = comparePhases(result.floodgate, result.baseline);
-    }
-  } catch (error) {
-    result.error = error instanceof Error ? error.message : String(error);
-  } finally {
-    await system.close();
-    unregisterCleanup();
-    const deleted = await cleanRedis();
-    log(`removed ${deleted} Redis keys of this run`);
-  }
-  result.finishedAt = new Date().toISOString();
-  return {
-    result: { ...result },
-    summary: summarizePayments(result),
-    ...(result.error ? { error: result.error } : {}),
-  };
+      // Floodgate stops before the baseline starts: each gets the whole machine.
+      await system.stop();
+      if (result.baseline !== null) {
+        log("starting the synchronous baseline");
+        const baseline: BaselineHandle = await startBaseline({
+          databaseUrl: environment.baselineDatabaseUrl,
+          users: options.users,
+          logFile: context.logFile,
+        });
+        try {
+          await runPhases(baseline.target, options, `${keyPrefix}-baseline`, result.baseline);
+        } finally {
+          await baseline.close();
+        }
+        result.comparison = comparePhases(result.floodgate, result.baseline);
+      }
+    },
+    () => floodgate.close(),
+    summarizePayments,
+  );
 }
 
 /** The phases shared by Floodgate and the baseline: the fixed-rate run and the --max search. */

@@ -6,6 +6,7 @@ import { formatCount } from "./progress-line.ts";
 import type { RatePhaseResult } from "./rate-phase.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
 import type { ServiceSettings } from "./service-settings.ts";
+import { busyWarning, headerLine, servicesLine } from "./summary-lines.ts";
 import type { FundingResult } from "./wallet-funding.ts";
 
 export interface TargetPhases {
@@ -102,29 +103,11 @@ function targetLines(name: string, phases: TargetPhases): string[] {
   return lines;
 }
 
-/** A load average at start above 1 means something else was using the cpus the bench needs. */
-function busyWarning(loadAverage: number): string[] {
-  return loadAverage >= 1
-    ? [
-        `WARNING: 1-minute load average was ${loadAverage} when the run started: other work shares the cpus, figures are unreliable`,
-      ]
-    : [];
-}
-
-function servicesLine(services: ServiceSettings | null): string {
-  if (services === null) return "services: unknown";
-  const show = (settings: Record<string, string>) =>
-    Object.entries(settings)
-      .map(([name, value]) => `${name} ${value || '""'}`)
-      .join(", ");
-  return `postgres: ${show(services.postgres)}; redis: ${show(services.redis)}`;
-}
-
 export function summarizePayments(result: PaymentsResult): string[] {
   const m = result.machine;
   const settings = result.settings as { workers: number };
   const lines = [
-    `payments bench, commit ${result.commit ?? "none"}${result.dirty ? " (uncommitted changes)" : ""}, ${m.cpuCount} x ${m.cpuModel}, ${m.memoryGiB} GiB, node ${m.node}`,
+    headerLine("payments", result),
     servicesLine(result.services),
     ...busyWarning(m.loadAverageAtStart[0] ?? 0),
     `note: the load generator (${result.loadGenerator.split(",")[0]}, one thread), intake, ${settings.workers} workers, Redis and Postgres all share these ${m.cpuCount} cpus; figures are what this one machine sustains, not a ceiling of the design.`,
