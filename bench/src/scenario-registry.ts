@@ -1,9 +1,10 @@
 // Every scenario `./floodgate bench` knows. A new one is a file exporting a Scenario, added here.
 import { couponDropScenario } from "./coupon-drop-scenario.ts";
+import { hotProductScenario } from "./hot-product-scenario.ts";
 import { paymentsScenario } from "./payments-scenario.ts";
 import type { Scenario } from "./scenario.ts";
 
-export const SCENARIOS: readonly Scenario[] = [paymentsScenario, couponDropScenario];
+export const SCENARIOS: readonly Scenario[] = [paymentsScenario, couponDropScenario, hotProductScenario];
 
 export function findScenario(name: string): Scenario | undefined {
   return SCENARIOS.find((scenario) => scenario.name === name);

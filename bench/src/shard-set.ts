@@ -2,9 +2,10 @@
 // the same payments columns). Shards are separate databases, so cross-shard figures are merged here.
 import { createPool } from "@floodgate/db";
 import type { AppliedRow } from "./delivery-audit.ts";
+import type { OrderSettlementRow } from "./order-settlement-audit.ts";
 
 type Pool = ReturnType<typeof createPool>;
-export type OperationTable = "payments" | "deposits" | "wallets" | "issued_coupons";
+export type OperationTable = "payments" | "deposits" | "wallets" | "issued_coupons" | "orders";
 
 export class ShardSet {
   readonly urls: string[];
@@ -65,6 +66,37 @@ export class ShardSet {
             [couponId],
           )
         ).rows.map((row) => ({ id: row.id, userId: row.user_id, shard })),
+      ),
+    );
+    return perShard.flat();
+  }
+
+  /** The orders holding `productId`, each with the payments naming it, across shards. */
+  async orderSettlements(productId: string): Promise<OrderSettlementRow[]> {
+    const sql = `select o.id, o.status, o.payment_id,
+        count(p.id)::int as payments,
+        count(p.id) filter (where p.status = 'succeeded')::int as succeeded
+      from orders o
+      join order_items i on i.order_id = o.id and i.product_id = $1
+      left join payments p on p.order_id = o.id
+      group by o.id`;
+    const perShard = await Promise.all(
+      this.#pools.map(async (pool) =>
+        (
+          await pool.query<{
+            id: string;
+            status: string;
+            payment_id: string | null;
+            payments: number;
+            succeeded: number;
+          }>(sql, [productId])
+        ).rows.map((row) => ({
+          id: row.id,
+          status: row.status,
+          paymentId: row.payment_id,
+          payments: row.payments,
+          succeededPayments: row.succeeded,
+        })),
       ),
     );
     return perShard.flat();

@@ -1,0 +1,146 @@
+// One sale of a hot product: a fresh product with `stock` units, one-unit orders at `rate`/s over
+// `connections` until it is gone, one more order that must be refused, then the wait for the workers to record
+// every accepted order and the stock invariant on the drained queue. The fixed run and each --max stage.
+import { adminRequest } from "./admin-client.ts";
+import { waitForApplied } from "./applied-wait.ts";
+import { type LatencySummary, summarizeLatencies } from "./latency-summary.ts";
+import { runLoad, steadyRate } from "./load-runner.ts";
+import { type AcceptedOrder, orderRequest } from "./order-requests.ts";
+import { jsonHeaders } from "./payment-requests.ts";
+import type { StockAuditor, StockCheck } from "./product-stock-check.ts";
+import type { ShardSet } from "./shard-set.ts";
+
+/** Price of one unit, in minor units: the funding (payment-requests.ts) covers 1,000 of them per user. */
+export const UNIT_PRICE = 10_000;
+
+export interface SaleTarget {
+  baseUrl: string;
+  adminKey: string;
+  shards: ShardSet;
+  auditor: StockAuditor;
+}
+
+export interface SaleResult {
+  productId: string;
+  stock: number;
+  offeredRate: number;
+  connections: number;
+  slices: number;
+  /** Orders sent: the stock plus one per connection, so the last round meets an empty shelf. */
+  requests: number;
+  responses: number;
+  accepted: number;
+  /** Distinct order ids among the 202s (two requests given one order would show here). */
+  uniqueOrderIds: number;
+  outOfStock: number;
+  /** Responses other than 202 and 409, plus socket errors (timeouts included). */
+  failures: number;
+  errors: number;
+  timeouts: number;
+  statusCounts: Record<string, number>;
+  /** Seconds from the start to the last response (mean over the slices). */
+  durationS: number;
+  /** Answers (202 and 409) per second of `durationS`. */
+  responseRate: number;
+  /** 202s in each second of the sale. */
+  acceptedPerSecond: number[];
+  /** Orders/s: the accepted rate over the sale's whole seconds (steadyRate); for a sale shorter than 3 s,
+   * accepted / durationS. */
+  acceptedRate: number;
+  latencyMs: LatencySummary | null;
+  /** The order sent once the load is over: its status and problem code (409 out_of_stock expected). */
+  nextOrder: { status: number; code: string | null } | null;
+  ordersRecorded: { rows: number; complete: boolean; waitedMs: number };
+  stockAfterSale: StockCheck | null;
+}
+
+export async function createProduct(target: SaleTarget, name: string, stock: number): Promise<string> {
+  const product = await adminRequest(target.baseUrl, target.adminKey, "POST", "/v1/products", {
+    name,
+    price: UNIT_PRICE,
+    stock,
+  });
+  return String(product.id);
+}
+
+export const perSecond = (count: number, seconds: number) =>
+  seconds > 0 ? Math.round((count / seconds) * 10) / 10 : 0;
+
+async function placeOneOrder(baseUrl: string, productId: string, userId: string) {
+  const response = await fetch(`${baseUrl}/v1/orders`, {
+    method: "POST",
+    headers: jsonHeaders(),
+    body: JSON.stringify({ userId, items: [{ productId, quantity: 1 }] }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await response.json().catch(() => ({}))) as { code?: unknown };
+  return { status: response.status, code: typeof body.code === "string" ? body.code : null };
+}
+
+export async function runSale(
+  target: SaleTarget,
+  options: {
+    label: string;
+    stock: number;
+    rate: number;
+    connections: number;
+    slices: number;
+    users: number;
+    keyPrefix: string;
+  },
+): Promise<{ sale: SaleResult; orders: AcceptedOrder[] }> {
+  const productId = await createProduct(target, options.label, options.stock);
+  const orders: AcceptedOrder[] = [];
+  const requests = options.stock + options.connections;
+  const since = new Date();
+  const load = await runLoad({
+    label: options.label,
+    url: target.baseUrl,
+    connections: options.connections,
+    rate: options.rate,
+    slices: options.slices,
+    amount: requests,
+    request: orderRequest({
+      productId,
+      users: options.users,
+      keyPrefix: options.keyPrefix,
+      accepted: orders,
+    }),
+  });
+  const accepted = load.statusCounts["202"] ?? 0;
+  const outOfStock = load.statusCounts["409"] ?? 0;
+  const nextOrder = await placeOneOrder(target.baseUrl, productId, "hot-product-late-buyer");
+  const wait = await waitForApplied({
+    label: `${options.label}: orders recorded`,
+    shards: target.shards,
+    table: "orders",
+    since,
+    target: accepted,
+    timeoutMs: Math.max(120_000, accepted * 10),
+  });
+  const sale: SaleResult = {
+    productId,
+    stock: options.stock,
+    offeredRate: options.rate,
+    connections: options.connections,
+    slices: load.slices,
+    requests,
+    responses: load.responses,
+    accepted,
+    uniqueOrderIds: new Set(orders.map((order) => order.id)).size,
+    outOfStock,
+    failures: load.responses - accepted - outOfStock + load.errors,
+    errors: load.errors,
+    timeouts: load.timeouts,
+    statusCounts: load.statusCounts,
+    durationS: load.activeS,
+    responseRate: perSecond(load.responses, load.activeS),
+    acceptedPerSecond: load.okPerSecond,
+    acceptedRate: steadyRate(load.okPerSecond) ?? perSecond(accepted, load.activeS),
+    latencyMs: summarizeLatencies(load.latencies),
+    nextOrder,
+    ordersRecorded: { rows: wait.applied, complete: wait.complete, waitedMs: wait.waitedMs },
+    stockAfterSale: await target.auditor.check(target, productId),
+  };
+  return { sale, orders };
+}

@@ -1,0 +1,112 @@
+// The hot-product result as JSON types, and the printed summary.
+import type { HotProductInvariants, InvariantCheck } from "./hot-product-invariants.ts";
+import type { HotProductMaxResult } from "./hot-product-max-search.ts";
+import type { SaleResult } from "./hot-product-sale.ts";
+import { formatLatency, type LatencySummary } from "./latency-summary.ts";
+import type { OrderPaymentResult } from "./order-payment-phase.ts";
+import { formatCount } from "./progress-line.ts";
+import type { CommitInfo, machineInfo } from "./result-file.ts";
+import type { ServiceSettings } from "./service-settings.ts";
+import { busyWarning, headerLine, servicesLine } from "./summary-lines.ts";
+import type { FundingResult } from "./wallet-funding.ts";
+
+/** Issue 4's acceptance for this scenario. */
+export const TARGETS = { rate: 4000, meanMs: 20, p99Ms: 50, maxRate: 8000 } as const;
+
+export interface HotProductResult extends CommitInfo {
+  scenario: "hot-product";
+  startedAt: string;
+  finishedAt: string | null;
+  machine: ReturnType<typeof machineInfo>;
+  services: ServiceSettings | null;
+  settings: Record<string, unknown> & { workers: number };
+  loadGenerator: string;
+  funding: FundingResult | null;
+  sale: SaleResult | null;
+  payment: OrderPaymentResult | null;
+  invariants: HotProductInvariants | null;
+  max: HotProductMaxResult | null;
+  error: string | null;
+}
+
+/** "avg 3.1 ms  p50 ..." */
+const latencyLine = (summary: LatencySummary | null) =>
+  summary === null ? "n/a" : `avg ${summary.mean.toFixed(1)} ms  ${formatLatency(summary)}`;
+
+const statusLine = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([status, n]) => `${status}: ${formatCount(n)}`)
+    .join(", ");
+
+const checkLines = (checks: readonly InvariantCheck[]) =>
+  checks.map((check) => `    ${check.ok ? "ok    " : "BROKEN"} ${check.name}: ${check.detail}`);
+
+/** Whether the sale met issue 4's latency targets (only meaningful at the issue's rate). */
+export function targetVerdict(sale: SaleResult): string {
+  const latency = sale.latencyMs;
+  if (latency === null) return "no latencies";
+  const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+  return `avg < ${TARGETS.meanMs} ms ${verdict(latency.mean < TARGETS.meanMs)} (${latency.mean} ms), p99 < ${TARGETS.p99Ms} ms ${verdict(latency.p99 < TARGETS.p99Ms)} (${latency.p99} ms)`;
+}
+
+function saleLines(sale: SaleResult): string[] {
+  return [
+    `sale: ${formatCount(sale.requests)} one-unit orders for ${formatCount(sale.stock)} units, offered at ${formatCount(sale.offeredRate)}/s over ${sale.connections} connections (${sale.slices} slices)`,
+    `  orders/s ${formatCount(sale.acceptedRate)} (202s per whole second while the stock lasted: ${sale.acceptedPerSecond.map(formatCount).join(" ")}); answers ${formatCount(sale.responseRate)}/s over ${sale.durationS.toFixed(1)} s; errors ${sale.errors} (timeouts ${sale.timeouts})`,
+    `  order latency ${latencyLine(sale.latencyMs)}`,
+    `  by status: ${statusLine(sale.statusCounts)}`,
+    ...(sale.offeredRate === TARGETS.rate
+      ? [`  issue 4 targets at ${formatCount(TARGETS.rate)}/s: ${targetVerdict(sale)}`]
+      : []),
+  ];
+}
+
+function paymentLines(payment: OrderPaymentResult): string[] {
+  return [
+    `payments: ${formatCount(payment.accepted)} of ${formatCount(payment.orders)} orders paid in ${payment.durationS.toFixed(1)} s (${formatCount(payment.acceptedRate)}/s accepted, ${payment.connections} connections, as fast as the intake answers); non-2xx ${payment.non2xx}, errors ${payment.errors}`,
+    `  payment latency ${latencyLine(payment.latencyMs)}`,
+    `  end-to-end (accepted -> applied) ${formatLatency(payment.delivery.endToEndMs)}${payment.allApplied ? "" : " (NOT all applied before the wait bound)"}`,
+  ];
+}
+
+function maxLines(max: HotProductMaxResult): string[] {
+  const best = max.maxAcceptedRate === null ? "none passed" : `${formatCount(max.maxAcceptedRate)} orders/s`;
+  return [
+    `--max (${max.criterion}; ${max.stageDurationS} s of stock per stage): ${best} (issue 4 asks >= ${formatCount(TARGETS.maxRate)})`,
+    ...max.stages.map(
+      (s, i) =>
+        `  stage ${i + 1}: offered ${formatCount(s.offeredRate)}/s, ${formatCount(s.sale.stock)} units: orders/s ${formatCount(s.acceptedRate)}, avg ${s.sale.latencyMs?.mean ?? "n/a"} ms, p99 ${s.sale.latencyMs?.p99 ?? "n/a"} ms, failures ${s.sale.failures}, invariants ${s.invariants.ok ? "hold" : "BROKEN"}: ${s.passed ? "pass" : "fail"}`,
+    ),
+    ...max.stages.flatMap((s, i) =>
+      s.invariants.ok ? [] : [`  stage ${i + 1} invariants:`, ...checkLines(s.invariants.checks)],
+    ),
+  ];
+}
+
+export function summarizeHotProduct(result: HotProductResult): string[] {
+  const m = result.machine;
+  const lines = [
+    headerLine("hot-product", result),
+    servicesLine(result.services),
+    ...busyWarning(m.loadAverageAtStart[0] ?? 0),
+    `note: the load generator (autocannon, one thread), intake, ${result.settings.workers} workers, Redis and Postgres all share these ${m.cpuCount} cpus; figures are what this one machine sustains, not a ceiling of the design.`,
+  ];
+  if (result.funding) {
+    const f = result.funding;
+    lines.push(
+      `funded ${formatCount(f.users)} buyers in ${f.seconds.toFixed(1)} s (${formatCount(f.depositRate)} deposits/s)`,
+    );
+  }
+  if (result.sale) lines.push(...saleLines(result.sale));
+  if (result.payment) lines.push(...paymentLines(result.payment));
+  if (result.invariants) {
+    lines.push(
+      `invariants: ${result.invariants.ok ? "hold" : "BROKEN"}`,
+      ...checkLines(result.invariants.checks),
+    );
+  }
+  if (result.max) lines.push(...maxLines(result.max));
+  if (result.error) lines.push(`ERROR: ${result.error}`);
+  return lines;
+}
