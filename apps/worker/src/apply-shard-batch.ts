@@ -51,10 +51,22 @@ interface ExistingRow {
   completed_at: Date;
 }
 
+export interface ApplyOptions {
+  /**
+   * Whether a message may already be on the shard (a redelivery, or a retry of a batch whose commit may have
+   * happened). Payments and deposits it says no to skip the look-up of existing ids; if it is wrong, the
+   * insert still finds the primary key taken and aborts the batch as a retryable ConcurrentApplyError. By
+   * default every message may be.
+   */
+  mayBeApplied?: (message: OperationMessage) => boolean;
+}
+
 export async function applyShardBatch(
   db: Kysely<ShardDatabase>,
   messages: OperationMessage[],
+  options: ApplyOptions = {},
 ): Promise<ShardBatchResult> {
+  const mayBeApplied = options.mayBeApplied ?? (() => true);
   const money = messages.filter(
     (m): m is MoneyOperationMessage => m.kind === "payment" || m.kind === "deposit",
   );
@@ -72,7 +84,7 @@ export async function applyShardBatch(
         : { decisions: [], redelivered: [], ended: [], awaiting: [], statements: 0 };
     const moneyPart =
       money.length > 0
-        ? await applyMoneyOperations(trx, money)
+        ? await applyMoneyOperations(trx, money, money.filter(mayBeApplied))
         : { decisions: [], existing: [], statements: 0, paid: 0 };
     const endPart =
       ends.length > 0 ? await applyOrderEnds(trx, ends) : { endedNow: [], ended: [], statements: 0 };
@@ -134,36 +146,39 @@ export async function applyShardBatch(
   };
 }
 
-/** Payments and deposits: wallets locked in user order, ids already present skipped, balances by delta. */
-async function applyMoneyOperations(trx: Transaction<ShardDatabase>, messages: MoneyOperationMessage[]) {
+/**
+ * Payments and deposits: wallets locked in user order, ids already present skipped, balances by delta.
+ * `suspects` are the messages that may already be on the shard; only they are looked up (per row, the look-up
+ * costs Postgres about as much as the insert, and a first delivery cannot have been applied).
+ */
+async function applyMoneyOperations(
+  trx: Transaction<ShardDatabase>,
+  messages: MoneyOperationMessage[],
+  suspects: MoneyOperationMessage[],
+) {
   const users = [...new Set(messages.map((m) => m.userId))].sort();
-  const paymentIds = messages.filter((m) => m.kind === "payment").map((m) => m.id);
-  const depositIds = messages.filter((m) => m.kind === "deposit").map((m) => m.id);
   let statements = 0;
-  await sql`insert into wallets (user_id) select u from unnest(${users}::text[]) as u order by u
-            on conflict (user_id) do nothing`.execute(trx);
+  // Only a deposit needs its wallet to exist: a payment from a user without one fails (insufficient funds).
+  const depositors = [...new Set(messages.filter((m) => m.kind === "deposit").map((m) => m.userId))].sort();
+  if (depositors.length > 0) {
+    await sql`insert into wallets (user_id) select u from unnest(${depositors}::text[]) as u order by u
+              on conflict (user_id) do nothing`.execute(trx);
+    statements += 1;
+  }
   const locked = await sql<{ user_id: string; balance: number }>`
     select user_id, balance from wallets where user_id = any(${users}::text[]) order by user_id for update`.execute(
     trx,
   );
-  const existing = await sql<{
-    id: string;
-    status: FinalStatus["status"];
-    failure_reason: FailureReason | null;
-    completed_at: Date;
-  }>`
-    select id, status, failure_reason, completed_at from payments where id = any(${paymentIds}::text[])
-    union all
-    select id, status, failure_reason, completed_at from deposits where id = any(${depositIds}::text[])`.execute(
-    trx,
-  );
-  statements += 3;
+  statements += 1;
+  // After the lock: a concurrent apply of the same ids has committed by now, and this statement sees it.
+  const existing = suspects.length > 0 ? await findApplied(trx, suspects) : [];
+  if (suspects.length > 0) statements += 1;
   const orderLock = await OrderPayments.lock(trx, messages);
   const payable = orderLock.orders;
   statements += orderLock.statements;
 
   const balance = new Map(locked.rows.map((row) => [row.user_id, row.balance]));
-  const done = new Map(existing.rows.map((row) => [row.id, row]));
+  const done = new Map(existing.map((row) => [row.id, row]));
   const decisions: MoneyDecision[] = [];
   const seen = new Set<string>();
   for (const message of messages) {
@@ -226,5 +241,17 @@ async function applyMoneyOperations(trx: Transaction<ShardDatabase>, messages: M
     }
   }
   statements += await payable.write(trx);
-  return { decisions, existing: existing.rows, statements, paid: payable.paidCount };
+  return { decisions, existing, statements, paid: payable.paidCount };
+}
+
+async function findApplied(trx: Transaction<ShardDatabase>, suspects: MoneyOperationMessage[]) {
+  const paymentIds = suspects.filter((m) => m.kind === "payment").map((m) => m.id);
+  const depositIds = suspects.filter((m) => m.kind === "deposit").map((m) => m.id);
+  const found = await sql<ExistingRow>`
+    select id, status, failure_reason, completed_at from payments where id = any(${paymentIds}::text[])
+    union all
+    select id, status, failure_reason, completed_at from deposits where id = any(${depositIds}::text[])`.execute(
+    trx,
+  );
+  return found.rows;
 }

@@ -33,7 +33,7 @@ import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts"
 import { OrderExpiry } from "./orders/order-expiry.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
 import { moveStock } from "./orders/stock-ledger.ts";
-import { type DecodedEntry, sortByShard } from "./shard-groups.ts";
+import { type DecodedEntry, mayBeApplied, sortByShard } from "./shard-groups.ts";
 
 const READ_BLOCK_MS = 100;
 const TRIM_EVERY_MS = 5000;
@@ -241,9 +241,11 @@ export class OperationWorker {
   async #applyShard(shard: number, group: DecodedEntry[], poisoned: Poisoned[]) {
     const db = this.#shards[shard]!;
     try {
+      const suspects = new Set(group.filter(mayBeApplied).map((g) => g.message));
       const result = await applyShardBatch(
         db,
         group.map((g) => g.message),
+        { mayBeApplied: (message) => suspects.has(message) },
       );
       this.#held.delete(shard);
       this.#record(result);
@@ -359,6 +361,8 @@ export class OperationWorker {
   /** `replace`: the group already holds the shard's earlier held entries (they were retried with it). */
   #hold(shard: number, group: DecodedEntry[], error: Error, mode: "replace" | "append") {
     const held = this.#held.get(shard) ?? { entries: [], attempts: 0, retryAt: 0 };
+    // The failed transaction may have committed before its answer was lost: the retry looks the ids up.
+    for (const item of group) item.attempted = true;
     held.entries = mode === "replace" ? group : [...held.entries, ...group];
     held.attempts += 1;
     const backoff = Math.min(100 * 2 ** held.attempts, 10_000);

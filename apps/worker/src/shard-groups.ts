@@ -5,7 +5,16 @@ import { bucketForUser, type ShardMap } from "@floodgate/shard-router";
 export interface DecodedEntry {
   entry: StreamEntry;
   message: OperationMessage;
+  /** A transaction holding it failed in a way that may hide a commit (held and retried by this worker). */
+  attempted?: boolean;
 }
+
+/**
+ * Whether the entry's operation may already be on its shard: it was delivered before (a crash or a claim),
+ * or this worker tried it before. A first delivery never tried cannot have been applied.
+ */
+export const mayBeApplied = (item: DecodedEntry): boolean =>
+  item.entry.deliveries > 1 || item.attempted === true;
 
 export interface SortedBatch {
   byShard: Map<number, DecodedEntry[]>;

@@ -73,6 +73,49 @@ describe("applyShardBatch", () => {
     expect((await balances())["mixed-a"]).toBe(200);
   });
 
+  it("applies messages the caller vouches are new without looking them up, with the same outcome", async () => {
+    const messages = [
+      operationMessage({ kind: "deposit", userId: "vouched-a", amount: 500 }),
+      operationMessage({ kind: "payment", userId: "vouched-a", amount: 200 }),
+      operationMessage({ kind: "payment", userId: "vouched-a", amount: 400 }), // more than is left
+      operationMessage({ kind: "payment", userId: "vouched-no-wallet", amount: 1 }),
+    ];
+    const result = await applyShardBatch(db, messages, { mayBeApplied: () => false });
+    expect(result.statuses.map((s) => [s.status, s.failureReason])).toEqual([
+      ["succeeded", undefined],
+      ["succeeded", undefined],
+      ["failed", "insufficient_funds"],
+      ["failed", "insufficient_funds"],
+    ]);
+    expect(await balances()).toMatchObject({ "vouched-a": 300 });
+    // Checked against a conservative apply of the same shape: one statement fewer (no look-up of ids).
+    const conservative = await applyShardBatch(db, [
+      operationMessage({ kind: "deposit", userId: "vouched-b", amount: 500 }),
+      operationMessage({ kind: "payment", userId: "vouched-b", amount: 200 }),
+      operationMessage({ kind: "payment", userId: "vouched-b", amount: 400 }),
+      operationMessage({ kind: "payment", userId: "vouched-no-wallet", amount: 1 }),
+    ]);
+    expect(conservative.statements).toBe(result.statements + 1);
+  });
+
+  it("refuses, as a retryable concurrent apply, a message wrongly vouched new that is already applied", async () => {
+    const deposit = operationMessage({ kind: "deposit", userId: "wrongly-vouched", amount: 100 });
+    const payment = operationMessage({ kind: "payment", userId: "wrongly-vouched", amount: 30 });
+    await applyShardBatch(db, [deposit, payment]);
+    const before = await rowCount();
+    const error = await applyShardBatch(db, [payment], { mayBeApplied: () => false }).then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    expect(isRetryable(error)).toBe(true);
+    expect(await rowCount()).toBe(before);
+    expect((await balances())["wrongly-vouched"]).toBe(70);
+    // The retry that looks it up recognises the redelivery.
+    const retry = await applyShardBatch(db, [payment]);
+    expect(retry.redelivered).toBe(1);
+    expect((await balances())["wrongly-vouched"]).toBe(70);
+  });
+
   it("applies the same messages once when two workers apply them at the same time", async () => {
     const messages = Array.from({ length: 40 }, (_, i) =>
       operationMessage({
