@@ -1,6 +1,5 @@
 // Shared by every POST that creates an operation: mint the id, fingerprint the request for idempotency, and
 // hand it to the one Lua call that stores it. Nothing here touches Postgres.
-import { createHash } from "node:crypto";
 import {
   IDEMPOTENCY_KEY_PATTERN,
   type MoneyOperationKind,
@@ -11,6 +10,7 @@ import { enqueueOperation } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
+import { requestFingerprint } from "./request-fingerprint.ts";
 
 export interface OperationInput {
   kind: MoneyOperationKind;
@@ -43,9 +43,13 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
       detail: `this deployment takes ${config.currency}; amounts are integers in its minor unit`,
     });
   }
-  const fingerprint = createHash("sha256")
-    .update(`${input.kind}\n${input.userId}\n${input.amount}\n${config.currency}\n${input.orderId ?? ""}`)
-    .digest("base64url");
+  const fingerprint = requestFingerprint(
+    input.kind,
+    input.userId,
+    String(input.amount),
+    config.currency,
+    input.orderId ?? "",
+  );
   // One clock reading for both: the id encodes it, and GET answers createdAt from the message.
   const createdAt = Date.now();
   const message: MoneyOperationMessage = {

@@ -1,6 +1,5 @@
 // POST /v1/orders, GET /v1/orders/:orderId, POST /v1/orders/:orderId/cancel. Placing and cancelling are one
 // Redis script call each and no Postgres; reading goes to the order's shard (the id names it).
-import { createHash } from "node:crypto";
 import {
   newOperationId,
   orderAcceptedResponseSchema,
@@ -17,6 +16,7 @@ import type { FastifyInstance } from "fastify";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { idempotencyKeyOf } from "./accept-operation.ts";
+import { requestFingerprint } from "./request-fingerprint.ts";
 
 interface OrderBody {
   userId: string;
@@ -73,9 +73,7 @@ export async function ordersRoute(app: FastifyInstance) {
         currency: config.currency,
         createdAt,
         expiresAt: createdAt + config.orderTtlSeconds * 1000,
-        fingerprint: createHash("sha256")
-          .update(`order\n${userId}\n${JSON.stringify(items)}\n${couponIssueId ?? ""}`)
-          .digest("base64url"),
+        fingerprint: requestFingerprint("order", userId, JSON.stringify(items), couponIssueId ?? ""),
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
         orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
