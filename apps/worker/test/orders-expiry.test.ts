@@ -4,8 +4,10 @@
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import { Queue } from "bullmq";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bullPrefix, ORDER_EXPIRY_QUEUE } from "../src/orders/order-expiry.ts";
 import { ADMIN_KEY } from "./support/coupon-client.ts";
 import { counterValue, type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
 import { deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
@@ -66,11 +68,58 @@ describe("an order nobody pays", () => {
     const [state] = await stockState(global, shards, redis, keys, [productId]);
     expect(state).toMatchObject({ received: 5, stock: 5, ledgerUnits: 0, liveOrderUnits: 0, available: 5 });
     const fired = await Promise.all(
-      workers.map((w) => counterValue(w.metrics.expiryJobs, { outcome: "requested" })),
+      workers.map((w) => counterValue(w.metrics.orderExpiries, { outcome: "requested" })),
     );
     expect(fired.reduce((a, b) => a + b, 0)).toBe(1);
   });
+
+  it("expires orders placed together (one delayed job for their batch), none before its expiresAt", async () => {
+    const productId = await createProduct(app, 20);
+    const before = await totalRequested();
+    const placed = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        placeOrder(app, { userId: `idle-crowd-${i}`, items: [{ productId, quantity: 1 }] }),
+      ),
+    );
+    const ids = placed.map((response) => response.json().id as string);
+    await waitFor(
+      async () =>
+        (await Promise.all(ids.map((id) => orderView(app, id)))).every((o) => o.status === "expired"),
+      "every order to expire",
+    );
+    for (const id of ids) {
+      const order = await orderView(app, id);
+      expect(Date.parse(order.updatedAt)).toBeGreaterThanOrEqual(Date.parse(order.expiresAt));
+    }
+    await drained();
+    expect((await totalRequested()) - before).toBe(8);
+    const [state] = await stockState(global, shards, redis, keys, [productId]);
+    expect(state).toMatchObject({ received: 20, stock: 20, liveOrderUnits: 0, available: 20 });
+  });
+
+  it("still expires an order from a job added before expiries were batched (one order id per job)", async () => {
+    const productId = await createProduct(app, 3);
+    const { id } = (
+      await placeOrder(app, { userId: "idle-legacy", items: [{ productId, quantity: 1 }] })
+    ).json();
+    // What a worker of the previous release scheduled: { orderId }, job id = order id.
+    const queue = new Queue(ORDER_EXPIRY_QUEUE, {
+      connection: { url: env.config.redisUrl },
+      prefix: bullPrefix(env.config),
+    });
+    try {
+      await queue.add("expire", { orderId: id }, { jobId: id, removeOnComplete: true });
+      await waitFor(async () => (await orderView(app, id)).status === "expired", "the order to expire");
+    } finally {
+      await queue.close();
+    }
+  });
 });
+
+const totalRequested = async () =>
+  (
+    await Promise.all(workers.map((w) => counterValue(w.metrics.orderExpiries, { outcome: "requested" })))
+  ).reduce((a, b) => a + b, 0);
 
 describe("an expiry racing a payment", () => {
   it("ends every order paid with its debit or expired without one, and counts the stock once", async () => {

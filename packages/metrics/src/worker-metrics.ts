@@ -66,9 +66,9 @@ export function createWorkerMetrics(registry = new Registry()) {
       help: "Orders marked paid in the same shard transaction as their payment's debit",
       registers: [registry],
     }),
-    expiryJobs: new Counter({
-      name: "floodgate_order_expiry_jobs_total",
-      help: "Order expiry jobs fired, by outcome: requested (an end request was queued), already_requested (a cancel came first), already_ended, unknown_order",
+    orderExpiries: new Counter({
+      name: "floodgate_order_expiries_total",
+      help: "Unpaid orders whose expiry fired (BullMQ delayed jobs, one per batch of orders), by outcome: requested (an end request was queued), already_requested (a cancel came first), already_ended, unknown_order",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),

@@ -1,7 +1,10 @@
-// Unpaid orders expire through BullMQ delayed jobs, one per order (jobId = order id, so adding it again on a
-// redelivery changes nothing). When a job fires it does not touch the order itself: it queues an end request
-// on the order's partition stream (request-order-end-3.lua), so the expiry is ordered with the order's
-// payment and the shard decides which came first. A failed attempt is retried by BullMQ with backoff.
+// Unpaid orders expire through BullMQ delayed jobs, one per batch of orders that began awaiting payment
+// together (one job per order cost Redis more than the order itself at a few thousand orders/s). A job fires
+// at the latest expiresAt of its orders, so none ends early, and none waits longer than its batch took to
+// form. When it fires it does not touch the orders: it queues an end request for each on the order's
+// partition stream (request-order-end-3.lua), so the expiry is ordered with the order's payment and the
+// shard decides which came first. Ending is idempotent, so a job added twice (a redelivered batch) or retried
+// by BullMQ after a partial failure changes nothing twice.
 import type { Config } from "@floodgate/config";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import { type QueueKeys, requestOrderEnd, type ScriptedRedis } from "@floodgate/queue";
@@ -12,9 +15,11 @@ import type { AwaitingOrder } from "./order-outcomes.ts";
 
 export const ORDER_EXPIRY_QUEUE = "order-expiry";
 
-interface ExpiryJob {
-  orderId: string;
-}
+/** `orderId`: a job added before expiries were batched (still pending after an upgrade). */
+type ExpiryJob = { orderIds: string[] } | { orderId: string };
+
+/** Orders per job: a retry repeats the whole job, so it stays small. */
+const ORDERS_PER_JOB = 500;
 
 /** BullMQ's keys live under the deployment's prefix, so tests and deployments sharing a Redis stay apart. */
 export const bullPrefix = (config: Pick<Config, "redisPrefix">) => `${config.redisPrefix}bull`;
@@ -45,24 +50,31 @@ export class OrderExpiry {
     return redis;
   }
 
-  /** One round trip for the batch's orders; an order already scheduled keeps its job. */
+  /** One round trip for the batch's orders: a job per ORDERS_PER_JOB of them. */
   async schedule(orders: AwaitingOrder[]): Promise<void> {
     if (orders.length === 0) return;
     const now = Date.now();
-    await this.#queue.addBulk(
-      orders.map((order) => ({
+    const sorted = [...orders].sort((a, b) => (a.orderId < b.orderId ? -1 : a.orderId > b.orderId ? 1 : 0));
+    const jobs = [];
+    for (let start = 0; start < sorted.length; start += ORDERS_PER_JOB) {
+      const chunk = sorted.slice(start, start + ORDERS_PER_JOB);
+      const dueAt = Math.max(...chunk.map((order) => order.expiresAt));
+      jobs.push({
         name: "expire",
-        data: { orderId: order.orderId },
+        data: { orderIds: chunk.map((order) => order.orderId) },
         opts: {
-          jobId: order.orderId,
-          delay: Math.max(0, order.expiresAt - now),
+          // The same chunk (a redelivered batch) gets the same id, which BullMQ adds once. No ":" (BullMQ's
+          // key separator).
+          jobId: `expire-${chunk[0]!.orderId}-${chunk.length}`,
+          delay: Math.max(0, dueAt - now),
           attempts: 10,
           backoff: { type: "exponential", delay: 1000 },
           removeOnComplete: true,
           removeOnFail: 1000,
         },
-      })),
-    );
+      });
+    }
+    await this.#queue.addBulk(jobs);
   }
 
   /** Fires the due jobs in this process (every worker process runs one; BullMQ hands each job to one). */
@@ -70,16 +82,20 @@ export class OrderExpiry {
     this.#worker = new Worker<ExpiryJob>(
       ORDER_EXPIRY_QUEUE,
       async (job) => {
-        const outcome = await requestOrderEnd(redis, keys, job.data.orderId, "expired");
-        metrics.expiryJobs.inc({ outcome: outcome.result });
-        return outcome.result;
+        const orderIds = "orderIds" in job.data ? job.data.orderIds : [job.data.orderId];
+        // Sent together (one write); each is its own script call, so one refusal does not stop the others.
+        const outcomes = await Promise.all(
+          orderIds.map((orderId) => requestOrderEnd(redis, keys, orderId, "expired")),
+        );
+        for (const outcome of outcomes) metrics.orderExpiries.inc({ outcome: outcome.result });
+        return outcomes.length;
       },
       { connection: this.#connection(true), prefix: bullPrefix(this.#config), concurrency: 50 },
     );
     this.#worker.on("error", (error) => this.#log.warn({ err: error.message }, "order expiry worker error"));
     this.#worker.on("failed", (job, error) =>
       this.#log.warn(
-        { orderId: job?.data.orderId, err: error.message },
+        { jobId: job?.id, err: error.message },
         "order expiry attempt failed; BullMQ retries it",
       ),
     );
