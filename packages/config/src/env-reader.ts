@@ -26,6 +26,10 @@ export function envReader(env: NodeJS.ProcessEnv) {
     return value;
   };
   return {
+    /** The raw value, trimmed; undefined when unset or empty. */
+    optional(name: string): string | undefined {
+      return raw(name);
+    },
     int(name: string, fallback: number, min: number, max: number): number {
       const value = raw(name);
       if (value === undefined) return fallback;

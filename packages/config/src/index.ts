@@ -1,10 +1,13 @@
 export { ConfigError } from "./env-reader.ts";
 export {
   ADMIN_API_KEY_PATTERN,
+  ADMISSION_TOKEN_SECRET_PATTERN,
   type Config,
   defaultShardUrls,
   LOG_LEVELS,
   type LogLevel,
   loadConfig,
+  type TrustProxy,
 } from "./load-config.ts";
 export { loadConfigOrExit } from "./load-config-or-exit.ts";
+export { parseRateLimits } from "./rate-limits.ts";

@@ -63,7 +63,13 @@ describe("loadConfig reads", () => {
       WORKER_METRICS_PORT: "0",
       FLOODGATE_WORKER_INDEX: "5",
       ADMIN_API_KEY: "k".repeat(16),
+      RATE_LIMITS: "off",
+      TRUST_PROXY: "1",
+      ADMISSION_TOKEN_SECRET: "s".repeat(32),
+      BACKPRESSURE_SECONDS: "0",
+      ROOM_COOLDOWN_SECONDS: "5",
     });
+    const noLimit = { user: null, ip: null };
     expect(config).toEqual({
       port: 8080,
       host: "0.0.0.0",
@@ -87,6 +93,17 @@ describe("loadConfig reads", () => {
       workerMetricsPort: 0,
       workerIndex: 5,
       adminApiKey: "k".repeat(16),
+      rateLimits: {
+        payments: noLimit,
+        deposits: noLimit,
+        "coupon-issues": noLimit,
+        orders: noLimit,
+        "room-joins": noLimit,
+      },
+      trustProxy: 1,
+      admissionTokenSecret: "s".repeat(32),
+      backpressureSeconds: 0,
+      roomCooldownSeconds: 5,
     });
   });
 
@@ -162,6 +179,19 @@ describe("a bad value throws ConfigError naming the variable", () => {
     ["ADMIN_API_KEY", "k".repeat(257)],
     ["ADMIN_API_KEY", "has a space in it!!"],
     ["ADMIN_API_KEY", "non-ascii-é-key-123"],
+    ["RATE_LIMITS", "payments=10/s:20"],
+    ["RATE_LIMITS", "payments.user=10/s"],
+    ["RATE_LIMITS", "payments.user=10/h:5"],
+    ["RATE_LIMITS", "payments.user=0/s:5"],
+    ["RATE_LIMITS", "payments.user=5/s:0"],
+    ["RATE_LIMITS", "refunds.user=5/s:10"],
+    ["RATE_LIMITS", "payments.session=5/s:10"],
+    ["RATE_LIMITS", "payments.user=5/s:10,"],
+    ["TRUST_PROXY", "yes"],
+    ["TRUST_PROXY", "10.0.0.0/8,proxy.local"],
+    ["ADMISSION_TOKEN_SECRET", "s".repeat(31)],
+    ["BACKPRESSURE_SECONDS", "-1"],
+    ["ROOM_COOLDOWN_SECONDS", "0"],
   ])("%s=%j", (variable, value) => {
     let caught: unknown;
     try {
@@ -190,5 +220,37 @@ describe("ADMIN_API_KEY", () => {
     } catch (error) {
       expect((error as Error).message).not.toContain(secret);
     }
+  });
+});
+
+describe("RATE_LIMITS", () => {
+  it("defaults to a user and an IP bucket on every guarded class, and an IP bucket on room joins", () => {
+    const { rateLimits } = loadConfig({});
+    expect(rateLimits.payments).toEqual({ user: { rate: 10, burst: 20 }, ip: { rate: 1000, burst: 2000 } });
+    expect(rateLimits["room-joins"]).toEqual({ user: null, ip: { rate: 20, burst: 50 } });
+  });
+
+  it("changes the defaults entry by entry: per second or minute, fractions, off, * for every class, later wins", () => {
+    const { rateLimits } = loadConfig({
+      RATE_LIMITS:
+        "*.ip=off, payments.user=0.5/s:3, orders.user=120/m:4, coupon-issues.ip=7/s:7, orders.user=off",
+    });
+    expect(rateLimits.payments).toEqual({ user: { rate: 0.5, burst: 3 }, ip: null });
+    expect(rateLimits.orders).toEqual({ user: null, ip: null });
+    expect(rateLimits["coupon-issues"]).toEqual({ user: { rate: 5, burst: 10 }, ip: { rate: 7, burst: 7 } });
+    expect(rateLimits["room-joins"].ip).toBeNull();
+    expect(loadConfig({ RATE_LIMITS: "deposits.user=120/m:4" }).rateLimits.deposits.user).toEqual({
+      rate: 2,
+      burst: 4,
+    });
+  });
+});
+
+describe("TRUST_PROXY", () => {
+  it("is false by default, and takes true, a hop count or proxy addresses", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, ::1" }).trustProxy).toEqual(["10.0.0.0/8", "::1"]);
   });
 });

@@ -1,12 +1,19 @@
 // The one place that reads process.env. Each app calls loadConfig() once at start (src/env.ts) and exits on a
 // bad value with a message naming it; everything else receives the typed Config.
-import { envReader } from "./env-reader.ts";
+import type { RateLimitPolicies } from "@floodgate/domain";
+import { ConfigError, envReader } from "./env-reader.ts";
+import { parseRateLimits } from "./rate-limits.ts";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Long enough not to be guessed; visible ASCII so it travels in a header unchanged. */
 export const ADMIN_API_KEY_PATTERN = /^[\x21-\x7E]{16,256}$/;
+/** The HMAC key of admission tokens: at least 256 bits of visible ASCII. */
+export const ADMISSION_TOKEN_SECRET_PATTERN = /^[\x21-\x7E]{32,512}$/;
+
+/** Fastify's trustProxy: false (the socket's address is the client), true, a hop count, or trusted addresses. */
+export type TrustProxy = boolean | number | string[];
 
 export interface Config {
   port: number;
@@ -44,6 +51,23 @@ export interface Config {
   adminApiKey: string | null;
   /** Set by `./floodgate start` for each worker process it runs (its metrics port is base + index). */
   workerIndex: number;
+  /** Token buckets per route class (RATE_LIMITS over the defaults); the admin API can change them at run time. */
+  rateLimits: RateLimitPolicies;
+  /** Whom to believe about the client's address (X-Forwarded-For): the IP rate limits key on it. */
+  trustProxy: TrustProxy;
+  /**
+   * HMAC-SHA256 key of waiting-room admission tokens, shared by every intake process. `./floodgate start`
+   * generates one for the run when it is unset; an intake started alone without one makes its own (its tokens
+   * are then valid on that process only).
+   */
+  admissionTokenSecret: string | null;
+  /**
+   * Backpressure: when the queued work would take longer than this to drain at the workers' measured rate,
+   * guarded routes stop taking new users (a room in `auto` mode starts queueing; without a room, 503). 0: off.
+   */
+  backpressureSeconds: number;
+  /** A room in `auto` mode stops queueing after this long with an empty queue and traffic under its rate. */
+  roomCooldownSeconds: number;
 }
 
 export function defaultShardUrls(databaseUrl: string, count = 4): string[] {
@@ -86,5 +110,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerMetricsPort: read.int("WORKER_METRICS_PORT", 9464, 0, 65535),
     workerIndex: read.int("FLOODGATE_WORKER_INDEX", 0, 0, 1024),
     adminApiKey: read.secret("ADMIN_API_KEY", ADMIN_API_KEY_PATTERN, "16-256 visible ASCII characters"),
+    rateLimits: parseRateLimits(read.optional("RATE_LIMITS")),
+    trustProxy: parseTrustProxy(read.optional("TRUST_PROXY")),
+    admissionTokenSecret: read.secret(
+      "ADMISSION_TOKEN_SECRET",
+      ADMISSION_TOKEN_SECRET_PATTERN,
+      "32-512 visible ASCII characters",
+    ),
+    backpressureSeconds: read.int("BACKPRESSURE_SECONDS", 30, 0, 86_400),
+    roomCooldownSeconds: read.int("ROOM_COOLDOWN_SECONDS", 30, 1, 86_400),
   };
+}
+
+const ADDRESS = /^[0-9A-Fa-f.:]+(\/\d{1,3})?$/;
+
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined || value === "false") return false;
+  if (value === "true") return true;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const addresses = value.split(",").map((part) => part.trim());
+  if (addresses.every((address) => ADDRESS.test(address))) return addresses;
+  throw new ConfigError(
+    "TRUST_PROXY",
+    `must be false, true, a hop count or comma-separated proxy addresses/CIDRs, got ${JSON.stringify(value)}`,
+  );
 }

@@ -1,4 +1,15 @@
 import type { Config } from "@floodgate/config";
+import { ROUTE_CLASSES } from "@floodgate/domain";
+
+/** RATE_LIMITS that reproduces the config's policies exactly. */
+function rateLimitsToEnv(config: Config): string {
+  return ROUTE_CLASSES.flatMap((routeClass) =>
+    (["user", "ip"] as const).map((scope) => {
+      const bucket = config.rateLimits[routeClass][scope];
+      return `${routeClass}.${scope}=${bucket === null ? "off" : `${bucket.rate}/s:${bucket.burst}`}`;
+    }),
+  ).join(",");
+}
 
 /** The environment that makes a child process (intake or worker) load exactly this config. */
 export function configToEnv(config: Config): Record<string, string> {
@@ -21,6 +32,11 @@ export function configToEnv(config: Config): Record<string, string> {
     IDEMPOTENCY_TTL_SECONDS: String(config.idempotencyTtlSeconds),
     ORDER_TTL_SECONDS: String(config.orderTtlSeconds),
     WORKER_METRICS_PORT: String(config.workerMetricsPort),
+    RATE_LIMITS: rateLimitsToEnv(config),
+    TRUST_PROXY: Array.isArray(config.trustProxy) ? config.trustProxy.join(",") : String(config.trustProxy),
+    BACKPRESSURE_SECONDS: String(config.backpressureSeconds),
+    ROOM_COOLDOWN_SECONDS: String(config.roomCooldownSeconds),
     ...(config.adminApiKey === null ? {} : { ADMIN_API_KEY: config.adminApiKey }),
+    ...(config.admissionTokenSecret === null ? {} : { ADMISSION_TOKEN_SECRET: config.admissionTokenSecret }),
   };
 }

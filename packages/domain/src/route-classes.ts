@@ -1,0 +1,41 @@
+// Route classes: the groups of routes that admission control treats alike. Each has one rate-limit policy (a
+// token bucket per user and one per client IP); a guarded class can also be guarded by one waiting room.
+export const GUARDED_ROUTE_CLASSES = ["payments", "deposits", "coupon-issues", "orders"] as const;
+export type GuardedRouteClass = (typeof GUARDED_ROUTE_CLASSES)[number];
+
+/** Joining a waiting room is limited too (per IP), but no room guards it. */
+export const ROUTE_CLASSES = [...GUARDED_ROUTE_CLASSES, "room-joins"] as const;
+export type RouteClass = (typeof ROUTE_CLASSES)[number];
+
+export const isGuardedRouteClass = (name: string): name is GuardedRouteClass =>
+  (GUARDED_ROUTE_CLASSES as readonly string[]).includes(name);
+
+export const isRouteClass = (name: string): name is RouteClass =>
+  (ROUTE_CLASSES as readonly string[]).includes(name);
+
+/** A token bucket: `burst` tokens at most, one more every 1/`rate` seconds. */
+export interface TokenBucketPolicy {
+  /** Tokens per second (a fraction allows fewer than one a second). */
+  rate: number;
+  burst: number;
+}
+
+/** null: no limit in that scope. */
+export interface RateLimitPolicy {
+  user: TokenBucketPolicy | null;
+  ip: TokenBucketPolicy | null;
+}
+
+export type RateLimitPolicies = Record<RouteClass, RateLimitPolicy>;
+
+/**
+ * Defaults: generous per user (a person does not pay 10 times a second) and per IP (shoppers behind one NAT
+ * share an address); joins, which cost a place in a queue, are tighter per IP.
+ */
+export const DEFAULT_RATE_LIMITS: RateLimitPolicies = {
+  payments: { user: { rate: 10, burst: 20 }, ip: { rate: 1000, burst: 2000 } },
+  deposits: { user: { rate: 10, burst: 20 }, ip: { rate: 1000, burst: 2000 } },
+  "coupon-issues": { user: { rate: 5, burst: 10 }, ip: { rate: 1000, burst: 2000 } },
+  orders: { user: { rate: 10, burst: 20 }, ip: { rate: 1000, burst: 2000 } },
+  "room-joins": { user: null, ip: { rate: 20, burst: 50 } },
+};
