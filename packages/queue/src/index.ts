@@ -1,4 +1,14 @@
 export type { ScriptedPipeline, ScriptedRedis } from "@floodgate/redis-scripts";
+export {
+  ADMISSION_KEY_COUNT,
+  type AdmissionCheck,
+  type AdmissionInfo,
+  type AdmissionRefusal,
+  admissionInfo,
+  admissionRefusal,
+  unlimitedAdmission,
+  type WaitingRoomRefusalReason,
+} from "./admission-check.ts";
 export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
 export { createRedis, type RedisConnectionOptions, waitForRedis } from "./create-redis.ts";
 export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";

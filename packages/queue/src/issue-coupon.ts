@@ -1,8 +1,15 @@
 import { type CouponDefinition, type CouponIssueMessage, encodeOperationMessage } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  type AdmissionCheck,
+  type AdmissionInfo,
+  type AdmissionRefusal,
+  admissionInfo,
+  admissionRefusal,
+} from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 
-/** The return codes of issue-coupon-5.lua, the one place they are named. */
+/** The return codes of issue-coupon-9.lua, the one place they are named (admission codes aside). */
 export const IssueCouponCode = {
   accepted: 1,
   unknownCoupon: -1,
@@ -13,30 +20,34 @@ export const IssueCouponCode = {
 } as const;
 
 export type IssueCouponOutcome =
-  | { result: "accepted"; id: string }
+  | { result: "accepted"; id: string; admission: AdmissionInfo | null }
   | { result: "unknown_coupon" }
   | { result: "not_open"; opensAt: number }
   | { result: "closed"; closedAt: number }
   | { result: "already_issued"; existingId: string }
-  | { result: "sold_out" };
+  | { result: "sold_out" }
+  | AdmissionRefusal;
 
 /**
- * The intake's whole Redis budget for a coupon issue: ONE script call (window, one per user, count, status
- * and XADD). Do not add calls here; put new checks inside the Lua script.
+ * The intake's whole Redis budget for a coupon issue: ONE script call (admission, window, one per user, count,
+ * status and XADD). Do not add calls here; put new checks inside the Lua script.
  */
 export async function issueCoupon(
   redis: ScriptedRedis,
   keys: QueueKeys,
   message: CouponIssueMessage,
   discount: CouponDefinition["discount"],
+  admission: AdmissionCheck,
 ): Promise<IssueCouponOutcome> {
   const partition = keys.partitionForUser(message.userId);
-  const [code, value] = await redis.issueCoupon(
+  const [code, value, info] = await redis.issueCoupon(
+    ...admission.keys,
     keys.couponState(message.couponId),
     keys.couponHolders(message.couponId),
     keys.status(partition, message.id),
     keys.stream(partition),
     keys.couponIssue(partition, message.id),
+    ...admission.args,
     message.id,
     message.userId,
     encodeOperationMessage(message),
@@ -46,7 +57,7 @@ export async function issueCoupon(
   );
   switch (code) {
     case IssueCouponCode.accepted:
-      return { result: "accepted", id: value };
+      return { result: "accepted", id: value, admission: admissionInfo(info) };
     case IssueCouponCode.unknownCoupon:
       return { result: "unknown_coupon" };
     case IssueCouponCode.notOpenYet:
@@ -57,7 +68,10 @@ export async function issueCoupon(
       return { result: "already_issued", existingId: value };
     case IssueCouponCode.soldOut:
       return { result: "sold_out" };
-    default:
-      throw new Error(`issue-coupon-5.lua returned an unknown code ${code}`);
+    default: {
+      const refusal = admissionRefusal(code, value);
+      if (refusal) return refusal;
+      throw new Error(`issue-coupon-9.lua returned an unknown code ${code}`);
+    }
   }
 }

@@ -1,8 +1,15 @@
 import { MAX_AMOUNT, type OrderLine } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  type AdmissionCheck,
+  type AdmissionInfo,
+  type AdmissionRefusal,
+  admissionInfo,
+  admissionRefusal,
+} from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 
-/** The return codes of reserve-order-n.lua, the one place they are named. */
+/** The return codes of reserve-order-n.lua, the one place they are named (admission codes aside). */
 export const ReserveOrderCode = {
   accepted: 1,
   replayed: 0,
@@ -24,15 +31,16 @@ export interface ShortLine {
 }
 
 export type ReserveOrderOutcome =
-  | { result: "accepted"; id: string; amount: number }
-  | { result: "replayed"; id: string; amount: number }
+  | { result: "accepted"; id: string; amount: number; admission: AdmissionInfo | null }
+  | { result: "replayed"; id: string; amount: number; admission: AdmissionInfo | null }
   | { result: "conflict"; existingId: string }
   | { result: "unknown_product"; line: number; productId: string }
   | { result: "out_of_stock"; lines: ShortLine[] }
   | { result: "unknown_coupon" }
   | { result: "coupon_not_yours" }
   | { result: "coupon_used"; orderId: string }
-  | { result: "amount_too_large"; amount: number };
+  | { result: "amount_too_large"; amount: number }
+  | AdmissionRefusal;
 
 export interface ReserveOrderRequest {
   orderId: string;
@@ -46,6 +54,8 @@ export interface ReserveOrderRequest {
   idempotencyKey?: string;
   idempotencyTtlSeconds: number;
   orderStateTtlSeconds: number;
+  /** Rate limits and the waiting room, checked in the same call. */
+  admission: AdmissionCheck;
 }
 
 /** Stands in for "no coupon": a key in the user's slot that nothing ever writes. */
@@ -61,8 +71,8 @@ function couponIssueKey(keys: QueueKeys, userPartition: number, couponIssueId: s
 }
 
 /**
- * The intake's whole Redis budget for an order: ONE script call (idempotency, stock of every line, coupon,
- * amount, reservation, status and XADD). Do not add calls here; put new checks inside the Lua script.
+ * The intake's whole Redis budget for an order: ONE script call (admission, idempotency, stock of every line,
+ * coupon, amount, reservation, status and XADD). Do not add calls here; put new checks inside the Lua script.
  */
 export async function reserveOrder(
   redis: ScriptedRedis,
@@ -72,6 +82,7 @@ export async function reserveOrder(
   const partition = keys.partitionForUser(request.userId);
   const productKeys = request.items.map((item) => keys.productState(item.productId));
   const orderKeys = [
+    ...request.admission.keys,
     keys.idempotency(partition, request.userId, request.idempotencyKey ?? ""),
     keys.status(partition, request.orderId),
     keys.stream(partition),
@@ -79,9 +90,10 @@ export async function reserveOrder(
     couponIssueKey(keys, partition, request.couponIssueId),
     ...productKeys,
   ];
-  const [code, value] = await redis.reserveOrder(
+  const [code, value, info] = await redis.reserveOrder(
     orderKeys.length,
     ...orderKeys,
+    ...request.admission.args,
     request.orderId,
     request.userId,
     request.fingerprint,
@@ -96,10 +108,15 @@ export async function reserveOrder(
   );
   switch (code) {
     case ReserveOrderCode.accepted:
-      return { result: "accepted", id: request.orderId, amount: Number(value) };
+      return {
+        result: "accepted",
+        id: request.orderId,
+        amount: Number(value),
+        admission: admissionInfo(info),
+      };
     case ReserveOrderCode.replayed: {
       const [id, amount] = value.split(" ");
-      return { result: "replayed", id: id!, amount: Number(amount) };
+      return { result: "replayed", id: id!, amount: Number(amount), admission: admissionInfo(info) };
     }
     case ReserveOrderCode.conflict:
       return { result: "conflict", existingId: value };
@@ -124,7 +141,10 @@ export async function reserveOrder(
       return { result: "coupon_used", orderId: value };
     case ReserveOrderCode.amountTooLarge:
       return { result: "amount_too_large", amount: Number(value) };
-    default:
+    default: {
+      const refusal = admissionRefusal(code, value);
+      if (refusal) return refusal;
       throw new Error(`reserve-order-n.lua returned an unknown code ${code}`);
+    }
   }
 }

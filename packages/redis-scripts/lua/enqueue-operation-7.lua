@@ -1,21 +1,34 @@
 --[[
-  Accept one operation: idempotency check + status + stream append, atomically, in the intake's single round trip.
+  Accept one payment or deposit: admission (rate limits, waiting room), idempotency check, status and stream
+  append, atomically, in the intake's single round trip.
 
-  KEYS[1] idempotency key   {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[3] is "0")
-  KEYS[2] status hash       {p}:op:<operationId>
-  KEYS[3] partition stream  {p}:ops
-  (all three carry the partition's hash tag, so they live in one Redis Cluster slot)
+  KEYS[1..4] admission: user bucket, IP bucket, room state, room tickets (includes/admission-gate.lua)
+  KEYS[5] idempotency key   {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[10] is "0")
+  KEYS[6] status hash       {p}:op:<operationId>
+  KEYS[7] partition stream  {p}:ops
+  (KEYS[5..7] carry the partition's hash tag and live in one Redis Cluster slot; the admission keys of the IP
+  bucket and the room do not, so like issue-coupon and reserve-order this runs on standalone Redis or Sentinel)
 
-  ARGV[1] operation id (new, minted by the intake)
-  ARGV[2] request fingerprint (hash of kind + body)
-  ARGV[3] idempotency TTL in seconds, "0" when the request has no Idempotency-Key
-  ARGV[4] encoded operation message: the stream entry's `m` field and the status hash's `message` field
+  ARGV[1..7] admission (includes/admission-gate.lua)
+  ARGV[8]  operation id (new, minted by the intake)
+  ARGV[9]  request fingerprint (hash of kind + body)
+  ARGV[10] idempotency TTL in seconds, "0" when the request has no Idempotency-Key
+  ARGV[11] encoded operation message: the stream entry's `m` field and the status hash's `message` field
 
   Returns
-    {1, id}          accepted: status written, entry appended
-    {0, existingId}  replay: same key, same body; nothing written
-    {-1, existingId} conflict: same key, different body; nothing written
+    {1, id, admission}          accepted: status written, entry appended
+    {0, existingId, admission}  replay: same key, same body; nothing written
+    {-1, existingId}            conflict: same key, different body; nothing written
+    {-90 | -91, detail}         refused by admission control (includes/admission-gate.lua); nothing written
 ]]
+--- @include "admission-gate"
+local refusal = admission_gate()
+if refusal then
+  return refusal
+end
+local KEYS = {unpack(KEYS, ADMISSION_KEYS + 1)}
+local ARGV = {unpack(ARGV, ADMISSION_ARGS + 1)}
+
 local operationId = ARGV[1]
 local fingerprint = ARGV[2]
 local idempotencyTtl = tonumber(ARGV[3])
@@ -27,7 +40,7 @@ if idempotencyTtl > 0 then
     local previousFingerprint = string.sub(previous, 1, separator - 1)
     local previousId = string.sub(previous, separator + 1)
     if previousFingerprint == fingerprint then
-      return {0, previousId}
+      return {0, previousId, ADMISSION_INFO}
     end
     return {-1, previousId}
   end
@@ -37,4 +50,4 @@ end
 -- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
 redis.call("HSET", KEYS[2], "status", "pending", "message", ARGV[4])
 redis.call("XADD", KEYS[3], "*", "id", operationId, "m", ARGV[4])
-return {1, operationId}
+return {1, operationId, ADMISSION_INFO}

@@ -1,18 +1,23 @@
 --[[
   Issue one first-come-first-served coupon to one user, or refuse, atomically, in the intake's single round
-  trip: window check (Redis TIME, one clock for every intake), one per user, count < quantity, then the
-  reservation, the pending status and the stream entry. A refusal writes nothing.
+  trip: admission (rate limits, waiting room), window check (Redis TIME, one clock for every intake), one per
+  user, count < quantity, then the reservation, the pending status and the stream entry. A refusal writes
+  nothing.
 
+  KEYS[1..4] admission: user bucket, IP bucket, room state, room tickets (includes/admission-gate.lua)
+  then, numbered below as the script sees them once the admission keys are taken:
   KEYS[1] coupon state hash   {cpn_...}:coupon  fields quantity, startsAt, endsAt (epoch ms, "" for none), issued
   KEYS[2] coupon holders hash {cpn_...}:holders userId -> issue id
   KEYS[3] status hash         {p}:op:<issueId>  (same shape as an operation's: status, message)
   KEYS[4] partition stream    {p}:ops           (the user's partition, as for payments)
+  KEYS[5] redemption record   {p}:cis:<issueId> couponId, userId, discount; read by reserve-order-n.lua
 
   Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..5] the user's partition tag, so they are
   in different slots and this script runs on standalone Redis (or Sentinel) only. A cluster deployment would
   keep the status hash under the coupon's tag and append to a per-coupon stream {cpn_...}:ops that workers
   also read (the worker routes by the message's userId, not by the stream), so one coupon is one slot.
 
+  ARGV[1..7] admission (includes/admission-gate.lua), then, numbered as the script sees them:
   ARGV[1] issue id (new, minted by the intake)
   ARGV[2] user id
   ARGV[3] encoded coupon issue message: the stream entry's `m` field and the status hash's `message` field
@@ -21,13 +26,22 @@
   ARGV[6] discount value
 
   Returns {code, value}; codes are mapped by IssueCouponCode (packages/queue/src/issue-coupon.ts)
-    { 1, issueId}     accepted: reserved, status written, entry appended
+    { 1, issueId, admission} accepted: reserved, status written, entry appended
+    {-90 | -91, detail} refused by admission control (includes/admission-gate.lua)
     {-1, ""}          unknown: no coupon state in Redis
     {-2, startsAt}    not open yet
     {-3, endsAt}      closed
     {-4, existingId}  the user already holds this coupon
     {-5, ""}          sold out
 ]]
+--- @include "admission-gate"
+local refusal = admission_gate()
+if refusal then
+  return refusal
+end
+local KEYS = {unpack(KEYS, ADMISSION_KEYS + 1)}
+local ARGV = {unpack(ARGV, ADMISSION_ARGS + 1)}
+
 local state = redis.call("HMGET", KEYS[1], "quantity", "startsAt", "endsAt", "issued")
 local quantity = tonumber(state[1])
 if not quantity then
@@ -59,4 +73,4 @@ redis.call("HSET", KEYS[2], ARGV[2], ARGV[1])
 redis.call("HSET", KEYS[3], "status", "pending", "message", ARGV[3])
 redis.call("HSET", KEYS[5], "couponId", ARGV[4], "userId", ARGV[2], "discountType", ARGV[5], "discountValue", ARGV[6])
 redis.call("XADD", KEYS[4], "*", "id", ARGV[1], "m", ARGV[3])
-return {1, ARGV[1]}
+return {1, ARGV[1], ADMISSION_INFO}

@@ -1,7 +1,10 @@
 --[[
-  Place one order in the intake's single round trip: idempotency, every line's stock (all or none), the
-  coupon's owner and use, the amount from the prices in Redis, then the reservation, the order's state, the
-  pending status and the stream entry. A refusal writes nothing.
+  Place one order in the intake's single round trip: admission (rate limits, waiting room), idempotency, every
+  line's stock (all or none), the coupon's owner and use, the amount from the prices in Redis, then the
+  reservation, the order's state, the pending status and the stream entry. A refusal writes nothing.
+
+  KEYS[1..4] and ARGV[1..7]: admission (includes/admission-gate.lua). The numbers below are as the script sees
+  them once those are taken.
 
   KEYS[1]    idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[4] is "0")
   KEYS[2]    status hash         {p}:op:<orderId>
@@ -29,8 +32,8 @@
   ARGV[10+i] quantity of line i
 
   Returns {code, value}; codes are mapped by ReserveOrderCode (packages/queue/src/reserve-order.ts)
-    { 1, amount}               accepted
-    { 0, "<orderId> <amount>"} replay: same key, same body; nothing written
+    { 1, amount, admission}    accepted
+    { 0, "<orderId> <amount>", admission} replay: same key, same body; nothing written
     {-1, existingId}           conflict: same key, different body
     {-2, line}                 unknown product (1-based line number of the first)
     {-3, "line:available,..."} out of stock: every short line and what is left of its product
@@ -38,7 +41,16 @@
     {-5, ""}                   the coupon belongs to someone else
     {-6, orderId}              the coupon is already redeemed by that order
     {-7, amount}               the amount is above the largest allowed
+    {-90 | -91, detail}        refused by admission control (includes/admission-gate.lua)
 ]]
+--- @include "admission-gate"
+local refusal = admission_gate()
+if refusal then
+  return refusal
+end
+local KEYS = {unpack(KEYS, ADMISSION_KEYS + 1)}
+local ARGV = {unpack(ARGV, ADMISSION_ARGS + 1)}
+
 local orderId = ARGV[1]
 local userId = ARGV[2]
 local fingerprint = ARGV[3]
@@ -52,7 +64,7 @@ if idempotencyTtl > 0 then
     local previousId = string.sub(previous, separator + 1)
     if string.sub(previous, 1, separator - 1) == fingerprint then
       local amount = redis.call("HGET", string.gsub(KEYS[4], "[^:]+$", previousId), "amount")
-      return {0, previousId .. " " .. (amount or "")}
+      return {0, previousId .. " " .. (amount or ""), ADMISSION_INFO}
     end
     return {-1, previousId}
   end
@@ -139,4 +151,4 @@ redis.call("EXPIRE", KEYS[4], tonumber(ARGV[5]))
 -- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
 redis.call("HSET", KEYS[2], "status", "pending", "message", encoded)
 redis.call("XADD", KEYS[3], "*", "id", orderId, "m", encoded)
-return {1, tostring(amount)}
+return {1, tostring(amount), ADMISSION_INFO}

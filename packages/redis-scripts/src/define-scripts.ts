@@ -1,37 +1,36 @@
 // Lua lives in ../lua, one file per script named <name>-<numberOfKeys>.lua (the BullMQ convention; `-n` for a
 // variable number of keys, which the caller passes first). Each is loaded once per connection with
-// defineCommand, so calls go out as EVALSHA with a transparent EVAL fallback.
+// defineCommand, so calls go out as EVALSHA with a transparent EVAL fallback. Shared Lua lives in
+// ../lua/includes and is pasted where a script says `--- @include "<name>"` (again BullMQ's way).
 import { readdirSync, readFileSync } from "node:fs";
 import type { ChainableCommander, Redis } from "ioredis";
 
 const LUA_DIR = new URL("../lua/", import.meta.url);
+const INCLUDE = /^--- @include "([a-z-]+)"$/gm;
+
+/** A script's source with its includes pasted in, includes of includes first, each once. */
+export function scriptSource(file: string): string {
+  const pasted = new Set<string>();
+  const expand = (source: string): string =>
+    source.replace(INCLUDE, (_, name: string) => {
+      if (pasted.has(name)) return "";
+      pasted.add(name);
+      return expand(readFileSync(new URL(`includes/${name}.lua`, LUA_DIR), "utf8"));
+    });
+  return expand(readFileSync(new URL(file, LUA_DIR), "utf8"));
+}
 
 export interface ScriptedRedis extends Redis {
-  enqueueOperation(
-    idempotencyKey: string,
-    statusKey: string,
-    streamKey: string,
-    operationId: string,
-    fingerprint: string,
-    idempotencyTtlSeconds: number,
-    message: string,
-  ): Promise<[number, string]>;
-  issueCoupon(
-    couponStateKey: string,
-    couponHoldersKey: string,
-    statusKey: string,
-    streamKey: string,
-    couponIssueKey: string,
-    issueId: string,
-    userId: string,
-    message: string,
-    couponId: string,
-    discountType: string,
-    discountValue: number,
-  ): Promise<[number, string]>;
+  /** enqueue-operation-7.lua: the 4 admission keys, 3 keys, the 7 admission arguments, 4 arguments. */
+  enqueueOperation(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
+  /** issue-coupon-9.lua: the 4 admission keys, 5 keys, the 7 admission arguments, 6 arguments. */
+  issueCoupon(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
   changeProduct(productStateKey: string, price: number | "", stockAdded: number): Promise<[number, number]>;
   /** reserve-order-n.lua: the caller passes the number of keys first. */
-  reserveOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<[number, string]>;
+  reserveOrder(
+    numberOfKeys: number,
+    ...keysThenArgs: (string | number)[]
+  ): Promise<[number, string, string?]>;
   requestOrderEnd(
     orderStateKey: string,
     statusKey: string,
@@ -42,6 +41,15 @@ export interface ScriptedRedis extends Redis {
     createdAt: number,
   ): Promise<[number, string]>;
   trimAcknowledged(streamKey: string, group: string): Promise<number>;
+  /** join-room-10.lua: 10 keys, then ticket id, user id, random score, IP ms per token, IP burst. */
+  joinRoom(...keysThenArgs: (string | number)[]): Promise<string[] | [number, string]>;
+  /** read-ticket-4.lua: tickets, queue, pre-queue, heartbeats; ticket id. */
+  readTicket(...keysThenArgs: string[]): Promise<string[]>;
+  /** admit-room-10.lua: 10 keys, then leader id, backpressure, cool-down ms, channel, room id, step limit. */
+  admitRoom(...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
+  /** revoke-ticket-5.lua: tickets, queue, pre-queue, heartbeats, sessions; ticket id, channel, room id. */
+  revokeTicket(...keysThenArgs: string[]): Promise<string>;
+  holdLease(leaseKey: string, holderId: string, leaseMs: number): Promise<number>;
   pipeline(): ScriptedPipeline;
 }
 
@@ -50,6 +58,7 @@ export interface ScriptedPipeline extends ChainableCommander {
   trimAcknowledged(streamKey: string, group: string): ScriptedPipeline;
   finishOperations(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
   releaseOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
+  readTicket(...keysThenArgs: string[]): ScriptedPipeline;
 }
 
 const camelCase = (name: string) => name.replace(/-([a-z])/g, (_, char: string) => char.toUpperCase());
@@ -61,7 +70,7 @@ export function defineScripts(redis: Redis): ScriptedRedis {
     const [, name, keys] = match;
     redis.defineCommand(camelCase(name!), {
       ...(keys === "n" ? {} : { numberOfKeys: Number(keys) }),
-      lua: readFileSync(new URL(file, LUA_DIR), "utf8"),
+      lua: scriptSource(file),
     });
   }
   return redis as ScriptedRedis;

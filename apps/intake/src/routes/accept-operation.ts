@@ -6,7 +6,7 @@ import {
   type MoneyOperationMessage,
   newOperationId,
 } from "@floodgate/domain";
-import { enqueueOperation } from "@floodgate/queue";
+import { enqueueOperation, unlimitedAdmission } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
@@ -68,7 +68,11 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
     fingerprint,
     idempotencyKey,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    admission: unlimitedAdmission(queueKeys, input.userId),
   });
+  if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
+    throw new Error(`admission refused without admission control: ${outcome.result}`);
+  }
   if (outcome.result === "conflict") {
     throw new ProblemError("idempotency_key_reused", {
       field: "Idempotency-Key",

@@ -10,7 +10,7 @@ import {
   operationIdParamsSchema,
   problemResponseSchema,
 } from "@floodgate/domain";
-import { type IssueCouponOutcome, issueCoupon } from "@floodgate/queue";
+import { type IssueCouponOutcome, issueCoupon, unlimitedAdmission } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
@@ -26,6 +26,9 @@ function refusal(
   outcome: Exclude<IssueCouponOutcome, { result: "accepted" }>,
 ): [ErrorCode, ProblemExtras] {
   switch (outcome.result) {
+    case "rate_limited":
+    case "waiting_room_required":
+      throw new Error(`admission refused without admission control: ${outcome.result}`);
     case "already_issued":
       return [
         "already_issued",
@@ -81,7 +84,13 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         couponId,
         createdAt,
       };
-      const outcome = await issueCoupon(app.redis, app.queueKeys, message, coupon.discount);
+      const outcome = await issueCoupon(
+        app.redis,
+        app.queueKeys,
+        message,
+        coupon.discount,
+        unlimitedAdmission(app.queueKeys, userId),
+      );
       if (outcome.result !== "accepted") {
         const label =
           outcome.result === "closed"

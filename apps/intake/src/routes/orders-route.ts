@@ -10,7 +10,13 @@ import {
   problemResponseSchema,
 } from "@floodgate/domain";
 import { Gauge } from "@floodgate/metrics";
-import { type ReserveOrderOutcome, readAvailable, requestOrderEnd, reserveOrder } from "@floodgate/queue";
+import {
+  type ReserveOrderOutcome,
+  readAvailable,
+  requestOrderEnd,
+  reserveOrder,
+  unlimitedAdmission,
+} from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
@@ -77,6 +83,7 @@ export async function ordersRoute(app: FastifyInstance) {
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
         orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
+        admission: unlimitedAdmission(app.queueKeys, userId),
       });
       metrics.orderDecisions.inc({ outcome: outcome.result });
       if (outcome.result !== "accepted" && outcome.result !== "replayed") {
@@ -134,6 +141,9 @@ function refusal(
   outcome: Exclude<ReserveOrderOutcome, { result: "accepted" | "replayed" }>,
 ): [ErrorCode, ProblemExtras] {
   switch (outcome.result) {
+    case "rate_limited":
+    case "waiting_room_required":
+      throw new Error(`admission refused without admission control: ${outcome.result}`);
     case "conflict":
       return ["idempotency_key_reused", { field: "Idempotency-Key", existingId: outcome.existingId }];
     case "unknown_product":

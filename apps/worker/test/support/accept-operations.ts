@@ -1,6 +1,6 @@
 // Accepts operations the way the intake does (one enqueue script call each), for volume without HTTP.
 import { type MoneyOperationKind, type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
-import { enqueueOperation, type QueueKeys, type ScriptedRedis } from "@floodgate/queue";
+import { enqueueOperation, type QueueKeys, type ScriptedRedis, unlimitedAdmission } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { AcceptedOperation } from "./ledger-assertions.ts";
 
@@ -34,7 +34,12 @@ export async function acceptOperations(
     const chunk = requests.slice(i, i + parallel).map((request) => operationMessage(request));
     const outcomes = await Promise.all(
       chunk.map((message) =>
-        enqueueOperation(redis, keys, { message, fingerprint: message.id, idempotencyTtlSeconds: 60 }),
+        enqueueOperation(redis, keys, {
+          message,
+          fingerprint: message.id,
+          idempotencyTtlSeconds: 60,
+          admission: unlimitedAdmission(keys, message.userId),
+        }),
       ),
     );
     for (const [j, outcome] of outcomes.entries()) {

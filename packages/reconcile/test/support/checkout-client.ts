@@ -15,6 +15,7 @@ import {
   requestOrderEnd,
   reserveOrder,
   type ScriptedRedis,
+  unlimitedAdmission,
   writeCouponState,
   writeProductState,
 } from "@floodgate/queue";
@@ -65,7 +66,13 @@ export class CheckoutClient {
       couponId,
       createdAt: Date.now(),
     };
-    const outcome = await issueCoupon(this.#redis, this.#keys, message, { type: "percent", value: 10 });
+    const outcome = await issueCoupon(
+      this.#redis,
+      this.#keys,
+      message,
+      { type: "percent", value: 10 },
+      unlimitedAdmission(this.#keys, userId),
+    );
     if (outcome.result !== "accepted") throw new Error(`issue refused: ${JSON.stringify(outcome)}`);
     return outcome.id;
   }
@@ -88,6 +95,7 @@ export class CheckoutClient {
       fingerprint: orderId,
       idempotencyTtlSeconds: this.#config.idempotencyTtlSeconds,
       orderStateTtlSeconds: this.#config.orderTtlSeconds * 2,
+      admission: unlimitedAdmission(this.#keys, userId),
     });
     if (outcome.result !== "accepted") throw new Error(`order refused: ${JSON.stringify(outcome)}`);
     return orderId;

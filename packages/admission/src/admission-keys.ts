@@ -1,0 +1,87 @@
+// The Redis key layout of admission control. A room's keys share one hash tag, {room-<id>}, so its scripts
+// touch one slot; a user's bucket lives in the user's partition slot (with the rest of their request), an IP's
+// bucket in its own. The cross-slot scripts this makes run on standalone Redis or Sentinel, as the coupon and
+// order scripts already do.
+import type { RouteClass } from "@floodgate/domain";
+import type { QueueKeys } from "@floodgate/queue";
+
+export interface RoomKeySet {
+  config: string;
+  state: string;
+  queue: string;
+  early: string;
+  tickets: string;
+  users: string;
+  seen: string;
+  sessions: string;
+  admits: string;
+}
+
+export class AdmissionKeys {
+  readonly prefix: string;
+  readonly #queueKeys: QueueKeys;
+
+  constructor(queueKeys: QueueKeys) {
+    this.prefix = queueKeys.prefix;
+    this.#queueKeys = queueKeys;
+  }
+
+  userBucket(routeClass: RouteClass, userId: string): string {
+    const partition = this.#queueKeys.partitionForUser(userId);
+    return `${this.prefix}{p${partition}}:rl:${routeClass}:u:${userId}`;
+  }
+
+  ipBucket(routeClass: RouteClass, ip: string): string {
+    return `${this.prefix}{ip-${ip}}:rl:${routeClass}`;
+  }
+
+  /** A user's partition stream: the never-touched stand-in key of a gate without a room. */
+  userSlotPlaceholder(userId: string): string {
+    return this.#queueKeys.stream(this.#queueKeys.partitionForUser(userId));
+  }
+
+  room(roomId: string): RoomKeySet {
+    const base = `${this.prefix}{room-${roomId}}:`;
+    return {
+      config: `${base}config`,
+      state: `${base}state`,
+      queue: `${base}queue`,
+      early: `${base}early`,
+      tickets: `${base}tickets`,
+      users: `${base}users`,
+      seen: `${base}seen`,
+      sessions: `${base}sessions`,
+      admits: `${base}admits`,
+    };
+  }
+
+  /** The ids of every room ever defined (a set). */
+  rooms(): string {
+    return `${this.prefix}rooms`;
+  }
+
+  /** The admission leader's lease: one intake process at a time admits. */
+  leaderLease(): string {
+    return `${this.prefix}admission:leader`;
+  }
+
+  /** What the leader measured of the workers' backlog (a hash that expires if no leader renews it). */
+  backlogSignal(): string {
+    return `${this.prefix}admission:backlog`;
+  }
+
+  /** Rate-limit policies changed at run time through the admin API: "<class>.<scope>" -> "<rate>:<burst>" | "off". */
+  rateLimitOverrides(): string {
+    return `${this.prefix}admission:rate-limits`;
+  }
+
+  /** Pub/sub: what a leader tick admitted and ended, for the intakes holding the WebSockets. */
+  roomEventsChannel(): string {
+    return `${this.prefix}room-events`;
+  }
+
+  /** Pub/sub: a room definition or a rate limit changed; every intake reloads at once. */
+  configChannel(): string {
+    return `${this.prefix}admission-config`;
+  }
+}

@@ -1,0 +1,90 @@
+// Admission tokens: compact JWTs (RFC 7519) signed with HMAC-SHA256 (HS256) by whichever intake process hands
+// them out, verified by any other with the same ADMISSION_TOKEN_SECRET, without Redis. They carry the room,
+// the ticket, the user and the end of the session; revocation is checked by the gate script (the ticket's
+// status), so a token is never trusted alone.
+// Only one header is accepted, byte for byte: no algorithm is ever taken from the token itself ("none",
+// RS/HS confusion), and signatures are compared in constant time.
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+const ISSUER = "floodgate";
+const HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
+
+export interface AdmissionClaims {
+  roomId: string;
+  ticketId: string;
+  userId: string;
+  /** Epoch ms when the admission was made and when its session ends. */
+  admittedAt: number;
+  expiresAt: number;
+}
+
+export type TokenRejection = "malformed" | "bad_signature" | "expired";
+
+export type TokenVerdict = { ok: true; claims: AdmissionClaims } | { ok: false; reason: TokenRejection };
+
+interface Payload {
+  iss: string;
+  sub: string;
+  room: string;
+  tkt: string;
+  iat: number;
+  exp: number;
+}
+
+export class AdmissionTokens {
+  readonly #secret: Buffer;
+
+  constructor(secret: string) {
+    this.#secret = Buffer.from(secret, "utf8");
+  }
+
+  #sign(input: string): Buffer {
+    return createHmac("sha256", this.#secret).update(input).digest();
+  }
+
+  issue(claims: AdmissionClaims): string {
+    const payload: Payload = {
+      iss: ISSUER,
+      sub: claims.userId,
+      room: claims.roomId,
+      tkt: claims.ticketId,
+      iat: Math.floor(claims.admittedAt / 1000),
+      // NumericDate is whole seconds: rounding down ends the token no later than the session.
+      exp: Math.floor(claims.expiresAt / 1000),
+    };
+    const body = `${HEADER}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
+    return `${body}.${this.#sign(body).toString("base64url")}`;
+  }
+
+  verify(token: string, nowMs = Date.now()): TokenVerdict {
+    const parts = token.split(".");
+    if (parts.length !== 3 || parts[0] !== HEADER) return { ok: false, reason: "malformed" };
+    const signature = Buffer.from(parts[2]!, "base64url");
+    const expected = this.#sign(`${parts[0]}.${parts[1]}`);
+    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
+      return { ok: false, reason: "bad_signature" };
+    }
+    let payload: Partial<Payload>;
+    try {
+      payload = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8"));
+    } catch {
+      return { ok: false, reason: "malformed" };
+    }
+    const { iss, sub, room, tkt, iat, exp } = payload;
+    if (
+      iss !== ISSUER ||
+      typeof sub !== "string" ||
+      typeof room !== "string" ||
+      typeof tkt !== "string" ||
+      typeof iat !== "number" ||
+      typeof exp !== "number"
+    ) {
+      return { ok: false, reason: "malformed" };
+    }
+    if (exp * 1000 <= nowMs) return { ok: false, reason: "expired" };
+    return {
+      ok: true,
+      claims: { roomId: room, ticketId: tkt, userId: sub, admittedAt: iat * 1000, expiresAt: exp * 1000 },
+    };
+  }
+}

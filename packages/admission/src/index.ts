@@ -1,0 +1,42 @@
+export { AdmissionKeys, type RoomKeySet } from "./admission-keys.ts";
+export { AdmissionLeader, type AdmissionLeaderOptions, LEASE_MS, TICK_MS } from "./admission-leader.ts";
+export {
+  type AdmissionClaims,
+  AdmissionTokens,
+  type TokenRejection,
+  type TokenVerdict,
+} from "./admission-token.ts";
+export { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
+export {
+  clearRateLimitOverride,
+  readEffectiveRateLimits,
+  writeRateLimitOverride,
+} from "./rate-limit-overrides.ts";
+export {
+  DEFAULT_ABANDON_SECONDS,
+  parseRoomDefinition,
+  ROOM_MODES,
+  type RoomDefinition,
+  type RoomMode,
+  readRoomDefinition,
+  writeRoomDefinition,
+} from "./room-definition.ts";
+export { etaSeconds, type RoomStats, readRoomStats } from "./room-stats.ts";
+export { type RoomTick, TICK_STEP_LIMIT, type TickOptions, tickRoom } from "./room-tick.ts";
+export {
+  type JoinOutcome,
+  joinRoom,
+  newTicketId,
+  readTicket,
+  revokeTicket,
+  TICKET_ID_PATTERN,
+  TICKET_STATUSES,
+  type TicketState,
+  type TicketStatus,
+} from "./room-tickets.ts";
+export {
+  bucketArgs,
+  exhaustedRateLimitHeader,
+  rateLimitHeader,
+  rateLimitPolicyHeader,
+} from "./token-bucket.ts";

@@ -1,0 +1,77 @@
+// A waiting room's definition lives in Redis beside its queue (a room is as durable as the people waiting in
+// it). Changing it is one MULTI: the definition, the state its mode implies, the room list, and a message that
+// makes every intake reload at once.
+import type { GuardedRouteClass } from "@floodgate/domain";
+import { isGuardedRouteClass } from "@floodgate/domain";
+import type { Redis } from "ioredis";
+import type { AdmissionKeys } from "./admission-keys.ts";
+
+export const ROOM_MODES = ["off", "auto", "on"] as const;
+export type RoomMode = (typeof ROOM_MODES)[number];
+
+export interface RoomDefinition {
+  roomId: string;
+  /** off: never queues; auto: queues under pressure (backlog, or traffic above admitPerSecond); on: queues. */
+  mode: RoomMode;
+  admitPerSecond: number;
+  /** How long an admission (and its token) lasts. */
+  sessionSeconds: number;
+  /** A waiting ticket with no heartbeat (open WebSocket or poll) this long loses its place. */
+  abandonSeconds: number;
+  /** Epoch ms; joins before it form the pre-queue, shuffled once at this time. */
+  startsAt: number | null;
+  guards: GuardedRouteClass[];
+  updatedAt: number;
+}
+
+export const DEFAULT_ABANDON_SECONDS = 60;
+
+export function parseRoomDefinition(roomId: string, hash: Record<string, string>): RoomDefinition | null {
+  if (!hash.mode) return null;
+  return {
+    roomId,
+    mode: hash.mode as RoomMode,
+    admitPerSecond: Number(hash.admitPerSecond),
+    sessionSeconds: Number(hash.sessionSeconds),
+    abandonSeconds: Number(hash.abandonSeconds),
+    startsAt: hash.startsAt ? Number(hash.startsAt) : null,
+    guards: (hash.guards ?? "").split(",").filter(isGuardedRouteClass),
+    updatedAt: Number(hash.updatedAt),
+  };
+}
+
+export async function readRoomDefinition(
+  redis: Redis,
+  keys: AdmissionKeys,
+  roomId: string,
+): Promise<RoomDefinition | null> {
+  return parseRoomDefinition(roomId, await redis.hgetall(keys.room(roomId).config));
+}
+
+export async function writeRoomDefinition(
+  redis: Redis,
+  keys: AdmissionKeys,
+  room: RoomDefinition,
+  previous: RoomDefinition | null,
+): Promise<void> {
+  const roomKeys = keys.room(room.roomId);
+  const multi = redis.multi();
+  multi.hset(roomKeys.config, {
+    mode: room.mode,
+    admitPerSecond: room.admitPerSecond,
+    sessionSeconds: room.sessionSeconds,
+    abandonSeconds: room.abandonSeconds,
+    startsAt: room.startsAt ?? "",
+    guards: room.guards.join(","),
+    updatedAt: room.updatedAt,
+  });
+  // `on` and `off` decide at once; `auto` keeps what the leader decided (not queueing for a new room).
+  if (room.mode === "on") multi.hset(roomKeys.state, "queueing", "1");
+  else if (room.mode === "off") multi.hset(roomKeys.state, "queueing", "0");
+  else multi.hsetnx(roomKeys.state, "queueing", "0");
+  // A new start time means a new pre-queue, shuffled when it comes.
+  if (previous === null || previous.startsAt !== room.startsAt) multi.hset(roomKeys.state, "shuffled", "0");
+  multi.sadd(keys.rooms(), room.roomId);
+  multi.publish(keys.configChannel(), JSON.stringify({ room: room.roomId }));
+  await multi.exec();
+}

@@ -1,0 +1,211 @@
+// Waiting rooms against the real Redis: one place per user, FIFO by sequence, a pre-queue shuffled once,
+// abandoned places skipped without using capacity, revocation, and a tick that admits only with the lease.
+// Ticks are run by hand (the leader's loop is tested through the intake).
+import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { joinRoom, readRoomStats, readTicket, revokeTicket, type TicketState } from "../src/index.ts";
+import { RoomTestKit, sleep } from "./support/room-test-kit.ts";
+
+let env: TestEnvironment;
+let kit: RoomTestKit;
+
+beforeAll(async () => {
+  env = await createTestEnvironment("waiting-room", { shards: 1 });
+  kit = await RoomTestKit.start(env.config);
+  await kit.lead();
+});
+
+afterAll(async () => {
+  await kit?.stop();
+  await env?.cleanup();
+});
+
+const NO_LIMIT = { intervalMs: 0, burst: 0 };
+
+async function join(roomId: string, userId: string, ip = "192.0.2.1"): Promise<TicketState> {
+  const outcome = await joinRoom(kit.redis, kit.keys, {
+    roomId,
+    userId,
+    ipBucket: { key: kit.keys.ipBucket("room-joins", ip), ...NO_LIMIT },
+  });
+  if (outcome.result !== "joined" && outcome.result !== "existing")
+    throw new Error(`join: ${outcome.result}`);
+  return outcome.ticket;
+}
+
+/** Ticks until `done`, pausing between ticks so the allowance grows (a tick admits by elapsed time). */
+async function tickUntil(roomId: string, done: () => boolean | Promise<boolean>, what: string) {
+  for (let i = 0; i < 200; i++) {
+    await kit.tick(roomId);
+    await sleep(30);
+    if (await done()) return;
+  }
+  throw new Error(`gave up ticking ${roomId} until ${what}`);
+}
+
+const inversions = (order: string[], expected: string[]) => {
+  const rank = new Map(expected.map((id, i) => [id, i]));
+  let count = 0;
+  for (let i = 1; i < order.length; i++) if (rank.get(order[i]!)! < rank.get(order[i - 1]!)!) count++;
+  return count;
+};
+
+describe("joining", () => {
+  it("gives one place per user: joining again returns the same ticket and place", async () => {
+    await kit.defineRoom("one-place");
+    const first = await join("one-place", "repeat-a");
+    await join("one-place", "repeat-b");
+    const again = await join("one-place", "repeat-a");
+    expect(again).toMatchObject({ ticketId: first.ticketId, status: "waiting", position: 1 });
+    expect((await join("one-place", "repeat-b")).position).toBe(2);
+  });
+
+  it("admits at once while the room does not queue, with a session of sessionSeconds", async () => {
+    await kit.defineRoom("open", { mode: "auto", sessionSeconds: 120 });
+    const ticket = await join("open", "walk-in");
+    expect(ticket.status).toBe("admitted");
+    expect(ticket.expiresAt! - ticket.admittedAt!).toBe(120_000);
+  });
+
+  it("refuses joins over the IP's limit and names no unknown room", async () => {
+    await kit.defineRoom("limited");
+    const ipBucket = { key: kit.keys.ipBucket("room-joins", "203.0.113.5"), intervalMs: 1000, burst: 2 };
+    const outcomes = [];
+    for (let i = 0; i < 3; i++) {
+      outcomes.push(
+        (await joinRoom(kit.redis, kit.keys, { roomId: "limited", userId: `ipj-${i}`, ipBucket })).result,
+      );
+    }
+    expect(outcomes).toEqual(["joined", "joined", "rate_limited"]);
+    // The limit comes first (it also protects against floods of made-up room ids)...
+    const limited = await joinRoom(kit.redis, kit.keys, { roomId: "no-such-room", userId: "x", ipBucket });
+    expect(limited.result).toBe("rate_limited");
+    // ...then the room must exist.
+    const fresh = { key: kit.keys.ipBucket("room-joins", "203.0.113.6"), intervalMs: 1000, burst: 2 };
+    const unknown = await joinRoom(kit.redis, kit.keys, {
+      roomId: "no-such-room",
+      userId: "x",
+      ipBucket: fresh,
+    });
+    expect(unknown.result).toBe("unknown_room");
+  });
+});
+
+describe("admission", () => {
+  it("is first in, first out by join sequence, with zero inversions", async () => {
+    await kit.defineRoom("fifo", { admitPerSecond: 200 });
+    const joined: string[] = [];
+    for (let i = 0; i < 60; i++) joined.push((await join("fifo", `fifo-${i}`)).ticketId);
+    expect((await readTicket(kit.redis, kit.keys, "fifo", joined[59]!))?.position).toBe(60);
+    await tickUntil("fifo", () => kit.admittedOrder("fifo").length === 60, "all 60 are admitted");
+    const order = kit.admittedOrder("fifo");
+    expect(order).toEqual(joined);
+    expect(inversions(order, joined)).toBe(0);
+    const admitted = await readTicket(kit.redis, kit.keys, "fifo", joined[0]!);
+    expect(admitted).toMatchObject({ status: "admitted", position: null });
+  });
+
+  it("admits nobody twice and nothing at all from a process without the lease", async () => {
+    await kit.defineRoom("fenced", { admitPerSecond: 1000 });
+    for (let i = 0; i < 10; i++) await join("fenced", `fenced-${i}`);
+    await sleep(50);
+    expect(await kit.tick("fenced", { instanceId: "not-the-leader" })).toBeNull();
+    expect(kit.admittedOrder("fenced")).toEqual([]);
+    await tickUntil("fenced", () => kit.admittedOrder("fenced").length === 10, "all 10 are admitted");
+    await kit.tick("fenced");
+    const order = kit.admittedOrder("fenced");
+    expect(new Set(order).size).toBe(order.length);
+  });
+
+  it("skips an abandoned place without using capacity, and counts it", async () => {
+    await kit.defineRoom("abandon", { admitPerSecond: 1, abandonSeconds: 1 });
+    const idle = await join("abandon", "idle-user");
+    const present = await join("abandon", "present-user");
+    const alsoPresent = await join("abandon", "also-present");
+    await kit.tick("abandon"); // starts the clock: nothing is admitted at the first tick
+    // The two present users poll (a heartbeat); the idle one says nothing for longer than abandonSeconds.
+    for (let i = 0; i < 5; i++) {
+      await sleep(250);
+      await readTicket(kit.redis, kit.keys, "abandon", present.ticketId);
+      await readTicket(kit.redis, kit.keys, "abandon", alsoPresent.ticketId);
+    }
+    await kit.tick("abandon");
+    // About a second went by: one admission's worth of capacity, and it went to the next present user.
+    expect(kit.admittedOrder("abandon")).toEqual([present.ticketId]);
+    expect(kit.ended("abandon")).toEqual([[idle.ticketId, "abandoned"]]);
+    expect(await readTicket(kit.redis, kit.keys, "abandon", idle.ticketId)).toMatchObject({
+      status: "abandoned",
+    });
+    expect((await readTicket(kit.redis, kit.keys, "abandon", alsoPresent.ticketId))?.position).toBe(1);
+    expect((await readRoomStats(kit.redis, kit.keys, "abandon")).abandonedTotal).toBe(1);
+    // Losing a place is final: joining again queues at the back with a new ticket.
+    const back = await join("abandon", "idle-user");
+    expect(back.ticketId).not.toBe(idle.ticketId);
+    expect(back.position).toBe(2);
+  });
+
+  it("takes a revoked ticket out of the queue", async () => {
+    await kit.defineRoom("revoke", { admitPerSecond: 1 });
+    const gone = await join("revoke", "revoked-user");
+    const next = await join("revoke", "next-user");
+    expect(await revokeTicket(kit.redis, kit.keys, "revoke", gone.ticketId)).toBe("waiting");
+    expect((await readTicket(kit.redis, kit.keys, "revoke", next.ticketId))?.position).toBe(1);
+    expect(await revokeTicket(kit.redis, kit.keys, "revoke", "tkt_NOSUCHTICKET0000000000000")).toBeNull();
+    await kit.flushEvents();
+    expect(kit.ended("revoke")).toEqual([[gone.ticketId, "revoked"]]);
+  });
+
+  it("ends a session when it expires", async () => {
+    await kit.defineRoom("short-session", { mode: "off", sessionSeconds: 1 });
+    const ticket = await join("short-session", "brief-user");
+    expect(ticket.status).toBe("admitted");
+    await sleep(1100);
+    await kit.tick("short-session");
+    expect(await readTicket(kit.redis, kit.keys, "short-session", ticket.ticketId)).toMatchObject({
+      status: "expired",
+    });
+    expect(kit.ended("short-session")).toEqual([[ticket.ticketId, "expired"]]);
+  });
+});
+
+describe("the pre-queue", () => {
+  it("shuffles joins before startsAt once, at the start, and queues later joins behind them in order", async () => {
+    const startsAt = Date.now() + 1500;
+    await kit.defineRoom("drop", { admitPerSecond: 1, startsAt });
+    const early: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const ticket = await join("drop", `early-${i}`);
+      expect(ticket.status).toBe("early");
+      expect(ticket.position).toBe(i + 1); // the pre-queue's size: a place is not decided yet
+      early.push(ticket.ticketId);
+    }
+    await sleep(startsAt - Date.now() + 50);
+    const late: string[] = [];
+    for (let i = 0; i < 5; i++) late.push((await join("drop", `late-${i}`)).ticketId);
+
+    const positions = async (ids: string[]) =>
+      Promise.all(ids.map(async (id) => (await readTicket(kit.redis, kit.keys, "drop", id))?.position));
+    const earlyPositions = await positions(early);
+    // Every early join has a place among the first 30, and the order is not the arrival order.
+    expect([...earlyPositions].sort((a, b) => a! - b!)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(earlyPositions).not.toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(await positions(late)).toEqual([31, 32, 33, 34, 35]);
+    // Once: neither a tick nor another join shuffles again.
+    await kit.tick("drop");
+    await join("drop", "late-5");
+    expect(await positions(early)).toEqual(earlyPositions);
+  });
+});
+
+describe("auto mode", () => {
+  it("starts queueing under backpressure and stops after the cool-down with an empty queue", async () => {
+    await kit.defineRoom("auto", { mode: "auto", admitPerSecond: 100 });
+    expect(await kit.tick("auto", { cooldownMs: 200 })).toMatchObject({ queueing: false });
+    expect(await kit.tick("auto", { backpressure: true, cooldownMs: 200 })).toMatchObject({ queueing: true });
+    expect((await join("auto", "auto-user")).status).toBe("waiting");
+    await tickUntil("auto", () => kit.admittedOrder("auto").length === 1, "the waiting user is admitted");
+    expect(await kit.tick("auto", { cooldownMs: 200 })).toMatchObject({ queueing: true });
+    await sleep(250);
+    expect(await kit.tick("auto", { cooldownMs: 200 })).toMatchObject({ queueing: false });
+  });
+});

@@ -1,0 +1,183 @@
+--[[
+  One tick of a waiting room, run by the admission leader (about every 100 ms). Its cost is bounded by what
+  it admits, expires and sweeps, never by the length of the queue.
+
+  1. Fencing: a leader that lost its lease changes nothing.
+  2. The pre-queue shuffle, if startsAt has come (includes/room-shuffle.lua).
+  3. Sessions that ended: admitted tickets past expiresAt become expired.
+  4. Abandonment: waiting or pre-queue tickets with no heartbeat for abandonSeconds lose their place.
+  5. `auto` mode: start queueing when the workers' backlog is over its limit (ARGV[2]) or the guarded traffic
+     of the last second exceeded admitPerSecond; stop after ARGV[3] ms with an empty queue and calm traffic.
+  6. Admission: the allowance grows by admitPerSecond per second of elapsed time (at most one second's worth,
+     none banked while the queue is empty); tickets are taken from the head in sequence order, and one found
+     abandoned on the way is skipped without using the allowance. Not queueing: everyone still waiting goes.
+  7. One event on the channel for everything that happened, for the intakes holding the WebSockets.
+
+  KEYS[1]  config {room-<id>}:config   KEYS[2] state   {room-<id>}:state   KEYS[3] queue {room-<id>}:queue
+  KEYS[4]  pre-queue {room-<id>}:early KEYS[5] tickets KEYS[6] users       KEYS[7] heartbeats {room-<id>}:seen
+  KEYS[8]  sessions                    KEYS[9] admissions per second       KEYS[10] the leader's lease
+  (the lease has its own slot: like the guarded scripts, this runs on standalone Redis or Sentinel)
+
+  ARGV[1] the leader's id (must hold KEYS[10])
+  ARGV[2] "1" when the workers' backlog is over its limit (backpressure), else "0"
+  ARGV[3] auto mode's cool-down, ms
+  ARGV[4] event channel
+  ARGV[5] room id
+  ARGV[6] most tickets to look at per step (bounds the tick's time)
+
+  Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned)}, {-1} when not the
+  leader, {-2} when the room has no config.
+]]
+--- @include "room-tickets"
+--- @include "room-shuffle"
+local keys = {
+  config = KEYS[1], state = KEYS[2], queue = KEYS[3], early = KEYS[4], tickets = KEYS[5], users = KEYS[6],
+  seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9],
+}
+if redis.call("GET", KEYS[10]) ~= ARGV[1] then
+  return {-1}
+end
+local config = redis.call("HMGET", keys.config, "mode", "admitPerSecond", "sessionSeconds", "abandonSeconds")
+if not config[1] then
+  return {-2}
+end
+local mode = config[1]
+local admitPerSecond = tonumber(config[2])
+local sessionMs = tonumber(config[3]) * 1000
+local abandonMs = tonumber(config[4]) * 1000
+local limit = tonumber(ARGV[6])
+local nowMs = room_now_ms()
+local event = {room = ARGV[5], admitted = {}, ended = {}}
+
+room_shuffle_if_due(keys, nowMs)
+
+-- 3. Sessions that ended.
+for _, ticketId in ipairs(redis.call("ZRANGEBYSCORE", keys.sessions, "-inf", nowMs, "LIMIT", 0, limit)) do
+  redis.call("ZREM", keys.sessions, ticketId)
+  local t = ticket_read(keys.tickets, ticketId)
+  if t and t.status == "admitted" then
+    t.status = "expired"
+    ticket_write(keys.tickets, ticketId, t)
+    event.ended[#event.ended + 1] = {ticketId, "expired"}
+  end
+end
+
+-- 4. Abandoned places.
+local function abandon(ticketId, t)
+  redis.call("ZREM", keys.queue, ticketId)
+  redis.call("ZREM", keys.early, ticketId)
+  redis.call("ZREM", keys.seen, ticketId)
+  t.status = "abandoned"
+  ticket_write(keys.tickets, ticketId, t)
+  redis.call("HINCRBY", keys.state, "abandonedTotal", 1)
+  event.ended[#event.ended + 1] = {ticketId, "abandoned"}
+end
+local cutoff = nowMs - abandonMs
+for _, ticketId in ipairs(redis.call("ZRANGEBYSCORE", keys.seen, "-inf", "(" .. cutoff, "LIMIT", 0, limit)) do
+  local t = ticket_read(keys.tickets, ticketId)
+  if t and (t.status == "waiting" or t.status == "early") then
+    abandon(ticketId, t)
+  else
+    redis.call("ZREM", keys.seen, ticketId)
+  end
+end
+
+-- 5. Whether the room queues.
+local state = redis.call("HMGET", keys.state, "queueing", "calmSince", "trafficSec", "trafficCount", "trafficPrev",
+  "lastTickAt", "allowance", "admitsTrimmedAt")
+local queueing = state[1] == "1"
+local second = math.floor(nowMs / 1000)
+local trafficSec = tonumber(state[3])
+local lastSecondTraffic = 0
+if trafficSec == second then
+  lastSecondTraffic = tonumber(state[5]) or 0
+elseif trafficSec == second - 1 then
+  lastSecondTraffic = tonumber(state[4]) or 0
+end
+local waiting = redis.call("ZCARD", keys.queue) + redis.call("ZCARD", keys.early)
+if mode == "on" then
+  queueing = true
+elseif mode == "off" then
+  queueing = false
+else
+  local pressed = ARGV[2] == "1" or lastSecondTraffic > admitPerSecond
+  if pressed then
+    if not queueing then
+      redis.call("HSET", keys.state, "queueingSince", nowMs)
+    end
+    queueing = true
+    redis.call("HDEL", keys.state, "calmSince")
+  elseif queueing and waiting == 0 then
+    local calmSince = tonumber(state[2])
+    if not calmSince then
+      redis.call("HSET", keys.state, "calmSince", nowMs)
+    elseif nowMs - calmSince >= tonumber(ARGV[3]) then
+      queueing = false
+      redis.call("HDEL", keys.state, "calmSince")
+    end
+  else
+    redis.call("HDEL", keys.state, "calmSince")
+  end
+end
+redis.call("HSET", keys.state, "queueing", queueing and "1" or "0")
+
+-- 6. Admission from the head.
+local lastTickAt = tonumber(state[6]) or nowMs
+local allowance = tonumber(state[7]) or 0
+local capacity
+if queueing then
+  allowance = math.min(admitPerSecond, allowance + (nowMs - lastTickAt) * admitPerSecond / 1000)
+  capacity = math.floor(allowance)
+else
+  capacity = limit
+end
+local admitted = 0
+local looked = 0
+while admitted < capacity and looked < limit do
+  local head = redis.call("ZPOPMIN", keys.queue, math.min(capacity - admitted, limit - looked))
+  if #head == 0 then
+    break
+  end
+  for i = 1, #head, 2 do
+    local ticketId = head[i]
+    looked = looked + 1
+    local t = ticket_read(keys.tickets, ticketId)
+    if t and t.status == "waiting" then
+      local seen = tonumber(redis.call("ZSCORE", keys.seen, ticketId)) or 0
+      if seen < cutoff then
+        abandon(ticketId, t)
+      else
+        ticket_admit(keys, ticketId, t, nowMs, sessionMs)
+        admitted = admitted + 1
+        event.admitted[#event.admitted + 1] = {ticketId, t.userId, t.expiresAt}
+      end
+    end
+  end
+end
+if queueing then
+  allowance = allowance - admitted
+  if redis.call("ZCARD", keys.queue) == 0 then
+    allowance = 0
+  end
+else
+  allowance = 0
+end
+redis.call("HSET", keys.state, "lastTickAt", nowMs, "allowance", tostring(allowance))
+
+-- Admission counts per second: two minutes are kept (the admin view shows the last minute), trimmed every 10 s.
+if nowMs - (tonumber(state[8]) or 0) >= 10000 then
+  for _, field in ipairs(redis.call("HKEYS", keys.admits)) do
+    if tonumber(field) < second - 120 then
+      redis.call("HDEL", keys.admits, field)
+    end
+  end
+  redis.call("HSET", keys.state, "admitsTrimmedAt", nowMs)
+end
+
+-- 7. One event for the intakes.
+if #event.admitted > 0 or #event.ended > 0 then
+  event.admittedAt = nowMs
+  redis.call("PUBLISH", ARGV[4], cjson.encode(event))
+end
+waiting = redis.call("ZCARD", keys.queue) + redis.call("ZCARD", keys.early)
+return {1, queueing and "1" or "0", waiting, admitted, #event.ended}

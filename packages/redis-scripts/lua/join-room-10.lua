@@ -1,0 +1,92 @@
+--[[
+  Join a waiting room: one place per user. A user who joins again gets the same ticket and place while it is
+  waiting or admitted; after it expired, was abandoned or revoked, a new ticket at the back. While the room is
+  not queueing the ticket is admitted at once. Joins are rate limited per client IP.
+
+  KEYS[1]  room config    {room-<id>}:config    mode, admitPerSecond, sessionSeconds, abandonSeconds, startsAt
+  KEYS[2]  room state     {room-<id>}:state     queueing, seq, shuffled, admittedTotal, ...
+  KEYS[3]  queue          {room-<id>}:queue     ticket -> sequence number (FIFO)
+  KEYS[4]  pre-queue      {room-<id>}:early     ticket -> random score (joins before startsAt)
+  KEYS[5]  tickets        {room-<id>}:tickets   ticket -> record (includes/room-tickets.lua)
+  KEYS[6]  users          {room-<id>}:users     userId -> ticket
+  KEYS[7]  heartbeats     {room-<id>}:seen      ticket -> last heartbeat (waiting and early tickets)
+  KEYS[8]  sessions       {room-<id>}:sessions  ticket -> session end (admitted tickets)
+  KEYS[9]  admissions     {room-<id>}:admits    epoch second -> tickets admitted in it
+  KEYS[10] IP bucket      {ip-<ip>}:rl:room-joins (includes/token-bucket.lua)
+  (KEYS[1..9] share the room's hash tag; the IP bucket has its own, so this runs on standalone Redis or Sentinel)
+
+  ARGV[1] ticket id for a new ticket (minted by the intake)
+  ARGV[2] user id
+  ARGV[3] random score in [0, 1), the ticket's place in the pre-queue shuffle
+  ARGV[4] IP bucket: ms between tokens ("0": no limit)
+  ARGV[5] IP bucket: burst
+
+  Returns {code, ticketId, status, position, joinedAt, admittedAt, expiresAt} (numbers as strings, "" unknown)
+    code 1: a new ticket; code 2: the user's ticket, unchanged
+    position: 1-based place in the queue; for a pre-queue ticket, the size of the pre-queue
+  or {-90, "ip,<retryAfterMs>"} over the IP limit, {-1, ""} no such room; nothing written.
+]]
+--- @include "token-bucket"
+--- @include "room-tickets"
+--- @include "room-shuffle"
+local keys = {
+  config = KEYS[1], state = KEYS[2], queue = KEYS[3], early = KEYS[4], tickets = KEYS[5], users = KEYS[6],
+  seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9],
+}
+local nowMs = room_now_ms()
+local ok, nextTat, _, resetMs, retryMs = token_bucket_peek(KEYS[10], tonumber(ARGV[4]), tonumber(ARGV[5]), nowMs)
+if not ok then
+  return {-90, "ip," .. retryMs}
+end
+local config = redis.call("HMGET", keys.config, "mode", "sessionSeconds", "startsAt")
+if not config[1] then
+  return {-1, ""}
+end
+token_bucket_take(KEYS[10], nextTat, resetMs)
+room_shuffle_if_due(keys, nowMs)
+
+local function answer(code, ticketId, t)
+  local position = ""
+  if t.status == "waiting" then
+    local rank = redis.call("ZRANK", keys.queue, ticketId)
+    position = rank and tostring(rank + 1) or ""
+  elseif t.status == "early" then
+    position = tostring(redis.call("ZCARD", keys.early))
+  end
+  return {code, ticketId, t.status, position, tostring(t.joinedAt or ""), tostring(t.admittedAt or ""),
+    tostring(t.expiresAt or "")}
+end
+
+local userId = ARGV[2]
+local existingId = redis.call("HGET", keys.users, userId)
+if existingId then
+  local t = ticket_read(keys.tickets, existingId)
+  if t and (t.status == "waiting" or t.status == "early") then
+    redis.call("ZADD", keys.seen, nowMs, existingId) -- joining again is a heartbeat
+    return answer(2, existingId, t)
+  end
+  if t and t.status == "admitted" and (tonumber(t.expiresAt) or 0) > nowMs then
+    return answer(2, existingId, t)
+  end
+end
+
+local ticketId = ARGV[1]
+local t = {userId = userId, joinedAt = nowMs}
+redis.call("HSET", keys.users, userId, ticketId)
+local queueing = redis.call("HGET", keys.state, "queueing") == "1"
+local startsAt = tonumber(config[3])
+if not queueing then
+  ticket_admit(keys, ticketId, t, nowMs, tonumber(config[2]) * 1000)
+elseif startsAt and nowMs < startsAt then
+  t.status = "early"
+  ticket_write(keys.tickets, ticketId, t)
+  redis.call("ZADD", keys.early, tonumber(ARGV[3]), ticketId)
+  redis.call("ZADD", keys.seen, nowMs, ticketId)
+else
+  t.status = "waiting"
+  t.seq = redis.call("HINCRBY", keys.state, "seq", 1)
+  ticket_write(keys.tickets, ticketId, t)
+  redis.call("ZADD", keys.queue, t.seq, ticketId)
+  redis.call("ZADD", keys.seen, nowMs, ticketId)
+end
+return answer(1, ticketId, t)

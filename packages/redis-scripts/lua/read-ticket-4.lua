@@ -1,0 +1,30 @@
+--[[
+  A ticket's state for a poll, which is also a heartbeat: a waiting or pre-queue ticket that is read keeps its
+  place (abandonment counts from the last heartbeat).
+
+  KEYS[1] tickets     {room-<id>}:tickets
+  KEYS[2] queue       {room-<id>}:queue
+  KEYS[3] pre-queue   {room-<id>}:early
+  KEYS[4] heartbeats  {room-<id>}:seen
+
+  ARGV[1] ticket id
+
+  Returns {status, userId, position, joinedAt, admittedAt, expiresAt} as strings ("" unknown), or {} when there
+  is no such ticket.
+]]
+--- @include "room-tickets"
+local ticketId = ARGV[1]
+local t = ticket_read(KEYS[1], ticketId)
+if not t then
+  return {}
+end
+local position = ""
+if t.status == "waiting" then
+  local rank = redis.call("ZRANK", KEYS[2], ticketId)
+  position = rank and tostring(rank + 1) or ""
+  redis.call("ZADD", KEYS[4], "XX", room_now_ms(), ticketId)
+elseif t.status == "early" then
+  position = tostring(redis.call("ZCARD", KEYS[3]))
+  redis.call("ZADD", KEYS[4], "XX", room_now_ms(), ticketId)
+end
+return {t.status, t.userId, position, t.joinedAt, t.admittedAt, t.expiresAt}

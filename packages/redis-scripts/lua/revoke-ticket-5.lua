@@ -1,0 +1,32 @@
+--[[
+  Revoke a ticket (an admin's DELETE of its admission token): it can no longer pass a guarded route, and a
+  waiting one loses its place. The room's event channel tells the intake holding its WebSocket.
+
+  KEYS[1] tickets     {room-<id>}:tickets
+  KEYS[2] queue       {room-<id>}:queue
+  KEYS[3] pre-queue   {room-<id>}:early
+  KEYS[4] heartbeats  {room-<id>}:seen
+  KEYS[5] sessions    {room-<id>}:sessions
+
+  ARGV[1] ticket id
+  ARGV[2] event channel
+  ARGV[3] room id
+
+  Returns the ticket's status before (a string), or "" when there is no such ticket.
+]]
+--- @include "room-tickets"
+local ticketId = ARGV[1]
+local t = ticket_read(KEYS[1], ticketId)
+if not t then
+  return ""
+end
+local before = t.status
+t.status = "revoked"
+ticket_write(KEYS[1], ticketId, t)
+for i = 2, 5 do
+  redis.call("ZREM", KEYS[i], ticketId)
+end
+if before ~= "revoked" then
+  redis.call("PUBLISH", ARGV[2], cjson.encode({room = ARGV[3], ended = {{ticketId, "revoked"}}}))
+end
+return before
