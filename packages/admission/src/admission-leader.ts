@@ -6,6 +6,7 @@ import type { QueueKeys, ScriptedRedis } from "@floodgate/queue";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
 import { type RoomTick, tickRoom } from "./room-tick.ts";
+import { ThrottledWarning } from "./throttled-warning.ts";
 
 export const TICK_MS = 100;
 export const LEASE_MS = 2000;
@@ -30,6 +31,7 @@ export interface AdmissionLeaderOptions {
 export class AdmissionLeader {
   readonly #options: AdmissionLeaderOptions;
   readonly #gauge = new BacklogGauge();
+  readonly #warnings = new ThrottledWarning();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
@@ -51,7 +53,12 @@ export class AdmissionLeader {
     const loop = async () => {
       if (this.#stopped) return;
       this.#running = this.#tick().catch((error: Error) =>
-        this.#options.log.warn({ err: error.message }, "admission tick failed; retrying"),
+        this.#warnings.warn("tick", (heldBack) =>
+          this.#options.log.warn(
+            { err: error.message, similarSinceLast: heldBack },
+            "admission tick failed; retrying every 100 ms (rooms admit nobody meanwhile)",
+          ),
+        ),
       );
       await this.#running;
       if (!this.#stopped) this.#timer = setTimeout(loop, TICK_MS);

@@ -1,6 +1,8 @@
 // The workers' backlog and how fast they work it off, from the consumer group of every partition stream (one
-// pipeline of XINFO GROUPS). Backlog = entries not yet delivered (lag) + delivered but not acknowledged
-// (pending); the workers' rate = acknowledged entries per second over the last few samples.
+// pipeline of XINFO GROUPS and XLEN). Backlog = entries not yet delivered (lag) + delivered but not
+// acknowledged (pending); the workers' rate = acknowledged entries per second over the last few samples. A
+// stream no worker has read yet has no group: all of it is backlog. Where Redis cannot compute the lag, the
+// stream's length stands in for it (an overestimate until the next trim).
 import { CONSUMER_GROUP, type QueueKeys, type ScriptedRedis } from "@floodgate/queue";
 
 export interface BacklogReading {
@@ -18,20 +20,29 @@ export class BacklogGauge {
 
   async read(redis: ScriptedRedis, queueKeys: QueueKeys, nowMs = Date.now()): Promise<BacklogReading> {
     const pipeline = redis.pipeline();
-    for (const stream of queueKeys.allStreams()) pipeline.xinfo("GROUPS", stream);
+    for (const stream of queueKeys.allStreams()) pipeline.xinfo("GROUPS", stream).xlen(stream);
     const results = (await pipeline.exec()) ?? [];
     let backlog = 0;
     let acknowledged = 0;
-    for (const [error, groups] of results) {
-      if (error) continue; // a partition whose stream does not exist yet
-      for (const fields of groups as unknown[][]) {
-        const group: Record<string, unknown> = {};
-        for (let i = 0; i < fields.length; i += 2) group[String(fields[i])] = fields[i + 1];
-        if (group.name !== CONSUMER_GROUP) continue;
-        const pending = Number(group.pending ?? 0);
-        backlog += Number(group.lag ?? 0) + pending;
-        acknowledged += Number(group["entries-read"] ?? 0) - pending;
+    for (let i = 0; i < results.length; i += 2) {
+      const [error, groups] = results[i]!;
+      const length = Number(results[i + 1]?.[1] ?? 0);
+      if (error) continue; // a partition whose stream does not exist yet: nothing queued there
+      const group = (groups as unknown[][])
+        .map((fields) => {
+          const record: Record<string, unknown> = {};
+          for (let f = 0; f < fields.length; f += 2) record[String(fields[f])] = fields[f + 1];
+          return record;
+        })
+        .find((record) => record.name === CONSUMER_GROUP);
+      if (!group) {
+        backlog += length;
+        continue;
       }
+      const pending = Number(group.pending ?? 0);
+      const lag = group.lag === null || group.lag === undefined ? length : Number(group.lag);
+      backlog += lag + pending;
+      acknowledged += Number(group["entries-read"] ?? 0) - pending;
     }
     this.#samples.push({ at: nowMs, acknowledged });
     while (this.#samples.length > 2 && nowMs - this.#samples[0]!.at > WINDOW_MS) this.#samples.shift();

@@ -34,6 +34,7 @@ export {
   type TicketState,
   type TicketStatus,
 } from "./room-tickets.ts";
+export { ThrottledWarning } from "./throttled-warning.ts";
 export {
   bucketArgs,
   exhaustedRateLimitHeader,

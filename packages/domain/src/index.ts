@@ -11,3 +11,4 @@ export * from "./schemas/coupon-schemas.ts";
 export * from "./schemas/operation-schemas.ts";
 export * from "./schemas/order-schemas.ts";
 export * from "./schemas/product-schemas.ts";
+export * from "./schemas/room-schemas.ts";

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { createAdmissionMetrics } from "./admission-metrics.ts";
 import { counterTotal } from "./counter-total.ts";
 
 export function createIntakeMetrics(registry = new Registry()) {
@@ -27,6 +28,7 @@ export function createIntakeMetrics(registry = new Registry()) {
     registry,
     accepted,
     redisCommands,
+    admission: createAdmissionMetrics(registry),
     couponIssueDecisions: new Counter({
       name: "floodgate_coupon_issue_decisions_total",
       help: "Coupon issue requests by outcome: accepted, already_issued, sold_out, not_open, unknown_coupon (404), state_missing (503)",

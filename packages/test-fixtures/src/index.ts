@@ -1,4 +1,5 @@
 export { configToEnv } from "./config-env.ts";
+export { type IntakeProcess, startIntakeProcess } from "./intake-process.ts";
 export { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 export {
   createTestEnvironment,

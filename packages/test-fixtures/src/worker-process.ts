@@ -1,7 +1,8 @@
 // Runs a real worker process (apps/worker/src/main.ts) so tests can SIGKILL it mid-batch.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Config } from "@floodgate/config";
+import { spawnAppProcess } from "./app-process.ts";
 import { configToEnv } from "./config-env.ts";
 
 const WORKER_MAIN = fileURLToPath(new URL("../../../apps/worker/src/main.ts", import.meta.url));
@@ -20,29 +21,25 @@ export async function startWorkerProcess(
   config: Config,
   env: Record<string, string> = {},
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [WORKER_MAIN], {
-    env: { ...process.env, ...configToEnv(config), LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+  const {
+    child,
+    exited,
+    output: collected,
+  } = spawnAppProcess(WORKER_MAIN, {
+    ...configToEnv(config),
+    LOG_LEVEL: "info",
+    ...env,
   });
-  let output = "";
-  const collect = (chunk: Buffer) => {
-    output += chunk;
-  };
-  child.stdout!.on("data", collect);
-  child.stderr!.on("data", collect);
-  const exited = new Promise<number | string>((resolve) =>
-    child.once("exit", (code, signal) => resolve(signal ?? code ?? -1)),
-  );
   // Ready once it logged that it consumes (its consumer group exists by then).
   await new Promise<void>((resolve, reject) => {
     const onData = () => {
-      if (!output.includes("worker consuming")) return;
+      if (!collected().includes("worker consuming")) return;
       cleanup();
       resolve();
     };
     const onExit = () => {
       cleanup();
-      reject(new Error(`worker exited before it was ready:\n${output}`));
+      reject(new Error(`worker exited before it was ready:\n${collected()}`));
     };
     const cleanup = () => {
       child.stdout!.off("data", onData);
@@ -62,6 +59,6 @@ export async function startWorkerProcess(
       child.kill("SIGKILL");
       await exited;
     },
-    output: () => output,
+    output: collected,
   };
 }

@@ -87,6 +87,10 @@ export const problemResponseSchema = {
     field: { type: "string" },
     retryable: { type: "boolean" },
     existingId: { type: "string" },
+    /** waiting_room_required: the room to join, where, and why the request's admission did not count. */
+    roomId: { type: "string" },
+    joinUrl: { type: "string" },
+    reason: { type: "string" },
     /** out_of_stock: the lines that could not be reserved. */
     lines: {
       type: "array",
