@@ -1,6 +1,7 @@
 // Builds the intake; server.ts listens. Tests drive buildApp() with app.inject() and no socket.
 import type { Config } from "@floodgate/config";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import { admissionPlugin } from "./plugins/admission-plugin.ts";
 import { couponsPlugin } from "./plugins/coupons-plugin.ts";
 import { globalDbPlugin } from "./plugins/global-db-plugin.ts";
 import { metricsPlugin } from "./plugins/metrics-plugin.ts";
@@ -13,6 +14,9 @@ import { healthRoutes } from "./routes/health-routes.ts";
 import { ordersRoute } from "./routes/orders-route.ts";
 import { paymentsRoute } from "./routes/payments-route.ts";
 import { productsAdminRoute } from "./routes/products-admin-route.ts";
+import { rateLimitsAdminRoute } from "./routes/rate-limits-admin-route.ts";
+import { roomTicketsRoute } from "./routes/room-tickets-route.ts";
+import { roomsAdminRoute } from "./routes/rooms-admin-route.ts";
 import { userCouponsRoute } from "./routes/user-coupons-route.ts";
 import { walletsRoute } from "./routes/wallets-route.ts";
 
@@ -31,6 +35,15 @@ export async function buildApp(
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT_BYTES,
+    // request.ip is what the IP rate limits key on: the socket's address unless TRUST_PROXY names proxies.
+    // (A hop count as the equivalent function: Fastify's types do not list the number form.)
+    trustProxy:
+      typeof config.trustProxy === "number"
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(config.trustProxy)
+        : config.trustProxy,
     // Long enough that an over-long id or userId reaches its schema (a 400 naming the field), not the router.
     routerOptions: { maxParamLength: 512 },
     // The router's own refusals (bad percent-encoding, a longer parameter) answer problem+json too.
@@ -54,6 +67,7 @@ export async function buildApp(
   await app.register(shardsPlugin, { config });
   await app.register(globalDbPlugin, { config });
   await app.register(couponsPlugin);
+  await app.register(admissionPlugin, { config });
   await app.register(healthRoutes);
   await app.register(paymentsRoute);
   await app.register(walletsRoute);
@@ -62,5 +76,8 @@ export async function buildApp(
   await app.register(userCouponsRoute);
   await app.register(productsAdminRoute);
   await app.register(ordersRoute);
+  await app.register(roomsAdminRoute);
+  await app.register(roomTicketsRoute);
+  await app.register(rateLimitsAdminRoute);
   return app;
 }

@@ -15,6 +15,12 @@ export const ERRORS = {
     retryable: false,
   },
   not_open: { status: 403, title: "This coupon is not open for issue now", retryable: false },
+  // Not retryable as it is: the client must join the room (joinUrl) and come back with its admission token.
+  waiting_room_required: {
+    status: 403,
+    title: "A waiting room guards this route: join it and send the admission token it gives",
+    retryable: false,
+  },
   not_found: { status: 404, title: "Not found", retryable: false },
   already_issued: { status: 409, title: "This user already holds this coupon", retryable: false },
   out_of_stock: { status: 409, title: "Not enough stock for every line of this order", retryable: false },
@@ -24,6 +30,11 @@ export const ERRORS = {
     retryable: false,
   },
   order_not_cancellable: { status: 409, title: "This order has already ended", retryable: false },
+  room_guard_conflict: {
+    status: 409,
+    title: "Another active room already guards one of these route classes",
+    retryable: false,
+  },
   sold_out: { status: 410, title: "This coupon is sold out", retryable: false },
   body_too_large: { status: 413, title: "The body is larger than 16 KiB", retryable: false },
   unsupported_media_type: { status: 415, title: "Send the body as application/json", retryable: false },
@@ -39,7 +50,13 @@ export const ERRORS = {
     title: "The order's amount is above the largest allowed",
     retryable: false,
   },
+  rate_limited: { status: 429, title: "Too many requests: wait Retry-After seconds", retryable: true },
   service_unavailable: { status: 503, title: "Temporarily unable to accept requests", retryable: true },
+  overloaded: {
+    status: 503,
+    title: "The backlog is longer than this deployment takes new work for; retry later",
+    retryable: true,
+  },
   // 503, not 401: no key can succeed until an operator sets one, and a client must not take it for a bad key.
   admin_disabled: {
     status: 503,
@@ -72,6 +89,10 @@ export interface ProblemExtras {
   /** out_of_stock: every line that could not be reserved. */
   lines?: { line: number; productId: string; requested: number; available: number }[];
   retryAfterSeconds?: number;
+  /** waiting_room_required: the room to join, its join URL, and why the request's admission did not count. */
+  roomId?: string;
+  joinUrl?: string;
+  reason?: string;
   /** Response headers that belong to the problem (e.g. WWW-Authenticate on a 401); not in the body. */
   headers?: Record<string, string>;
 }

@@ -6,7 +6,7 @@ import {
   type MoneyOperationMessage,
   newOperationId,
 } from "@floodgate/domain";
-import { enqueueOperation, unlimitedAdmission } from "@floodgate/queue";
+import { enqueueOperation } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
@@ -25,6 +25,8 @@ const LOCATION_BASE: Record<MoneyOperationKind, string> = {
   deposit: "/v1/deposits/",
 };
 
+const ROUTE_CLASS = { payment: "payments", deposit: "deposits" } as const;
+
 export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers["idempotency-key"];
   if (header === undefined) return undefined;
@@ -35,7 +37,7 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 }
 
 export async function acceptOperation(request: FastifyRequest, reply: FastifyReply, input: OperationInput) {
-  const { config, redis, queueKeys, metrics } = request.server;
+  const { config, redis, queueKeys, metrics, admission } = request.server;
   const idempotencyKey = idempotencyKeyOf(request);
   if (input.currency !== undefined && input.currency !== config.currency) {
     throw new ProblemError("currency_mismatch", {
@@ -62,16 +64,17 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
     createdAt,
   };
   if (input.orderId !== undefined) message.orderId = input.orderId;
+  const routeClass = ROUTE_CLASS[input.kind];
 
   const outcome = await enqueueOperation(redis, queueKeys, {
     message,
     fingerprint,
     idempotencyKey,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-    admission: unlimitedAdmission(queueKeys, input.userId),
+    admission: admission.control.admissionFor(request, routeClass, input.userId),
   });
   if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
-    throw new Error(`admission refused without admission control: ${outcome.result}`);
+    throw admission.control.refusalProblem(routeClass, outcome);
   }
   if (outcome.result === "conflict") {
     throw new ProblemError("idempotency_key_reused", {
@@ -80,6 +83,7 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
     });
   }
   metrics.accepted.inc({ kind: input.kind, outcome: outcome.result });
+  admission.control.accepted(reply, routeClass, outcome.admission);
   if (outcome.result === "replayed") reply.header("Idempotent-Replayed", "true");
   return reply
     .code(202)

@@ -10,7 +10,7 @@ import {
   operationIdParamsSchema,
   problemResponseSchema,
 } from "@floodgate/domain";
-import { type IssueCouponOutcome, issueCoupon, unlimitedAdmission } from "@floodgate/queue";
+import { type AdmissionRefusal, type IssueCouponOutcome, issueCoupon } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
@@ -23,12 +23,9 @@ const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 // which spares each one an Error's stack trace and Fastify's error path.
 function refusal(
   couponId: string,
-  outcome: Exclude<IssueCouponOutcome, { result: "accepted" }>,
+  outcome: Exclude<IssueCouponOutcome, { result: "accepted" } | AdmissionRefusal>,
 ): [ErrorCode, ProblemExtras] {
   switch (outcome.result) {
-    case "rate_limited":
-    case "waiting_room_required":
-      throw new Error(`admission refused without admission control: ${outcome.result}`);
     case "already_issued":
       return [
         "already_issued",
@@ -89,8 +86,11 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         app.queueKeys,
         message,
         coupon.discount,
-        unlimitedAdmission(app.queueKeys, userId),
+        app.admission.control.admissionFor(request, "coupon-issues", userId),
       );
+      if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
+        throw app.admission.control.refusalProblem("coupon-issues", outcome);
+      }
       if (outcome.result !== "accepted") {
         const label =
           outcome.result === "closed"
@@ -105,6 +105,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
       }
       metrics.couponIssueDecisions.inc({ outcome: "accepted" });
       metrics.accepted.inc({ kind: "coupon_issue", outcome: "accepted" });
+      app.admission.control.accepted(reply, "coupon-issues", outcome.admission);
       return reply
         .code(202)
         .header("Location", `/v1/coupon-issues/${outcome.id}`)

@@ -11,11 +11,11 @@ import {
 } from "@floodgate/domain";
 import { Gauge } from "@floodgate/metrics";
 import {
+  type AdmissionRefusal,
   type ReserveOrderOutcome,
   readAvailable,
   requestOrderEnd,
   reserveOrder,
-  unlimitedAdmission,
 } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
@@ -83,14 +83,18 @@ export async function ordersRoute(app: FastifyInstance) {
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
         orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
-        admission: unlimitedAdmission(app.queueKeys, userId),
+        admission: app.admission.control.admissionFor(request, "orders", userId),
       });
+      if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
+        throw app.admission.control.refusalProblem("orders", outcome);
+      }
       metrics.orderDecisions.inc({ outcome: outcome.result });
       if (outcome.result !== "accepted" && outcome.result !== "replayed") {
         const [code, extras] = refusal(outcome);
         throw new ProblemError(code, extras);
       }
       metrics.accepted.inc({ kind: "order", outcome: outcome.result });
+      app.admission.control.accepted(reply, "orders", outcome.admission);
       // Only accepted orders name real products: a stream of unknown ids cannot fill the gauge's slots.
       for (const { productId } of items) if (ordered.size < MAX_GAUGED_PRODUCTS) ordered.add(productId);
       if (outcome.result === "replayed") reply.header("Idempotent-Replayed", "true");
@@ -138,12 +142,9 @@ export async function ordersRoute(app: FastifyInstance) {
 }
 
 function refusal(
-  outcome: Exclude<ReserveOrderOutcome, { result: "accepted" | "replayed" }>,
+  outcome: Exclude<ReserveOrderOutcome, { result: "accepted" | "replayed" } | AdmissionRefusal>,
 ): [ErrorCode, ProblemExtras] {
   switch (outcome.result) {
-    case "rate_limited":
-    case "waiting_room_required":
-      throw new Error(`admission refused without admission control: ${outcome.result}`);
     case "conflict":
       return ["idempotency_key_reused", { field: "Idempotency-Key", existingId: outcome.existingId }];
     case "unknown_product":

@@ -1,0 +1,182 @@
+// Admission on a guarded route, around the route's one Redis call: before it, the gate block the script checks
+// (token buckets, the guarding room and the request's verified admission token); after it, the problem or the
+// RateLimit headers. What this process already knows decides without Redis: a forged or missing token while
+// the room queues, or backpressure where no room guards. Nothing here adds a round trip.
+import {
+  type AdmissionKeys,
+  type AdmissionTokens,
+  exhaustedRateLimitHeader,
+  rateLimitHeader,
+} from "@floodgate/admission";
+import type { Config } from "@floodgate/config";
+import type { GuardedRouteClass, RouteClass } from "@floodgate/domain";
+import type { AdmissionMetrics } from "@floodgate/metrics";
+import type { AdmissionCheck, AdmissionInfo, AdmissionRefusal } from "@floodgate/queue";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import type { RateLimitBook } from "./rate-limit-book.ts";
+import type { RoomDirectory, RoomEntry } from "./room-directory.ts";
+
+export const ADMISSION_TOKEN_HEADER = "admission-token";
+
+/** Why a request holds no admission that counts, as the metric and the problem's `reason` name it. */
+export type RefusalReason =
+  | "missing"
+  | "malformed"
+  | "bad_signature"
+  | "expired"
+  | "wrong_room"
+  | "wrong_user"
+  | "revoked"
+  | "unknown_ticket";
+
+const SCRIPT_REASONS: Record<string, RefusalReason> = {
+  no_token: "missing",
+  unknown_ticket: "unknown_ticket",
+  wrong_user: "wrong_user",
+  revoked: "revoked",
+  expired: "expired",
+};
+
+export class AdmissionControl {
+  readonly #config: Config;
+  readonly #keys: AdmissionKeys;
+  readonly #tokens: AdmissionTokens;
+  readonly #book: RateLimitBook;
+  readonly #directory: RoomDirectory;
+  readonly #metrics: AdmissionMetrics;
+  readonly #decisionCounters = new Map<string, { inc(): void }>();
+
+  constructor(deps: {
+    config: Config;
+    keys: AdmissionKeys;
+    tokens: AdmissionTokens;
+    book: RateLimitBook;
+    directory: RoomDirectory;
+    metrics: AdmissionMetrics;
+  }) {
+    this.#config = deps.config;
+    this.#keys = deps.keys;
+    this.#tokens = deps.tokens;
+    this.#book = deps.book;
+    this.#directory = deps.directory;
+    this.#metrics = deps.metrics;
+  }
+
+  /**
+   * The gate block for this request's script call, or a ProblemError when this process can already tell: the
+   * guarding room queues and the request holds no valid admission, or the backlog is too long and no room
+   * guards the class.
+   */
+  admissionFor(request: FastifyRequest, routeClass: GuardedRouteClass, userId: string): AdmissionCheck {
+    const room = this.#directory.guardOf(routeClass);
+    const backlog = this.#directory.backlog;
+    if (!room && backlog.backpressure) {
+      this.#metrics.overloadRefusals.inc({ route_class: routeClass });
+      const wait = Number.isFinite(backlog.drainSeconds)
+        ? Math.ceil(backlog.drainSeconds - this.#config.backpressureSeconds)
+        : 10;
+      throw new ProblemError("overloaded", {
+        detail: `${backlog.backlog} operations are queued, more than the workers drain in ${this.#config.backpressureSeconds} s; nothing was stored`,
+        retryAfterSeconds: Math.min(60, Math.max(1, wait)),
+      });
+    }
+    const limits = this.#book.limits(routeClass);
+    const placeholder = this.#keys.userSlotPlaceholder(userId);
+    let ticketId = "";
+    if (room) {
+      const verdict = this.#verifiedTicket(request, room, userId);
+      if (typeof verdict === "string") {
+        if (room.stats.queueing) throw this.waitingRoomProblem(room.definition.roomId, verdict);
+      } else {
+        ticketId = verdict.ticketId;
+      }
+    }
+    const roomKeys = room ? this.#keys.room(room.definition.roomId) : null;
+    return {
+      keys: [
+        this.#keys.userBucket(routeClass, userId),
+        this.#keys.ipBucket(routeClass, request.ip),
+        roomKeys?.state ?? placeholder,
+        roomKeys?.tickets ?? placeholder,
+      ],
+      args: [...limits.user, ...limits.ip, room ? "1" : "0", userId, ticketId],
+    };
+  }
+
+  /** The request's admission token for this room and user, verified here; or why it does not count. */
+  #verifiedTicket(
+    request: FastifyRequest,
+    room: RoomEntry,
+    userId: string,
+  ): { ticketId: string } | RefusalReason {
+    const header = request.headers[ADMISSION_TOKEN_HEADER];
+    if (typeof header !== "string" || header === "") return "missing";
+    const verdict = this.#tokens.verify(header);
+    if (!verdict.ok) return verdict.reason;
+    if (verdict.claims.roomId !== room.definition.roomId) return "wrong_room";
+    if (verdict.claims.userId !== userId) return "wrong_user";
+    return { ticketId: verdict.claims.ticketId };
+  }
+
+  waitingRoomProblem(roomId: string, reason: RefusalReason): ProblemError {
+    this.#metrics.admissionRefusals.inc({ reason });
+    return new ProblemError("waiting_room_required", {
+      detail: `room ${roomId} is queueing: join it at the joinUrl and send the admission token it gives as Admission-Token (${reason.replaceAll("_", " ")})`,
+      field: "Admission-Token",
+      roomId,
+      joinUrl: `/v1/rooms/${roomId}/tickets`,
+      reason,
+    });
+  }
+
+  /** The problem for a refusal the script decided. */
+  refusalProblem(routeClass: GuardedRouteClass, refusal: AdmissionRefusal): ProblemError {
+    if (refusal.result === "waiting_room_required") {
+      const room = this.#directory.guardOf(routeClass);
+      return this.waitingRoomProblem(
+        room?.definition.roomId ?? "unknown",
+        SCRIPT_REASONS[refusal.reason] ?? "missing",
+      );
+    }
+    return this.rateLimitProblem(routeClass, refusal.scope, refusal.retryAfterMs);
+  }
+
+  rateLimitProblem(routeClass: RouteClass, scope: "user" | "ip", retryAfterMs: number): ProblemError {
+    this.#count(routeClass, scope, "limited");
+    const headers: Record<string, string> = {
+      RateLimit: exhaustedRateLimitHeader(routeClass, scope, retryAfterMs),
+    };
+    const policy = this.#book.limits(routeClass).header;
+    if (policy) headers["RateLimit-Policy"] = policy;
+    return new ProblemError("rate_limited", {
+      detail: `over the ${scope === "ip" ? "client address's" : "user's"} limit for ${routeClass}; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+      field: scope === "user" ? "userId" : "client address",
+      retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+      headers,
+    });
+  }
+
+  /** RateLimit-Policy and RateLimit on an accepted answer. */
+  accepted(reply: FastifyReply, routeClass: RouteClass, info: AdmissionInfo | null): void {
+    if (!info) return;
+    const policy = this.#book.limits(routeClass).header;
+    if (policy === null) return;
+    reply.header("RateLimit-Policy", policy);
+    const current = rateLimitHeader(routeClass, info);
+    if (current) reply.header("RateLimit", current);
+    if (info.user) this.#count(routeClass, "user", "allowed");
+    if (info.ip) this.#count(routeClass, "ip", "allowed");
+  }
+
+  // Label lookups cost more than the increment: the children are kept.
+  #count(routeClass: RouteClass, scope: "user" | "ip", decision: "allowed" | "limited") {
+    const key = `${routeClass}|${scope}|${decision}`;
+    let counter = this.#decisionCounters.get(key);
+    if (!counter) {
+      counter = this.#metrics.rateLimitDecisions.labels(routeClass, scope, decision);
+      this.#decisionCounters.set(key, counter);
+    }
+    counter.inc();
+  }
+}

@@ -1,0 +1,54 @@
+// A ticket as a client sees it, on the join, a poll and the WebSocket alike. A pre-queue ticket is "waiting":
+// its position is the pre-queue's size (its place is drawn at startsAt) and startsAt says when.
+import { type AdmissionTokens, etaSeconds, type TicketState } from "@floodgate/admission";
+import type { RoomEntry } from "./room-directory.ts";
+
+export type PublicTicketStatus = "waiting" | "admitted" | "expired" | "abandoned" | "revoked";
+
+export interface TicketView {
+  ticketId: string;
+  roomId: string;
+  status: PublicTicketStatus;
+  position?: number;
+  etaSeconds?: number;
+  startsAt?: string;
+  admissionToken?: string;
+  expiresAt?: string;
+}
+
+export function waitingEta(position: number, room: RoomEntry | undefined, nowMs = Date.now()): number {
+  if (!room) return 0;
+  const untilStart = room.definition.startsAt ? Math.max(0, (room.definition.startsAt - nowMs) / 1000) : 0;
+  return Math.ceil(untilStart) + etaSeconds(position, room.stats, room.definition.admitPerSecond);
+}
+
+export function ticketView(
+  ticket: TicketState,
+  room: RoomEntry | undefined,
+  tokens: AdmissionTokens,
+): TicketView {
+  const base = { ticketId: ticket.ticketId, roomId: ticket.roomId };
+  if (ticket.status === "waiting" || ticket.status === "early") {
+    const position = ticket.position ?? 0;
+    const view: TicketView = { ...base, status: "waiting", position, etaSeconds: waitingEta(position, room) };
+    if (ticket.status === "early" && room?.definition.startsAt) {
+      view.startsAt = new Date(room.definition.startsAt).toISOString();
+    }
+    return view;
+  }
+  if (ticket.status === "admitted") {
+    return {
+      ...base,
+      status: "admitted",
+      admissionToken: tokens.issue({
+        roomId: ticket.roomId,
+        ticketId: ticket.ticketId,
+        userId: ticket.userId,
+        admittedAt: ticket.admittedAt ?? Date.now(),
+        expiresAt: ticket.expiresAt ?? Date.now(),
+      }),
+      expiresAt: new Date(ticket.expiresAt ?? Date.now()).toISOString(),
+    };
+  }
+  return { ...base, status: ticket.status };
+}

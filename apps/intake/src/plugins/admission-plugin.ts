@@ -1,0 +1,163 @@
+// Admission control in this intake process: rate limits and waiting rooms for the guarded routes, the rooms'
+// WebSockets, and a bid for the admission leader's lease. Its Redis traffic runs on connections of its own, so
+// the request connection's count stays the requests' round trips; none of it is on the request path.
+
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import websocket from "@fastify/websocket";
+import { AdmissionKeys, AdmissionLeader, AdmissionTokens, ThrottledWarning } from "@floodgate/admission";
+import type { Config } from "@floodgate/config";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { Redis } from "ioredis";
+import { AdmissionControl } from "../admission/admission-control.ts";
+import { RateLimitBook } from "../admission/rate-limit-book.ts";
+import { RoomDirectory } from "../admission/room-directory.ts";
+import { type RoomEvent, TicketSockets } from "../admission/ticket-sockets.ts";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    admission: {
+      control: AdmissionControl;
+      sockets: TicketSockets;
+      directory: RoomDirectory;
+      book: RateLimitBook;
+      keys: AdmissionKeys;
+      tokens: AdmissionTokens;
+      leader: AdmissionLeader;
+      /** The admission connection: room scripts, admin reads and writes. */
+      redis: ScriptedRedis;
+      /** Reloads rooms and limits now (after an admin change, before answering). */
+      refresh(): Promise<void>;
+    };
+  }
+}
+
+const DIRECTORY_EVERY_MS = 250;
+const LIMITS_EVERY_MS = 5000;
+
+export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
+  const redis = createRedis(config.redisUrl, { name: "floodgate-intake-admission" });
+  // The subscriber queues its SUBSCRIBE until Redis answers (a start while Redis is away still subscribes), and
+  // ioredis subscribes again after a reconnect.
+  const subscriber = new Redis(config.redisUrl, {
+    connectionName: "floodgate-intake-admission-events",
+    maxRetriesPerRequest: null,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
+  });
+  for (const connection of [redis, subscriber]) {
+    connection.on("error", (error) =>
+      app.log.warn({ err: error.message }, "admission redis connection error"),
+    );
+  }
+  const keys = new AdmissionKeys(app.queueKeys);
+  const secret = config.admissionTokenSecret ?? randomBytes(32).toString("base64url");
+  if (config.admissionTokenSecret === null) {
+    app.log.warn(
+      "ADMISSION_TOKEN_SECRET is not set: this process signs admission tokens with a key of its own, which other intake processes will refuse",
+    );
+  }
+  const tokens = new AdmissionTokens(secret);
+  const book = new RateLimitBook(config.rateLimits);
+  const directory = new RoomDirectory();
+  const metrics = app.metrics.admission;
+  const control = new AdmissionControl({ config, keys, tokens, book, directory, metrics });
+  const sockets = new TicketSockets({ redis, keys, tokens, directory, metrics, log: app.log });
+  const leader = new AdmissionLeader({
+    redis,
+    keys,
+    queueKeys: app.queueKeys,
+    instanceId: `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`,
+    backpressureSeconds: config.backpressureSeconds,
+    cooldownMs: config.roomCooldownSeconds * 1000,
+    log: app.log,
+    onTick: (tick) => {
+      if (tick.admitted > 0) metrics.roomAdmitted.inc({ room: tick.roomId }, tick.admitted);
+    },
+    onBacklog: (reading, backpressure) => {
+      metrics.backpressure.set(backpressure ? 1 : 0);
+      metrics.backlogDrainSeconds.set(Number.isFinite(reading.drainSeconds) ? reading.drainSeconds : -1);
+    },
+  });
+
+  const refreshDirectory = async () => {
+    await directory.refresh(redis, keys);
+    for (const { definition, stats } of directory.rooms()) {
+      const room = definition.roomId;
+      metrics.roomWaiting.set({ room }, stats.waiting);
+      metrics.roomQueueing.set({ room }, stats.queueing ? 1 : 0);
+      metrics.roomAbandoned.set({ room }, stats.abandonedTotal);
+      metrics.roomAdmitRate.set({ room }, stats.measuredAdmitRate);
+    }
+  };
+  const refresh = async () => {
+    await Promise.all([refreshDirectory(), book.reload(redis, keys)]);
+  };
+  const timers: NodeJS.Timeout[] = [];
+  const warnings = new ThrottledWarning();
+  const every = (ms: number, work: () => Promise<void>, what: string) => {
+    let running = false;
+    timers.push(
+      setInterval(async () => {
+        if (running) return;
+        running = true;
+        try {
+          await work();
+        } catch (error) {
+          warnings.warn(what, (heldBack) =>
+            app.log.warn(
+              { err: (error as Error).message, similarSinceLast: heldBack },
+              `admission: ${what} not refreshed (this process keeps what it last knew)`,
+            ),
+          );
+        } finally {
+          running = false;
+        }
+      }, ms),
+    );
+  };
+
+  // Like the request connection: give Redis a moment at start, then serve (and answer 503) while it is away.
+  await waitForRedis(redis, 5000).catch(() => app.log.warn("admission: redis not ready yet"));
+  await app.register(websocket, { options: { maxPayload: 1024 } });
+  app.decorate("admission", { control, sockets, directory, book, keys, tokens, leader, redis, refresh });
+
+  app.addHook("onReady", async () => {
+    // The redis plugin already gave Redis its moment; while it is away, rooms and limits load once it is back.
+    if (redis.status === "ready") {
+      await refresh().catch((error: Error) =>
+        app.log.warn({ err: error.message }, "admission: first load failed"),
+      );
+    }
+    subscriber.on("message", (channel, message) => {
+      if (channel === keys.roomEventsChannel()) {
+        try {
+          sockets.onRoomEvent(JSON.parse(message) as RoomEvent);
+        } catch (error) {
+          app.log.warn({ err: (error as Error).message }, "admission: unreadable room event");
+        }
+      } else if (channel === keys.configChannel()) {
+        void refresh().catch((error: Error) =>
+          app.log.warn({ err: error.message }, "admission: reload failed"),
+        );
+      }
+    });
+    // Not awaited: while Redis is away the SUBSCRIBE waits in the offline queue, and the intake must not.
+    subscriber
+      .subscribe(keys.roomEventsChannel(), keys.configChannel())
+      .catch((error: Error) => app.log.warn({ err: error.message }, "admission: cannot subscribe"));
+    every(DIRECTORY_EVERY_MS, refreshDirectory, "rooms");
+    every(LIMITS_EVERY_MS, () => book.reload(redis, keys), "rate limits");
+    sockets.start();
+    leader.start();
+  });
+
+  app.addHook("onClose", async () => {
+    for (const timer of timers) clearInterval(timer);
+    sockets.stop();
+    await leader.stop();
+    subscriber.disconnect();
+    await redis.quit().catch(() => redis.disconnect());
+  });
+});

@@ -1,0 +1,68 @@
+// Rate limits at run time, for operators (Authorization: Bearer <ADMIN_API_KEY>): every process applies a
+// change within a moment (config channel). DELETE returns a class to its configured policy.
+import { clearRateLimitOverride, writeRateLimitOverride } from "@floodgate/admission";
+import {
+  problemResponseSchema,
+  type RateLimitPolicy,
+  ROUTE_CLASSES,
+  type RouteClass,
+  rateLimitChangeRequestSchema,
+  rateLimitPolicyResponseSchema,
+  rateLimitsResponseSchema,
+  routeClassParamsSchema,
+} from "@floodgate/domain";
+import type { FastifyInstance } from "fastify";
+import { requireAdmin } from "../plugins/admin-auth.ts";
+
+const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
+
+export async function rateLimitsAdminRoute(app: FastifyInstance) {
+  const admin = requireAdmin(app.config);
+  const view = (routeClass: RouteClass) => ({ routeClass, ...app.admission.book.limits(routeClass).policy });
+
+  app.get(
+    "/v1/rate-limits",
+    { onRequest: admin, schema: { response: { 200: rateLimitsResponseSchema, ...problems } } },
+    async () => {
+      await app.admission.book.reload(app.admission.redis, app.admission.keys);
+      return { policies: ROUTE_CLASSES.map(view) };
+    },
+  );
+
+  app.put<{ Params: { routeClass: RouteClass }; Body: Partial<RateLimitPolicy> }>(
+    "/v1/rate-limits/:routeClass",
+    {
+      onRequest: admin,
+      schema: {
+        params: routeClassParamsSchema,
+        body: rateLimitChangeRequestSchema,
+        response: { 200: rateLimitPolicyResponseSchema, ...problems },
+      },
+    },
+    async (request) => {
+      const { routeClass } = request.params;
+      await writeRateLimitOverride(app.admission.redis, app.admission.keys, routeClass, request.body);
+      await app.admission.book.reload(app.admission.redis, app.admission.keys);
+      request.log.info({ routeClass, change: request.body }, "rate limit changed");
+      return view(routeClass);
+    },
+  );
+
+  app.delete<{ Params: { routeClass: RouteClass } }>(
+    "/v1/rate-limits/:routeClass",
+    {
+      onRequest: admin,
+      schema: {
+        params: routeClassParamsSchema,
+        response: { 200: rateLimitPolicyResponseSchema, ...problems },
+      },
+    },
+    async (request) => {
+      const { routeClass } = request.params;
+      await clearRateLimitOverride(app.admission.redis, app.admission.keys, routeClass);
+      await app.admission.book.reload(app.admission.redis, app.admission.keys);
+      request.log.info({ routeClass }, "rate limit back to its configured policy");
+      return view(routeClass);
+    },
+  );
+}

@@ -1,0 +1,74 @@
+// Joining a waiting room and watching the place: POST a ticket (rate limited per client IP), poll it (a poll is
+// a heartbeat), or open its WebSocket for live positions and the admission token.
+import { joinRoom, readTicket } from "@floodgate/admission";
+import {
+  problemResponseSchema,
+  roomIdParamsSchema,
+  ticketJoinRequestSchema,
+  ticketParamsSchema,
+  ticketResponseSchema,
+} from "@floodgate/domain";
+import type { FastifyInstance } from "fastify";
+import { ticketView } from "../admission/ticket-view.ts";
+import { ProblemError } from "../errors/error-catalogue.ts";
+
+const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
+
+export async function roomTicketsRoute(app: FastifyInstance) {
+  app.post<{ Params: { roomId: string }; Body: { userId: string } }>(
+    "/v1/rooms/:roomId/tickets",
+    {
+      schema: {
+        params: roomIdParamsSchema,
+        body: ticketJoinRequestSchema,
+        response: { 200: ticketResponseSchema, 201: ticketResponseSchema, ...problems },
+      },
+    },
+    async (request, reply) => {
+      const { roomId } = request.params;
+      const { userId } = request.body;
+      const { redis, keys, book, control, directory, tokens } = app.admission;
+      const [intervalMs, burst] = book.limits("room-joins").ip;
+      const outcome = await joinRoom(redis, keys, {
+        roomId,
+        userId,
+        ipBucket: { key: keys.ipBucket("room-joins", request.ip), intervalMs, burst },
+      });
+      if (outcome.result === "rate_limited")
+        throw control.rateLimitProblem("room-joins", "ip", outcome.retryAfterMs);
+      if (outcome.result === "unknown_room") {
+        throw new ProblemError("not_found", { field: "roomId", detail: `no room ${roomId}` });
+      }
+      const view = ticketView(outcome.ticket, directory.room(roomId), tokens);
+      return reply
+        .code(outcome.result === "joined" ? 201 : 200)
+        .header("Location", `/v1/rooms/${roomId}/tickets/${view.ticketId}`)
+        .send(view);
+    },
+  );
+
+  app.get<{ Params: { roomId: string; ticketId: string } }>(
+    "/v1/rooms/:roomId/tickets/:ticketId",
+    { schema: { params: ticketParamsSchema, response: { 200: ticketResponseSchema, ...problems } } },
+    async (request) => {
+      const { roomId, ticketId } = request.params;
+      const { redis, keys, directory, tokens } = app.admission;
+      const ticket = await readTicket(redis, keys, roomId, ticketId);
+      if (!ticket) {
+        throw new ProblemError("not_found", {
+          field: "ticketId",
+          detail: `room ${roomId} has no ticket ${ticketId}`,
+        });
+      }
+      return ticketView(ticket, directory.room(roomId), tokens);
+    },
+  );
+
+  app.get<{ Params: { roomId: string; ticketId: string } }>(
+    "/v1/rooms/:roomId/tickets/:ticketId/ws",
+    { websocket: true, schema: { params: ticketParamsSchema } },
+    (socket, request) => {
+      void app.admission.sockets.attach(socket, request.params.roomId, request.params.ticketId);
+    },
+  );
+}

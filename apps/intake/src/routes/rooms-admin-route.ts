@@ -1,0 +1,144 @@
+// Waiting rooms, for operators (Authorization: Bearer <ADMIN_API_KEY>): define or change a room, look at it,
+// revoke an admission. A route class is guarded by one active room at most.
+import {
+  DEFAULT_ABANDON_SECONDS,
+  type RoomDefinition,
+  type RoomMode,
+  readRoomDefinition,
+  readRoomStats,
+  revokeTicket,
+  writeRoomDefinition,
+} from "@floodgate/admission";
+import {
+  type GuardedRouteClass,
+  problemResponseSchema,
+  roomDefinitionRequestSchema,
+  roomIdParamsSchema,
+  roomResponseSchema,
+  ticketParamsSchema,
+} from "@floodgate/domain";
+import type { FastifyInstance } from "fastify";
+import { parseTimestamp } from "../coupons/coupon-input.ts";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import { requireAdmin } from "../plugins/admin-auth.ts";
+
+const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
+
+interface RoomBody {
+  mode: RoomMode;
+  admitPerSecond: number;
+  sessionSeconds: number;
+  abandonSeconds?: number;
+  startsAt?: string | null;
+  guards: GuardedRouteClass[];
+}
+
+async function roomView(app: FastifyInstance, roomId: string) {
+  const { redis, keys } = app.admission;
+  const [definition, stats] = await Promise.all([
+    readRoomDefinition(redis, keys, roomId),
+    readRoomStats(redis, keys, roomId),
+  ]);
+  if (!definition) throw new ProblemError("not_found", { field: "roomId", detail: `no room ${roomId}` });
+  return {
+    roomId,
+    mode: definition.mode,
+    queueing: stats.queueing,
+    waiting: stats.waiting,
+    admittedLastMinute: stats.admittedLastMinute,
+    abandoned: stats.abandonedTotal,
+    measuredAdmitRate: stats.measuredAdmitRate,
+    admitPerSecond: definition.admitPerSecond,
+    sessionSeconds: definition.sessionSeconds,
+    abandonSeconds: definition.abandonSeconds,
+    startsAt: definition.startsAt === null ? null : new Date(definition.startsAt).toISOString(),
+    guards: definition.guards,
+    updatedAt: new Date(definition.updatedAt).toISOString(),
+  };
+}
+
+export async function roomsAdminRoute(app: FastifyInstance) {
+  const admin = requireAdmin(app.config);
+
+  app.put<{ Params: { roomId: string }; Body: RoomBody }>(
+    "/v1/rooms/:roomId",
+    {
+      onRequest: admin,
+      schema: {
+        params: roomIdParamsSchema,
+        body: roomDefinitionRequestSchema,
+        response: { 200: roomResponseSchema, 201: roomResponseSchema, ...problems },
+      },
+    },
+    async (request, reply) => {
+      const { roomId } = request.params;
+      const body = request.body;
+      const { redis, keys } = app.admission;
+      // The calendar, not only the shape: 2026-02-30 is refused rather than rolled over into March.
+      const startsAt = body.startsAt ? parseTimestamp("startsAt", body.startsAt) : null;
+      if (body.mode !== "off") {
+        const roomIds = await redis.smembers(keys.rooms());
+        for (const otherId of roomIds) {
+          if (otherId === roomId) continue;
+          const other = await readRoomDefinition(redis, keys, otherId);
+          const shared =
+            other && other.mode !== "off" ? body.guards.filter((g) => other.guards.includes(g)) : [];
+          if (shared.length > 0) {
+            throw new ProblemError("room_guard_conflict", {
+              field: "guards",
+              detail: `room ${otherId} already guards ${shared.join(", ")}; set its mode to off or drop the class from one of them`,
+            });
+          }
+        }
+      }
+      const previous = await readRoomDefinition(redis, keys, roomId);
+      const room: RoomDefinition = {
+        roomId,
+        mode: body.mode,
+        admitPerSecond: body.admitPerSecond,
+        sessionSeconds: body.sessionSeconds,
+        abandonSeconds: body.abandonSeconds ?? DEFAULT_ABANDON_SECONDS,
+        startsAt,
+        guards: body.guards,
+        updatedAt: Date.now(),
+      };
+      await writeRoomDefinition(redis, keys, room, previous);
+      // This process applies it before answering; the others reload on the config channel.
+      await app.admission.refresh();
+      request.log.info(
+        { roomId, mode: room.mode, guards: room.guards },
+        previous ? "room changed" : "room defined",
+      );
+      return reply
+        .code(previous ? 200 : 201)
+        .header("Location", `/v1/rooms/${roomId}`)
+        .send(await roomView(app, roomId));
+    },
+  );
+
+  app.get<{ Params: { roomId: string } }>(
+    "/v1/rooms/:roomId",
+    {
+      onRequest: admin,
+      schema: { params: roomIdParamsSchema, response: { 200: roomResponseSchema, ...problems } },
+    },
+    (request) => roomView(app, request.params.roomId),
+  );
+
+  app.delete<{ Params: { roomId: string; ticketId: string } }>(
+    "/v1/rooms/:roomId/tokens/:ticketId",
+    { onRequest: admin, schema: { params: ticketParamsSchema, response: problems } },
+    async (request, reply) => {
+      const { roomId, ticketId } = request.params;
+      const before = await revokeTicket(app.admission.redis, app.admission.keys, roomId, ticketId);
+      if (before === null) {
+        throw new ProblemError("not_found", {
+          field: "ticketId",
+          detail: `room ${roomId} has no ticket ${ticketId}`,
+        });
+      }
+      request.log.info({ roomId, ticketId, before }, "admission revoked");
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,215 @@
+// Rate limits at the edge: a token bucket per user and per client address on each route class, checked in the
+// same Redis call that enqueues. A refusal is a 429 problem with Retry-After and the IETF RateLimit headers,
+// and stores nothing; operators change limits at run time.
+import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../src/app.ts";
+import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
+import { expectProblem, get, metricValue, post, totalStreamLength } from "./support/intake-test-kit.ts";
+
+let env: TestEnvironment;
+let app: FastifyInstance;
+let proxied: FastifyInstance;
+
+beforeAll(async () => {
+  env = await createTestEnvironment("rate-limits", {
+    env: {
+      ADMIN_API_KEY: ADMIN_KEY,
+      RATE_LIMITS: "*.ip=off,payments.user=0.5/s:3,deposits.user=off,deposits.ip=0.5/s:2,orders.user=off",
+    },
+  });
+  app = await buildApp(env.config, { logger: false });
+  // The same deployment behind a proxy it trusts: X-Forwarded-For names the client.
+  proxied = await buildApp({ ...env.config, trustProxy: true }, { logger: false });
+  await Promise.all([app.ready(), proxied.ready()]);
+});
+
+afterAll(async () => {
+  await Promise.all([app?.close(), proxied?.close()]);
+  await env?.cleanup();
+});
+
+const pay = (userId: string, target = app, headers: Record<string, string> = {}) =>
+  post(target, "/v1/payments", { userId, amount: 100 }, headers);
+const deposit = (userId: string, headers: Record<string, string> = {}, target = app) =>
+  post(target, `/v1/wallets/${userId}/deposits`, { amount: 100 }, headers);
+
+describe("a user's token bucket", () => {
+  it("lets exactly the burst through, then answers 429 with Retry-After and the RateLimit headers, storing nothing", async () => {
+    const accepted = [];
+    for (let i = 0; i < 3; i++) accepted.push(await pay("bursty"));
+    expect(accepted.map((r) => r.statusCode)).toEqual([202, 202, 202]);
+    expect(accepted[0]!.headers["ratelimit-policy"]).toBe('"payments-user";q=3;w=6');
+    expect(accepted.map((r) => r.headers.ratelimit)).toEqual([
+      expect.stringMatching(/^"payments-user";r=2;t=\d+$/),
+      expect.stringMatching(/^"payments-user";r=1;t=\d+$/),
+      expect.stringMatching(/^"payments-user";r=0;t=\d+$/),
+    ]);
+
+    const before = await totalStreamLength(app);
+    const refused = await pay("bursty");
+    const problem = expectProblem(refused, 429, "rate_limited", "userId");
+    expect(problem).toMatchObject({ retryable: true, type: "/problems/rate-limited" });
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(2);
+    expect(refused.headers["ratelimit-policy"]).toBe('"payments-user";q=3;w=6');
+    expect(refused.headers.ratelimit).toMatch(/^"payments-user";r=0;t=[12]$/);
+    expect(await totalStreamLength(app)).toBe(before);
+    // Another user is not affected.
+    expect((await pay("calm-user")).statusCode).toBe(202);
+  });
+
+  it("is one bucket for every intake process (it lives in Redis)", async () => {
+    const second = await buildApp(env.config, { logger: false });
+    try {
+      const statuses = [];
+      for (const target of [app, second, app, second])
+        statuses.push((await pay("two-doors", target)).statusCode);
+      expect(statuses).toEqual([202, 202, 202, 429]);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe("a client address's token bucket", () => {
+  it("is shared by every user behind the address", async () => {
+    const statuses = [];
+    for (const user of ["shared-a", "shared-b", "shared-c"]) statuses.push((await deposit(user)).statusCode);
+    expect(statuses).toEqual([202, 202, 429]);
+    expectProblem(await deposit("shared-d"), 429, "rate_limited", "client address");
+  });
+
+  it("ignores X-Forwarded-For unless a proxy is trusted, so a client cannot pick its own bucket", async () => {
+    // app trusts no proxy: once the address's bucket is spent, a forged header does not open a fresh one.
+    for (let i = 0; i < 5 && (await deposit(`spend-${i}`)).statusCode !== 429; i++);
+    expectProblem(await deposit("forger", { "x-forwarded-for": "203.0.113.99" }), 429, "rate_limited");
+    // proxied trusts its proxy: each forwarded client has a bucket of its own.
+    const statuses = [];
+    for (const client of ["198.51.100.1", "198.51.100.1", "198.51.100.1", "198.51.100.2"]) {
+      statuses.push(
+        (await deposit(`fwd-${statuses.length}`, { "x-forwarded-for": client }, proxied)).statusCode,
+      );
+    }
+    expect(statuses).toEqual([202, 202, 429, 202]);
+  });
+});
+
+describe("the admin API", () => {
+  it("changes a limit at run time for every process, and DELETE goes back to the configured one", async () => {
+    expect((await get(app, "/v1/rate-limits")).statusCode).toBe(401);
+    const unauthorized = await app.inject({
+      method: "PUT",
+      url: "/v1/rate-limits/payments",
+      payload: { user: { rate: 100, burst: 100 } },
+    });
+    expectProblem(unauthorized, 401, "unauthorized");
+
+    const changed = await app.inject({
+      method: "PUT",
+      url: "/v1/rate-limits/payments",
+      headers: adminHeaders(),
+      payload: { user: { rate: 100, burst: 100 } },
+    });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json()).toEqual({ routeClass: "payments", user: { rate: 100, burst: 100 }, ip: null });
+    // More than the old burst of 3 from one user now passes, here and (once the config channel told it) in
+    // the other process. Buckets already in Redis keep their state: fresh users show the new policy.
+    let n = 0;
+    const burstOf = async (target: FastifyInstance) => {
+      const user = `after-change-${n++}`;
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await pay(user, target)).statusCode);
+      return statuses;
+    };
+    expect(await burstOf(app)).toEqual([202, 202, 202, 202, 202]);
+    await expect.poll(() => burstOf(proxied)).toEqual([202, 202, 202, 202, 202]);
+
+    const listed = await app.inject({ method: "GET", url: "/v1/rate-limits", headers: adminHeaders() });
+    expect(listed.json().policies).toContainEqual({
+      routeClass: "payments",
+      user: { rate: 100, burst: 100 },
+      ip: null,
+    });
+    expect(listed.json().policies.map((p: { routeClass: string }) => p.routeClass)).toEqual([
+      "payments",
+      "deposits",
+      "coupon-issues",
+      "orders",
+      "room-joins",
+    ]);
+
+    const reset = await app.inject({
+      method: "DELETE",
+      url: "/v1/rate-limits/payments",
+      headers: adminHeaders(),
+    });
+    expect(reset.json()).toEqual({ routeClass: "payments", user: { rate: 0.5, burst: 3 }, ip: null });
+  });
+
+  it("refuses a change that names no scope, a bad rate or an unknown class, and changes nothing", async () => {
+    const put = (url: string, payload: unknown) =>
+      app.inject({ method: "PUT", url, headers: adminHeaders(), payload: payload as object });
+    expectProblem(await put("/v1/rate-limits/payments", {}), 400, "validation_error");
+    expectProblem(
+      await put("/v1/rate-limits/payments", { user: { rate: 0, burst: 1 } }),
+      400,
+      "validation_error",
+      "user.rate",
+    );
+    expectProblem(
+      await put("/v1/rate-limits/payments", { user: { rate: 1, burst: 1.5 } }),
+      400,
+      "validation_error",
+      "user.burst",
+    );
+    expectProblem(
+      await put("/v1/rate-limits/payments", { session: null }),
+      400,
+      "validation_error",
+      "session",
+    );
+    expectProblem(
+      await put("/v1/rate-limits/refunds", { user: null }),
+      400,
+      "validation_error",
+      "routeClass",
+    );
+    const listed = await app.inject({ method: "GET", url: "/v1/rate-limits", headers: adminHeaders() });
+    expect(listed.json().policies[0]).toEqual({
+      routeClass: "payments",
+      user: { rate: 0.5, burst: 3 },
+      ip: null,
+    });
+  });
+});
+
+describe("the cost of limiting", () => {
+  it("adds no Redis round trip: one command per accepted request, limits on", async () => {
+    const commands = async () =>
+      metricValue((await get(app, "/metrics")).body, "floodgate_intake_redis_commands_total");
+    const before = await commands();
+    for (let i = 0; i < 20; i++) expect((await pay(`cost-${i}`)).statusCode).toBe(202);
+    expect((await commands()) - before).toBe(20);
+  });
+
+  it("counts the decisions by class, scope and outcome", async () => {
+    const text = (await get(app, "/metrics")).body;
+    expect(
+      metricValue(text, "floodgate_rate_limit_decisions_total", {
+        route_class: "payments",
+        scope: "user",
+        decision: "limited",
+      }),
+    ).toBe(1); // "bursty"'s fourth payment; the refusal in the two-process test was the other process's
+
+    expect(
+      metricValue(text, "floodgate_rate_limit_decisions_total", {
+        route_class: "payments",
+        scope: "user",
+        decision: "allowed",
+      }),
+    ).toBeGreaterThanOrEqual(20);
+  });
+});
