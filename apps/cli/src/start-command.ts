@@ -1,11 +1,11 @@
 // `./floodgate start`: find (or start) Redis and Postgres, migrate, reconcile, then run the intake and WORKERS
 // worker processes in the foreground. Ctrl-C / SIGTERM stops them gracefully.
 import { fileURLToPath } from "node:url";
-import { adminKeyForRun } from "./admin-key.ts";
 import { config } from "./env.ts";
 import { prepareDatabases } from "./prepare-databases.ts";
 import { ProcessSupervisor } from "./process-supervisor.ts";
 import { reconcileAtStart } from "./reconcile-at-start.ts";
+import { adminKeyForRun, admissionSecretForRun } from "./run-secrets.ts";
 import { findOrStartPostgres } from "./services/find-or-start-postgres.ts";
 import { findOrStartRedis } from "./services/find-or-start-redis.ts";
 
@@ -49,14 +49,16 @@ const env: NodeJS.ProcessEnv = {
   DATABASE_URL: postgres.databaseUrl,
   SHARD_URLS: postgres.shardUrls.join(","),
 };
-// Only the intake serves the admin routes, so only the intake gets the key.
+// Only the intake serves the admin routes and signs admission tokens, so only the intake gets these. Every
+// intake process gets the same token secret: a token one signs, the others accept.
 const admin = adminKeyForRun(config.adminApiKey);
+const admissionSecret = admissionSecretForRun(config.admissionTokenSecret);
 const supervisor = new ProcessSupervisor(log);
 for (let i = 0; i < config.intakeProcesses; i++) {
   supervisor.start({
     name: `intake-${i}`,
     script: `${root}apps/intake/src/server.ts`,
-    env: { ...env, ADMIN_API_KEY: admin.key },
+    env: { ...env, ADMIN_API_KEY: admin.key, ADMISSION_TOKEN_SECRET: admissionSecret.key },
   });
 }
 for (let i = 0; i < config.workers; i++) {
@@ -83,6 +85,11 @@ log(
   admin.generated
     ? `admin    key ${admin.key} (generated for this run; set ADMIN_API_KEY to choose one): Authorization: Bearer <key> on POST ${base}/v1/coupons`
     : "admin    key from ADMIN_API_KEY: Authorization: Bearer <key> on the admin routes",
+);
+log(
+  admissionSecret.generated
+    ? "rooms    admission tokens signed with a secret generated for this run (set ADMISSION_TOKEN_SECRET to keep them valid across restarts)"
+    : "rooms    admission tokens signed with ADMISSION_TOKEN_SECRET",
 );
 log(
   `workers  ${config.workers}${config.workerMetricsPort ? `, metrics on :${config.workerMetricsPort}..${config.workerMetricsPort + Math.max(0, config.workers - 1)}` : ""}`,
