@@ -1,4 +1,5 @@
 // Builds the intake; server.ts listens. Tests drive buildApp() with app.inject() and no socket.
+import cors from "@fastify/cors";
 import type { Config } from "@floodgate/config";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { admissionPlugin } from "./plugins/admission-plugin.ts";
@@ -62,6 +63,16 @@ export async function buildApp(
   app.removeContentTypeParser("text/plain");
   app.decorate("config", config);
   await app.register(problemPlugin);
+  if (config.corsOrigins.length > 0) {
+    // Shop pages on these origins may call the API (the checkout SDK): the headers it sends and must read.
+    await app.register(cors, {
+      origin: config.corsOrigins,
+      methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+      allowedHeaders: ["content-type", "idempotency-key", "admission-token", "authorization"],
+      exposedHeaders: ["location", "retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed"],
+      maxAge: 600,
+    });
+  }
   await app.register(metricsPlugin);
   await app.register(redisPlugin, { config });
   await app.register(shardsPlugin, { config });

@@ -68,6 +68,7 @@ describe("loadConfig reads", () => {
       ADMISSION_TOKEN_SECRET: "s".repeat(32),
       BACKPRESSURE_SECONDS: "0",
       ROOM_COOLDOWN_SECONDS: "5",
+      CORS_ORIGINS: "https://shop.example, http://localhost:5173",
     });
     const noLimit = { user: null, ip: null };
     expect(config).toEqual({
@@ -104,6 +105,7 @@ describe("loadConfig reads", () => {
       admissionTokenSecret: "s".repeat(32),
       backpressureSeconds: 0,
       roomCooldownSeconds: 5,
+      corsOrigins: ["https://shop.example", "http://localhost:5173"],
     });
   });
 
@@ -192,6 +194,9 @@ describe("a bad value throws ConfigError naming the variable", () => {
     ["ADMISSION_TOKEN_SECRET", "s".repeat(31)],
     ["BACKPRESSURE_SECONDS", "-1"],
     ["ROOM_COOLDOWN_SECONDS", "0"],
+    ["CORS_ORIGINS", "*"],
+    ["CORS_ORIGINS", "https://shop.example/checkout"],
+    ["CORS_ORIGINS", "ftp://shop.example"],
   ])("%s=%j", (variable, value) => {
     let caught: unknown;
     try {

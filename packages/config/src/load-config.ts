@@ -68,6 +68,8 @@ export interface Config {
   backpressureSeconds: number;
   /** A room in `auto` mode stops queueing after this long with an empty queue and traffic under its rate. */
   roomCooldownSeconds: number;
+  /** Web origins whose pages may call the API (the checkout SDK on a shop's site); none by default. */
+  corsOrigins: string[];
 }
 
 export function defaultShardUrls(databaseUrl: string, count = 4): string[] {
@@ -119,7 +121,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     backpressureSeconds: read.int("BACKPRESSURE_SECONDS", 30, 0, 86_400),
     roomCooldownSeconds: read.int("ROOM_COOLDOWN_SECONDS", 30, 1, 86_400),
+    corsOrigins: parseOrigins(read.optional("CORS_ORIGINS")),
   };
+}
+
+/** Each entry an origin exactly (scheme, host, port; no path): what a browser sends in Origin. */
+function parseOrigins(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value.split(",").map((entry) => {
+    const origin = entry.trim();
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {}
+    if (!parsed || !["http:", "https:"].includes(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(
+        "CORS_ORIGINS",
+        `must be comma-separated origins like https://shop.example or http://localhost:5173, got ${JSON.stringify(origin)}`,
+      );
+    }
+    return origin;
+  });
 }
 
 const ADDRESS = /^[0-9A-Fa-f.:]+(\/\d{1,3})?$/;
