@@ -12,6 +12,8 @@ const PASSED_THROUGH = [
   "WORKER_BATCH_SIZE",
   "WORKER_LINGER_MS",
   "WORKER_NICE",
+  "RATE_LIMITS",
+  "BACKPRESSURE_SECONDS",
   "VISIBILITY_TIMEOUT_MS",
   "MAX_DELIVERIES",
   "CURRENCY",
@@ -51,6 +53,11 @@ export class FloodgateSystem {
       PASSED_THROUGH.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
     );
     return {
+      // The whole load comes from one address (the bench's): per-IP limits would measure the limiter. Users
+      // keep their default per-user limits, as in production.
+      RATE_LIMITS: "*.ip=off",
+      // Queueing with no worker (--drain) is a backlog on purpose: backpressure would refuse it.
+      ...(workers === 0 ? { BACKPRESSURE_SECONDS: "0" } : {}),
       ...passed,
       PORT: String(this.#port),
       HOST: "127.0.0.1",
