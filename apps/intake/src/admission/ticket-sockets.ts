@@ -20,6 +20,8 @@ import type { RoomDirectory } from "./room-directory.ts";
 import { ticketView, waitingEta } from "./ticket-view.ts";
 
 const POSITION_EVERY_MS = 1000;
+/** Sockets per slice of a position round: between slices the event loop serves requests. */
+const POSITION_SLICE = 500;
 const HEARTBEAT_CHECK_MS = 500;
 const MAX_HEARTBEAT_MS = 5000;
 const PING_EVERY_MS = 30_000;
@@ -225,39 +227,21 @@ export class TicketSockets {
     if (this.#send(socket, { type: "expired", reason })) this.#metrics.pushes.inc({ type: "expired" });
   }
 
-  /** Once a second: every waiting socket's place, one pipeline per room; a changed place is pushed. */
+  /**
+   * Once a second: every waiting socket's place, a pipeline per slice of POSITION_SLICE sockets; a changed place
+   * is pushed. Thousands of pushes at once would hold the event loop for a tenth of a second and delay every
+   * request behind them, so the round yields between slices.
+   */
   async #pushPositions(): Promise<void> {
     if (this.#positionsRunning) return;
     this.#positionsRunning = true;
     try {
       for (const [roomId, watchers] of this.#byRoom) {
         const waiting = [...watchers].filter((w) => w.status !== "admitted");
-        if (waiting.length === 0) continue;
-        const room = this.#keys.room(roomId);
-        const pipeline = this.#redis.pipeline();
-        pipeline.zcard(room.early);
-        for (const watcher of waiting) pipeline.zrank(room.queue, watcher.ticketId);
-        const results = (await pipeline.exec()) ?? [];
-        const earlyCount = Number(results[0]?.[1] ?? 0);
-        const lost: Watcher[] = [];
-        waiting.forEach((watcher, i) => {
-          const rank = results[i + 1]?.[1] as number | null | undefined;
-          let position: number | null;
-          if (typeof rank === "number") {
-            watcher.status = "waiting";
-            position = rank + 1;
-          } else if (watcher.status === "early") {
-            position = earlyCount;
-          } else {
-            lost.push(watcher); // out of the queue: admitted or ended, and the event not seen here yet
-            return;
-          }
-          if (position !== watcher.position) {
-            watcher.position = position;
-            this.#sendPosition(watcher);
-          }
-        });
-        for (const watcher of lost) await this.#reread(watcher);
+        for (let start = 0; start < waiting.length; start += POSITION_SLICE) {
+          await this.#pushSlice(roomId, waiting.slice(start, start + POSITION_SLICE));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
     } catch (error) {
       this.#warnings.warn("positions", (heldBack) =>
@@ -269,6 +253,35 @@ export class TicketSockets {
     } finally {
       this.#positionsRunning = false;
     }
+  }
+
+  async #pushSlice(roomId: string, waiting: Watcher[]) {
+    const room = this.#keys.room(roomId);
+    const pipeline = this.#redis.pipeline();
+    pipeline.zcard(room.early);
+    for (const watcher of waiting) pipeline.zrank(room.queue, watcher.ticketId);
+    const results = (await pipeline.exec()) ?? [];
+    const earlyCount = Number(results[0]?.[1] ?? 0);
+    const lost: Watcher[] = [];
+    waiting.forEach((watcher, i) => {
+      if (watcher.status === "admitted") return; // admitted while the pipeline was out
+      const rank = results[i + 1]?.[1] as number | null | undefined;
+      let position: number | null;
+      if (typeof rank === "number") {
+        watcher.status = "waiting";
+        position = rank + 1;
+      } else if (watcher.status === "early") {
+        position = earlyCount;
+      } else {
+        lost.push(watcher); // out of the queue: admitted or ended, and the event not seen here yet
+        return;
+      }
+      if (position !== watcher.position) {
+        watcher.position = position;
+        this.#sendPosition(watcher);
+      }
+    });
+    for (const watcher of lost) await this.#reread(watcher);
   }
 
   /** A socket whose ticket left the queue without an event reaching this process (it subscribed late). */
