@@ -1,10 +1,16 @@
 // Every scenario `./floodgate bench` knows. A new one is a file exporting a Scenario, added here.
 import { couponDropScenario } from "./coupon-drop-scenario.ts";
+import { flashSaleScenario } from "./flash-sale-scenario.ts";
 import { hotProductScenario } from "./hot-product-scenario.ts";
 import { paymentsScenario } from "./payments-scenario.ts";
 import type { Scenario } from "./scenario.ts";
 
-export const SCENARIOS: readonly Scenario[] = [paymentsScenario, couponDropScenario, hotProductScenario];
+export const SCENARIOS: readonly Scenario[] = [
+  paymentsScenario,
+  couponDropScenario,
+  hotProductScenario,
+  flashSaleScenario,
+];
 
 export function findScenario(name: string): Scenario | undefined {
   return SCENARIOS.find((scenario) => scenario.name === name);

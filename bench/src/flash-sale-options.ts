@@ -1,0 +1,84 @@
+// Options of `./floodgate bench flash-sale`. Defaults: 20,000 users join within 2 s a room that admits 2,000/s;
+// half of them watch their place over a WebSocket, the others poll; each pays once admitted.
+import type { OptionSpec, OptionValues } from "./bench-options.ts";
+
+export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
+  { name: "users", kind: "int", help: "users who join the room", default: 20_000, min: 10, max: 200_000 },
+  { name: "admit", kind: "int", help: "the room's admitPerSecond", default: 2000, min: 1, max: 100_000 },
+  {
+    name: "websockets",
+    kind: "int",
+    help: "users who watch over a WebSocket (spread over the queue; the others poll)",
+    default: 10_000,
+    min: 0,
+    max: 200_000,
+  },
+  {
+    name: "join-seconds",
+    kind: "int",
+    help: "seconds over which the users join",
+    default: 2,
+    min: 1,
+    max: 600,
+  },
+  {
+    name: "connections",
+    kind: "int",
+    help: "HTTP connections of the join load (and of the pollers and payers)",
+    default: 200,
+    min: 1,
+    max: 10_000,
+  },
+  {
+    name: "slices",
+    kind: "int",
+    help: "staggered autocannon instances that spread the join rate over each second",
+    default: 20,
+    min: 1,
+    max: 100,
+  },
+  {
+    name: "poll-interval",
+    kind: "int",
+    help: "ms between two polls of a polling user (the checkout SDK's default is 2000)",
+    default: 2000,
+    min: 100,
+    max: 60_000,
+  },
+  {
+    name: "round-trip-payments",
+    kind: "int",
+    help: "payments in each of the limits-on and limits-off phases that count Redis round trips",
+    default: 5000,
+    min: 100,
+    max: 1_000_000,
+  },
+  { name: "workers", kind: "int", help: "Floodgate worker processes (WORKERS)", default: 2, min: 1, max: 64 },
+];
+
+export interface FlashSaleOptions {
+  users: number;
+  admit: number;
+  websockets: number;
+  joinSeconds: number;
+  connections: number;
+  slices: number;
+  pollIntervalMs: number;
+  roundTripPayments: number;
+  workers: number;
+}
+
+export function toFlashSaleOptions(values: OptionValues): FlashSaleOptions {
+  const int = (name: string) => values[name] as number;
+  return {
+    users: int("users"),
+    admit: int("admit"),
+    websockets: Math.min(int("websockets"), int("users")),
+    joinSeconds: int("join-seconds"),
+    connections: int("connections"),
+    slices: int("slices"),
+    pollIntervalMs: int("poll-interval"),
+    roundTripPayments: int("round-trip-payments"),
+    workers: int("workers"),
+  };
+}

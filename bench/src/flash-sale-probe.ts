@@ -1,0 +1,66 @@
+// While the room queues, guarded requests that hold no valid admission keep arriving: no token, a token signed
+// with another secret, another shopper's real token. Every one must be refused (403); a single 2xx is a
+// request that got past the room. The probe runs until stopped and counts the answers.
+import { createHmac } from "node:crypto";
+import type { KeepAliveClient } from "./keep-alive-client.ts";
+
+export interface ProbeCounts {
+  sent: number;
+  byStatus: Record<string, number>;
+  /** 2xx answers: requests the room should have refused. */
+  admittedWithoutToken: number;
+}
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
+/** A well-formed HS256 token for the room, signed with a secret that is not the deployment's. */
+function forgedToken(roomId: string, userId: string): string {
+  const body = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({
+    iss: "floodgate",
+    sub: userId,
+    room: roomId,
+    tkt: "tkt_0000000000AAAAAAAAAAAAAAAA",
+    iat: Math.floor(Date.now() / 1000),
+    exp: Math.floor(Date.now() / 1000) + 600,
+  })}`;
+  return `${body}.${createHmac("sha256", "not-the-deployment-secret").update(body).digest("base64url")}`;
+}
+
+export function startGuardProbe(options: {
+  client: KeepAliveClient;
+  roomId: string;
+  everyMs: number;
+  /** A real admission token of some admitted shopper, once there is one (presented for another user). */
+  someoneElsesToken: () => string | null;
+}): { stop(): Promise<ProbeCounts> } {
+  const counts: ProbeCounts = { sent: 0, byStatus: {}, admittedWithoutToken: 0 };
+  const inFlight = new Set<Promise<void>>();
+  const send = () => {
+    const kind = counts.sent % 3;
+    const userId = `probe-user-${counts.sent % 1000}`;
+    const token =
+      kind === 1 ? forgedToken(options.roomId, userId) : kind === 2 ? options.someoneElsesToken() : null;
+    counts.sent++;
+    const request = options.client
+      .send("POST", "/v1/payments", { userId, amount: 1 }, token ? { "admission-token": token } : {})
+      .then(
+        ({ status }) => {
+          counts.byStatus[status] = (counts.byStatus[status] ?? 0) + 1;
+          if (status >= 200 && status < 300) counts.admittedWithoutToken++;
+        },
+        () => {
+          counts.byStatus.error = (counts.byStatus.error ?? 0) + 1;
+        },
+      )
+      .finally(() => inFlight.delete(request));
+    inFlight.add(request);
+  };
+  const timer = setInterval(send, options.everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(inFlight);
+      return counts;
+    },
+  };
+}

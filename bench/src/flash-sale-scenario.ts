@@ -1,0 +1,211 @@
+// `./floodgate bench flash-sale`: a limited drop behind a waiting room. Floodgate starts fresh; the shoppers'
+// wallets are funded; a room in mode `on` guards payments at --admit per second; --users shoppers join over
+// --join-seconds, --websockets of them watch over a WebSocket and the rest poll; each pays once admitted. A
+// probe keeps sending payments without a valid admission meanwhile. Then the payments are audited on the
+// shards, FIFO is checked against the room's records, and Redis round trips per accepted payment are counted
+// with rate limits on and off.
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { adminRequest } from "./admin-client.ts";
+import { awaitDelivery } from "./delivery-wait.ts";
+import { Crowd } from "./flash-sale-crowd.ts";
+import { auditFifo, parseTicketRecords } from "./flash-sale-fifo.ts";
+import { FLASH_SALE_OPTION_SPECS, type FlashSaleOptions, toFlashSaleOptions } from "./flash-sale-options.ts";
+import { startGuardProbe } from "./flash-sale-probe.ts";
+import {
+  checkFlashSale,
+  type FlashSaleResult,
+  type FlashSaleRun,
+  summarizeFlashSale,
+} from "./flash-sale-summary.ts";
+import { freshFloodgate } from "./fresh-floodgate.ts";
+import { KeepAliveClient } from "./keep-alive-client.ts";
+import { summarizeLatencies } from "./latency-summary.ts";
+import { describeLoadGenerator } from "./load-runner.ts";
+import { benchUserId } from "./payment-requests.ts";
+import { log } from "./progress-line.ts";
+import { measureRoundTrips } from "./redis-round-trips.ts";
+import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
+import { finishRun, resultHeader } from "./scenario-run.ts";
+import { fundWallets } from "./wallet-funding.ts";
+
+const ROOM = "flash";
+const SESSION_SECONDS = 600;
+
+export const flashSaleScenario: Scenario = {
+  name: "flash-sale",
+  description:
+    "a waiting room: 20,000 shoppers join within 2 s, 10,000 watch over WebSockets and the rest poll, each pays once admitted at 2,000/s",
+  options: FLASH_SALE_OPTION_SPECS,
+  run: (values, context) => runFlashSale(toFlashSaleOptions(values), context),
+};
+
+async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
+  const adminKey = randomBytes(24).toString("base64url");
+  const floodgate = freshFloodgate(context, { adminApiKey: adminKey });
+  const { system } = floodgate;
+  const result: FlashSaleResult = {
+    ...resultHeader("flash-sale", context, options, describeLoadGenerator(options.slices)),
+    funding: null,
+    sale: null,
+    roundTrips: null,
+    checks: [],
+    error: null,
+  };
+  let client: KeepAliveClient | null = null;
+  let crowd: Crowd | null = null;
+  return finishRun(
+    result,
+    async () => {
+      await floodgate.start(options.workers, result);
+      const { baseUrl, shards } = system.target;
+      client = new KeepAliveClient(baseUrl, options.connections);
+      result.funding = await fundWallets({
+        baseUrl,
+        shards,
+        users: options.users,
+        connections: options.connections,
+      });
+
+      await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${ROOM}`, {
+        mode: "on",
+        admitPerSecond: options.admit,
+        sessionSeconds: SESSION_SECONDS,
+        guards: ["payments"],
+      });
+      const since = new Date();
+      const keyPrefix = `flash-${context.stamp}`;
+      crowd = new Crowd({
+        baseUrl,
+        roomId: ROOM,
+        users: options.users,
+        websockets: options.websockets,
+        joinRate: Math.ceil(options.users / options.joinSeconds),
+        connections: options.connections,
+        slices: options.slices,
+        pollIntervalMs: options.pollIntervalMs,
+        sessionMs: SESSION_SECONDS * 1000,
+        keyPrefix,
+        client,
+      });
+      const shoppers = crowd.shoppers;
+      const probe = startGuardProbe({
+        client,
+        roomId: ROOM,
+        everyMs: 20,
+        someoneElsesToken: () => crowd?.someToken() ?? null,
+      });
+      const joins = await crowd.join();
+      const idealSeconds = options.users / options.admit;
+      log(
+        `joins done; waiting for every shopper to be admitted and pay (ideal ${idealSeconds} s at ${options.admit}/s)`,
+      );
+      const settled = await Promise.race([
+        crowd.settled.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), (idealSeconds * 3 + 60) * 1000)),
+      ]);
+      const probes = await probe.stop();
+      if (!settled) log("gave up waiting: some shoppers were neither admitted nor refused");
+
+      const redis = new Redis(floodgate.environment.redisUrl);
+      const records = parseTicketRecords(
+        await redis.hgetall(`${system.config.redisPrefix}{room-${ROOM}}:tickets`),
+      );
+      redis.disconnect();
+      const fifo = auditFifo(records, shoppers);
+      const accepted = shoppers.flatMap((s) => (s.paymentId ? [s.paymentId] : []));
+      log("waiting for the workers to apply the shoppers' payments");
+      const { audit, allApplied } = await awaitDelivery({
+        label: "flash-sale payments applied",
+        shards,
+        since,
+        acceptedIds: accepted,
+        timeoutMs: 120_000,
+      });
+      const sockets = shoppers.filter((s) => s.watch === "websocket");
+      const pollers = shoppers.filter((s) => s.watch === "polling");
+      const delays = (watchers: typeof shoppers) =>
+        summarizeLatencies(
+          watchers.flatMap((s) =>
+            s.noticedAt !== null && s.admittedAt !== null ? [s.noticedAt - s.admittedAt] : [],
+          ),
+        );
+      const statusCounts = (values: (number | null)[]) =>
+        values.reduce<Record<string, number>>((counts, value) => {
+          const key = String(value ?? "none");
+          counts[key] = (counts[key] ?? 0) + 1;
+          return counts;
+        }, {});
+      const sale: FlashSaleRun = {
+        joins: {
+          offeredRate: Math.ceil(options.users / options.joinSeconds),
+          answeredRate: Math.round(joins.responses / Math.max(0.001, (joins.finishedAt - joins.startedAt) / 1000)),
+          statusCounts: joins.statusCounts,
+          latencyMs: summarizeLatencies(joins.latencies),
+        },
+        sockets: {
+          watchers: sockets.length,
+          ...crowd.sockets,
+          positionMessages: sockets.reduce((n, s) => n + s.updates, 0),
+        },
+        pollers: { watchers: pollers.length, polls: pollers.reduce((n, s) => n + s.updates, 0) },
+        admission: {
+          ...fifo,
+          users: options.users,
+          admitPerSecond: options.admit,
+          seconds:
+            fifo.firstAdmittedAt !== null
+              ? Math.round((fifo.lastAdmittedAt! - fifo.firstAdmittedAt) / 10) / 100
+              : null,
+          idealSeconds,
+        },
+        pushDelayMs: delays(sockets),
+        pollDiscoveryMs: delays(pollers),
+        payments: {
+          attempted: shoppers.filter((s) => s.paymentStatus !== null).length,
+          statusCounts: statusCounts(
+            shoppers.filter((s) => s.paymentStatus !== null).map((s) => s.paymentStatus),
+          ),
+          latencyMs: summarizeLatencies(
+            shoppers.flatMap((s) => (s.paymentLatencyMs === null ? [] : [s.paymentLatencyMs])),
+          ),
+        },
+        delivery: audit,
+        allApplied,
+        probes,
+      };
+      result.sale = sale;
+      crowd.close();
+
+      // Round trips per accepted payment, the room set aside: with the configured limits, then with none.
+      await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${ROOM}`, {
+        mode: "off",
+        admitPerSecond: options.admit,
+        sessionSeconds: SESSION_SECONDS,
+        guards: ["payments"],
+      });
+      const phase = (name: string) =>
+        measureRoundTrips({
+          client: client!,
+          payments: options.roundTripPayments,
+          userId: (i) => benchUserId(i % options.users),
+          keyPrefix: `${keyPrefix}-${name}`,
+          parallel: 50,
+        });
+      log("counting Redis round trips per accepted payment with rate limits on");
+      const limitsOn = await phase("limits-on");
+      await adminRequest(baseUrl, adminKey, "PUT", "/v1/rate-limits/payments", { user: null, ip: null });
+      log("counting Redis round trips per accepted payment with rate limits off");
+      const limitsOff = await phase("limits-off");
+      result.roundTrips = { limitsOn, limitsOff };
+      result.checks = checkFlashSale(sale, result.roundTrips);
+      if (result.checks.some((c) => !c.ok)) result.error = "some flash-sale checks fail (see checks)";
+    },
+    async () => {
+      crowd?.close();
+      client?.close();
+      await floodgate.close();
+    },
+    summarizeFlashSale,
+  );
+}

@@ -1,0 +1,141 @@
+// The flash sale's result: what the shoppers saw (joins, sockets, pushes, payments), what the room's records
+// say (FIFO), what the probes met, and the round trips with limits on and off; then the checks issue 3 asks
+// for, each with the figure it was judged on.
+import type { DeliveryAudit } from "./delivery-audit.ts";
+import type { FifoAudit } from "./flash-sale-fifo.ts";
+import type { ProbeCounts } from "./flash-sale-probe.ts";
+import { formatLatency, type LatencySummary } from "./latency-summary.ts";
+import { formatCount } from "./progress-line.ts";
+import type { RoundTrips } from "./redis-round-trips.ts";
+import type { CommitInfo, machineInfo } from "./result-file.ts";
+import type { ServiceSettings } from "./service-settings.ts";
+import { busyWarning, headerLine, servicesLine } from "./summary-lines.ts";
+import type { FundingResult } from "./wallet-funding.ts";
+
+export interface FlashSaleRun {
+  joins: {
+    offeredRate: number;
+    answeredRate: number;
+    statusCounts: Record<string, number>;
+    latencyMs: LatencySummary | null;
+  };
+  sockets: {
+    watchers: number;
+    opened: number;
+    failed: number;
+    peakOpen: number;
+    withPosition: number;
+    positionMessages: number;
+  };
+  pollers: { watchers: number; polls: number };
+  admission: FifoAudit & {
+    users: number;
+    admitPerSecond: number;
+    seconds: number | null;
+    idealSeconds: number;
+  };
+  pushDelayMs: LatencySummary | null;
+  pollDiscoveryMs: LatencySummary | null;
+  payments: { attempted: number; statusCounts: Record<string, number>; latencyMs: LatencySummary | null };
+  delivery: DeliveryAudit | null;
+  allApplied: boolean;
+  probes: ProbeCounts | null;
+}
+
+export interface FlashSaleResult extends CommitInfo {
+  scenario: "flash-sale";
+  startedAt: string;
+  finishedAt: string | null;
+  machine: ReturnType<typeof machineInfo>;
+  services: ServiceSettings | null;
+  settings: Record<string, unknown>;
+  loadGenerator: string;
+  funding: FundingResult | null;
+  sale: FlashSaleRun | null;
+  roundTrips: { limitsOn: RoundTrips; limitsOff: RoundTrips } | null;
+  checks: { name: string; ok: boolean; detail: string }[];
+  error: string | null;
+}
+
+export function checkFlashSale(run: FlashSaleRun, roundTrips: FlashSaleResult["roundTrips"]) {
+  const checks: FlashSaleResult["checks"] = [];
+  const check = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
+  const { sockets, admission, joins } = run;
+  check(
+    "WebSockets held with live positions",
+    sockets.failed === 0 && sockets.withPosition === sockets.opened && sockets.opened === sockets.watchers,
+    `${formatCount(sockets.opened)} of ${formatCount(sockets.watchers)} opened, ${formatCount(sockets.peakOpen)} open at once, ${formatCount(sockets.withPosition)} got a live position, ${sockets.failed} failed`,
+  );
+  check(
+    "push delay p99 < 1 s",
+    (run.pushDelayMs?.p99 ?? Number.POSITIVE_INFINITY) < 1000,
+    `admission made -> message received: ${formatLatency(run.pushDelayMs)}`,
+  );
+  check(
+    "joins p99 < 50 ms",
+    (joins.latencyMs?.p99 ?? Number.POSITIVE_INFINITY) < 50,
+    `${formatCount(joins.answeredRate)}/s answered (offered ${formatCount(joins.offeredRate)}/s): ${formatLatency(joins.latencyMs)}`,
+  );
+  check(
+    "zero FIFO inversions",
+    admission.seqInversions === 0 && admission.joinOrderInversions === 0,
+    `by sequence ${admission.seqInversions}, as shoppers joined ${admission.joinOrderInversions}`,
+  );
+  const admittedPaid = run.payments.statusCounts["202"] ?? 0;
+  check(
+    "every admitted user's payment applied once",
+    admission.admitted === admission.users &&
+      admittedPaid === admission.admitted &&
+      run.allApplied &&
+      (run.delivery?.exactlyOnce ?? false),
+    `${formatCount(admission.admitted)} of ${formatCount(admission.users)} admitted, ${formatCount(admittedPaid)} payments accepted, applied once ${formatCount(run.delivery?.appliedOnce ?? 0)} (missing ${run.delivery?.missing ?? "?"}, duplicated ${run.delivery?.duplicated ?? "?"})`,
+  );
+  check(
+    "no 2xx on a guarded route without a valid token while the room queues",
+    run.probes !== null && run.probes.sent > 0 && run.probes.admittedWithoutToken === 0,
+    `${formatCount(run.probes?.sent ?? 0)} probes (no token, forged, another user's): ${JSON.stringify(run.probes?.byStatus ?? {})}`,
+  );
+  if (roundTrips) {
+    check(
+      "rate limiting adds no Redis round trip",
+      roundTrips.limitsOn.perAccepted === 1 && roundTrips.limitsOff.perAccepted === 1,
+      `Redis commands per accepted payment: limits on ${roundTrips.limitsOn.perAccepted}, off ${roundTrips.limitsOff.perAccepted}`,
+    );
+  }
+  return checks;
+}
+
+export function summarizeFlashSale(result: FlashSaleResult): string[] {
+  const lines = [
+    headerLine("flash-sale", result),
+    servicesLine(result.services),
+    ...busyWarning(result.machine.loadAverageAtStart[0] ?? 0),
+    "note: the shoppers (autocannon joins, WebSocket and polling clients, payers), intake, workers, Redis and Postgres all share these cpus.",
+  ];
+  const sale = result.sale;
+  if (result.funding)
+    lines.push(`funded ${formatCount(result.funding.users)} shoppers in ${result.funding.seconds} s`);
+  if (sale) {
+    const a = sale.admission;
+    lines.push(
+      `joins: ${formatCount(a.users)} shoppers offered at ${formatCount(sale.joins.offeredRate)}/s, answered ${formatCount(sale.joins.answeredRate)}/s; ${formatLatency(sale.joins.latencyMs)}; ${JSON.stringify(sale.joins.statusCounts)}`,
+      `sockets: ${formatCount(sale.sockets.opened)} opened of ${formatCount(sale.sockets.watchers)}, ${formatCount(sale.sockets.peakOpen)} open at once, ${formatCount(sale.sockets.withPosition)} with a live position (${formatCount(sale.sockets.positionMessages)} position messages); pollers ${formatCount(sale.pollers.watchers)} (${formatCount(sale.pollers.polls)} polls)`,
+      `admission: ${formatCount(a.admitted)} admitted at ${formatCount(a.admitPerSecond)}/s in ${a.seconds ?? "?"} s (ideal ${a.idealSeconds} s = users / rate); inversions by sequence ${a.seqInversions}, as joined ${a.joinOrderInversions}`,
+      `push delay (WebSocket, admission -> message): ${formatLatency(sale.pushDelayMs)}`,
+      `poll discovery (admission -> the next poll saw it): ${formatLatency(sale.pollDiscoveryMs)}`,
+      `payments: ${formatCount(sale.payments.attempted)} sent, ${JSON.stringify(sale.payments.statusCounts)}; ${formatLatency(sale.payments.latencyMs)}; applied once ${formatCount(sale.delivery?.appliedOnce ?? 0)}, missing ${sale.delivery?.missing ?? "?"}, duplicated ${sale.delivery?.duplicated ?? "?"}`,
+    );
+  }
+  if (result.roundTrips) {
+    const { limitsOn, limitsOff } = result.roundTrips;
+    lines.push(
+      `Redis round trips per accepted payment: limits on ${limitsOn.perAccepted} (${formatCount(limitsOn.redisCommands)} commands / ${formatCount(limitsOn.accepted)}), off ${limitsOff.perAccepted} (${formatCount(limitsOff.redisCommands)} / ${formatCount(limitsOff.accepted)})`,
+    );
+  }
+  if (result.checks.length > 0) {
+    lines.push(`checks: ${result.checks.every((c) => c.ok) ? "all hold" : "SOME FAIL"}`);
+    for (const c of result.checks) lines.push(`    ${c.ok ? "ok  " : "FAIL"}   ${c.name}: ${c.detail}`);
+  }
+  if (result.error) lines.push(`error: ${result.error}`);
+  return lines;
+}
