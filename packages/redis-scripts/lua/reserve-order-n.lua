@@ -15,7 +15,7 @@
                                  theirs); a key that never exists when the order has none
   KEYS[6..]  product states      {prd_...}:product  price, available; one per line, in line order
 
-  Redis Cluster: KEYS[1..5] carry the user's partition tag, each product its own; like issue-coupon-5.lua this
+  Redis Cluster: KEYS[1..5] carry the user's partition tag, each product its own; like issue-coupon-9.lua this
   script runs on standalone Redis (or Sentinel). A cluster deployment would give one product's orders their
   own stream in the product's slot and allow one product per order.
 
