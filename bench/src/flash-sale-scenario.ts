@@ -139,7 +139,9 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
       const sale: FlashSaleRun = {
         joins: {
           offeredRate: Math.ceil(options.users / options.joinSeconds),
-          answeredRate: Math.round(joins.responses / Math.max(0.001, (joins.finishedAt - joins.startedAt) / 1000)),
+          answeredRate: Math.round(
+            joins.responses / Math.max(0.001, (joins.finishedAt - joins.startedAt) / 1000),
+          ),
           statusCounts: joins.statusCounts,
           latencyMs: summarizeLatencies(joins.latencies),
         },
