@@ -1,10 +1,20 @@
 import { buildApp } from "./app.ts";
 import { config } from "./env.ts";
 
+const LISTEN_BACKLOG = 16_384;
+
 const app = await buildApp(config);
 // reusePort lets several intake processes share the port (INTAKE_PROCESSES); the kernel spreads connections.
 // (Fastify hands these options to net.Server#listen as they are; its types do not list reusePort yet.)
-const listenOptions = { port: config.port, host: config.host, reusePort: config.intakeProcesses > 1 };
+// backlog: a flash crowd opens thousands of connections (WebSockets, keep-alive pools) within a second. With
+// Node's default of 511 the accept queue overflows and the kernel drops SYNs, which clients retry after 1, 3,
+// 7 s: a second's wait for nothing. The kernel caps it at net.core.somaxconn.
+const listenOptions = {
+  port: config.port,
+  host: config.host,
+  reusePort: config.intakeProcesses > 1,
+  backlog: LISTEN_BACKLOG,
+};
 await app.listen(listenOptions);
 
 let closing = false;
