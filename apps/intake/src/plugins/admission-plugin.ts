@@ -38,7 +38,7 @@ const DIRECTORY_EVERY_MS = 250;
 const LIMITS_EVERY_MS = 5000;
 
 export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
-  const redis = createRedis(config.redisUrl, { name: "floodgate-intake-admission" });
+  const redis = createRedis(config.redisUrl, { name: "floodgate-intake-admission", autoPipelining: true });
   // The subscriber queues its SUBSCRIBE until Redis answers (a start while Redis is away still subscribes), and
   // ioredis subscribes again after a reconnect.
   const subscriber = new Redis(config.redisUrl, {
