@@ -17,6 +17,8 @@ export interface Shopper {
   ticketId: string | null;
   /** Position messages (WebSocket) or polls (polling) while waiting. */
   updates: number;
+  /** Epoch ms the shopper's WebSocket opened (null: never, or a polling shopper). */
+  socketOpenedAt: number | null;
   /** Server time of the admission, and when this shopper learnt of it. */
   admittedAt: number | null;
   noticedAt: number | null;
@@ -37,7 +39,10 @@ export interface CrowdOptions {
   sessionMs: number;
   /** Idempotency keys are `${keyPrefix}-${userId}`: a payment retried by the bench cannot be taken twice. */
   keyPrefix: string;
-  client: KeepAliveClient;
+  /** Separate pools: a payment must not queue behind thousands of polls in the client (each shopper has a
+   * connection of its own in a browser). */
+  pollClient: KeepAliveClient;
+  payClient: KeepAliveClient;
 }
 
 /** WebSocket watchers spread evenly over the joining order (every k-th shopper), not bunched at the front. */
@@ -69,6 +74,7 @@ export class Crowd {
       joinStatus: 0,
       ticketId: null,
       updates: 0,
+      socketOpenedAt: null,
       admittedAt: null,
       noticedAt: null,
       paymentStatus: null,
@@ -160,7 +166,7 @@ export class Crowd {
   }
 
   async #pay(shopper: Shopper, token: string) {
-    const answer = await this.#options.client
+    const answer = await this.#options.payClient
       .send(
         "POST",
         "/v1/payments",
@@ -182,6 +188,7 @@ export class Crowd {
     const sockets = this.sockets;
     let sawPosition = false;
     socket.on("open", () => {
+      shopper.socketOpenedAt = Date.now();
       sockets.opened++;
       sockets.open++;
       sockets.peakOpen = Math.max(sockets.peakOpen, sockets.open);
@@ -212,7 +219,7 @@ export class Crowd {
   }
 
   #watchByPolling(shopper: Shopper) {
-    const { client, roomId, pollIntervalMs, sessionMs } = this.#options;
+    const { pollClient: client, roomId, pollIntervalMs, sessionMs } = this.#options;
     const poll = async () => {
       const answer = await client
         .send("GET", `/v1/rooms/${roomId}/tickets/${shopper.ticketId}`)

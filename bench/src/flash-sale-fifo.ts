@@ -4,6 +4,7 @@
 //   share a time; ties are not inversions);
 // - as the shoppers saw it: a shopper whose join was answered before another's was even sent joined first,
 //   so must have the lower sequence number (a join built earlier than it was sent only makes this laxer).
+//   Joins before the room's startsAt are left out: the pre-queue is shuffled at the start, on purpose.
 import type { Shopper } from "./flash-sale-crowd.ts";
 
 export interface TicketRecord {
@@ -17,6 +18,8 @@ export interface FifoAudit {
   admitted: number;
   seqInversions: number;
   joinOrderInversions: number;
+  /** Shoppers the join-order check covered (those who joined after startsAt, or all without one). */
+  joinOrderChecked: number;
   firstAdmittedAt: number | null;
   lastAdmittedAt: number | null;
 }
@@ -28,14 +31,20 @@ export function parseTicketRecords(hash: Record<string, string>): TicketRecord[]
   });
 }
 
-export function auditFifo(records: readonly TicketRecord[], shoppers: readonly Shopper[]): FifoAudit {
+export function auditFifo(
+  records: readonly TicketRecord[],
+  shoppers: readonly Shopper[],
+  startsAt: number | null = null,
+): FifoAudit {
   const admitted = records.filter((r) => r.admittedAt !== null).sort((a, b) => a.seq - b.seq);
   let seqInversions = 0;
   for (let i = 1; i < admitted.length; i++)
     if (admitted[i]!.admittedAt! < admitted[i - 1]!.admittedAt!) seqInversions++;
 
   const seqOf = new Map(records.map((r) => [r.ticketId, r.seq]));
-  const joined = shoppers.filter((s) => s.ticketId !== null && seqOf.has(s.ticketId));
+  const joined = shoppers.filter(
+    (s) => s.ticketId !== null && seqOf.has(s.ticketId) && (startsAt === null || s.joinBuiltAt >= startsAt),
+  );
   const byAnswer = [...joined].sort((a, b) => a.joinAnsweredAt - b.joinAnsweredAt);
   const bySend = [...joined].sort((a, b) => a.joinBuiltAt - b.joinBuiltAt);
   let joinOrderInversions = 0;
@@ -52,7 +61,14 @@ export function auditFifo(records: readonly TicketRecord[], shoppers: readonly S
     admitted: admitted.length,
     seqInversions,
     joinOrderInversions,
-    firstAdmittedAt: admitted.length ? Math.min(...admitted.map((r) => r.admittedAt!)) : null,
-    lastAdmittedAt: admitted.length ? Math.max(...admitted.map((r) => r.admittedAt!)) : null,
+    joinOrderChecked: joined.length,
+    firstAdmittedAt: admitted.reduce<number | null>(
+      (m, r) => (m === null || r.admittedAt! < m ? r.admittedAt! : m),
+      null,
+    ),
+    lastAdmittedAt: admitted.reduce<number | null>(
+      (m, r) => (m === null || r.admittedAt! > m ? r.admittedAt! : m),
+      null,
+    ),
   };
 }

@@ -22,6 +22,14 @@ export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
     max: 600,
   },
   {
+    name: "starts-in",
+    kind: "int",
+    help: "seconds from the first join to the room's startsAt: earlier joins form the pre-queue, shuffled at the start (0: no start time, FIFO from the first join)",
+    default: 0,
+    min: 0,
+    max: 3600,
+  },
+  {
     name: "connections",
     kind: "int",
     help: "HTTP connections of the join load (and of the pollers and payers)",
@@ -61,6 +69,7 @@ export interface FlashSaleOptions {
   admit: number;
   websockets: number;
   joinSeconds: number;
+  startsInSeconds: number;
   connections: number;
   slices: number;
   pollIntervalMs: number;
@@ -75,6 +84,7 @@ export function toFlashSaleOptions(values: OptionValues): FlashSaleOptions {
     admit: int("admit"),
     websockets: Math.min(int("websockets"), int("users")),
     joinSeconds: int("join-seconds"),
+    startsInSeconds: int("starts-in"),
     connections: int("connections"),
     slices: int("slices"),
     pollIntervalMs: int("poll-interval"),

@@ -30,6 +30,9 @@ import { finishRun, resultHeader } from "./scenario-run.ts";
 import { fundWallets } from "./wallet-funding.ts";
 
 const ROOM = "flash";
+const WARMUP_ROOM = "warm-up";
+/** Shoppers of the warm-up sale (JIT, script loads, connection pools), at most; a quarter of them on sockets. */
+const WARMUP_SHOPPERS = 2000;
 const SESSION_SECONDS = 600;
 
 export const flashSaleScenario: Scenario = {
@@ -52,14 +55,19 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
     checks: [],
     error: null,
   };
-  let client: KeepAliveClient | null = null;
+  const clients: KeepAliveClient[] = [];
+  const newClient = (baseUrl: string, connections: number) => {
+    const client = new KeepAliveClient(baseUrl, connections);
+    clients.push(client);
+    return client;
+  };
   let crowd: Crowd | null = null;
   return finishRun(
     result,
     async () => {
       await floodgate.start(options.workers, result);
       const { baseUrl, shards } = system.target;
-      client = new KeepAliveClient(baseUrl, options.connections);
+      const client = newClient(baseUrl, 50);
       result.funding = await fundWallets({
         baseUrl,
         shards,
@@ -67,11 +75,15 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         connections: options.connections,
       });
 
+      await warmUp(baseUrl, adminKey, options, `flash-${context.stamp}-warm-up`, newClient);
+
+      const startsAt = options.startsInSeconds > 0 ? Date.now() + options.startsInSeconds * 1000 : null;
       await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${ROOM}`, {
         mode: "on",
         admitPerSecond: options.admit,
         sessionSeconds: SESSION_SECONDS,
         guards: ["payments"],
+        ...(startsAt === null ? {} : { startsAt: new Date(startsAt).toISOString() }),
       });
       const since = new Date();
       const keyPrefix = `flash-${context.stamp}`;
@@ -86,17 +98,20 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         pollIntervalMs: options.pollIntervalMs,
         sessionMs: SESSION_SECONDS * 1000,
         keyPrefix,
-        client,
+        pollClient: newClient(baseUrl, options.connections),
+        payClient: newClient(baseUrl, options.connections),
       });
       const shoppers = crowd.shoppers;
       const probe = startGuardProbe({
-        client,
+        client: newClient(baseUrl, 10),
         roomId: ROOM,
         everyMs: 20,
         someoneElsesToken: () => crowd?.someToken() ?? null,
       });
       const joins = await crowd.join();
       const idealSeconds = options.users / options.admit;
+      if (startsAt !== null)
+        log(`the room starts at ${new Date(startsAt).toISOString()}: earlier joins wait in the pre-queue`);
       log(
         `joins done; waiting for every shopper to be admitted and pay (ideal ${idealSeconds} s at ${options.admit}/s)`,
       );
@@ -112,7 +127,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         await redis.hgetall(`${system.config.redisPrefix}{room-${ROOM}}:tickets`),
       );
       redis.disconnect();
-      const fifo = auditFifo(records, shoppers);
+      const fifo = auditFifo(records, shoppers, startsAt);
       const accepted = shoppers.flatMap((s) => (s.paymentId ? [s.paymentId] : []));
       log("waiting for the workers to apply the shoppers' payments");
       const { audit, allApplied } = await awaitDelivery({
@@ -130,6 +145,14 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
             s.noticedAt !== null && s.admittedAt !== null ? [s.noticedAt - s.admittedAt] : [],
           ),
         );
+      // A push needs an open socket: a shopper admitted while its socket was still connecting learns of it in
+      // the socket's first message, which measures the connection, not the push.
+      const pushed = new Set(
+        sockets.filter(
+          (s) => s.socketOpenedAt !== null && s.admittedAt !== null && s.socketOpenedAt < s.admittedAt,
+        ),
+      );
+      const connectedLate = sockets.filter((s) => s.admittedAt !== null && !pushed.has(s));
       const statusCounts = (values: (number | null)[]) =>
         values.reduce<Record<string, number>>((counts, value) => {
           const key = String(value ?? "none");
@@ -161,7 +184,9 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
               : null,
           idealSeconds,
         },
-        pushDelayMs: delays(sockets),
+        pushDelayMs: delays([...pushed]),
+        admittedBeforeSocketOpened: connectedLate.length,
+        connectAfterAdmissionMs: delays(connectedLate),
         pollDiscoveryMs: delays(pollers),
         payments: {
           attempted: shoppers.filter((s) => s.paymentStatus !== null).length,
@@ -188,7 +213,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
       });
       const phase = (name: string) =>
         measureRoundTrips({
-          client: client!,
+          client,
           payments: options.roundTripPayments,
           userId: (i) => benchUserId(i % options.users),
           keyPrefix: `${keyPrefix}-${name}`,
@@ -205,9 +230,45 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
     },
     async () => {
       crowd?.close();
-      client?.close();
+      for (const client of clients) client.close();
       await floodgate.close();
     },
     summarizeFlashSale,
   );
+}
+
+/**
+ * A small sale in a room of its own before the measured one, through the same paths (joins, sockets, polls,
+ * guarded payments with tokens): the first requests of a fresh process pay for JIT compilation and script
+ * loads, which is not what the flash sale measures. The room is turned off afterwards.
+ */
+async function warmUp(
+  baseUrl: string,
+  adminKey: string,
+  options: FlashSaleOptions,
+  keyPrefix: string,
+  newClient: (baseUrl: string, connections: number) => KeepAliveClient,
+): Promise<void> {
+  const users = Math.min(WARMUP_SHOPPERS, options.users);
+  const room = { admitPerSecond: 2000, sessionSeconds: SESSION_SECONDS, guards: ["payments"] };
+  await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${WARMUP_ROOM}`, { mode: "on", ...room });
+  const warmup = new Crowd({
+    baseUrl,
+    roomId: WARMUP_ROOM,
+    users,
+    websockets: Math.min(Math.floor(users / 4), options.websockets),
+    joinRate: 1000,
+    connections: options.connections,
+    slices: options.slices,
+    pollIntervalMs: 500,
+    sessionMs: SESSION_SECONDS * 1000,
+    keyPrefix,
+    pollClient: newClient(baseUrl, 50),
+    payClient: newClient(baseUrl, 50),
+  });
+  await warmup.join();
+  await Promise.race([warmup.settled, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+  warmup.close();
+  await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${WARMUP_ROOM}`, { mode: "off", ...room });
+  log(`warm-up sale done (${users} shoppers, not measured)`);
 }
