@@ -4,6 +4,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describeOptions, OptionError, parseOptions } from "./bench-options.ts";
 import { stopAllServices } from "./child-service.ts";
+import { calibrateCpu } from "./cpu-calibration.ts";
 import { runCleanups } from "./interrupt-cleanup.ts";
 import { log } from "./progress-line.ts";
 import { fileTimestamp, RESULTS_DIR, writeResult } from "./result-file.ts";
@@ -44,10 +45,16 @@ async function main(args: string[]): Promise<number> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   try {
     const values = parseOptions(scenario.options, rest);
+    // Before anything of the run starts: the machine's speed now, recorded with the result.
+    const calibration = await calibrateCpu();
+    log(
+      `cpu calibration: ${calibration.oneThreadMs} ms on one thread, ${calibration.twoThreadsMs} ms on two at once`,
+    );
     outcome = await scenario.run(values, {
       startedAt,
       stamp,
       logFile: path.join(RESULTS_DIR, `${stamp}-${scenario.name}.log`),
+      cpuCalibration: calibration,
     });
   } catch (error) {
     if (error instanceof OptionError) {

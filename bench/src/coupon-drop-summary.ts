@@ -3,6 +3,7 @@ import { formatLatency, type LatencySummary } from "./latency-summary.ts";
 import { formatCount } from "./progress-line.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
 import type { ServiceSettings } from "./service-settings.ts";
+import { busyWarning, headerLine } from "./summary-lines.ts";
 
 export interface DropLoad {
   requests: number;
@@ -75,14 +76,7 @@ export function checkInvariants(
 
 export function summarizeCouponDrop(result: CouponDropResult): string[] {
   const m = result.machine;
-  const lines = [
-    `coupon-drop bench, commit ${result.commit ?? "none"}${result.dirty ? " (uncommitted changes)" : ""}, ${m.cpuCount} x ${m.cpuModel}, ${m.memoryGiB} GiB, node ${m.node}`,
-  ];
-  if ((m.loadAverageAtStart[0] ?? 0) >= 1) {
-    lines.push(
-      `WARNING: 1-minute load average was ${m.loadAverageAtStart[0]} at the start: other work shares the cpus, figures are unreliable`,
-    );
-  }
+  const lines = [headerLine("coupon-drop", result), ...busyWarning(m.loadAverageAtStart[0] ?? 0)];
   lines.push(
     `note: the load generator (autocannon, one thread), intake, workers, Redis and Postgres share these ${m.cpuCount} cpus.`,
   );

@@ -19,7 +19,7 @@ export function resultHeader<S extends string, O extends object>(
     startedAt: context.startedAt.toISOString(),
     finishedAt: null as string | null,
     ...commitInfo(),
-    machine: machineInfo(),
+    machine: { ...machineInfo(), cpuCalibration: context.cpuCalibration ?? null },
     services: null as ServiceSettings | null,
     // Record: each scenario's result type declares its settings loosely (the options plus the environment).
     settings: {

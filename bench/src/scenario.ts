@@ -1,12 +1,15 @@
 // The contract between `./floodgate bench <scenario>` and a scenario: declared options, and a run that
 // returns the JSON result plus the lines to print.
 import type { OptionSpec, OptionValues } from "./bench-options.ts";
+import type { CpuCalibration } from "./cpu-calibration.ts";
 
 export interface ScenarioContext {
   startedAt: Date;
   /** File-name timestamp shared by the run's result and log files. */
   stamp: string;
   logFile: string;
+  /** The machine's speed when the run started (cpu-calibration.ts). */
+  cpuCalibration?: CpuCalibration;
 }
 
 export interface ScenarioOutcome {

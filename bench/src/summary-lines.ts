@@ -1,5 +1,6 @@
 // The lines every scenario's summary opens with: what ran where, the services' durability settings, and a
 // warning when something else was already using the cpus.
+import type { CpuCalibration } from "./cpu-calibration.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
 import type { ServiceSettings } from "./service-settings.ts";
 
@@ -7,8 +8,11 @@ export function headerLine(
   scenario: string,
   result: CommitInfo & { machine: ReturnType<typeof machineInfo> },
 ): string {
-  const m = result.machine;
-  return `${scenario} bench, commit ${result.commit ?? "none"}${result.dirty ? " (uncommitted changes)" : ""}, ${m.cpuCount} x ${m.cpuModel}, ${m.memoryGiB} GiB, node ${m.node}`;
+  const m = result.machine as ReturnType<typeof machineInfo> & { cpuCalibration?: CpuCalibration | null };
+  const calibration = m.cpuCalibration
+    ? `, cpu calibration ${m.cpuCalibration.oneThreadMs} ms one thread / ${m.cpuCalibration.twoThreadsMs} ms two`
+    : "";
+  return `${scenario} bench, commit ${result.commit ?? "none"}${result.dirty ? " (uncommitted changes)" : ""}, ${m.cpuCount} x ${m.cpuModel}, ${m.memoryGiB} GiB, node ${m.node}${calibration}`;
 }
 
 /** A load average at start above 1 means something else was using the cpus the bench needs. */
