@@ -19,9 +19,9 @@ export interface CpuCalibration {
 
 function loopInWorker(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(`${LOOP}; require("node:worker_threads").parentPort.postMessage(ms);`, {
-      eval: true,
-    });
+    // A dynamic import works whether the eval runs as CommonJS or as a module (Node may detect either).
+    const source = `(async () => { ${LOOP}; (await import("node:worker_threads")).parentPort.postMessage(ms); })()`;
+    const worker = new Worker(source, { eval: true });
     worker.once("message", (ms: number) => {
       resolve(ms);
       void worker.terminate();
