@@ -5,6 +5,7 @@
 // shards, FIFO is checked against the room's records, and Redis round trips per accepted payment are counted
 // with rate limits on and off.
 import { randomBytes } from "node:crypto";
+import { loadConfig } from "@floodgate/config";
 import { Redis } from "ioredis";
 import { adminRequest } from "./admin-client.ts";
 import { awaitDelivery } from "./delivery-wait.ts";
@@ -214,6 +215,10 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
       const phase = (name: string) =>
         measureRoundTrips({
           client,
+          baseUrl,
+          intakeProcesses: Number(
+            system.environment(options.workers).INTAKE_PROCESSES ?? loadConfig({}).intakeProcesses,
+          ),
           payments: options.roundTripPayments,
           userId: (i) => benchUserId(i % options.users),
           keyPrefix: `${keyPrefix}-${name}`,

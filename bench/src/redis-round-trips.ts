@@ -1,6 +1,8 @@
 // Redis round trips per accepted request, as the intake counts them on its request connection: scraped from
-// /metrics before and after a phase of payments, so the figure is the intake's own, not an estimate.
-import type { KeepAliveClient } from "./keep-alive-client.ts";
+// /metrics before and after a phase of payments, so the figure is the intake's own, not an estimate. Several
+// intake processes share the port (INTAKE_PROCESSES): a scrape on a fresh connection reaches one of them, so
+// the counters are scraped until every process has answered, and summed.
+import { KeepAliveClient } from "./keep-alive-client.ts";
 
 export interface RoundTrips {
   payments: number;
@@ -17,23 +19,46 @@ function sumOf(text: string, name: string): number {
   return sum;
 }
 
-async function counters(client: KeepAliveClient) {
-  const text = (await client.send("GET", "/metrics")).body;
-  return {
-    accepted: sumOf(text, "floodgate_intake_accepted_total"),
-    commands: sumOf(text, "floodgate_intake_redis_commands_total"),
-  };
+const PID = /^floodgate_intake_process_info\{pid="(\d+)"\}/m;
+
+async function counters(baseUrl: string, processes: number) {
+  const byPid = new Map<string, { accepted: number; commands: number }>();
+  for (let attempt = 0; byPid.size < processes && attempt < processes * 50; attempt++) {
+    const scraper = new KeepAliveClient(baseUrl, 1); // a new connection: the kernel picks a process
+    try {
+      const text = (await scraper.send("GET", "/metrics")).body;
+      const pid = PID.exec(text)?.[1] ?? "unknown";
+      byPid.set(pid, {
+        accepted: sumOf(text, "floodgate_intake_accepted_total"),
+        commands: sumOf(text, "floodgate_intake_redis_commands_total"),
+      });
+    } finally {
+      scraper.close();
+    }
+  }
+  if (byPid.size < processes)
+    throw new Error(`reached ${byPid.size} of ${processes} intake processes' /metrics`);
+  let accepted = 0;
+  let commands = 0;
+  for (const counts of byPid.values()) {
+    accepted += counts.accepted;
+    commands += counts.commands;
+  }
+  return { accepted, commands };
 }
 
 /** `payments` payments from `users` distinct users, `parallel` in flight. */
 export async function measureRoundTrips(options: {
   client: KeepAliveClient;
+  baseUrl: string;
+  /** Intake processes behind the port (their counters are summed). */
+  intakeProcesses: number;
   payments: number;
   userId: (i: number) => string;
   keyPrefix: string;
   parallel: number;
 }): Promise<RoundTrips> {
-  const before = await counters(options.client);
+  const before = await counters(options.baseUrl, options.intakeProcesses);
   let next = 0;
   const lane = async () => {
     while (next < options.payments) {
@@ -47,7 +72,7 @@ export async function measureRoundTrips(options: {
     }
   };
   await Promise.all(Array.from({ length: options.parallel }, lane));
-  const after = await counters(options.client);
+  const after = await counters(options.baseUrl, options.intakeProcesses);
   const accepted = after.accepted - before.accepted;
   const redisCommands = after.commands - before.commands;
   return {

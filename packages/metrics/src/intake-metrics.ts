@@ -24,6 +24,13 @@ export function createIntakeMetrics(registry = new Registry()) {
       this.set(total === 0 ? 0 : (await counterTotal(redisCommands)) / total);
     },
   });
+  // Several intake processes share one port: a scrape says which process answered.
+  new Gauge({
+    name: "floodgate_intake_process_info",
+    help: "1, labelled with this intake process's pid (several share the port; a scrape reaches one of them)",
+    labelNames: ["pid"] as const,
+    registers: [registry],
+  }).set({ pid: String(process.pid) }, 1);
   return {
     registry,
     accepted,
