@@ -105,17 +105,24 @@ export class AdmissionLeader {
   async #measureBacklog(): Promise<void> {
     const { redis, keys, queueKeys, backpressureSeconds } = this.#options;
     const reading = await this.#gauge.read(redis, queueKeys);
+    // An unknown drain time (the workers have not been busy long enough to tell) starts nothing.
     this.#backpressure =
       backpressureSeconds > 0 &&
       reading.backlog >= BACKLOG_FLOOR &&
+      reading.drainSeconds !== null &&
       reading.drainSeconds > backpressureSeconds;
     await redis
       .multi()
       .hset(keys.backlogSignal(), {
         backpressure: this.#backpressure ? "1" : "0",
         backlog: reading.backlog,
-        workerRate: reading.workerRate.toFixed(1),
-        drainSeconds: Number.isFinite(reading.drainSeconds) ? reading.drainSeconds.toFixed(1) : "inf",
+        workerRate: reading.workerRate === null ? "unknown" : reading.workerRate.toFixed(1),
+        drainSeconds:
+          reading.drainSeconds === null
+            ? "unknown"
+            : Number.isFinite(reading.drainSeconds)
+              ? reading.drainSeconds.toFixed(1)
+              : "inf",
         at: Date.now(),
       })
       // A signal nobody renews (the leader died) goes away rather than refusing traffic forever.

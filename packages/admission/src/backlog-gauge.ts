@@ -1,22 +1,47 @@
 // The workers' backlog and how fast they work it off, from the consumer group of every partition stream (one
 // pipeline of XINFO GROUPS and XLEN). Backlog = entries not yet delivered (lag) + delivered but not
-// acknowledged (pending); the workers' rate = acknowledged entries per second over the last few samples. A
-// stream no worker has read yet has no group: all of it is backlog. Where Redis cannot compute the lag, the
-// stream's length stands in for it (an overestimate until the next trim).
+// acknowledged (pending). A stream no worker has read yet has no group: all of it is backlog. Where Redis
+// cannot compute the lag, the stream's length stands in for it (an overestimate until the next trim).
+// The workers' rate is measured only while they had work the whole time: right after a burst begins, the
+// acknowledgements of the idle seconds before it say nothing of what the workers can do, and a rate of nearly
+// nothing would make any backlog look endless. Until they have been busy for BUSY_EVIDENCE_MS, the drain time
+// is unknown (and backpressure does not start on it).
 import { CONSUMER_GROUP, type QueueKeys, type ScriptedRedis } from "@floodgate/queue";
 
 export interface BacklogReading {
   backlog: number;
-  /** Entries acknowledged per second, measured; 0 when nothing was acknowledged lately. */
-  workerRate: number;
-  /** backlog / workerRate; Infinity for a backlog that nothing works off. */
-  drainSeconds: number;
+  /** Entries acknowledged per second while busy; null until the workers have been busy long enough. */
+  workerRate: number | null;
+  /** backlog / workerRate; Infinity when busy workers acknowledged nothing; null while unknown. */
+  drainSeconds: number | null;
 }
 
 const WINDOW_MS = 5000;
+const BUSY_EVIDENCE_MS = 2000;
+
+export interface BacklogSample {
+  at: number;
+  /** Entries acknowledged so far, summed over the partitions. */
+  acknowledged: number;
+  backlog: number;
+}
+
+/**
+ * Acknowledgements per second over the latest run of samples that all had a backlog (the workers had work
+ * the whole time), or null when that run is shorter than BUSY_EVIDENCE_MS.
+ */
+export function busyRate(samples: readonly BacklogSample[], evidenceMs = BUSY_EVIDENCE_MS): number | null {
+  let start = samples.length - 1;
+  if (start < 0 || samples[start]!.backlog === 0) return null;
+  while (start > 0 && samples[start - 1]!.backlog > 0) start--;
+  const first = samples[start]!;
+  const last = samples.at(-1)!;
+  if (last.at - first.at < evidenceMs) return null;
+  return Math.max(0, last.acknowledged - first.acknowledged) / ((last.at - first.at) / 1000);
+}
 
 export class BacklogGauge {
-  readonly #samples: { at: number; acknowledged: number }[] = [];
+  readonly #samples: BacklogSample[] = [];
 
   async read(redis: ScriptedRedis, queueKeys: QueueKeys, nowMs = Date.now()): Promise<BacklogReading> {
     const pipeline = redis.pipeline();
@@ -44,12 +69,17 @@ export class BacklogGauge {
       backlog += lag + pending;
       acknowledged += Number(group["entries-read"] ?? 0) - pending;
     }
-    this.#samples.push({ at: nowMs, acknowledged });
+    this.#samples.push({ at: nowMs, acknowledged, backlog });
     while (this.#samples.length > 2 && nowMs - this.#samples[0]!.at > WINDOW_MS) this.#samples.shift();
-    const first = this.#samples[0]!;
-    const elapsed = (nowMs - first.at) / 1000;
-    const workerRate = elapsed > 0 ? Math.max(0, acknowledged - first.acknowledged) / elapsed : 0;
-    const drainSeconds = backlog === 0 ? 0 : workerRate > 0 ? backlog / workerRate : Number.POSITIVE_INFINITY;
+    const workerRate = busyRate(this.#samples);
+    const drainSeconds =
+      backlog === 0
+        ? 0
+        : workerRate === null
+          ? null
+          : workerRate > 0
+            ? backlog / workerRate
+            : Number.POSITIVE_INFINITY;
     return { backlog, workerRate, drainSeconds };
   }
 }

@@ -70,7 +70,7 @@ export function createAdmissionMetrics(registry: Registry) {
     }),
     backlogDrainSeconds: new Gauge({
       name: "floodgate_backlog_drain_seconds",
-      help: "The backlog over the workers' measured rate, as the admission leader last measured it (-1: no rate)",
+      help: "The backlog over the workers' measured rate, as the admission leader last measured it (-1: not known yet, or nothing works it off)",
       registers: [registry],
     }),
   };

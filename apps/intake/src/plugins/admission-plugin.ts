@@ -77,7 +77,8 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
     },
     onBacklog: (reading, backpressure) => {
       metrics.backpressure.set(backpressure ? 1 : 0);
-      metrics.backlogDrainSeconds.set(Number.isFinite(reading.drainSeconds) ? reading.drainSeconds : -1);
+      const drain = reading.drainSeconds;
+      metrics.backlogDrainSeconds.set(drain !== null && Number.isFinite(drain) ? drain : -1);
     },
   });
 

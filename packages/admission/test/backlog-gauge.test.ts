@@ -1,0 +1,44 @@
+// The workers' rate behind backpressure: measured only while they had work, so the first seconds of a burst
+// after a quiet spell do not look like workers that cannot keep up.
+import { describe, expect, it } from "vitest";
+import { type BacklogSample, busyRate } from "../src/backlog-gauge.ts";
+
+const sample = (at: number, acknowledged: number, backlog: number): BacklogSample => ({
+  at,
+  acknowledged,
+  backlog,
+});
+
+describe("the workers' busy rate", () => {
+  it("is unknown until the workers have had work for long enough", () => {
+    // Idle for a while, then a burst: the idle seconds say nothing of what the workers can do.
+    const samples = [
+      sample(0, 100, 0),
+      sample(500, 100, 0),
+      sample(1000, 100, 5000),
+      sample(1500, 900, 8000),
+    ];
+    expect(busyRate(samples)).toBeNull();
+  });
+
+  it("counts acknowledgements only over the latest busy stretch", () => {
+    const samples = [
+      sample(0, 0, 0),
+      sample(1000, 0, 3000),
+      sample(2000, 4000, 3000),
+      sample(3000, 8000, 3000),
+      sample(4000, 12_000, 3000),
+    ];
+    expect(busyRate(samples)).toBe(4000);
+  });
+
+  it("is zero when nothing works a lasting backlog off (no worker at all)", () => {
+    const samples = [sample(0, 50, 2000), sample(1000, 50, 2500), sample(2500, 50, 3000)];
+    expect(busyRate(samples)).toBe(0);
+  });
+
+  it("is unknown with no backlog now", () => {
+    expect(busyRate([sample(0, 0, 3000), sample(3000, 9000, 0)])).toBeNull();
+    expect(busyRate([])).toBeNull();
+  });
+});
