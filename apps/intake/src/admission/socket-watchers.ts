@@ -1,0 +1,62 @@
+// The waiting-room sockets this process holds, found by ticket (events name tickets) and by room (positions
+// and heartbeats go a room at a time).
+import type { AdmissionMetrics } from "@floodgate/metrics";
+import type { WebSocket } from "ws";
+
+export interface Watcher {
+  socket: WebSocket;
+  roomId: string;
+  ticketId: string;
+  userId: string;
+  status: "early" | "waiting" | "admitted";
+  position: number | null;
+  /** Answered the last ping (a closed laptop sends no FIN). */
+  alive: boolean;
+}
+
+export class SocketWatchers {
+  readonly #byTicket = new Map<string, Set<Watcher>>();
+  readonly #byRoom = new Map<string, Set<Watcher>>();
+  readonly #metrics: AdmissionMetrics;
+
+  constructor(metrics: AdmissionMetrics) {
+    this.#metrics = metrics;
+  }
+
+  get open(): number {
+    let count = 0;
+    for (const watchers of this.#byTicket.values()) count += watchers.size;
+    return count;
+  }
+
+  add(watcher: Watcher): void {
+    const byTicket = this.#byTicket.get(watcher.ticketId) ?? new Set();
+    this.#byTicket.set(watcher.ticketId, byTicket.add(watcher));
+    const byRoom = this.#byRoom.get(watcher.roomId) ?? new Set();
+    this.#byRoom.set(watcher.roomId, byRoom.add(watcher));
+    this.#metrics.websockets.inc();
+  }
+
+  remove(watcher: Watcher): void {
+    const byTicket = this.#byTicket.get(watcher.ticketId);
+    if (!byTicket?.delete(watcher)) return;
+    if (byTicket.size === 0) this.#byTicket.delete(watcher.ticketId);
+    const byRoom = this.#byRoom.get(watcher.roomId);
+    byRoom?.delete(watcher);
+    if (byRoom?.size === 0) this.#byRoom.delete(watcher.roomId);
+    this.#metrics.websockets.dec();
+  }
+
+  ofTicket(ticketId: string): Watcher[] {
+    return [...(this.#byTicket.get(ticketId) ?? [])];
+  }
+
+  /** [roomId, its watchers] for every room with a socket here. */
+  rooms(): [string, Watcher[]][] {
+    return [...this.#byRoom].map(([roomId, watchers]) => [roomId, [...watchers]]);
+  }
+
+  all(): Watcher[] {
+    return [...this.#byTicket.values()].flatMap((watchers) => [...watchers]);
+  }
+}

@@ -1,0 +1,66 @@
+// What a waiting-room socket is sent:
+//   {type: "position", position, etaSeconds}                    its place (at most once a second)
+//   {type: "admitted", admissionToken, expiresAt, admittedAt}   the admission, with a token signed here
+//   {type: "expired", reason}                                   its session ended, it was abandoned or revoked
+import type { AdmissionTokens } from "@floodgate/admission";
+import type { AdmissionMetrics } from "@floodgate/metrics";
+import type { WebSocket } from "ws";
+import type { RoomDirectory } from "./room-directory.ts";
+import type { Watcher } from "./socket-watchers.ts";
+import { ticketView, waitingEta } from "./ticket-view.ts";
+
+export class TicketMessages {
+  readonly #tokens: AdmissionTokens;
+  readonly #directory: RoomDirectory;
+  readonly #metrics: AdmissionMetrics;
+
+  constructor(deps: { tokens: AdmissionTokens; directory: RoomDirectory; metrics: AdmissionMetrics }) {
+    this.#tokens = deps.tokens;
+    this.#directory = deps.directory;
+    this.#metrics = deps.metrics;
+  }
+
+  send(socket: WebSocket, message: object): boolean {
+    if (socket.readyState !== socket.OPEN) return false;
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  position(watcher: Watcher): void {
+    const position = watcher.position ?? 0;
+    const room = this.#directory.room(watcher.roomId);
+    if (this.send(watcher.socket, { type: "position", position, etaSeconds: waitingEta(position, room) })) {
+      this.#metrics.pushes.inc({ type: "position" });
+    }
+  }
+
+  admitted(watcher: Watcher, admittedAt: number, expiresAt: number): void {
+    watcher.status = "admitted";
+    watcher.position = null;
+    const view = ticketView(
+      {
+        ticketId: watcher.ticketId,
+        roomId: watcher.roomId,
+        userId: watcher.userId,
+        status: "admitted",
+        position: null,
+        joinedAt: null,
+        admittedAt,
+        expiresAt,
+      },
+      undefined,
+      this.#tokens,
+    );
+    const message = {
+      type: "admitted",
+      admissionToken: view.admissionToken,
+      expiresAt: view.expiresAt,
+      admittedAt: new Date(admittedAt).toISOString(),
+    };
+    if (this.send(watcher.socket, message)) this.#metrics.pushes.inc({ type: "admitted" });
+  }
+
+  expired(socket: WebSocket, reason: string): void {
+    if (this.send(socket, { type: "expired", reason })) this.#metrics.pushes.inc({ type: "expired" });
+  }
+}
