@@ -30,6 +30,7 @@ import type { Logger } from "pino";
 import { applyShardBatch } from "./apply-shard-batch.ts";
 import { isRetryable } from "./classify-error.ts";
 import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts";
+import { ordersChangedBy } from "./orders/order-changes.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
 import { moveStock } from "./orders/stock-ledger.ts";
@@ -188,6 +189,7 @@ export class OperationWorker {
       }
     }
     if (byShard.size === 0 && poisoned.length === 0) return;
+    const messages = [...byShard.values()].flatMap((group) => group.map((item) => item.message));
     await this.#reserveStock(byShard, poisoned);
 
     const statuses: FinalStatus[] = [];
@@ -221,7 +223,7 @@ export class OperationWorker {
       queueFinishedOperations(
         pipeline,
         this.#keys,
-        { statuses, acknowledged: acked },
+        { statuses, acknowledged: acked, changedOrders: ordersChangedBy(statuses, messages) },
         this.#config.statusTtlSeconds,
       );
       await pipeline.exec();

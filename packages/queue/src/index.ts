@@ -15,9 +15,11 @@ export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./en
 export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-coupon.ts";
 export {
   type FinalStatus,
+  type OrderChange,
   queueFinishedOperations,
   readOperationStatus,
   readStatusRecord,
+  type StatusChange,
   type StatusRecord,
 } from "./operation-status-store.ts";
 export * from "./product-state.ts";

@@ -71,14 +71,27 @@ export async function readOperationStatus(
   return view;
 }
 
+/** An order another operation moved: the payment that paid it, or the end request that may have ended it. */
+export interface OrderChange {
+  id: string;
+  changedBy: string;
+}
+
+/**
+ * What the status channel carries: one JSON array per publish, each entry naming an operation whose view
+ * changed (its own final status, or an OrderChange). Subscribers (the intake's operation sockets) re-read
+ * the views they watch; the entry says which, not what the view now is.
+ */
+export type StatusChange = FinalStatus | OrderChange;
+
 /**
  * Adds, per partition, one script call that writes the final statuses and acknowledges the entries (the
- * worker sends it after its commits: one round trip per batch), then one publish of every status.
+ * worker sends it after its commits: one round trip per batch), then one publish of every change.
  */
 export function queueFinishedOperations(
   pipeline: ScriptedPipeline,
   keys: QueueKeys,
-  finished: { statuses: FinalStatus[]; acknowledged: StreamEntry[] },
+  finished: { statuses: FinalStatus[]; acknowledged: StreamEntry[]; changedOrders?: OrderChange[] },
   ttlSeconds: number,
 ): void {
   const byPartition = new Map<number, { statuses: FinalStatus[]; entryIds: string[] }>();
@@ -113,5 +126,6 @@ export function queueFinishedOperations(
       ...statusArgs,
     );
   }
-  if (finished.statuses.length > 0) pipeline.publish(keys.statusChannel(), JSON.stringify(finished.statuses));
+  const changes: StatusChange[] = [...finished.statuses, ...(finished.changedOrders ?? [])];
+  if (changes.length > 0) pipeline.publish(keys.statusChannel(), JSON.stringify(changes));
 }
