@@ -1,0 +1,70 @@
+// One "Buy now": reserve the unit (the waiting room may queue the shopper first: the SDK joins it, reports the
+// place, and resubmits once admitted), top the wallet up if it is short (demo wallets start empty), pay the
+// order, and end on a final state in words. Every step shows on the page as it happens.
+import { refusalMessage } from "./refusal-message.js";
+
+/** @typedef {import("./stock-poll.js").Checkout} Checkout */
+/** @typedef {import("./checkout-steps.js").CheckoutSteps} CheckoutSteps */
+/** @typedef {import("./checkout-steps.js").StepName} StepName */
+
+/** How long the page waits for one operation's final status before it says so (the SDK keeps no spinner). */
+const OPERATION_TIMEOUT_MS = 120_000;
+
+/** Once the order has an answer, the queue step says whether the shopper queued at all. */
+function settleQueue(/** @type {CheckoutSteps} */ steps) {
+  const queued = steps.state("queue");
+  if (queued === "idle") steps.set("queue", "skipped", "not queued: no room guards orders now");
+  if (queued === "active") steps.set("queue", "failed", "left the queue");
+}
+
+/**
+ * @param {{ checkout: Checkout; steps: CheckoutSteps; productId: string; shopperId: string;
+ *           formatAmount(amount: number): string }} purchase
+ */
+export async function buyOne({ checkout, steps, productId, shopperId, formatAmount }) {
+  steps.start();
+  /** @type {StepName} */
+  let current = "order";
+  try {
+    steps.set("order", "active", "placing the order…");
+    const order = checkout.placeOrder({ userId: shopperId, items: [{ productId, quantity: 1 }] });
+    order.on("position", (place) => steps.queuePosition(place));
+    order.on("admitted", (admission) => steps.queueAdmitted(admission));
+    const placed = await order.result({ timeoutMs: OPERATION_TIMEOUT_MS });
+    settleQueue(steps);
+    if (placed.status !== "awaiting_payment") {
+      steps.set("order", "failed", `order ${placed.id} is ${placed.status}`);
+      steps.finish("refused", "Order not payable:", `order ${placed.id} is ${placed.status}.`);
+      return;
+    }
+    steps.set("order", "done", `order ${placed.id} reserved, ${formatAmount(placed.amount)} to pay`);
+
+    current = "deposit";
+    const wallet = await checkout.wallet(shopperId);
+    if (wallet.balance >= placed.amount) {
+      steps.set("deposit", "skipped", `the wallet holds ${formatAmount(wallet.balance)}: enough`);
+    } else {
+      const missing = placed.amount - wallet.balance;
+      steps.set("deposit", "active", `depositing ${formatAmount(missing)}…`);
+      const deposit = await checkout
+        .deposit({ userId: shopperId, amount: missing })
+        .result({ timeoutMs: OPERATION_TIMEOUT_MS });
+      steps.set("deposit", "done", `deposit ${deposit.id} of ${formatAmount(missing)} succeeded`);
+    }
+
+    current = "payment";
+    steps.set("payment", "active", "paying…");
+    const payment = checkout.pay({ userId: shopperId, amount: placed.amount, orderId: placed.id });
+    // Paying is guarded too: an admission that lapsed meanwhile queues the shopper again.
+    payment.on("position", (place) => steps.queuePosition(place));
+    payment.on("admitted", (admission) => steps.queueAdmitted(admission));
+    const paid = await payment.result({ timeoutMs: OPERATION_TIMEOUT_MS });
+    steps.set("payment", "done", `payment ${paid.id} succeeded`);
+    steps.finish("paid", "Paid.", `Order ${placed.id} is paid (${formatAmount(placed.amount)}).`);
+  } catch (error) {
+    const refusal = refusalMessage(error);
+    if (current === "order") settleQueue(steps);
+    steps.set(current, "failed", `${refusal.title} ${refusal.detail}`);
+    steps.finish(refusal.kind, refusal.title, refusal.detail);
+  }
+}
