@@ -1,0 +1,61 @@
+// What an operation socket sends: the very view the operation's GET route answers, read the same way.
+// An `ocx_` id (a request to end an order) reports the order it ends, so its socket watches that order.
+import {
+  type CouponIssueView,
+  couponIssueResponseSchema,
+  type OperationView,
+  type OrderView,
+  operationResponseSchema,
+  orderResponseSchema,
+  parseOperationId,
+} from "@floodgate/domain";
+import { readStatusRecord } from "@floodgate/queue";
+import type { FastifyInstance } from "fastify";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import { readOrder } from "../orders/read-order.ts";
+import { readCouponIssue } from "../routes/read-coupon-issue.ts";
+import { readOperation } from "../routes/read-operation.ts";
+import { projectOnto } from "./schema-projection.ts";
+
+export type AnyOperationView = OperationView | CouponIssueView | OrderView;
+
+/** Statuses after which a view no longer changes (payments, deposits, coupon issues; orders). */
+const FINAL_STATUSES: ReadonlySet<string> = new Set(["succeeded", "failed", "paid", "cancelled", "expired"]);
+
+export function isFinal(view: AnyOperationView): boolean {
+  return FINAL_STATUSES.has(view.status);
+}
+
+/**
+ * The id whose view a socket on `id` follows: the id itself, or the order an `ocx_` id ends (known from its
+ * status record while Redis holds it). ProblemError 400 for a malformed id, 404 for an unknown one.
+ */
+export async function watchedIdOf(app: FastifyInstance, id: string): Promise<string> {
+  const parsed = parseOperationId(id);
+  if (parsed === null) throw new ProblemError("invalid_operation_id", { field: "id" });
+  if (parsed.kind !== "order_cancel") return id;
+  const record = await readStatusRecord(app.redis, app.queueKeys, id);
+  if (record?.message.kind !== "order_cancel") {
+    throw new ProblemError("not_found", { field: "id", detail: `no order end request ${id}` });
+  }
+  return record.message.orderId;
+}
+
+/**
+ * The view of a watched id (never an `ocx_` one: watchedIdOf maps those to their order), as its GET route's
+ * response schema serializes it.
+ */
+export async function readOperationView(app: FastifyInstance, id: string): Promise<AnyOperationView> {
+  const parsed = parseOperationId(id);
+  switch (parsed?.kind) {
+    case "payment":
+    case "deposit":
+      return projectOnto(await readOperation(app, parsed.kind, id), operationResponseSchema) as OperationView;
+    case "coupon_issue":
+      return projectOnto(await readCouponIssue(app, id), couponIssueResponseSchema) as CouponIssueView;
+    case "order":
+      return projectOnto(await readOrder(app, id), orderResponseSchema) as OrderView;
+    default:
+      throw new ProblemError("invalid_operation_id", { field: "id" });
+  }
+}

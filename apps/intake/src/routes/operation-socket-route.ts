@@ -1,0 +1,56 @@
+// WS /v1/operations/:id/ws: an operation's status, live. The socket gets {"type":"status","operation":<view>}
+// (the body of the operation's GET route) at once and again on each change, whichever intake process holds
+// it (changes come from the workers over Redis pub/sub), and is closed 1000 after a final status. A malformed
+// or unknown id gets {"type":"error","problem":<problem+json>} and a close 4400 or 4404.
+import { Gauge } from "@floodgate/metrics";
+import type { FastifyInstance } from "fastify";
+import { readOperationView, watchedIdOf } from "../operations/operation-views.ts";
+import { OperationWatchers } from "../operations/operation-watchers.ts";
+import { StatusSubscriber } from "../operations/status-subscriber.ts";
+
+// No pattern on the id: a malformed one must reach the handler, which answers on the socket (4400), not
+// refuse the upgrade with an HTTP 400 a browser's WebSocket cannot read.
+const paramsSchema = {
+  type: "object",
+  required: ["id"],
+  properties: { id: { type: "string" } },
+} as const;
+
+export async function operationSocketRoute(app: FastifyInstance) {
+  const gauge = new Gauge({
+    name: "floodgate_operation_websockets",
+    help: "Operation status WebSockets open on this intake process",
+    registers: [app.metrics.registry],
+  });
+  const subscriber = new StatusSubscriber({
+    redisUrl: app.config.redisUrl,
+    channel: app.queueKeys.statusChannel(),
+    log: app.log,
+    onChanged: (ids) => watchers.changed(ids),
+    onResubscribed: () => watchers.refreshAll(),
+  });
+  const watchers = new OperationWatchers({
+    watchedIdOf: (id) => watchedIdOf(app, id),
+    read: (id) => readOperationView(app, id),
+    whenSubscribed: () => subscriber.whenSubscribed(),
+    gauge,
+    log: app.log,
+  });
+
+  app.addHook("onReady", async () => {
+    subscriber.start();
+    watchers.start();
+  });
+  app.addHook("onClose", async () => {
+    watchers.stop();
+    subscriber.stop();
+  });
+
+  app.get<{ Params: { id: string } }>(
+    "/v1/operations/:id/ws",
+    { websocket: true, schema: { params: paramsSchema } },
+    (socket, request) => {
+      void watchers.attach(socket, request.params.id, request.url);
+    },
+  );
+}
