@@ -9,9 +9,11 @@ import { metricsPlugin } from "./plugins/metrics-plugin.ts";
 import { problemPlugin, sendProblem } from "./plugins/problem-plugin.ts";
 import { redisPlugin } from "./plugins/redis-plugin.ts";
 import { shardsPlugin } from "./plugins/shards-plugin.ts";
+import { catalogProductsRoute } from "./routes/catalog-products-route.ts";
 import { couponIssuesRoute } from "./routes/coupon-issues-route.ts";
 import { couponsAdminRoute } from "./routes/coupons-admin-route.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { operationSocketRoute } from "./routes/operation-socket-route.ts";
 import { ordersRoute } from "./routes/orders-route.ts";
 import { paymentsRoute } from "./routes/payments-route.ts";
 import { productsAdminRoute } from "./routes/products-admin-route.ts";
@@ -90,5 +92,7 @@ export async function buildApp(
   await app.register(roomsAdminRoute);
   await app.register(roomTicketsRoute);
   await app.register(rateLimitsAdminRoute);
+  await app.register(operationSocketRoute);
+  await app.register(catalogProductsRoute);
   return app;
 }
