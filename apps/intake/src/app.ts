@@ -4,6 +4,7 @@ import type { Config } from "@floodgate/config";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { admissionPlugin } from "./plugins/admission-plugin.ts";
 import { couponsPlugin } from "./plugins/coupons-plugin.ts";
+import { demoPlugin } from "./plugins/demo-plugin.ts";
 import { globalDbPlugin } from "./plugins/global-db-plugin.ts";
 import { metricsPlugin } from "./plugins/metrics-plugin.ts";
 import { problemPlugin, sendProblem } from "./plugins/problem-plugin.ts";
@@ -94,5 +95,6 @@ export async function buildApp(
   await app.register(rateLimitsAdminRoute);
   await app.register(operationSocketRoute);
   await app.register(catalogProductsRoute);
+  await app.register(demoPlugin);
   return app;
 }
