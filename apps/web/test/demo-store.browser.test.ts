@@ -1,0 +1,194 @@
+// The demo store in real headless Chromium, served by a real intake process at /demo/ with real workers behind
+// it: a purchase with the room closed, one behind a queue of 200, one whose payment answer the network loses,
+// and a refusal. Each test has its own product, room and shopper; the shards are read directly to count what
+// the server recorded.
+import { mkdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import {
+  createTestEnvironment,
+  type IntakeProcess,
+  startIntakeProcess,
+  startWorkerProcess,
+  type TestEnvironment,
+  type WorkerProcess,
+} from "@floodgate/test-fixtures";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { chromiumPath, launchChromium } from "./support/chromium-browser.ts";
+import { type DemoPage, openDemoPage } from "./support/demo-page.ts";
+import { ShardRecords } from "./support/shard-records.ts";
+import { ADMIN_API_KEY, createProduct, joinAhead, putRoom } from "./support/store-admin.ts";
+
+// Looked up as the file loads: without a browser the file fails outright, with no test reported as skipped.
+const executablePath = chromiumPath();
+/** Git-ignored; CI keeps the folder as the run's artifacts. */
+const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url));
+const PRICE = 30_000;
+
+let env: TestEnvironment;
+let intake: IntakeProcess;
+let workers: WorkerProcess[] = [];
+let browser: Browser;
+let shards: ShardRecords;
+let demo: DemoPage | undefined;
+
+beforeAll(async () => {
+  env = await createTestEnvironment("demo-store-browser", { env: { ADMIN_API_KEY } });
+  [intake, ...workers] = await Promise.all([
+    startIntakeProcess(env.config),
+    startWorkerProcess(env.config),
+    startWorkerProcess(env.config),
+  ]);
+  browser = await launchChromium(executablePath);
+  shards = new ShardRecords(env.config.shardUrls);
+});
+
+afterEach(async () => {
+  if (demo) expect(demo.pageErrors, "uncaught errors in the page").toEqual([]);
+  await demo?.close();
+  demo = undefined;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(workers.map((worker) => worker.stop()));
+  await intake?.kill();
+  await shards?.close();
+  await env?.cleanup();
+});
+
+const newProduct = (name: string, stock: number) =>
+  createProduct(intake.baseUrl, { name, price: PRICE, stock });
+
+describe("the demo store in Chromium", () => {
+  it("with the room closed, buys at once: the order is paid and the stock on the page drops by one", async () => {
+    const product = await newProduct("Room-off sneaker", 5);
+    demo = await openDemoPage(browser, intake.baseUrl, { product, room: "closed", shopper: "shopper-off" });
+    expect(await demo.stock()).toBe(5);
+
+    expect(await demo.buy()).toEqual({ outcome: "paid", text: expect.stringMatching(/^Paid\. Order ord_/) });
+    // The wallet started empty: the page deposited the price before paying; no room queued the shopper.
+    expect(await demo.stepStates()).toEqual({
+      queue: "skipped",
+      order: "done",
+      deposit: "done",
+      payment: "done",
+    });
+    await demo.stockToRead(4);
+
+    const records = await shards.forShopper("shopper-off");
+    expect(records.orders).toEqual([{ id: expect.any(String), status: "paid", amount: PRICE }]);
+    expect(records.payments).toEqual([
+      { id: expect.any(String), status: "succeeded", amount: PRICE, orderId: records.orders[0]!.id },
+    ]);
+  });
+
+  it("behind 200 queued shoppers, shows its place falling live, is admitted, and pays once", async () => {
+    const product = await newProduct("Flash-sale sneaker", 50);
+    const room = "flash";
+    const guards = ["orders", "payments"];
+    // Nearly shut while the crowd joins and the page takes its place behind it, however slow this machine is.
+    await putRoom(intake.baseUrl, room, { mode: "on", admitPerSecond: 1, guards });
+    try {
+      await joinAhead(
+        intake.baseUrl,
+        room,
+        Array.from({ length: 200 }, (_, i) => `crowd-${i}`),
+      );
+      demo = await openDemoPage(browser, intake.baseUrl, { product, room, shopper: "shopper-queued" });
+      expect(await demo.page.getAttribute("#queue", "aria-live")).toBe("polite");
+      await demo.recordQueue();
+      await demo.pressBuy();
+      await demo.page.waitForSelector("#queue[data-position]", { timeout: 30_000 });
+      // Then a slow flash-sale pace: 40 a second, several of the room's once-a-second place pushes.
+      await putRoom(intake.baseUrl, room, { mode: "on", admitPerSecond: 40, guards });
+
+      expect((await demo.outcome()).outcome).toBe("paid");
+      expect(await demo.stepStates()).toEqual({
+        queue: "done",
+        order: "done",
+        deposit: "done",
+        payment: "done",
+      });
+
+      // Places as the page showed them, repeats dropped: several, each lower than the last, then admitted (0).
+      const shown = (await demo.recordedQueue()).filter(
+        (line, i, all) => line.position !== all[i - 1]?.position,
+      );
+      expect(shown.at(-1)).toEqual({ position: 0, text: "It is your turn: you are in." });
+      const places = shown.slice(0, -1);
+      expect(places.length).toBeGreaterThanOrEqual(2);
+      expect(places[0]!.position).toBeGreaterThan(100);
+      for (let i = 1; i < places.length; i++)
+        expect(places[i]!.position).toBeLessThan(places[i - 1]!.position);
+      for (const { position, text } of places) {
+        expect(text).toMatch(new RegExp(`^You are number ${position} in line\\. Estimated wait: .+\\.$`));
+      }
+
+      // The test artifact: the page's final state after the queue (test-artifacts/ at the repo root).
+      await mkdir(ARTIFACTS, { recursive: true });
+      await demo.page.screenshot({ path: `${ARTIFACTS}demo-room-admitted.png`, fullPage: true });
+
+      // Refused while queued, resubmitted once admitted: still exactly one order and one payment.
+      const records = await shards.forShopper("shopper-queued");
+      expect(records.orders).toEqual([{ id: expect.any(String), status: "paid", amount: PRICE }]);
+      expect(records.payments).toEqual([
+        { id: expect.any(String), status: "succeeded", amount: PRICE, orderId: records.orders[0]!.id },
+      ]);
+    } finally {
+      // The next tests buy without a room: no other room may guard orders while this one is on.
+      await putRoom(intake.baseUrl, room, {
+        mode: "off",
+        admitPerSecond: 40,
+        guards: ["orders", "payments"],
+      });
+    }
+  });
+
+  it("pays once when the network loses the payment's answer: the retry carries the same key", async () => {
+    const product = await newProduct("Flaky-network sneaker", 5);
+    demo = await openDemoPage(browser, intake.baseUrl, { product, room: "closed", shopper: "shopper-flaky" });
+    const attempts: { key: string | undefined; reachedServer: number | null }[] = [];
+    await demo.page.route("**/v1/payments", async (route) => {
+      const request = route.request();
+      if (request.method() !== "POST") return route.continue();
+      const key = request.headers()["idempotency-key"];
+      if (attempts.length > 0) {
+        attempts.push({ key, reachedServer: null });
+        return route.continue();
+      }
+      // The server takes the payment; the page never hears back.
+      const answer = await route.fetch();
+      attempts.push({ key, reachedServer: answer.status() });
+      return route.abort("failed");
+    });
+
+    expect((await demo.buy()).outcome).toBe("paid");
+
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(attempts[0]).toEqual({ key: expect.stringMatching(/\S/), reachedServer: 202 });
+    expect(new Set(attempts.map((attempt) => attempt.key))).toEqual(new Set([attempts[0]!.key]));
+    const records = await shards.forShopper("shopper-flaky");
+    expect(records.orders).toEqual([{ id: expect.any(String), status: "paid", amount: PRICE }]);
+    expect(records.payments).toEqual([
+      { id: expect.any(String), status: "succeeded", amount: PRICE, orderId: records.orders[0]!.id },
+    ]);
+  });
+
+  it("shows a refusal as a clear message: sold out, no step left in progress", async () => {
+    const product = await newProduct("Sold-out sneaker", 0);
+    demo = await openDemoPage(browser, intake.baseUrl, { product, room: "closed", shopper: "shopper-late" });
+    expect(await demo.stock()).toBe(0);
+
+    const result = await demo.buy();
+    expect(result).toEqual({ outcome: "refused", text: expect.stringMatching(/^Sold out\./) });
+    expect(await demo.stepStates()).toEqual({
+      queue: "skipped",
+      order: "failed",
+      deposit: "idle",
+      payment: "idle",
+    });
+    expect(await demo.page.isEnabled("#buy")).toBe(true);
+    expect(await shards.forShopper("shopper-late")).toEqual({ orders: [], payments: [] });
+  });
+});
