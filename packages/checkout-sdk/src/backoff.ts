@@ -1,15 +1,12 @@
-// How long to wait before the next attempt after `failures` consecutive failures: doubling from baseMs up to
-// maxMs, with jitter so the thousands of pages a dropped intake disconnected do not all come back in step.
+// How long to wait before attempt n+1: capped exponential backoff with full jitter (a uniform wait in
+// [0, min(cap, base * 2^n)]), so the thousands of pages one overload refused do not all come back in step; and
+// never sooner than the server's Retry-After, which is its own pacing.
 
-export interface BackoffPolicy {
-  baseMs: number;
-  maxMs: number;
+const BASE_MS = 250;
+const CAP_MS = 8_000;
+
+export function retryDelayMs(attempt: number, retryAfterSeconds = 0): number {
+  return Math.max(retryAfterSeconds * 1000, Math.random() * Math.min(CAP_MS, BASE_MS * 2 ** attempt));
 }
 
-export const RECONNECT_BACKOFF: BackoffPolicy = { baseMs: 250, maxMs: 5_000 };
-
-/** A delay in [cap/2, cap], cap = min(maxMs, baseMs * 2^(failures-1)). */
-export function backoffDelayMs(failures: number, policy: BackoffPolicy = RECONNECT_BACKOFF): number {
-  const cap = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, failures - 1));
-  return cap / 2 + Math.random() * (cap / 2);
-}
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,30 +1,29 @@
-// @floodgate/checkout-sdk: a shop page's (or a Node 22+ service's) client for Floodgate's checkout API and its
-// waiting rooms. No runtime dependencies: fetch, WebSocket and crypto come from the platform.
-export { AdmissionLostError } from "./admission-lost-error.ts";
-export { FloodgateClient, type FloodgateClientOptions, type RoomOptions } from "./floodgate-client.ts";
-export type { FetchFunction } from "./json-request.ts";
+// @floodgate/checkout-sdk: a shop page's (or a Node 22+ service's) client for Floodgate's checkout API, its
+// waiting rooms and its operations' final statuses. No runtime dependencies: fetch, WebSocket and crypto come
+// from the platform.
+export type { FetchFunction } from "./api-request.ts";
 export type {
-  AcceptedOperation,
-  AcceptedOrder,
-  OperationStatus,
-  OperationView,
+  CouponIssueView,
+  DepositRequest,
+  MoneyOperationView,
   OrderLine,
   OrderRequest,
   OrderStatus,
   OrderView,
   PaymentRequest,
+  ProductView,
   WalletView,
-} from "./operation-types.ts";
-export { FloodgateProblemError, type Problem } from "./problem-error.ts";
-export type { SocketEvent, WebSocketConstructor, WebSocketLike } from "./ticket-socket.ts";
-export type {
-  Admission,
-  AdmissionLossReason,
-  AdmissionUpdate,
-  AdmittedUpdate,
-  PositionUpdate,
-  TicketStatus,
-  TicketView,
-  UpdateSource,
-} from "./ticket-types.ts";
-export { WaitingRoom, type WaitingRoomOptions } from "./waiting-room.ts";
+} from "./checkout-views.ts";
+export { type Checkout, type CheckoutOptions, createCheckout } from "./create-checkout.ts";
+export {
+  AlreadyIssuedError,
+  FloodgateError,
+  InsufficientFundsError,
+  OutOfStockError,
+  type Problem,
+  SoldOutError,
+  ValidationError,
+} from "./floodgate-errors.ts";
+export type { SocketEvent, WebSocketConstructor, WebSocketLike } from "./json-socket.ts";
+export type { Operation, OperationEvents, ResultOptions } from "./operation-handle.ts";
+export type { AdmittedEvent, PositionEvent } from "./waiting-room-queue.ts";

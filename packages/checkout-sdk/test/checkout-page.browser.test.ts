@@ -1,15 +1,23 @@
-// The checkout page in real headless Chromium, on a shop origin of its own, against a real intake: the payment
-// meets a waiting room, the page joins the room the problem names, shows its live place from the ticket's
-// WebSocket, and pays with the admission token once admitted.
+// The checkout page in real headless Chromium, on a shop origin of its own, against a real intake and worker,
+// with the SDK's minified bundle: one pay() meets a waiting room, the SDK joins the room the problem names,
+// the page shows the live place from the ticket's WebSocket, and the SDK resubmits the payment with the same
+// Idempotency-Key and the admission token, then hears its final status over the operation's WebSocket.
 import {
   createTestEnvironment,
   type IntakeProcess,
   startIntakeProcess,
+  startWorkerProcess,
   type TestEnvironment,
+  type WorkerProcess,
 } from "@floodgate/test-fixtures";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AcceptedOperation, AdmissionUpdate } from "../src/index.ts";
+import {
+  type AdmittedEvent,
+  createCheckout,
+  type MoneyOperationView,
+  type PositionEvent,
+} from "../src/index.ts";
 import { chromiumPath } from "./support/chromium-path.ts";
 import { ADMIN_API_KEY, joinAhead, putRoom } from "./support/room-admin.ts";
 import { type ShopPageServer, startShopPageServer } from "./support/shop-page-server.ts";
@@ -19,9 +27,11 @@ interface ShopWindow {
   shopReady?: boolean;
   checkout(userId: string, amount: number): Promise<void>;
   checkoutLog: {
-    problems: { code: string; roomId: string; joinUrl: string }[];
-    updates: AdmissionUpdate[];
-    payment: AcceptedOperation | null;
+    idempotencyKey: string;
+    positions: PositionEvent[];
+    admitted: AdmittedEvent[];
+    statuses: string[];
+    payment: MoneyOperationView | null;
     error: string | null;
   };
 }
@@ -31,6 +41,7 @@ const executablePath = chromiumPath();
 let shop: ShopPageServer;
 let env: TestEnvironment;
 let intake: IntakeProcess;
+let worker: WorkerProcess;
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
@@ -38,6 +49,7 @@ const socketUrls: string[] = [];
 const socketFrames: string[] = [];
 const requests: { method: string; url: string }[] = [];
 const paymentAnswers: number[] = [];
+const paymentHeaders: Record<string, string>[] = [];
 
 beforeAll(async () => {
   // The page's origin must be known before the intake starts: its CORS_ORIGINS lists it.
@@ -45,7 +57,7 @@ beforeAll(async () => {
   env = await createTestEnvironment("checkout-sdk-browser", {
     env: { ADMIN_API_KEY, CORS_ORIGINS: shop.origin },
   });
-  intake = await startIntakeProcess(env.config);
+  [intake, worker] = await Promise.all([startIntakeProcess(env.config), startWorkerProcess(env.config)]);
   browser = await chromium.launch({
     executablePath,
     headless: true,
@@ -68,7 +80,11 @@ beforeAll(async () => {
     socketUrls.push(socket.url());
     socket.on("framereceived", (frame) => socketFrames.push(String(frame.payload)));
   });
-  page.on("request", (request) => requests.push({ method: request.method(), url: request.url() }));
+  page.on("request", (request) => {
+    requests.push({ method: request.method(), url: request.url() });
+    if (request.method() === "POST" && request.url().endsWith("/v1/payments"))
+      paymentHeaders.push(request.headers());
+  });
   page.on("response", (response) => {
     if (response.request().method() === "POST" && response.url().endsWith("/v1/payments"))
       paymentAnswers.push(response.status());
@@ -84,13 +100,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await page?.close();
   await browser?.close();
+  await worker?.stop();
   await intake?.kill();
   await shop?.close();
   await env?.cleanup();
 });
 
 describe("the checkout page in Chromium", () => {
-  it("waits its turn with live positions over a WebSocket, then pays with the admission token", async () => {
+  it("waits its turn with live places over a WebSocket, then pays once with the same key and the token", async () => {
+    await createCheckout({ baseUrl: intake.baseUrl })
+      .deposit({ userId: "browser-shopper", amount: 5000 })
+      .result({ timeoutMs: 30_000 });
     await putRoom(intake.baseUrl, "flash-sale", { admitPerSecond: 2, guards: ["payments"] });
     await joinAhead(
       intake.baseUrl,
@@ -105,38 +125,46 @@ describe("the checkout page in Chromium", () => {
       timeout: 15_000,
     });
     await page.waitForFunction(() => /\S/.test(document.querySelector("#result")?.textContent ?? ""), null, {
-      timeout: 30_000,
+      timeout: 40_000,
     });
     const log = await page.evaluate(() => (window as unknown as ShopWindow).checkoutLog);
     expect(log.error, `page errors: ${pageErrors}`).toBeNull();
 
-    expect(log.problems).toEqual([
-      { code: "waiting_room_required", roomId: "flash-sale", joinUrl: "/v1/rooms/flash-sale/tickets" },
-    ]);
-    const positions = log.updates.flatMap((update) => (update.type === "position" ? [update] : []));
-    expect(positions.length).toBeGreaterThanOrEqual(1);
-    expect(positions.every((update) => update.via === "websocket")).toBe(true);
-    for (let i = 1; i < positions.length; i++) {
-      expect(positions[i]!.position).toBeLessThanOrEqual(positions[i - 1]!.position);
+    expect(log.positions.length).toBeGreaterThanOrEqual(1);
+    for (let i = 1; i < log.positions.length; i++) {
+      expect(log.positions[i]!.position).toBeLessThan(log.positions[i - 1]!.position);
     }
-    expect(log.updates.at(-1)).toMatchObject({ type: "admitted", roomId: "flash-sale", via: "websocket" });
+    expect(log.positions.every((event) => event.roomId === "flash-sale")).toBe(true);
+    expect(log.admitted).toEqual([{ roomId: "flash-sale", expiresAt: expect.any(String) }]);
 
     const payment = log.payment!;
-    expect(payment.id).toMatch(/^pay_/);
-    expect(await page.textContent("#result")).toBe(`${payment.id} pending`);
+    expect(payment).toMatchObject({
+      id: expect.stringMatching(/^pay_/),
+      userId: "browser-shopper",
+      amount: 1500,
+    });
+    expect(payment.status).toBe("succeeded");
+    expect(log.statuses.at(-1)).toBe("succeeded");
+    expect(await page.textContent("#result")).toBe(`${payment.id} succeeded`);
+    // Refused once without a token, accepted once with it: the same key both times.
     expect(paymentAnswers).toEqual([403, 202]);
-    const stored = await fetch(`${intake.baseUrl}/v1/payments/${payment.id}`);
-    expect(stored.status).toBe(200);
-    expect(await stored.json()).toMatchObject({ id: payment.id, userId: "browser-shopper", amount: 1500 });
+    expect(paymentHeaders.map((headers) => headers["idempotency-key"])).toEqual([
+      log.idempotencyKey,
+      log.idempotencyKey,
+    ]);
+    expect(paymentHeaders[0]!["admission-token"]).toBeUndefined();
+    expect(paymentHeaders[1]!["admission-token"]).toBeTruthy();
 
-    // The place came through the ticket's WebSocket: its frames carried positions, and the page never polled.
+    // The place came through the ticket's WebSocket and the status through the operation's; nothing polled.
     expect(socketUrls).toEqual([
       expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/v1\/rooms\/flash-sale\/tickets\/tkt_\w+\/ws$/),
+      `ws://127.0.0.1:${intake.port}/v1/operations/${payment.id}/ws`,
     ]);
-    expect(socketFrames.some((frame) => JSON.parse(frame).type === "position")).toBe(true);
-    const polls = requests.filter(
-      (request) => request.method === "GET" && /\/v1\/rooms\/[^/]+\/tickets\/[^/]+$/.test(request.url),
-    );
+    const frameTypes = socketFrames.map((frame) => JSON.parse(frame).type);
+    expect(frameTypes).toContain("position");
+    expect(frameTypes).toContain("admitted");
+    expect(frameTypes.at(-1)).toBe("status");
+    const polls = requests.filter((request) => request.method === "GET" && /\/v1\//.test(request.url));
     expect(polls).toEqual([]);
   });
 });

@@ -1,138 +1,175 @@
-// A WaitingRoom in Node against a real intake process and Redis, on the paths a checkout page cannot see coming:
-// sockets that never connect (polling keeps the place), a connection cut mid-wait (the socket comes back),
-// an operator revoking the ticket, and the page giving up.
+// The waiting room built into the operations, against a real intake process and worker: a guarded call joins
+// the room its 403 names, reports the place live (over the ticket's WebSocket, or by polling when that is
+// refused), and once admitted resubmits the same operation with the same Idempotency-Key and the token, which
+// the checkout keeps for the user's next calls. A ticket revoked while waiting, a timeout and an abort end
+// result() without ending the operation.
 import {
   createTestEnvironment,
   type IntakeProcess,
   startIntakeProcess,
-  startTcpProxy,
-  type TcpProxy,
+  startWorkerProcess,
   type TestEnvironment,
+  type WorkerProcess,
 } from "@floodgate/test-fixtures";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdmissionLostError, type AdmissionUpdate, WaitingRoom } from "../src/index.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AdmittedEvent,
+  createCheckout,
+  FloodgateError,
+  type MoneyOperationView,
+  type Operation,
+  type PositionEvent,
+} from "../src/index.ts";
 import { eventually } from "./support/eventually.ts";
+import { recordingFetch } from "./support/recording-fetch.ts";
 import { refusal } from "./support/refusal.ts";
 import { refusedWebSocket } from "./support/refused-web-socket.ts";
 import { ADMIN_API_KEY, putRoom, revokeTicket } from "./support/room-admin.ts";
+import { watchedWebSocket } from "./support/watched-web-socket.ts";
 
 let env: TestEnvironment;
 let intake: IntakeProcess;
+let worker: WorkerProcess;
 
 beforeAll(async () => {
   env = await createTestEnvironment("checkout-sdk-room", { env: { ADMIN_API_KEY } });
-  intake = await startIntakeProcess(env.config);
+  [intake, worker] = await Promise.all([startIntakeProcess(env.config), startWorkerProcess(env.config)]);
 });
 
 afterAll(async () => {
+  await worker?.stop();
   await intake?.kill();
   await env?.cleanup();
 });
+
+// Each test guards deposits with a room of its own; one guard per route class at a time.
+let room = "";
+afterEach(() => putRoom(intake.baseUrl, room, { mode: "off", guards: [] }));
 
 // Nobody is admitted before a room's start: a ticket waits exactly as long as the test wants, and bringing the
 // start forward to now lets the room admit it.
 const later = () => new Date(Date.now() + 600_000).toISOString();
 const now = () => new Date().toISOString();
-const positions = (updates: AdmissionUpdate[]) => updates.filter((update) => update.type === "position");
+const RESULT_WAIT = { timeoutMs: 30_000 };
 
-describe("waiting without a working WebSocket", () => {
-  it("polls after the socket attempts fail, or at once when there is no WebSocket", async () => {
-    await putRoom(intake.baseUrl, "no-sockets", { startsAt: later() });
-    const refused = refusedWebSocket();
-    const common = { baseUrl: intake.baseUrl, roomId: "no-sockets", pollIntervalMs: 200 };
-    const blocked = new WaitingRoom({ ...common, WebSocket: refused.WebSocket, maxSocketFailures: 2 });
-    const socketless = new WaitingRoom({ ...common, WebSocket: undefined });
-    expect(await blocked.join("behind-a-proxy")).toMatchObject({ status: "waiting", position: 1 });
-    expect((await socketless.join("old-browser")).startsAt).toBeDefined();
+/** The room's events an operation emitted, in order. */
+function listen(operation: Operation<MoneyOperationView>) {
+  const positions: PositionEvent[] = [];
+  const admissions: AdmittedEvent[] = [];
+  operation.on("position", (event) => positions.push(event));
+  operation.on("admitted", (event) => admissions.push(event));
+  return { positions, admissions };
+}
 
-    const blockedUpdates: AdmissionUpdate[] = [];
-    const socketlessUpdates: AdmissionUpdate[] = [];
-    const admissions = Promise.all([
-      blocked.waitForAdmission((update) => blockedUpdates.push(update)),
-      socketless.waitForAdmission((update) => socketlessUpdates.push(update)),
-    ]);
-    for (const updates of [blockedUpdates, socketlessUpdates]) {
-      await eventually(() => positions(updates).length > 0, "a polled position");
-    }
-    await putRoom(intake.baseUrl, "no-sockets", { startsAt: now() });
-    const admitted = await admissions;
-    expect(admitted.every((admission) => admission.admissionToken.length > 0)).toBe(true);
-    for (const updates of [blockedUpdates, socketlessUpdates]) {
-      expect(updates.every((update) => update.via === "polling")).toBe(true);
-      expect(updates.at(-1)).toMatchObject({ type: "admitted" });
-    }
-    expect(refused.attempts()).toBe(2);
-  });
-});
-
-describe("a WebSocket cut mid-wait", () => {
-  let proxy: TcpProxy;
-  beforeAll(async () => {
-    proxy = await startTcpProxy("127.0.0.1", intake.port);
-  });
-  afterAll(() => proxy?.close());
-
-  it("reconnects, keeps waiting over the socket, and reports an unchanged place once", async () => {
-    await putRoom(intake.baseUrl, "flaky-network", { startsAt: later() });
-    const sockets = { opened: 0, ended: 0 };
-    class WatchedWebSocket extends WebSocket {
-      constructor(url: string) {
-        super(url);
-        this.addEventListener("open", () => sockets.opened++);
-        this.addEventListener("close", () => sockets.ended++);
-      }
-    }
-    const room = new WaitingRoom({
-      baseUrl: `http://127.0.0.1:${proxy.port}`,
-      roomId: "flaky-network",
-      WebSocket: WatchedWebSocket,
-      maxSocketFailures: 50,
+describe("a waiting room in front of deposits", () => {
+  it("queues with live places, then resubmits with the same key and the token; later calls carry it", async () => {
+    room = "sdk-sale";
+    await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
+    const sockets = watchedWebSocket();
+    const recorder = recordingFetch();
+    const checkout = createCheckout({
+      baseUrl: intake.baseUrl,
+      WebSocket: sockets.WebSocket,
+      fetch: recorder.fetch,
     });
-    await room.join("on-a-train");
-    const updates: AdmissionUpdate[] = [];
-    const admission = room.waitForAdmission((update) => updates.push(update));
-    await eventually(() => positions(updates).length > 0, "the first position");
+    const deposit = checkout.deposit({ userId: "queued", amount: 800 });
+    const { positions, admissions } = listen(deposit);
 
-    await proxy.down();
-    // The open socket is cut, then at least one reconnect is refused.
-    await eventually(() => sockets.ended >= 2, "a refused reconnect while the network is down");
-    await proxy.up();
-    await putRoom(intake.baseUrl, "flaky-network", { startsAt: now() });
-    expect((await admission).admissionToken).toBeTruthy();
+    await eventually(() => positions.length > 0, "a position");
+    expect(deposit.status()).toBe("waiting");
+    expect(deposit.id).toBeUndefined();
+    expect(positions[0]).toEqual({ roomId: room, position: 1, etaSeconds: expect.any(Number) });
+    await putRoom(intake.baseUrl, room, { startsAt: now(), guards: ["deposits"] });
+    expect(await deposit.result(RESULT_WAIT)).toMatchObject({
+      id: deposit.id,
+      status: "succeeded",
+      amount: 800,
+    });
 
-    expect(sockets.opened).toBeGreaterThanOrEqual(2);
-    expect(updates.every((update) => update.via === "websocket")).toBe(true);
-    // Each new socket starts with the current place; the page heard it once, when it was new.
-    expect(positions(updates)).toHaveLength(1);
-    expect(updates.at(-1)).toMatchObject({ type: "admitted" });
+    expect(admissions).toEqual([{ roomId: room, expiresAt: expect.any(String) }]);
+    const posts = recorder.to("POST", /\/deposits$/);
+    expect(posts.map((call) => call.status)).toEqual([403, 202]);
+    expect(posts.map((call) => call.idempotencyKey)).toEqual([
+      deposit.idempotencyKey,
+      deposit.idempotencyKey,
+    ]);
+    expect(posts[0]!.admissionToken).toBeNull();
+    const token = posts[1]!.admissionToken;
+    expect(token).toBeTruthy();
+    expect(recorder.to("POST", /\/tickets$/)).toHaveLength(1);
+    // The place came over the ticket's socket (no polls), then the status over the operation's.
+    expect(sockets.urls).toEqual([
+      expect.stringMatching(new RegExp(`/v1/rooms/${room}/tickets/tkt_\\w+/ws$`)),
+      expect.stringMatching(new RegExp(`/v1/operations/${deposit.id}/ws$`)),
+    ]);
+    expect(recorder.to("GET", /./)).toEqual([]);
+
+    // The same shopper's next deposit carries the token at once: no refusal, no queue.
+    const next = checkout.deposit({ userId: "queued", amount: 100 });
+    await next.result(RESULT_WAIT);
+    const nextPosts = recorder
+      .to("POST", /\/deposits$/)
+      .filter((call) => call.idempotencyKey === next.idempotencyKey);
+    expect(nextPosts.map((call) => [call.status, call.admissionToken])).toEqual([[202, token]]);
+    expect(recorder.to("POST", /\/tickets$/)).toHaveLength(1);
   });
-});
 
-describe("a wait that ends without admission", () => {
-  beforeAll(() => putRoom(intake.baseUrl, "not-yet", { startsAt: later() }));
-
-  it("rejects with AdmissionLostError when the ticket is revoked", async () => {
-    const room = new WaitingRoom({ baseUrl: intake.baseUrl, roomId: "not-yet" });
-    const ticket = await room.join("revoked-shopper");
-    const updates: AdmissionUpdate[] = [];
-    const waiting = refusal(room.waitForAdmission((update) => updates.push(update)));
-    await eventually(
-      () => updates.some((update) => update.via === "websocket"),
-      "a position over the socket",
-    );
-    await revokeTicket(intake.baseUrl, "not-yet", ticket.ticketId);
-    const lost = await waiting;
-    expect(lost).toBeInstanceOf(AdmissionLostError);
-    expect(lost).toMatchObject({ reason: "revoked", ticketId: ticket.ticketId, roomId: "not-yet" });
+  it("follows the place by polling the ticket when its socket is refused", async () => {
+    room = "sdk-no-sockets";
+    await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
+    const refused = refusedWebSocket();
+    const recorder = recordingFetch();
+    const checkout = createCheckout({
+      baseUrl: intake.baseUrl,
+      WebSocket: refused.WebSocket,
+      fetch: recorder.fetch,
+      pollIntervalMs: 100,
+    });
+    const deposit = checkout.deposit({ userId: "old-proxy", amount: 50 });
+    const { positions, admissions } = listen(deposit);
+    await eventually(() => recorder.to("GET", /\/tickets\/tkt_\w+$/).length > 0, "a polled ticket");
+    expect(positions).toEqual([{ roomId: room, position: 1, etaSeconds: expect.any(Number) }]);
+    await putRoom(intake.baseUrl, room, { startsAt: now(), guards: ["deposits"] });
+    expect(await deposit.result(RESULT_WAIT)).toMatchObject({ status: "succeeded" });
+    expect(admissions).toHaveLength(1);
+    expect(recorder.to("POST", /\/deposits$/).map((call) => call.status)).toEqual([403, 202]);
+    // Three refused attempts for the ticket, three for the operation; both then polled.
+    expect(refused.attempts()).toBe(6);
+    expect(recorder.to("GET", new RegExp(`^/v1/deposits/${deposit.id}$`)).length).toBeGreaterThanOrEqual(1);
   });
 
-  it("rejects with an AbortError when the page stops waiting", async () => {
-    const room = new WaitingRoom({ baseUrl: intake.baseUrl, roomId: "not-yet" });
-    await room.join("leaves-the-page");
-    const updates: AdmissionUpdate[] = [];
-    const waiting = refusal(room.waitForAdmission((update) => updates.push(update)));
-    await eventually(() => updates.length > 0, "a position");
-    room.stop();
-    expect(await waiting).toMatchObject({ name: "AbortError" });
+  it("rejects result() with admission_lost when the ticket is revoked before its turn", async () => {
+    room = "sdk-revoked";
+    await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
+    const recorder = recordingFetch();
+    const checkout = createCheckout({ baseUrl: intake.baseUrl, fetch: recorder.fetch });
+    const deposit = checkout.deposit({ userId: "revoked", amount: 50 });
+    const { positions } = listen(deposit);
+    await eventually(() => positions.length > 0, "a position");
+    const { ticketId } = JSON.parse(recorder.to("POST", /\/tickets$/)[0]!.body);
+    await revokeTicket(intake.baseUrl, room, ticketId);
+    const lost = await refusal(deposit.result(RESULT_WAIT));
+    expect(lost).toBeInstanceOf(FloodgateError);
+    expect(lost).toMatchObject({ code: "admission_lost", problem: { roomId: room, reason: "revoked" } });
+    expect(recorder.to("POST", /\/deposits$/).map((call) => call.status)).toEqual([403]);
+  });
+
+  it("rejects result() on timeoutMs or an abort, while the operation goes on to its end", async () => {
+    room = "sdk-patience";
+    await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
+    const checkout = createCheckout({ baseUrl: intake.baseUrl });
+    const deposit = checkout.deposit({ userId: "patient", amount: 75 });
+
+    expect(await refusal(deposit.result({ timeoutMs: 50 }))).toMatchObject({ name: "TimeoutError" });
+    const page = new AbortController();
+    const waiting = refusal(deposit.result({ signal: page.signal }));
+    const leaving = new Error("the shopper left the page");
+    page.abort(leaving);
+    expect(await waiting).toBe(leaving);
+    expect(await refusal(deposit.result({ signal: page.signal }))).toBe(leaving);
+    expect(deposit.status()).toBe("waiting");
+
+    await putRoom(intake.baseUrl, room, { startsAt: now(), guards: ["deposits"] });
+    expect(await deposit.result(RESULT_WAIT)).toMatchObject({ status: "succeeded", amount: 75 });
   });
 });

@@ -1,12 +1,18 @@
-// What the money and order routes take and answer, as the shop page sees them. Amounts are integers in the
-// deployment's minor unit (1..10^12); user ids are 1-64 characters of [A-Za-z0-9_-].
+// What the calls take and what the operations' GET routes answer, as a shop page sees them. Amounts are integers
+// in the deployment's minor unit; user ids are 1-64 characters of [A-Za-z0-9_-].
 
 export interface PaymentRequest {
   userId: string;
   amount: number;
   /** Pays this order (the amount must be the order's). */
   orderId?: string;
-  /** Reuse it to retry this payment later (another page load): the same key never pays twice. */
+  /** Reuse it to retry this payment later (after a reload): the same key never pays twice. Default: a UUID. */
+  idempotencyKey?: string;
+}
+
+export interface DepositRequest {
+  userId: string;
+  amount: number;
   idempotencyKey?: string;
 }
 
@@ -22,29 +28,25 @@ export interface OrderRequest {
   idempotencyKey?: string;
 }
 
-/** A 202: stored and queued; its outcome is read later (payment(id), order(id)). */
-export interface AcceptedOperation {
-  id: string;
-  status: "pending";
-  /** The key the request carried (the caller's or a generated one). */
-  idempotencyKey: string;
-  /** True when the key had been used with this body before: nothing new was created. */
-  replayed: boolean;
-}
-
-export interface AcceptedOrder extends AcceptedOperation {
-  amount: number;
-}
-
-export type OperationStatus = "pending" | "succeeded" | "failed";
-
-export interface OperationView {
+/** A payment or a deposit: GET /v1/payments/:id, /v1/deposits/:id. */
+export interface MoneyOperationView {
   id: string;
   userId: string;
   amount: number;
   currency: string;
   orderId?: string;
-  status: OperationStatus;
+  status: "pending" | "succeeded" | "failed";
+  failureReason?: string;
+  createdAt: string;
+  completedAt?: string;
+}
+
+/** GET /v1/coupon-issues/:id */
+export interface CouponIssueView {
+  id: string;
+  couponId: string;
+  userId: string;
+  status: "pending" | "succeeded" | "failed";
   failureReason?: string;
   createdAt: string;
   completedAt?: string;
@@ -52,6 +54,7 @@ export interface OperationView {
 
 export type OrderStatus = "pending" | "awaiting_payment" | "paid" | "cancelled" | "expired" | "failed";
 
+/** GET /v1/orders/:id */
 export interface OrderView {
   id: string;
   userId: string;
@@ -67,6 +70,15 @@ export interface OrderView {
   createdAt: string;
   expiresAt: string;
   updatedAt?: string;
+}
+
+/** GET /v1/catalog/products/:id: `available` is what new orders may still reserve. */
+export interface ProductView {
+  id: string;
+  name: string;
+  price: number;
+  currency: string;
+  available: number;
 }
 
 export interface WalletView {

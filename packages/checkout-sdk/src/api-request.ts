@@ -1,0 +1,67 @@
+// One call to the API with the SDK's retry rule. A retry repeats the same request, headers included, so a create
+// call keeps its Idempotency-Key and cannot create twice. Only what can succeed unchanged is retried: a network
+// error, a 429, a 503 (or a gateway's 502/504) unless its problem says `retryable: false`. A business refusal
+// (sold out, out of stock, a validation error) would be refused again exactly as it is: it is thrown at once.
+import { retryDelayMs, sleep } from "./backoff.ts";
+import { FloodgateError, type Problem, parseRetryAfter, problemError } from "./floodgate-errors.ts";
+
+/** The part of fetch the SDK uses; pass your own (a wrapper that adds tracing headers, a test's). */
+export type FetchFunction = (url: string, init?: RequestInit) => Promise<Response>;
+
+export interface ApiEndpoint {
+  /** Without a trailing slash; a relative one ("/api") resolves against the page, as fetch does. */
+  baseUrl: string;
+  fetch: FetchFunction;
+  maxRetries: number;
+}
+
+export interface ApiCall {
+  method?: "GET" | "POST";
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+const RETRIED_STATUSES = [429, 502, 503, 504];
+
+export async function apiRequest<T>(
+  api: ApiEndpoint,
+  path: string,
+  call: ApiCall = {},
+  maxRetries = api.maxRetries,
+): Promise<T> {
+  const headers = { ...call.headers };
+  // No content-type on a GET: a browser then sends it as a simple request, without a CORS preflight.
+  if (call.body !== undefined) headers["content-type"] = "application/json";
+  const init: RequestInit = { method: call.method ?? "GET", headers, body: JSON.stringify(call.body) };
+  for (let attempt = 0; ; attempt++) {
+    let response: Response;
+    let text: string;
+    try {
+      response = await api.fetch(api.baseUrl + path, init);
+      text = await response.text();
+    } catch (cause) {
+      if (attempt >= maxRetries) {
+        throw new FloodgateError({ code: "network_error", title: "The API could not be reached" }, { cause });
+      }
+      await sleep(retryDelayMs(attempt));
+      continue;
+    }
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : {};
+    } catch {
+      // Not JSON: a proxy's or load balancer's page. Its text is still the best detail there is.
+    }
+    if (response.ok) return body as T;
+    const status = response.status;
+    const problem: Problem =
+      body && typeof body === "object"
+        ? { ...body, status }
+        : { status, title: response.statusText, detail: text.slice(0, 200) };
+    const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+    if (attempt >= maxRetries || !RETRIED_STATUSES.includes(status) || problem.retryable === false) {
+      throw problemError(problem);
+    }
+    await sleep(retryDelayMs(attempt, retryAfter));
+  }
+}

@@ -1,0 +1,106 @@
+// A shop page's checkout: the five calls that create something, each an operation handle (operation-handle.ts),
+// and the two reads a page shows. One instance per page is the intent: the admission tokens its waiting rooms
+// gave are kept on it, so the order and then the payment of one shopper queue once.
+import { apiRequest, type FetchFunction } from "./api-request.ts";
+import type { CheckoutContext } from "./checkout-context.ts";
+import type {
+  CouponIssueView,
+  DepositRequest,
+  MoneyOperationView,
+  OrderRequest,
+  OrderView,
+  PaymentRequest,
+  ProductView,
+  WalletView,
+} from "./checkout-views.ts";
+import type { WebSocketConstructor } from "./json-socket.ts";
+import { type Operation, type OperationSpec, startOperation } from "./operation-handle.ts";
+
+export interface CheckoutOptions {
+  /** e.g. https://api.shop.example; a relative one ("" or "/api") resolves against the page in a browser. */
+  baseUrl: string;
+  /** Default: the global fetch. */
+  fetch?: FetchFunction;
+  /** Default: the global WebSocket; null polls only. */
+  WebSocket?: WebSocketConstructor | null;
+  /** Retries of a network error, a 429 or a 503 per request (the waits grow, at least Retry-After). Default 4. */
+  maxRetries?: number;
+  /** How often the polling fallback reads a status or a ticket. Default 1000. */
+  pollIntervalMs?: number;
+}
+
+export interface Checkout {
+  pay(request: PaymentRequest): Operation<MoneyOperationView>;
+  deposit(request: DepositRequest): Operation<MoneyOperationView>;
+  /** One coupon per user: the server dedupes by (coupon, user) and refuses a second with AlreadyIssuedError. */
+  claimCoupon(
+    couponId: string,
+    options: { userId: string; idempotencyKey?: string },
+  ): Operation<CouponIssueView>;
+  /** Final once the order leaves "pending": awaiting_payment (then pay it with orderId), or it failed. */
+  placeOrder(request: OrderRequest): Operation<OrderView>;
+  /** Final once the order has ended: cancelled, or paid/expired if that came first. */
+  cancelOrder(orderId: string, options?: { userId?: string; idempotencyKey?: string }): Operation<OrderView>;
+  product(productId: string): Promise<ProductView>;
+  wallet(userId: string): Promise<WalletView>;
+}
+
+// The server validates every id, but only an encoded one cannot turn a stray "/" or "?" into another route.
+const encoded = encodeURIComponent;
+
+export function createCheckout(options: CheckoutOptions): Checkout {
+  const context: CheckoutContext = {
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    // Called through globalThis: a browser's fetch called as a method of another object throws "Illegal invocation".
+    fetch: options.fetch ?? ((url, init) => fetch(url, init)),
+    WebSocket: (options.WebSocket === undefined ? globalThis.WebSocket : options.WebSocket) ?? undefined,
+    maxRetries: options.maxRetries ?? 4,
+    pollIntervalMs: options.pollIntervalMs ?? 1000,
+    tokens: new Map(),
+    guards: new Map(),
+  };
+  const start = <V extends { status: string }>(
+    guard: string,
+    path: string,
+    readPath: string,
+    userId: string | undefined,
+    idempotencyKey: string | undefined,
+    body?: OperationSpec["body"],
+    open = ["pending"],
+  ) => startOperation<V>(context, { guard, path, readPath, userId, idempotencyKey, body, open });
+  const read = <T>(path: string) => apiRequest<T>(context, path);
+
+  return {
+    pay: ({ userId, amount, orderId, idempotencyKey }) =>
+      start("payments", "/v1/payments", "/v1/payments/", userId, idempotencyKey, { userId, amount, orderId }),
+    deposit: ({ userId, amount, idempotencyKey }) =>
+      start("deposits", `/v1/wallets/${encoded(userId)}/deposits`, "/v1/deposits/", userId, idempotencyKey, {
+        amount,
+      }),
+    claimCoupon: (couponId, { userId, idempotencyKey }) =>
+      start(
+        "coupon-issues",
+        `/v1/coupons/${encoded(couponId)}/issues`,
+        "/v1/coupon-issues/",
+        userId,
+        idempotencyKey,
+        {
+          userId,
+        },
+      ),
+    placeOrder: ({ userId, items, couponIssueId, idempotencyKey }) =>
+      start("orders", "/v1/orders", "/v1/orders/", userId, idempotencyKey, { userId, items, couponIssueId }),
+    cancelOrder: (orderId, { userId, idempotencyKey } = {}) =>
+      start(
+        "orders",
+        `/v1/orders/${encoded(orderId)}/cancel`,
+        "/v1/orders/",
+        userId,
+        idempotencyKey,
+        undefined,
+        ["pending", "awaiting_payment"],
+      ),
+    product: (productId) => read(`/v1/catalog/products/${encoded(productId)}`),
+    wallet: (userId) => read(`/v1/wallets/${encoded(userId)}`),
+  };
+}

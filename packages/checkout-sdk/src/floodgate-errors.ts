@@ -1,0 +1,94 @@
+// Every refusal Floodgate answers is RFC 9457 problem+json; these turn one into an Error a page can branch on by
+// class (`instanceof SoldOutError`) or by `code`. An operation that was accepted and then failed (a payment the
+// wallet could not cover) becomes one too, and so does a network that stayed down through every retry, so a page
+// handles one error shape whichever way a checkout went wrong.
+
+export interface Problem {
+  type?: string;
+  title?: string;
+  /** The HTTP status; absent for an operation that was accepted and failed later. */
+  status?: number;
+  detail?: string;
+  code?: string;
+  retryable?: boolean;
+  field?: string;
+  errors?: { field: string; pointer?: string; detail: string }[];
+  /** already_issued, idempotency_key_reused, coupon_already_used: what already exists. */
+  existingId?: string;
+  /** out_of_stock: every line that could not be reserved. */
+  lines?: { line: number; productId: string; requested: number; available: number }[];
+  /** waiting_room_required: the room to join, its join path (relative to the API) and why. */
+  roomId?: string;
+  joinUrl?: string;
+  reason?: string;
+  /** A final failure: the operation's view as the server last showed it. */
+  operation?: unknown;
+  [extension: string]: unknown;
+}
+
+export class FloodgateError extends Error {
+  /** The problem's code, a failed operation's failureReason, or http_<status> when the body was not a problem. */
+  readonly code: string;
+  /** The HTTP status of a refusal; undefined when the request never got an answer or the operation failed later. */
+  readonly status: number | undefined;
+  readonly problem: Problem;
+
+  constructor(problem: Problem, options?: { cause?: unknown }) {
+    const code = problem.code ?? `http_${problem.status}`;
+    super(problem.detail ?? problem.title ?? code, options);
+    this.name = "FloodgateError";
+    this.code = code;
+    this.status = problem.status;
+    this.problem = problem;
+  }
+}
+
+/** 409 out_of_stock: `lines` says what was asked for and what was left, per line. */
+export class OutOfStockError extends FloodgateError {
+  override name = "OutOfStockError";
+  readonly lines = this.problem.lines ?? [];
+}
+
+/** 410 sold_out: every unit of the coupon is issued. */
+export class SoldOutError extends FloodgateError {
+  override name = "SoldOutError";
+}
+
+/** 409 already_issued: this user already holds the coupon (`existingId` is that issue). */
+export class AlreadyIssuedError extends FloodgateError {
+  override name = "AlreadyIssuedError";
+  readonly existingId = this.problem.existingId;
+}
+
+/** A payment that ended failed because the wallet could not cover it (`problem.operation` is the payment). */
+export class InsufficientFundsError extends FloodgateError {
+  override name = "InsufficientFundsError";
+}
+
+/** 400 or 422: the request as it is can never succeed; `field` names the first field at fault. */
+export class ValidationError extends FloodgateError {
+  override name = "ValidationError";
+  readonly field = this.problem.field;
+}
+
+const TYPED: Record<string, typeof FloodgateError> = {
+  out_of_stock: OutOfStockError,
+  sold_out: SoldOutError,
+  already_issued: AlreadyIssuedError,
+  insufficient_funds: InsufficientFundsError,
+};
+
+/** The error class a problem maps to: by code first, then any 400 or 422 is a validation error. */
+export function problemError(problem: Problem): FloodgateError {
+  const status = problem.status;
+  const Type =
+    TYPED[problem.code ?? ""] ?? (status === 400 || status === 422 ? ValidationError : FloodgateError);
+  return new Type(problem);
+}
+
+/** Retry-After is delay-seconds or an HTTP date (RFC 9110); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = /^\s*\d+\s*$/.test(value) ? Number(value) : (Date.parse(value) - Date.now()) / 1000;
+  return seconds >= 0 ? seconds : seconds < 0 ? 0 : undefined;
+}

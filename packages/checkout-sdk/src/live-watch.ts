@@ -1,0 +1,79 @@
+// Following something the server changes on its own time (a ticket's place in a room, an operation's status):
+// its WebSocket first. A socket that ends before the end is reopened after a backoff (any intake will do: the
+// first message is the current state); after MAX_SOCKET_FAILURES failures in a row, or with no WebSocket at
+// all, a GET every pollIntervalMs does the same job. `step` sees each message (or polled body) and returns the
+// value to finish with, undefined to keep following, or throws to fail.
+import { apiRequest } from "./api-request.ts";
+import { retryDelayMs, sleep } from "./backoff.ts";
+import type { CheckoutContext } from "./checkout-context.ts";
+import { type FloodgateError, problemError } from "./floodgate-errors.ts";
+import { type JsonSocket, openJsonSocket } from "./json-socket.ts";
+import { socketUrl } from "./socket-url.ts";
+
+export interface LiveSource<T> {
+  /** e.g. /v1/operations/pay_.../ws */
+  socketPath: string;
+  /** The GET that answers the same state, e.g. /v1/payments/pay_... */
+  pollPath: string;
+  /** Each message or polled body but the refusals ({type: "error"}), which reject the watch. */
+  // biome-ignore lint/suspicious/noExplicitAny: the server's JSON, each step reads the fields it knows.
+  step(data: any, fromSocket: boolean): T | undefined;
+}
+
+const MAX_SOCKET_FAILURES = 3;
+
+export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    let socket: JsonSocket | undefined;
+    let failures = 0;
+
+    const finish = (settle: () => void) => {
+      done = true;
+      socket?.close();
+      settle();
+    };
+    // biome-ignore lint/suspicious/noExplicitAny: see step.
+    const take = (data: any, fromSocket: boolean) => {
+      if (done) return;
+      try {
+        // The sockets' refusal ({type: "error", problem} or the ticket's {type: "error", code, detail}).
+        if (data.type === "error")
+          throw problemError(data.problem ?? { code: data.code, detail: data.detail });
+        const value = source.step(data, fromSocket);
+        if (value !== undefined) finish(() => resolve(value));
+      } catch (error) {
+        finish(() => reject(error));
+      }
+    };
+
+    const poll = async () => {
+      while (!done) {
+        try {
+          take(await apiRequest(context, source.pollPath, {}, 0), false);
+        } catch (error) {
+          // A 4xx (not found, malformed) will not change; offline for a moment or a 5xx: the next poll retries.
+          const status = (error as FloodgateError).status ?? 0;
+          if (status >= 400 && status < 500 && status !== 429 && !done) finish(() => reject(error));
+        }
+        if (!done) await sleep(context.pollIntervalMs);
+      }
+    };
+
+    const connect = () => {
+      if (done) return;
+      if (!context.WebSocket || failures >= MAX_SOCKET_FAILURES) return void poll();
+      socket = openJsonSocket(
+        context.WebSocket,
+        socketUrl(context.baseUrl, source.socketPath),
+        (message) => take(message, true),
+        (heardFrom) => {
+          // A socket that worked and then dropped (an intake restarting) starts a new run of failures.
+          failures = heardFrom ? 1 : failures + 1;
+          setTimeout(connect, failures < MAX_SOCKET_FAILURES ? retryDelayMs(failures) : 0);
+        },
+      );
+    };
+    connect();
+  });
+}

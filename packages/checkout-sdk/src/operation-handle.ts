@@ -1,0 +1,159 @@
+// One logical operation (a payment, an order...) from the click to its final status. It starts at once and
+// keeps ONE Idempotency-Key for its whole life: every retry and every resubmission after a waiting room carries
+// it, so however often the request is sent, the server creates the operation once. Then it follows the status
+// over the operation's WebSocket (polling when that fails) until it is final for this call.
+import { apiRequest } from "./api-request.ts";
+import type { CheckoutContext } from "./checkout-context.ts";
+import { type FloodgateError, problemError } from "./floodgate-errors.ts";
+import { newIdempotencyKey } from "./idempotency-key.ts";
+import { watchLive } from "./live-watch.ts";
+import { type RoomEvents, waitInRoom } from "./waiting-room-queue.ts";
+
+export interface ResultOptions {
+  /** Stops waiting (result() rejects with its reason); the operation itself goes on on the server. */
+  signal?: AbortSignal;
+  /** Rejects result() with a TimeoutError DOMException after this long. */
+  timeoutMs?: number;
+}
+
+export type OperationEvents<V> = RoomEvents & { status: V };
+
+export interface Operation<V> {
+  readonly idempotencyKey: string;
+  /** The server's id, once it answered 202. */
+  readonly id: string | undefined;
+  /** "submitting", "waiting" while in a waiting room, then the server's status as last seen. */
+  status(): string;
+  /** The final view; rejects with a FloodgateError (its typed subclasses) on a refusal or a final failure. */
+  result(options?: ResultOptions): Promise<V>;
+  /** Returns a function that removes the listener. */
+  on<E extends keyof OperationEvents<V>>(
+    event: E,
+    listener: (value: OperationEvents<V>[E]) => void,
+  ): () => void;
+}
+
+export interface OperationSpec {
+  /** The POST that creates it, and the GET route (before the id) that reads it. */
+  path: string;
+  body?: Record<string, unknown>;
+  readPath: string;
+  /** Its route class, the one a waiting room guards (payments, deposits, coupon-issues, orders). */
+  guard: string;
+  /** Whose place to take in a waiting room. */
+  userId: string | undefined;
+  idempotencyKey: string | undefined;
+  /** Statuses that are not final for this call (an order awaiting payment is final for placeOrder). */
+  open: string[];
+}
+
+const MAX_ROOM_VISITS = 3;
+
+export function startOperation<V extends { status: string; failureReason?: string }>(
+  context: CheckoutContext,
+  spec: OperationSpec,
+): Operation<V> {
+  const idempotencyKey = spec.idempotencyKey ?? newIdempotencyKey();
+  // Typed by Operation["on"]; inside, one set of listeners per event name.
+  const listeners: Record<string, Set<(value: unknown) => void>> = {};
+  let status = "submitting";
+  let id: string | undefined;
+
+  const emit = (event: string, value: unknown) => {
+    for (const listener of listeners[event] ?? []) {
+      try {
+        listener(value);
+      } catch (error) {
+        // A page's bug must not end the operation: reported as an uncaught error, as an event handler's is.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  };
+
+  const submit = async (): Promise<{ id: string; status: string }> => {
+    for (let visits = 0; ; visits++) {
+      const roomKey = `${context.guards.get(spec.guard)} ${spec.userId}`;
+      const token = context.tokens.get(roomKey);
+      const headers: Record<string, string> = { "idempotency-key": idempotencyKey };
+      if (token) headers["admission-token"] = token;
+      try {
+        return await apiRequest(context, spec.path, { method: "POST", body: spec.body, headers });
+      } catch (error) {
+        const problem = (error as FloodgateError).problem;
+        if (problem?.code !== "waiting_room_required" || !spec.userId || visits >= MAX_ROOM_VISITS)
+          throw error;
+        const roomId = problem.roomId;
+        const key = `${roomId} ${spec.userId}`;
+        context.guards.set(spec.guard, roomId ?? "");
+        // The token sent was refused (expired, revoked): queue again. One this user holds for the room that
+        // guards the route now is sent without queueing.
+        if (token && context.tokens.get(key) === token) context.tokens.delete(key);
+        if (!context.tokens.has(key)) {
+          status = "waiting";
+          context.tokens.set(key, await waitInRoom(context, problem, spec.userId, emit));
+          status = "submitting";
+        }
+      }
+    }
+  };
+
+  const final = submit().then((accepted) => {
+    id = accepted.id;
+    status = accepted.status;
+    return watchLive<V>(context, {
+      socketPath: `/v1/operations/${id}/ws`,
+      pollPath: spec.readPath + id,
+      step(data, fromSocket) {
+        const view: V = fromSocket ? data.operation : data;
+        status = view.status;
+        emit("status", view);
+        if (spec.open.includes(status)) return undefined;
+        if (status !== "failed") return view;
+        const reason = view.failureReason ?? "failed";
+        throw problemError({ code: reason, detail: `${id} failed: ${reason}`, operation: view });
+      },
+    });
+  });
+  // Nobody may ever ask for the result: its failure must not be an unhandled rejection.
+  final.catch(() => undefined);
+
+  return {
+    idempotencyKey,
+    get id() {
+      return id;
+    },
+    status: () => status,
+    on(event, listener) {
+      listeners[event] ??= new Set();
+      const set = listeners[event];
+      set.add(listener as (value: unknown) => void);
+      return () => set.delete(listener as (value: unknown) => void);
+    },
+    result({ signal, timeoutMs } = {}) {
+      return new Promise<V>((resolve, reject) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const settle = (fn: () => void) => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          fn();
+        };
+        const onAbort = () => settle(() => reject(signal?.reason));
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener("abort", onAbort);
+        if (timeoutMs !== undefined) {
+          timer = setTimeout(
+            () =>
+              settle(() => reject(new DOMException(`no final status in ${timeoutMs} ms`, "TimeoutError"))),
+            timeoutMs,
+          );
+        }
+        final.then(
+          (view) => settle(() => resolve(view)),
+          (error) => settle(() => reject(error)),
+        );
+      });
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// Waiting in the room a 403 waiting_room_required named: join it (one place per user: joining again returns the
+// same ticket), report the place each time it changes, live from the ticket's WebSocket (or by polling, which
+// also keeps the place), and hand back the admission token once the room admits the ticket.
+import { apiRequest } from "./api-request.ts";
+import type { CheckoutContext } from "./checkout-context.ts";
+import { FloodgateError, type Problem } from "./floodgate-errors.ts";
+import { watchLive } from "./live-watch.ts";
+
+export interface PositionEvent {
+  roomId: string;
+  /** 1-based place in the queue (before the room opens: how many joined early). */
+  position: number;
+  etaSeconds: number;
+}
+
+export interface AdmittedEvent {
+  roomId: string;
+  /** ISO time; after it the token no longer opens the guarded routes and the SDK queues again. */
+  expiresAt: string;
+}
+
+export interface RoomEvents {
+  position: PositionEvent;
+  admitted: AdmittedEvent;
+}
+
+export type RoomEmitter = (event: keyof RoomEvents, value: RoomEvents[keyof RoomEvents]) => void;
+
+/** Resolves with the admission token; rejects with FloodgateError admission_lost when the ticket expired, was
+ * abandoned or revoked before its admission (the problem's `reason`). */
+export async function waitInRoom(
+  context: CheckoutContext,
+  problem: Problem,
+  userId: string,
+  emit: RoomEmitter,
+): Promise<string> {
+  const roomId = problem.roomId ?? "";
+  const ticket = await apiRequest<{ ticketId: string }>(
+    context,
+    problem.joinUrl ?? `/v1/rooms/${encodeURIComponent(roomId)}/tickets`,
+    { method: "POST", body: { userId } },
+  );
+  const ticketPath = `/v1/rooms/${encodeURIComponent(roomId)}/tickets/${encodeURIComponent(ticket.ticketId)}`;
+  let shown: number | undefined;
+  // The join's answer, a polled ticket and a socket message: {status | type, position, admissionToken...}.
+  // biome-ignore lint/suspicious/noExplicitAny: the server's JSON, read field by field.
+  const step = (data: any): { token: string; expiresAt: string } | undefined => {
+    const kind = data.type ?? data.status;
+    if (kind === "admitted") return { token: data.admissionToken, expiresAt: data.expiresAt };
+    if (kind === "position" || kind === "waiting") {
+      if (data.position !== shown)
+        emit("position", { roomId, position: data.position, etaSeconds: data.etaSeconds });
+      shown = data.position;
+      return undefined;
+    }
+    const reason = data.reason ?? kind;
+    throw new FloodgateError({
+      code: "admission_lost",
+      roomId,
+      reason,
+      detail: `the room's ticket ${reason}`,
+    });
+  };
+  const admission =
+    step(ticket) ??
+    (await watchLive(context, { socketPath: `${ticketPath}/ws`, pollPath: ticketPath, step }));
+  emit("admitted", { roomId, expiresAt: admission.expiresAt });
+  return admission.token;
+}

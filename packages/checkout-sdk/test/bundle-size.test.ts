@@ -1,0 +1,43 @@
+// The SDK's budget: under 6 KB minified + gzipped, measured on the very bundle a browser is served
+// (src/build/browser-bundle.ts, which scripts/measure-bundle-size.ts prints). The bundle must also load as an ES
+// module and export the API, or a small number would mean nothing.
+import { describe, expect, it } from "vitest";
+import { buildBrowserBundle, measureBundleSize } from "../scripts/measure-bundle-size.ts";
+
+const BUDGET_BYTES = 6 * 1024;
+
+describe("the browser bundle", () => {
+  it("is under 6 KB minified + gzipped", async () => {
+    const { minifiedBytes, gzippedBytes } = await measureBundleSize();
+    expect(gzippedBytes).toBeLessThan(BUDGET_BYTES);
+    expect(gzippedBytes).toBeLessThan(minifiedBytes);
+  });
+
+  it("is one ES module exporting the whole API, with no imports left", async () => {
+    const text = await buildBrowserBundle();
+    expect(text).not.toMatch(/\bimport\s*[{("']/);
+    const sdk = await import(`data:text/javascript;base64,${Buffer.from(text).toString("base64")}`);
+    expect(Object.keys(sdk).sort()).toEqual([
+      "AlreadyIssuedError",
+      "FloodgateError",
+      "InsufficientFundsError",
+      "OutOfStockError",
+      "SoldOutError",
+      "ValidationError",
+      "createCheckout",
+    ]);
+    const checkout = sdk.createCheckout({ baseUrl: "http://127.0.0.1:1" });
+    expect(Object.keys(checkout).sort()).toEqual([
+      "cancelOrder",
+      "claimCoupon",
+      "deposit",
+      "pay",
+      "placeOrder",
+      "product",
+      "wallet",
+    ]);
+    const error = new sdk.SoldOutError({ status: 410, code: "sold_out", detail: "gone" });
+    expect(error).toBeInstanceOf(sdk.FloodgateError);
+    expect(error).toMatchObject({ name: "SoldOutError", code: "sold_out", status: 410, message: "gone" });
+  });
+});
