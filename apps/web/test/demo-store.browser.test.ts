@@ -192,3 +192,49 @@ describe("the demo store in Chromium", () => {
     expect(await shards.forShopper("shopper-late")).toEqual({ orders: [], payments: [] });
   });
 });
+
+describe("a newcomer in Chromium", () => {
+  it("runs a flash sale from the admin strip alone: product, room, crowd, purchase, restock, close", async () => {
+    demo = await openDemoPage(browser, intake.baseUrl, { room: "newcomer", shopper: "newcomer" });
+    const { page } = demo;
+    expect(await page.textContent("#product-name")).toBe("No product yet");
+    expect(await page.isDisabled("#buy")).toBe(true);
+    const adminSays = async (button: string, words: RegExp) => {
+      await page.click(button);
+      await page.waitForFunction(
+        (pattern) => new RegExp(pattern).test(document.querySelector("#admin-status")?.textContent ?? ""),
+        words.source,
+        { timeout: 15_000 },
+      );
+    };
+
+    await page.fill("#admin-key", ADMIN_API_KEY);
+    await adminSays("#setup-product", /^Product prd_\w+ created with 10 in stock\.$/);
+    await demo.stockToRead(10);
+    const productId = new URL(page.url()).searchParams.get("product");
+    expect(productId).toMatch(/^prd_/);
+
+    await page.fill("#admit-rate", "5");
+    await adminSays("#open-room", /^Room newcomer open: orders and payments queue, 5 admitted per second\.$/);
+    await adminSays("#crowd", /^40 shoppers joined the queue of room newcomer/);
+    await demo.recordQueue();
+    expect((await demo.buy()).outcome).toBe("paid");
+    const places = (await demo.recordedQueue()).map((line) => line.position);
+    expect(places.some((position) => position > 1)).toBe(true);
+    expect(places.at(-1)).toBe(0);
+    await demo.stockToRead(9);
+
+    await adminSays("#restock", /^Restocked: 19 available now\.$/);
+    await demo.stockToRead(19);
+    await adminSays("#close-room", /^Room newcomer closed/);
+    await page.waitForFunction(() =>
+      document.querySelector("#room-summary")?.textContent?.startsWith("closed"),
+    );
+
+    // The product is remembered: the bare /demo link opens on it again.
+    await page.goto(`${intake.baseUrl}/demo`);
+    await page.waitForSelector("body[data-ready=true]");
+    expect(await page.textContent("#product-note")).toBe(`Product ${productId}`);
+    await demo.stockToRead(19);
+  });
+});

@@ -34,13 +34,15 @@ export interface Outcome {
 export async function openDemoPage(
   browser: Browser,
   baseUrl: string,
-  link: { product: string; room: string; shopper: string },
+  link: { product?: string; room: string; shopper: string },
 ): Promise<DemoPage> {
   const context: BrowserContext = await browser.newContext();
   const page = await context.newPage();
   const pageErrors: string[] = [];
   page.on("pageerror", (error) => pageErrors.push(error.message));
-  const query = new URLSearchParams(link).toString();
+  const query = new URLSearchParams(
+    Object.entries(link).filter(([, value]) => value !== undefined),
+  ).toString();
   await page.goto(`${baseUrl}/demo/?${query}`);
   await page.waitForSelector("body[data-ready=true]", { timeout: 15_000 }).catch((error: Error) => {
     throw new Error(`the demo page did not start (${error.message}); page errors: ${pageErrors}`);
