@@ -22,7 +22,8 @@ export interface Operation<V> {
   readonly idempotencyKey: string;
   /** The server's id, once it answered 202. */
   readonly id: string | undefined;
-  /** "submitting", "waiting" while in a waiting room, then the server's status as last seen. */
+  /** "submitting", "waiting" while in a waiting room, then the server's status as last seen; "refused" when
+   * the request itself was refused (result() rejects with why). */
   status(): string;
   /** The final view; rejects with a FloodgateError (its typed subclasses) on a refusal or a final failure. */
   result(options?: ResultOptions): Promise<V>;
@@ -99,23 +100,29 @@ export function startOperation<V extends { status: string; failureReason?: strin
     }
   };
 
-  const final = submit().then((accepted) => {
-    id = accepted.id;
-    status = accepted.status;
-    return watchLive<V>(context, {
-      socketPath: `/v1/operations/${id}/ws`,
-      pollPath: spec.readPath + id,
-      step(data, fromSocket) {
-        const view: V = fromSocket ? data.operation : data;
-        status = view.status;
-        emit("status", view);
-        if (spec.open.includes(status)) return undefined;
-        if (status !== "failed") return view;
-        const reason = view.failureReason ?? "failed";
-        throw problemError({ code: reason, detail: `${id} failed: ${reason}`, operation: view });
-      },
-    });
-  });
+  const final = submit().then(
+    (accepted) => {
+      id = accepted.id;
+      status = accepted.status;
+      return watchLive<V>(context, {
+        socketPath: `/v1/operations/${id}/ws`,
+        pollPath: spec.readPath + id,
+        step(data, fromSocket) {
+          const view: V = fromSocket ? data.operation : data;
+          status = view.status;
+          emit("status", view);
+          if (spec.open.includes(status)) return undefined;
+          if (status !== "failed") return view;
+          const reason = view.failureReason ?? "failed";
+          throw problemError({ code: reason, detail: `${id} failed: ${reason}`, operation: view });
+        },
+      });
+    },
+    (error) => {
+      status = "refused";
+      throw error;
+    },
+  );
   // Nobody may ever ask for the result: its failure must not be an unhandled rejection.
   final.catch(() => undefined);
 

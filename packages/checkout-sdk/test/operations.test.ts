@@ -156,6 +156,7 @@ describe("refusals", () => {
       problem: { status: 409, code: "out_of_stock", retryable: false },
     });
     expect(order.id).toBeUndefined();
+    expect(order.status()).toBe("refused");
 
     const badUser = await refusal(checkout.pay({ userId: "not a user id", amount: 10 }).result());
     expect(badUser).toBeInstanceOf(ValidationError);
