@@ -28,8 +28,14 @@ export async function buyOne({ checkout, steps, productId, shopperId, formatAmou
   try {
     steps.set("order", "active", "placing the order…");
     const order = checkout.placeOrder({ userId: shopperId, items: [{ productId, quantity: 1 }] });
-    order.on("position", (place) => steps.queuePosition(place));
-    order.on("admitted", (admission) => steps.queueAdmitted(admission));
+    order.on("position", (place) => {
+      steps.queuePosition(place);
+      steps.set("order", "active", "sent once it is your turn");
+    });
+    order.on("admitted", (admission) => {
+      steps.queueAdmitted(admission);
+      steps.set("order", "active", "placing the order…");
+    });
     const placed = await order.result({ timeoutMs: OPERATION_TIMEOUT_MS });
     settleQueue(steps);
     if (placed.status !== "awaiting_payment") {
