@@ -81,6 +81,7 @@ log(
 );
 log(`intake   ${base}  (${config.intakeProcesses} process${config.intakeProcesses > 1 ? "es" : ""})`);
 log(`         POST ${base}/v1/payments   GET ${base}/readyz   GET ${base}/metrics`);
+log(`demo     ${base}/demo/  (a flash sale on one page: paste the admin key below into its admin strip)`);
 log(
   admin.generated
     ? `admin    key ${admin.key} (generated for this run; set ADMIN_API_KEY to choose one): Authorization: Bearer <key> on POST ${base}/v1/coupons`
