@@ -12,9 +12,9 @@ import {
   type TestEnvironment,
   type WorkerProcess,
 } from "@floodgate/test-fixtures";
+import { chromiumPath, launchChromium } from "@floodgate/test-fixtures/headless-chromium";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { chromiumPath, launchChromium } from "./support/chromium-browser.ts";
 import { type DemoPage, openDemoPage } from "./support/demo-page.ts";
 import { ShardRecords } from "./support/shard-records.ts";
 import { ADMIN_API_KEY, createProduct, joinAhead, putRoom } from "./support/store-admin.ts";

@@ -10,7 +10,8 @@ import {
   type TestEnvironment,
   type WorkerProcess,
 } from "@floodgate/test-fixtures";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { chromiumPath, launchChromium } from "@floodgate/test-fixtures/headless-chromium";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AdmittedEvent,
@@ -18,7 +19,6 @@ import {
   type MoneyOperationView,
   type PositionEvent,
 } from "../src/index.ts";
-import { chromiumPath } from "./support/chromium-path.ts";
 import { ADMIN_API_KEY, joinAhead, putRoom } from "./support/room-admin.ts";
 import { type ShopPageServer, startShopPageServer } from "./support/shop-page-server.ts";
 
@@ -58,19 +58,7 @@ beforeAll(async () => {
     env: { ADMIN_API_KEY, CORS_ORIGINS: shop.origin },
   });
   [intake, worker] = await Promise.all([startIntakeProcess(env.config), startWorkerProcess(env.config)]);
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium(executablePath);
   page = await browser.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
   page.on("console", (message) => {

@@ -1,5 +1,5 @@
-// Headless Chromium for the demo store's tests: CHROMIUM_PATH, else the usual system locations (Debian's
-// package in CI). A missing browser fails the file with a message saying how to get one, never a skip.
+// Headless Chromium for the browser tests (the SDK's checkout page, the demo store): CHROMIUM_PATH, else the usual
+// system locations (Debian's package in CI). Its own entry point, so tests without a browser never load playwright. A missing browser fails the file with a message saying how to get one, never a skip.
 import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 
@@ -19,7 +19,8 @@ export function chromiumPath(): string {
   return found;
 }
 
-export function launchChromium(executablePath: string): Promise<Browser> {
+/** The flags keep a headless Chromium off the network this machine does not have (no background fetches). */
+export function launchChromium(executablePath: string = chromiumPath()): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
