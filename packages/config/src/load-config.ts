@@ -99,10 +99,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shardUrls,
     workers: read.int("WORKERS", 2, 0, 256),
     workerNice: read.int("WORKER_NICE", 10, 0, 19),
-    // One per cpu, at most 4: the intake is the heaviest single-threaded part, and a second process lets it use
-    // the second cpu while the first is busy (on the 2-vCPU development machine it lifts the highest payment
-    // rate at p99 < 50 ms by about a third).
-    intakeProcesses: read.int("INTAKE_PROCESSES", Math.min(4, availableParallelism()), 1, 256),
+    // One per cpu but one, at least 1 and at most 4: Redis, Postgres and the workers need a cpu of their own when
+    // they share the machine. Measured on the 2-vCPU development machine (bench/results/20261123T11*): one intake
+    // process answered the coupon drop at p99 20.8-22.0 ms where two took 24.9-29.9 ms, and reached the same
+    // highest payment rate (9,380/s against 9,195/s).
+    intakeProcesses: read.int(
+      "INTAKE_PROCESSES",
+      Math.max(1, Math.min(4, availableParallelism() - 1)),
+      1,
+      256,
+    ),
     logLevel: read.oneOf("LOG_LEVEL", "info", LOG_LEVELS),
     currency: read.string("CURRENCY", "KRW", /^[A-Z]{3}$/),
     streamPartitions: read.int("STREAM_PARTITIONS", 16, 1, 1024),
