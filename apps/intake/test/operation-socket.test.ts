@@ -11,10 +11,10 @@ import {
 } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY } from "./support/coupon-test-kit.ts";
 import { get, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
+import { type JsonSocket, openJsonSocket } from "./support/json-socket.ts";
 import { createProduct } from "./support/product-test-kit.ts";
 
 interface OperationMessage {
@@ -23,11 +23,9 @@ interface OperationMessage {
   problem?: { status: number; code: string; [field: string]: unknown };
 }
 
-interface OperationSocket {
-  messages: OperationMessage[];
-  closed: Promise<{ code: number; reason: string }>;
+/** Waits 20 s for a message: a status behind a worker's batch on a busy machine. */
+interface OperationSocket extends Omit<JsonSocket<OperationMessage>, "next"> {
   next(what: string, match?: (message: OperationMessage) => boolean): Promise<OperationMessage>;
-  close(): void;
 }
 
 let env: TestEnvironment;
@@ -56,54 +54,10 @@ const stopWorker = async () => {
 
 async function openOperationSocket(app: FastifyInstance, id: string): Promise<OperationSocket> {
   const { port } = app.server.address() as { port: number };
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/operations/${encodeURIComponent(id)}/ws`);
-  const messages: OperationMessage[] = [];
-  const waiters = new Set<() => void>();
-  const wakeAll = () => {
-    for (const wake of waiters) wake();
-  };
-  socket.on("message", (data) => {
-    messages.push(JSON.parse(String(data)) as OperationMessage);
-    wakeAll();
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.once("close", (code, reason) => {
-      resolve({ code, reason: String(reason) });
-      wakeAll();
-    }),
+  const socket = await openJsonSocket<OperationMessage>(
+    `ws://127.0.0.1:${port}/v1/operations/${encodeURIComponent(id)}/ws`,
   );
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", reject);
-  });
-  let read = 0;
-  return {
-    messages,
-    closed,
-    async next(what, match = () => true) {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        while (read < messages.length) {
-          const message = messages[read++]!;
-          if (match(message)) return message;
-        }
-        if (socket.readyState === WebSocket.CLOSED)
-          throw new Error(`socket closed before ${what}; got ${JSON.stringify(messages)}`);
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no ${what}; got ${JSON.stringify(messages)}`);
-        await new Promise<void>((resolve) => {
-          const wake = () => {
-            waiters.delete(wake);
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(wake, left);
-          waiters.add(wake);
-        });
-      }
-    },
-    close: () => socket.close(),
-  };
+  return { ...socket, next: (what, match = () => true) => socket.next(match, what, 20_000) };
 }
 
 const statusOf = (status: string) => (message: OperationMessage) => message.operation?.status === status;

@@ -4,33 +4,38 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from "fastify-plugin";
 import { ERRORS, type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 
+/** The RFC 9457 body of a problem: what an HTTP reply sends and what a WebSocket refusal carries. */
+export function problemBody(code: ErrorCode, extras: ProblemExtras, instance: string) {
+  const entry = ERRORS[code];
+  const { retryAfterSeconds: _, headers: __, ...rest } = extras;
+  const detail = extras.detail ?? entry.title;
+  // A client reads field errors from one place, `errors[]`, whatever refused the request.
+  if (extras.field !== undefined && extras.errors === undefined)
+    rest.errors = [{ field: extras.field, detail }];
+  return {
+    type: `/problems/${code.replaceAll("_", "-")}`,
+    title: entry.title,
+    status: entry.status,
+    code,
+    retryable: entry.retryable,
+    instance,
+    ...rest,
+    detail,
+  };
+}
+
 export function sendProblem(
   request: FastifyRequest,
   reply: FastifyReply,
   code: ErrorCode,
   extras: ProblemExtras = {},
 ) {
-  const entry = ERRORS[code];
   if (extras.retryAfterSeconds !== undefined) reply.header("Retry-After", String(extras.retryAfterSeconds));
   for (const [name, value] of Object.entries(extras.headers ?? {})) reply.header(name, value);
-  const { retryAfterSeconds: _, headers: __, ...rest } = extras;
-  const detail = extras.detail ?? entry.title;
-  // A client reads field errors from one place, `errors[]`, whatever refused the request.
-  if (extras.field !== undefined && extras.errors === undefined)
-    rest.errors = [{ field: extras.field, detail }];
   return reply
-    .code(entry.status)
+    .code(ERRORS[code].status)
     .type("application/problem+json")
-    .send({
-      type: `/problems/${code.replaceAll("_", "-")}`,
-      title: entry.title,
-      status: entry.status,
-      code,
-      retryable: entry.retryable,
-      instance: request.url,
-      ...rest,
-      detail,
-    });
+    .send(problemBody(code, extras, request.url));
 }
 
 interface AjvError {
