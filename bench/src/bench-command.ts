@@ -7,6 +7,7 @@ import { stopAllServices } from "./child-service.ts";
 import { calibrateCpu } from "./cpu-calibration.ts";
 import { runCleanups } from "./interrupt-cleanup.ts";
 import { log } from "./progress-line.ts";
+import { waitForQuietMachine } from "./quiet-machine.ts";
 import { fileTimestamp, RESULTS_DIR, writeResult } from "./result-file.ts";
 import type { Scenario } from "./scenario.ts";
 import { findScenario, SCENARIOS } from "./scenario-registry.ts";
@@ -45,6 +46,7 @@ async function main(args: string[]): Promise<number> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   try {
     const values = parseOptions(scenario.options, rest);
+    await waitForQuietMachine();
     // Before anything of the run starts: the machine's speed now, recorded with the result.
     const calibration = await calibrateCpu();
     log(
