@@ -5,9 +5,11 @@
 // shards, FIFO is checked against the room's records, and Redis round trips per accepted payment are counted
 // with rate limits on and off.
 import { randomBytes } from "node:crypto";
+import os from "node:os";
 import { loadConfig } from "@floodgate/config";
 import { Redis } from "ioredis";
 import { adminRequest } from "./admin-client.ts";
+import { startCpuMeter } from "./cpu-meter.ts";
 import { awaitDelivery } from "./delivery-wait.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import { auditFifo, parseTicketRecords } from "./flash-sale-fifo.ts";
@@ -107,7 +109,9 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         everyMs: 20,
         someoneElsesToken: () => crowd?.someToken() ?? null,
       });
+      const meter = startCpuMeter(os.availableParallelism());
       const joins = await crowd.join();
+      const joinCpu = meter.stop();
       const idealSeconds = options.users / options.admit;
       if (startsAt !== null)
         log(`the room starts at ${new Date(startsAt).toISOString()}: earlier joins wait in the pre-queue`);
@@ -166,6 +170,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
           ),
           statusCounts: joins.statusCounts,
           latencyMs: summarizeLatencies(joins.latencies),
+          cpu: joinCpu,
         },
         sockets: {
           watchers: sockets.length,

@@ -1,6 +1,7 @@
 // The flash sale's result: what the shoppers saw (joins, sockets, pushes, payments), what the room's records
 // say (FIFO), what the probes met, and the round trips with limits on and off; then the checks issue 3 asks
 // for, each with the figure it was judged on.
+import { type CpuUsage, describeCpuUsage } from "./cpu-meter.ts";
 import type { DeliveryAudit } from "./delivery-audit.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
 import type { ProbeCounts } from "./flash-sale-probe.ts";
@@ -18,6 +19,8 @@ export interface FlashSaleRun {
     answeredRate: number;
     statusCounts: Record<string, number>;
     latencyMs: LatencySummary | null;
+    /** Where the cpu went while the shoppers joined (null where /proc is not there). */
+    cpu: CpuUsage | null;
   };
   sockets: {
     watchers: number;
@@ -129,6 +132,7 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
     const a = sale.admission;
     lines.push(
       `joins: ${formatCount(a.users)} shoppers offered at ${formatCount(sale.joins.offeredRate)}/s, answered ${formatCount(sale.joins.answeredRate)}/s; ${formatLatency(sale.joins.latencyMs)}; ${JSON.stringify(sale.joins.statusCounts)}`,
+      `  while joining: ${describeCpuUsage(sale.joins.cpu)}`,
       `sockets: ${formatCount(sale.sockets.opened)} opened of ${formatCount(sale.sockets.watchers)}, ${formatCount(sale.sockets.peakOpen)} open at once, ${formatCount(sale.sockets.withPosition)} with a live position (${formatCount(sale.sockets.positionMessages)} position messages); pollers ${formatCount(sale.pollers.watchers)} (${formatCount(sale.pollers.polls)} polls)`,
       `admission: ${formatCount(a.admitted)} admitted at ${formatCount(a.admitPerSecond)}/s in ${a.seconds ?? "?"} s (ideal ${a.idealSeconds} s = users / rate); inversions by sequence ${a.seqInversions}, as joined ${a.joinOrderInversions} (of ${formatCount(a.joinOrderChecked)} joins after the start)`,
       `push delay (WebSocket open at admission, admission -> message): ${formatLatency(sale.pushDelayMs)}`,

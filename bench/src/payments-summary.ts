@@ -1,4 +1,5 @@
 // The payments result as JSON types, the Floodgate/baseline comparison, and the printed summary.
+import { describeCpuUsage } from "./cpu-meter.ts";
 import type { DrainResult } from "./drain-phase.ts";
 import { formatLatency } from "./latency-summary.ts";
 import type { MaxRateResult } from "./max-rate-search.ts";
@@ -56,6 +57,7 @@ function rateLines(phase: RatePhaseResult): string[] {
   const lines = [
     `  offered ${formatCount(phase.offeredRate)}/s for ${phase.durationS} s over ${phase.connections} connections (${phase.slices} slice${phase.slices === 1 ? "" : "s"}): accepted ${formatCount(phase.accepted)} (${formatCount(phase.acceptedRate)}/s), non-2xx ${phase.non2xx}, errors ${phase.errors} (timeouts ${phase.timeouts})`,
     `  intake latency      ${formatLatency(phase.intakeLatencyMs)}`,
+    `  ${describeCpuUsage(phase.cpu)}`,
   ];
   if (asynchronous) {
     lines.push(`  end-to-end latency  ${formatLatency(audit.endToEndMs)}  (completed_at - created_at)`);

@@ -1,7 +1,9 @@
 // One fixed-rate phase: payments at `rate`/s for `durationS`, then wait for every accepted payment to be
 // applied and audit the shards. Used for the main run and for each stage of the --max search.
 
+import os from "node:os";
 import type { BenchTarget } from "./bench-target.ts";
+import { type CpuUsage, startCpuMeter } from "./cpu-meter.ts";
 import type { DeliveryAudit } from "./delivery-audit.ts";
 import { awaitDelivery } from "./delivery-wait.ts";
 import { type LatencySummary, summarizeLatencies } from "./latency-summary.ts";
@@ -24,6 +26,8 @@ export interface RatePhaseResult {
   statusCounts: Record<string, number>;
   /** Response times seen by the load generator, every response. */
   intakeLatencyMs: LatencySummary | null;
+  /** Where the cpu went while the load ran (null where /proc is not there). */
+  cpu: CpuUsage | null;
   /** False when the wait for the workers hit its bound before every accepted payment was applied. */
   allApplied: boolean;
   audit: DeliveryAudit;
@@ -44,6 +48,7 @@ export async function runRatePhase(options: {
   const { target } = options;
   const acceptedIds: string[] = [];
   const since = new Date();
+  const meter = startCpuMeter(os.availableParallelism());
   const load = await runLoad({
     label: options.label,
     url: target.baseUrl,
@@ -53,6 +58,7 @@ export async function runRatePhase(options: {
     durationS: options.durationS,
     request: paymentRequest({ users: options.users, keyPrefix: options.keyPrefix, acceptedIds }),
   });
+  const cpu = meter.stop();
   const { audit, allApplied } = await awaitDelivery({
     label: `${options.label} applying`,
     shards: target.shards,
@@ -74,6 +80,7 @@ export async function runRatePhase(options: {
     timeouts: load.timeouts,
     statusCounts: load.statusCounts,
     intakeLatencyMs: summarizeLatencies(load.latencies),
+    cpu,
     allApplied,
     audit,
   };
