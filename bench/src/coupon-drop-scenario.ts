@@ -1,7 +1,9 @@
 // `./floodgate bench coupon-drop`: a first-come-first-served drop. Floodgate started fresh with an admin key,
 // one coupon created, then `--requests` issue requests from `--users` users as fast as the intake answers;
 // after the drain, the invariants: exactly `--quantity` issued, to as many users, one row each on the shards.
+
 import { randomBytes } from "node:crypto";
+import os from "node:os";
 import { adminRequest } from "./admin-client.ts";
 import { waitForApplied } from "./applied-wait.ts";
 import {
@@ -11,6 +13,7 @@ import {
 } from "./coupon-drop-options.ts";
 import { type CouponDropResult, checkInvariants, summarizeCouponDrop } from "./coupon-drop-summary.ts";
 import { couponIssueRequest, dropOrder } from "./coupon-requests.ts";
+import { startCpuMeter } from "./cpu-meter.ts";
 import { freshFloodgate } from "./fresh-floodgate.ts";
 import { summarizeLatencies } from "./latency-summary.ts";
 import { describeLoadGenerator, runLoad } from "./load-runner.ts";
@@ -76,6 +79,7 @@ async function runCouponDrop(options: CouponDropOptions, context: ScenarioContex
       const accepted = new Map<string, string>();
       const attempts = new Map<string, number>();
       const since = new Date();
+      const meter = startCpuMeter(os.availableParallelism());
       const load = await runLoad({
         label: `coupon drop, ${options.quantity} coupons`,
         url: baseUrl,
@@ -95,6 +99,7 @@ async function runCouponDrop(options: CouponDropOptions, context: ScenarioContex
         durationS: (load.finishedAt - load.startedAt) / 1000,
         rate: Math.round(load.responses / ((load.finishedAt - load.startedAt) / 1000)),
         latencyMs: summarizeLatencies(load.latencies),
+        cpu: meter.stop(),
         statusCounts: load.statusCounts,
         errors: load.errors,
         timeouts: load.timeouts,

@@ -1,4 +1,5 @@
 // The coupon-drop result as JSON types, its invariants, and the printed summary.
+import { type CpuUsage, describeCpuUsage } from "./cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "./latency-summary.ts";
 import { formatCount } from "./progress-line.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
@@ -12,6 +13,8 @@ export interface DropLoad {
   /** Responses per second over the run. */
   rate: number;
   latencyMs: LatencySummary | null;
+  /** Where the cpu went while the requests ran (null where /proc is not there). */
+  cpu: CpuUsage | null;
   statusCounts: Record<string, number>;
   errors: number;
   timeouts: number;
@@ -89,6 +92,7 @@ export function summarizeCouponDrop(result: CouponDropResult): string[] {
     lines.push(
       `  ${formatCount(load.requests)} requests over ${load.connections} connections in ${load.durationS.toFixed(1)} s: ${formatCount(load.rate)} responses/s, errors ${load.errors} (timeouts ${load.timeouts})`,
       `  intake latency ${formatLatency(load.latencyMs)}`,
+      `  ${describeCpuUsage(load.cpu)}`,
       `  by status: ${counts}`,
     );
   }

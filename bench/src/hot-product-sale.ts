@@ -1,8 +1,10 @@
 // One sale of a hot product: a fresh product with `stock` units, one-unit orders at `rate`/s over
 // `connections` until it is gone, one more order that must be refused, then the wait for the workers to record
 // every accepted order and the stock invariant on the drained queue. The fixed run and each --max stage.
+import os from "node:os";
 import { adminRequest } from "./admin-client.ts";
 import { waitForApplied } from "./applied-wait.ts";
+import { type CpuUsage, startCpuMeter } from "./cpu-meter.ts";
 import { type LatencySummary, summarizeLatencies } from "./latency-summary.ts";
 import { runLoad, steadyRate } from "./load-runner.ts";
 import { type AcceptedOrder, orderRequest } from "./order-requests.ts";
@@ -48,6 +50,8 @@ export interface SaleResult {
    * accepted / durationS. */
   acceptedRate: number;
   latencyMs: LatencySummary | null;
+  /** Where the cpu went while the orders ran (null where /proc is not there). */
+  cpu: CpuUsage | null;
   /** The order sent once the load is over: its status and problem code (409 out_of_stock expected). */
   nextOrder: { status: number; code: string | null } | null;
   ordersRecorded: { rows: number; complete: boolean; waitedMs: number };
@@ -93,6 +97,7 @@ export async function runSale(
   const orders: AcceptedOrder[] = [];
   const requests = options.stock + options.connections;
   const since = new Date();
+  const meter = startCpuMeter(os.availableParallelism());
   const load = await runLoad({
     label: options.label,
     url: target.baseUrl,
@@ -107,6 +112,7 @@ export async function runSale(
       accepted: orders,
     }),
   });
+  const cpu = meter.stop();
   const accepted = load.statusCounts["202"] ?? 0;
   const outOfStock = load.statusCounts["409"] ?? 0;
   const nextOrder = await placeOneOrder(target.baseUrl, productId, "hot-product-late-buyer");
@@ -138,6 +144,7 @@ export async function runSale(
     acceptedPerSecond: load.okPerSecond,
     acceptedRate: steadyRate(load.okPerSecond) ?? perSecond(accepted, load.activeS),
     latencyMs: summarizeLatencies(load.latencies),
+    cpu,
     nextOrder,
     ordersRecorded: { rows: wait.applied, complete: wait.complete, waitedMs: wait.waitedMs },
     stockAfterSale: await target.auditor.check(target, productId),

@@ -1,4 +1,5 @@
 // The hot-product result as JSON types, and the printed summary.
+import { describeCpuUsage } from "./cpu-meter.ts";
 import type { HotProductInvariants, InvariantCheck } from "./hot-product-invariants.ts";
 import type { HotProductMaxResult } from "./hot-product-max-search.ts";
 import type { SaleResult } from "./hot-product-sale.ts";
@@ -55,6 +56,7 @@ function saleLines(sale: SaleResult): string[] {
     `sale: ${formatCount(sale.requests)} one-unit orders for ${formatCount(sale.stock)} units, offered at ${formatCount(sale.offeredRate)}/s over ${sale.connections} connections (${sale.slices} slices)`,
     `  orders/s ${formatCount(sale.acceptedRate)} (202s per whole second while the stock lasted: ${sale.acceptedPerSecond.map(formatCount).join(" ")}); answers ${formatCount(sale.responseRate)}/s over ${sale.durationS.toFixed(1)} s; errors ${sale.errors} (timeouts ${sale.timeouts})`,
     `  order latency ${latencyLine(sale.latencyMs)}`,
+    `  ${describeCpuUsage(sale.cpu)}`,
     `  by status: ${statusLine(sale.statusCounts)}`,
     ...(sale.offeredRate === TARGETS.rate
       ? [`  issue 4 targets at ${formatCount(TARGETS.rate)}/s: ${targetVerdict(sale)}`]

@@ -29,6 +29,7 @@ const sale: SaleResult = {
   acceptedPerSecond: [10],
   acceptedRate: 10,
   latencyMs: null,
+  cpu: null,
   nextOrder: { status: 409, code: "out_of_stock" },
   ordersRecorded: { rows: 10, complete: true, waitedMs: 5 },
   stockAfterSale: soldOut(10),
