@@ -16,7 +16,12 @@ import type { FundingResult } from "./wallet-funding.ts";
 export interface FlashSaleRun {
   joins: {
     offeredRate: number;
+    /** Responses over activeS. */
     answeredRate: number;
+    /** Seconds from each slice's start to its last answer (mean over the slices). */
+    activeS: number;
+    /** Seconds from the first slice's start to the last answer. */
+    wallS: number;
     statusCounts: Record<string, number>;
     latencyMs: LatencySummary | null;
     /** Where the cpu went while the shoppers joined (null where /proc is not there). */
@@ -65,6 +70,22 @@ export interface FlashSaleResult extends CommitInfo {
   error: string | null;
 }
 
+/** Issue 3's join rate. */
+export const JOIN_RATE_TARGET = 5000;
+
+/**
+ * The joins pass when at least JOIN_RATE_TARGET/s were offered, the answers kept pace with them (>= 95% of the
+ * offered rate, the rule --max uses for payments: pacing and the last answers' latency keep a perfect server
+ * a little under the offered rate) and p99 < 50 ms.
+ */
+export function joinsKeptPace(joins: FlashSaleRun["joins"]): boolean {
+  return (
+    joins.offeredRate >= JOIN_RATE_TARGET &&
+    joins.answeredRate >= joins.offeredRate * 0.95 &&
+    (joins.latencyMs?.p99 ?? Number.POSITIVE_INFINITY) < 50
+  );
+}
+
 export function checkFlashSale(run: FlashSaleRun, roundTrips: FlashSaleResult["roundTrips"]) {
   const checks: FlashSaleResult["checks"] = [];
   const check = (name: string, ok: boolean | null, detail: string) => checks.push({ name, ok, detail });
@@ -85,9 +106,9 @@ export function checkFlashSale(run: FlashSaleRun, roundTrips: FlashSaleResult["r
     `admission made -> message received, ${formatCount(run.pushDelayMs?.count ?? 0)} sockets open at admission: ${formatLatency(run.pushDelayMs)}`,
   );
   check(
-    "joins p99 < 50 ms",
-    (joins.latencyMs?.p99 ?? Number.POSITIVE_INFINITY) < 50,
-    `${formatCount(joins.answeredRate)}/s answered (offered ${formatCount(joins.offeredRate)}/s): ${formatLatency(joins.latencyMs)}`,
+    `joins at >= ${formatCount(JOIN_RATE_TARGET)}/s with p99 < 50 ms`,
+    joinsKeptPace(joins),
+    `${formatCount(joins.answeredRate)}/s answered (offered ${formatCount(joins.offeredRate)}/s; keeping pace means >= 95% of it, offered >= ${formatCount(JOIN_RATE_TARGET)}/s): ${formatLatency(joins.latencyMs)}`,
   );
   check(
     "zero FIFO inversions",
@@ -131,7 +152,7 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
   if (sale) {
     const a = sale.admission;
     lines.push(
-      `joins: ${formatCount(a.users)} shoppers offered at ${formatCount(sale.joins.offeredRate)}/s, answered ${formatCount(sale.joins.answeredRate)}/s; ${formatLatency(sale.joins.latencyMs)}; ${JSON.stringify(sale.joins.statusCounts)}`,
+      `joins: ${formatCount(a.users)} shoppers offered at ${formatCount(sale.joins.offeredRate)}/s, answered ${formatCount(sale.joins.answeredRate)}/s (over ${sale.joins.activeS} s per slice, ${sale.joins.wallS} s wall); ${formatLatency(sale.joins.latencyMs)}; ${JSON.stringify(sale.joins.statusCounts)}`,
       `  while joining: ${describeCpuUsage(sale.joins.cpu)}`,
       `sockets: ${formatCount(sale.sockets.opened)} opened of ${formatCount(sale.sockets.watchers)}, ${formatCount(sale.sockets.peakOpen)} open at once, ${formatCount(sale.sockets.withPosition)} with a live position (${formatCount(sale.sockets.positionMessages)} position messages); pollers ${formatCount(sale.pollers.watchers)} (${formatCount(sale.pollers.polls)} polls)`,
       `admission: ${formatCount(a.admitted)} admitted at ${formatCount(a.admitPerSecond)}/s in ${a.seconds ?? "?"} s (ideal ${a.idealSeconds} s = users / rate); inversions by sequence ${a.seqInversions}, as joined ${a.joinOrderInversions} (of ${formatCount(a.joinOrderChecked)} joins after the start)`,
