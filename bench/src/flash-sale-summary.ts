@@ -16,7 +16,7 @@ import type { FundingResult } from "./wallet-funding.ts";
 export interface FlashSaleRun {
   joins: {
     offeredRate: number;
-    /** Responses over activeS. */
+    /** Responses over activeS, or over the join schedule (--join-seconds) when they came back within it. */
     answeredRate: number;
     /** Seconds from each slice's start to its last answer (mean over the slices). */
     activeS: number;
