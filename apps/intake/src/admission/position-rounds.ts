@@ -10,13 +10,7 @@ import type { SocketWatchers, Watcher } from "./socket-watchers.ts";
 import type { TicketMessages } from "./ticket-messages.ts";
 
 /** Sockets per slice of a position round: between slices the event loop serves requests. */
-const POSITION_SLICE = 250;
-/**
- * A round spreads its slices over this much of its second: thousands of pushes back to back (each a frame and
- * a write) would hold the event loop long enough to show in the p99 of every request arriving meanwhile.
- */
-const ROUND_SPREAD_MS = 600;
-const MAX_SLICE_GAP_MS = 50;
+const POSITION_SLICE = 500;
 const MAX_HEARTBEAT_MS = 5000;
 const ZADD_CHUNK = 1000;
 
@@ -50,22 +44,17 @@ export class PositionRounds {
   /**
    * Every waiting socket's place, a pipeline per slice of POSITION_SLICE sockets; a changed place is pushed.
    * Thousands of pushes at once would hold the event loop for a tenth of a second and delay every request
-   * behind them, so the round spreads its slices over ROUND_SPREAD_MS (each socket still hears at most once a
-   * second). A round still running when the next is due skips it.
+   * behind them, so the round yields between slices. A round still running when the next is due skips it.
    */
   async pushPositions(): Promise<void> {
     if (this.#positionsRunning) return;
     this.#positionsRunning = true;
     try {
-      const rooms = [...this.#watchers.rooms()].map(
-        ([roomId, watchers]) => [roomId, watchers.filter((w) => w.status !== "admitted")] as const,
-      );
-      const slices = rooms.reduce((sum, [, waiting]) => sum + Math.ceil(waiting.length / POSITION_SLICE), 0);
-      const gapMs = slices > 1 ? Math.min(MAX_SLICE_GAP_MS, ROUND_SPREAD_MS / slices) : 0;
-      for (const [roomId, waiting] of rooms) {
+      for (const [roomId, watchers] of this.#watchers.rooms()) {
+        const waiting = watchers.filter((w) => w.status !== "admitted");
         for (let start = 0; start < waiting.length; start += POSITION_SLICE) {
           await this.#pushSlice(roomId, waiting.slice(start, start + POSITION_SLICE));
-          await new Promise((resolve) => (gapMs > 0 ? setTimeout(resolve, gapMs) : setImmediate(resolve)));
+          await new Promise((resolve) => setImmediate(resolve));
         }
       }
     } catch (error) {
