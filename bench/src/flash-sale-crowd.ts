@@ -1,69 +1,92 @@
-// The crowd of a flash sale: every shopper joins the room (a paced autocannon load on this thread), then
-// watches its place and pays once admitted (flash-sale-watchers.ts, on a worker thread: see there why). What
-// each one saw is gathered back here for the summary.
-import { Worker } from "node:worker_threads";
+// The crowd of a flash sale: every shopper joins the room (a paced autocannon load), then watches the place,
+// over a WebSocket (kept open to the end, as a checkout page would) or by polling its ticket, and pays once,
+// with the admission token, as soon as it is admitted. What each one saw is kept for the summary.
 import type { Request } from "autocannon";
-import {
-  newShoppers,
-  type Shopper,
-  type SocketCounts,
-  WATCH_FIELDS,
-  type WatcherOptions,
-} from "./flash-sale-watchers.ts";
+import WebSocket from "ws";
+import type { KeepAliveClient } from "./keep-alive-client.ts";
 import { type LoadOutcome, runLoad } from "./load-runner.ts";
+import { benchUserId } from "./payment-requests.ts";
 
-export type { Shopper } from "./flash-sale-watchers.ts";
-
-export interface CrowdOptions extends WatcherOptions {
-  joinRate: number;
-  slices: number;
+export interface Shopper {
+  userId: string;
+  watch: "websocket" | "polling";
+  /** Epoch ms: the join request built (an upper bound on its send) and its answer received. */
+  joinBuiltAt: number;
+  joinAnsweredAt: number;
+  joinStatus: number;
+  ticketId: string | null;
+  /** Position messages (WebSocket) or polls (polling) while waiting. */
+  updates: number;
+  /** Epoch ms the shopper's WebSocket opened (null: never, or a polling shopper). */
+  socketOpenedAt: number | null;
+  /** Server time of the admission, and when this shopper learnt of it. */
+  admittedAt: number | null;
+  noticedAt: number | null;
+  paymentStatus: number | null;
+  paymentId: string | null;
+  paymentLatencyMs: number | null;
 }
 
-const REPLY_TIMEOUT_MS = 30_000;
+export interface CrowdOptions {
+  baseUrl: string;
+  roomId: string;
+  users: number;
+  websockets: number;
+  joinRate: number;
+  connections: number;
+  slices: number;
+  pollIntervalMs: number;
+  sessionMs: number;
+  /** Idempotency keys are `${keyPrefix}-${userId}`: a payment retried by the bench cannot be taken twice. */
+  keyPrefix: string;
+  /** Separate pools: a payment must not queue behind thousands of polls in the client (each shopper has a
+   * connection of its own in a browser). */
+  pollClient: KeepAliveClient;
+  payClient: KeepAliveClient;
+}
+
+/** WebSocket watchers spread evenly over the joining order (every k-th shopper), not bunched at the front. */
+export function watchesOverSocket(index: number, users: number, websockets: number): boolean {
+  return (
+    websockets > 0 &&
+    Math.floor(((index + 1) * websockets) / users) > Math.floor((index * websockets) / users)
+  );
+}
 
 export class Crowd {
   readonly shoppers: Shopper[];
-  readonly sockets: SocketCounts = { opened: 0, failed: 0, open: 0, peakOpen: 0, withPosition: 0 };
+  readonly sockets = { opened: 0, failed: 0, open: 0, peakOpen: 0, withPosition: 0 };
   /** Resolves once every shopper has paid, or will not (its join or its place was refused or lost). */
   readonly settled: Promise<void>;
   readonly #options: CrowdOptions;
-  readonly #worker: Worker;
-  readonly #replies = new Map<string, (message: Record<string, unknown>) => void>();
+  readonly #held: WebSocket[] = [];
+  #finished = 0;
+  #settle!: () => void;
   #lastToken: string | null = null;
-  #closed = false;
 
   constructor(options: CrowdOptions) {
     this.#options = options;
-    this.shoppers = newShoppers(options.users, options.websockets);
-    const watcherOptions: WatcherOptions = {
-      baseUrl: options.baseUrl,
-      roomId: options.roomId,
-      users: options.users,
-      websockets: options.websockets,
-      connections: options.connections,
-      pollIntervalMs: options.pollIntervalMs,
-      sessionMs: options.sessionMs,
-      keyPrefix: options.keyPrefix,
-    };
-    this.#worker = new Worker(new URL("./flash-sale-watcher-thread.ts", import.meta.url), {
-      workerData: watcherOptions,
-    });
-    let settle!: () => void;
+    this.shoppers = Array.from({ length: options.users }, (_, i) => ({
+      userId: benchUserId(i),
+      watch: watchesOverSocket(i, options.users, options.websockets) ? "websocket" : "polling",
+      joinBuiltAt: 0,
+      joinAnsweredAt: 0,
+      joinStatus: 0,
+      ticketId: null,
+      updates: 0,
+      socketOpenedAt: null,
+      admittedAt: null,
+      noticedAt: null,
+      paymentStatus: null,
+      paymentId: null,
+      paymentLatencyMs: null,
+    }));
     this.settled = new Promise((resolve) => {
-      settle = resolve;
-    });
-    this.#worker.on("message", (message: Record<string, unknown>) => {
-      if (message.type === "token") this.#lastToken = message.token as string;
-      else if (message.type === "settled") settle();
-      else this.#replies.get(message.type as string)?.(message);
-    });
-    this.#worker.on("error", (error) => {
-      // Without its watchers the run cannot settle: say so, and let the scenario's bound end the wait.
-      process.stderr.write(`[bench] the shoppers' watcher thread failed: ${error.message}\n`);
+      this.#settle = resolve;
     });
   }
 
-  /** The joins, paced over the options' rate; watching and paying go on (on the worker) after it returns. */
+  /** The joins, paced over the options' rate; watching and paying go on after it returns. */
   join(): Promise<LoadOutcome> {
     const { roomId, users } = this.#options;
     let next = 0;
@@ -81,13 +104,8 @@ export class Crowd {
           body: JSON.stringify({ userId: this.shoppers[index]!.userId }),
         };
       },
-      onResponse: (status, body, context) => {
-        const index = Number(context.index);
-        const shopper = this.shoppers[index]!;
-        shopper.joinAnsweredAt = Date.now();
-        shopper.joinStatus = status;
-        this.#worker.postMessage({ type: "joined", index, status, body });
-      },
+      onResponse: (status, body, context) =>
+        this.#joined(this.shoppers[Number(context.index)]!, status, body),
     };
     return runLoad({
       label: `${users} shoppers joining`,
@@ -100,43 +118,122 @@ export class Crowd {
     });
   }
 
-  /** Brings what the watchers saw (tickets, places, admissions, payments, socket counts) into `shoppers`. */
-  async gather(): Promise<void> {
-    const reply = await this.#ask("snapshot");
-    const watched = reply.shoppers as Partial<Shopper>[];
-    watched.forEach((fields, i) => {
-      const shopper = this.shoppers[i]!;
-      for (const field of WATCH_FIELDS)
-        (shopper as unknown as Record<string, unknown>)[field] = fields[field];
-    });
-    Object.assign(this.sockets, reply.sockets as SocketCounts);
-  }
-
   /** A real admission token the crowd was given (the probe presents it for someone else). */
   someToken(): string | null {
     return this.#lastToken;
   }
 
-  /** Closes the sockets still held (their pages stayed open to the end), then the watcher thread. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#ask("close").catch(() => undefined);
-    await this.#worker.terminate();
+  /** Closes the sockets still held (their pages stayed open to the end). */
+  close(): void {
+    for (const socket of this.#held) socket.terminate();
   }
 
-  #ask(type: "snapshot" | "close"): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#replies.delete(type === "close" ? "closed" : type);
-        reject(new Error(`the watcher thread did not answer ${type} within ${REPLY_TIMEOUT_MS} ms`));
-      }, REPLY_TIMEOUT_MS);
-      this.#replies.set(type === "close" ? "closed" : type, (message) => {
-        clearTimeout(timer);
-        this.#replies.delete(type === "close" ? "closed" : type);
-        resolve(message);
-      });
-      this.#worker.postMessage({ type });
+  #done() {
+    this.#finished++;
+    if (this.#finished === this.#options.users) this.#settle();
+  }
+
+  #joined(shopper: Shopper, status: number, body: string) {
+    shopper.joinAnsweredAt = Date.now();
+    shopper.joinStatus = status;
+    if (status !== 201 && status !== 200) return this.#done();
+    const ticket = JSON.parse(body) as {
+      ticketId: string;
+      status: string;
+      admissionToken?: string;
+      expiresAt?: string;
+    };
+    shopper.ticketId = ticket.ticketId;
+    if (ticket.status === "admitted") {
+      this.#admitted(
+        shopper,
+        ticket.admissionToken!,
+        Date.parse(ticket.expiresAt!) - this.#options.sessionMs,
+      );
+    } else if (shopper.watch === "websocket") {
+      this.#watchSocket(shopper);
+    } else {
+      this.#watchByPolling(shopper);
+    }
+  }
+
+  #admitted(shopper: Shopper, token: string, admittedAt: number) {
+    if (shopper.noticedAt !== null) return;
+    shopper.noticedAt = Date.now();
+    shopper.admittedAt = admittedAt;
+    this.#lastToken = token;
+    void this.#pay(shopper, token);
+  }
+
+  async #pay(shopper: Shopper, token: string) {
+    const answer = await this.#options.payClient
+      .send(
+        "POST",
+        "/v1/payments",
+        { userId: shopper.userId, amount: 100 },
+        { "admission-token": token, "idempotency-key": `${this.#options.keyPrefix}-${shopper.userId}` },
+      )
+      .catch(() => ({ status: -1, body: "", latencyMs: 0 }));
+    shopper.paymentStatus = answer.status;
+    shopper.paymentLatencyMs = answer.latencyMs;
+    if (answer.status === 202) shopper.paymentId = (JSON.parse(answer.body) as { id: string }).id;
+    this.#done();
+  }
+
+  #watchSocket(shopper: Shopper) {
+    const { baseUrl, roomId } = this.#options;
+    const url = `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${shopper.ticketId}/ws`;
+    const socket = new WebSocket(url, { perMessageDeflate: false });
+    this.#held.push(socket);
+    const sockets = this.sockets;
+    let sawPosition = false;
+    socket.on("open", () => {
+      shopper.socketOpenedAt = Date.now();
+      sockets.opened++;
+      sockets.open++;
+      sockets.peakOpen = Math.max(sockets.peakOpen, sockets.open);
     });
+    socket.on("close", () => sockets.open--);
+    socket.on("error", () => {
+      sockets.failed++;
+      if (shopper.noticedAt === null) this.#watchByPolling(shopper); // as a checkout page falls back
+    });
+    socket.on("message", (data) => {
+      const message = JSON.parse(String(data)) as {
+        type: string;
+        admissionToken?: string;
+        admittedAt?: string;
+      };
+      if (message.type === "position") {
+        shopper.updates++;
+        if (!sawPosition) {
+          sawPosition = true;
+          sockets.withPosition++;
+        }
+      } else if (message.type === "admitted") {
+        this.#admitted(shopper, message.admissionToken!, Date.parse(message.admittedAt!));
+      } else if (message.type === "expired" && shopper.noticedAt === null) {
+        this.#done();
+      }
+    });
+  }
+
+  #watchByPolling(shopper: Shopper) {
+    const { pollClient: client, roomId, pollIntervalMs, sessionMs } = this.#options;
+    const poll = async () => {
+      const answer = await client
+        .send("GET", `/v1/rooms/${roomId}/tickets/${shopper.ticketId}`)
+        .catch(() => null);
+      const ticket = answer?.status === 200 ? (JSON.parse(answer.body) as Record<string, string>) : null;
+      if (ticket?.status === "admitted") {
+        this.#admitted(shopper, ticket.admissionToken!, Date.parse(ticket.expiresAt!) - sessionMs);
+      } else if (ticket && ticket.status !== "waiting") {
+        this.#done(); // expired or abandoned: it will not pay
+      } else {
+        shopper.updates++;
+        setTimeout(() => void poll(), pollIntervalMs);
+      }
+    };
+    setTimeout(() => void poll(), pollIntervalMs);
   }
 }

@@ -3,6 +3,7 @@
 import { adminRequest } from "./admin-client.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import type { FlashSaleOptions } from "./flash-sale-options.ts";
+import type { KeepAliveClient } from "./keep-alive-client.ts";
 import { log } from "./progress-line.ts";
 
 const WARMUP_ROOM = "warm-up";
@@ -21,6 +22,7 @@ export async function warmUp(
   adminKey: string,
   options: FlashSaleOptions,
   keyPrefix: string,
+  newClient: (baseUrl: string, connections: number) => KeepAliveClient,
 ): Promise<void> {
   const users = Math.min(WARMUP_SHOPPERS, options.users);
   const room = { admitPerSecond: 2000, sessionSeconds: SESSION_SECONDS, guards: ["payments"] };
@@ -36,10 +38,12 @@ export async function warmUp(
     pollIntervalMs: 500,
     sessionMs: SESSION_SECONDS * 1000,
     keyPrefix,
+    pollClient: newClient(baseUrl, 50),
+    payClient: newClient(baseUrl, 50),
   });
   await warmup.join();
   await Promise.race([warmup.settled, new Promise((resolve) => setTimeout(resolve, 30_000))]);
-  await warmup.close();
+  warmup.close();
   await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${WARMUP_ROOM}`, { mode: "off", ...room });
   log(`warm-up sale done (${users} shoppers, not measured)`);
 }
