@@ -3,7 +3,6 @@
 // after the drain, the invariants: exactly `--quantity` issued, to as many users, one row each on the shards.
 
 import { randomBytes } from "node:crypto";
-import os from "node:os";
 import { adminRequest } from "./admin-client.ts";
 import { waitForApplied } from "./applied-wait.ts";
 import {
@@ -79,7 +78,7 @@ async function runCouponDrop(options: CouponDropOptions, context: ScenarioContex
       const accepted = new Map<string, string>();
       const attempts = new Map<string, number>();
       const since = new Date();
-      const meter = startCpuMeter(os.availableParallelism());
+      const meter = startCpuMeter();
       const load = await runLoad({
         label: `coupon drop, ${options.quantity} coupons`,
         url: baseUrl,

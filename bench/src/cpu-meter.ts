@@ -5,6 +5,7 @@
 // inside the window is missed, one that ends early counts until its last reading.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
 
 export type CpuGroup = "intake" | "workers" | "redis" | "postgres" | "loadGenerator" | "other";
 
@@ -83,7 +84,7 @@ export interface CpuMeter {
   stop(): CpuUsage | null;
 }
 
-export function startCpuMeter(cores: number): CpuMeter {
+export function startCpuMeter(cores = os.availableParallelism()): CpuMeter {
   const startedAt = performance.now();
   const first = readAll();
   return {

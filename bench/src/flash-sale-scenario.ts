@@ -5,7 +5,6 @@
 // shards, FIFO is checked against the room's records, and Redis round trips per accepted payment are counted
 // with rate limits on and off.
 import { randomBytes } from "node:crypto";
-import os from "node:os";
 import { loadConfig } from "@floodgate/config";
 import { Redis } from "ioredis";
 import { adminRequest } from "./admin-client.ts";
@@ -109,7 +108,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         everyMs: 20,
         someoneElsesToken: () => crowd?.someToken() ?? null,
       });
-      const meter = startCpuMeter(os.availableParallelism());
+      const meter = startCpuMeter();
       const joins = await crowd.join();
       const joinCpu = meter.stop();
       const idealSeconds = options.users / options.admit;

@@ -1,7 +1,6 @@
 // One sale of a hot product: a fresh product with `stock` units, one-unit orders at `rate`/s over
 // `connections` until it is gone, one more order that must be refused, then the wait for the workers to record
 // every accepted order and the stock invariant on the drained queue. The fixed run and each --max stage.
-import os from "node:os";
 import { adminRequest } from "./admin-client.ts";
 import { waitForApplied } from "./applied-wait.ts";
 import { type CpuUsage, startCpuMeter } from "./cpu-meter.ts";
@@ -97,7 +96,7 @@ export async function runSale(
   const orders: AcceptedOrder[] = [];
   const requests = options.stock + options.connections;
   const since = new Date();
-  const meter = startCpuMeter(os.availableParallelism());
+  const meter = startCpuMeter();
   const load = await runLoad({
     label: options.label,
     url: target.baseUrl,

@@ -1,7 +1,6 @@
 // One fixed-rate phase: payments at `rate`/s for `durationS`, then wait for every accepted payment to be
 // applied and audit the shards. Used for the main run and for each stage of the --max search.
 
-import os from "node:os";
 import type { BenchTarget } from "./bench-target.ts";
 import { type CpuUsage, startCpuMeter } from "./cpu-meter.ts";
 import type { DeliveryAudit } from "./delivery-audit.ts";
@@ -48,7 +47,7 @@ export async function runRatePhase(options: {
   const { target } = options;
   const acceptedIds: string[] = [];
   const since = new Date();
-  const meter = startCpuMeter(os.availableParallelism());
+  const meter = startCpuMeter();
   const load = await runLoad({
     label: options.label,
     url: target.baseUrl,

@@ -1,5 +1,6 @@
-// A refusal on a socket: the problem+json body the HTTP routes would answer (problemBody, shared with replies), and a close code that carries its status, 4000 + status (4400, 4404), as WebSocket
-// close codes 4000-4999 are the application's.
+// A refusal on a socket: the problem+json body the HTTP routes would answer (problemBody, shared with replies),
+// and a close code that carries its status, 4000 + status (4400, 4404), as WebSocket close codes 4000-4999 are
+// the application's.
 import { problemResponseSchema } from "@floodgate/domain";
 import { ERRORS, ProblemError } from "../errors/error-catalogue.ts";
 import { problemBody } from "../plugins/problem-plugin.ts";
