@@ -1,5 +1,6 @@
 import { decodeOperationMessage } from "@floodgate/domain";
 import {
+  execOrThrow,
   type FinalStatus,
   type QueueKeys,
   queueFinishedOperations,
@@ -59,7 +60,9 @@ export async function deadLetter(
     { statuses, acknowledged: poisoned.map((p) => p.entry) },
     statusTtlSeconds,
   );
-  await multi.exec();
+  // MULTI does not roll back a command that failed: if any did, this throws and the entries stay pending, come
+  // back, and are dead-lettered again (the dead-letter stream may then hold an entry twice; never none).
+  await execOrThrow(multi, `dead-lettering ${poisoned.length} entries`);
 }
 
 /**

@@ -22,6 +22,7 @@ export {
   type StatusChange,
   type StatusRecord,
 } from "./operation-status-store.ts";
+export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
 export { type OrderRelease, queueOrderReleases } from "./release-order.ts";

@@ -2,6 +2,7 @@
 // acknowledged only after their effects are committed, and reclaimed from dead consumers after the
 // visibility timeout.
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { execOrThrow } from "./pipeline-replies.ts";
 import { CONSUMER_GROUP, type QueueKeys } from "./queue-keys.ts";
 
 export interface StreamEntry {
@@ -148,7 +149,7 @@ export async function keepEntriesClaimed(
   for (const [partition, ids] of byPartition) {
     pipeline.xclaim(keys.stream(partition), CONSUMER_GROUP, consumer, 0, ...ids, "JUSTID");
   }
-  await pipeline.exec();
+  await execOrThrow(pipeline, `keeping ${entries.length} held entries claimed`);
 }
 
 export function groupByPartition(entries: StreamEntry[]): Map<number, string[]> {

@@ -1,4 +1,4 @@
-// Reclaiming entries of dead consumers, against the real Redis.
+// Reclaiming entries of dead consumers, finishing and acknowledging them, against the real Redis.
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -6,9 +6,11 @@ import {
   claimStaleEntries,
   createRedis,
   ensureConsumerGroups,
+  execOrThrow,
   keepEntriesClaimed,
   leaveConsumerGroup,
   QueueKeys,
+  queueFinishedOperations,
   type ScriptedRedis,
   waitForRedis,
 } from "../src/index.ts";
@@ -152,5 +154,41 @@ describe("leaveConsumerGroup", () => {
     expect(await consumerNames()).toEqual(["busy"]);
     const pending = (await redis.xpending(stream, CONSUMER_GROUP)) as [number, ...unknown[]];
     expect(pending[0]).toBe(1); // the busy consumer's entry is still pending, so it can still be reclaimed
+  });
+});
+
+describe("finishing operations", () => {
+  it("acknowledges a batch larger than Lua can unpack at once (a backlog held for a shard), all of it", async () => {
+    const ids = await append(9000);
+    await deliver("finisher", 9000);
+    const pipeline = redis.pipeline();
+    queueFinishedOperations(
+      pipeline,
+      keys,
+      {
+        statuses: [],
+        acknowledged: ids.map((entryId) => ({
+          partition: 0,
+          entryId,
+          operationId: "",
+          payload: "{}",
+          deliveries: 1,
+        })),
+      },
+      60,
+    );
+    expect(await execOrThrow(pipeline, "finishing")).toEqual([9000]);
+    expect(((await redis.xpending(stream, CONSUMER_GROUP)) as [number])[0]).toBe(0);
+  });
+});
+
+describe("execOrThrow", () => {
+  it("throws, naming the step and the first reason, when any command of a pipeline failed", async () => {
+    const key = `${keys.stream(0)}:not-a-counter`;
+    const pipeline = redis.pipeline().set(key, "x").incr(key).get(key);
+    await expect(execOrThrow(pipeline, "counting")).rejects.toThrow(
+      /^counting: 1 of 3 Redis commands failed \(first: ERR value is not an integer/,
+    );
+    expect(await execOrThrow(redis.pipeline().get(key), "reading")).toEqual(["x"]);
   });
 });
