@@ -26,6 +26,8 @@ import { OrderPayments } from "./orders/pay-orders.ts";
 
 export interface ShardBatchResult {
   statuses: FinalStatus[];
+  /** Payments left out because their order is not on the shard yet (pay-orders.ts): not applied, not final. */
+  awaitingOrder: MoneyOperationMessage[];
   /** Newly applied in this transaction (redeliveries excluded). */
   applied: { message: OperationMessage; status: FinalStatus["status"] }[];
   redelivered: number;
@@ -59,6 +61,11 @@ export interface ApplyOptions {
    * default every message may be.
    */
   mayBeApplied?: (message: OperationMessage) => boolean;
+  /**
+   * Whether a payment whose order is not on the shard yet may be left out to wait for it (pay-orders.ts); false
+   * when the worker already holds as many waiting payments as it will, and such payments fail order_not_found.
+   */
+  mayAwaitOrder?: boolean;
 }
 
 export async function applyShardBatch(
@@ -84,8 +91,8 @@ export async function applyShardBatch(
         : { decisions: [], redelivered: [], ended: [], awaiting: [], statements: 0 };
     const moneyPart =
       money.length > 0
-        ? await applyMoneyOperations(trx, money, money.filter(mayBeApplied))
-        : { decisions: [], existing: [], statements: 0, paid: 0 };
+        ? await applyMoneyOperations(trx, money, money.filter(mayBeApplied), options.mayAwaitOrder ?? true)
+        : { decisions: [], existing: [], statements: 0, paid: 0, awaitingOrder: [] };
     const endPart =
       ends.length > 0 ? await applyOrderEnds(trx, ends) : { endedNow: [], ended: [], statements: 0 };
     return { moneyPart, couponPart, orderPart, endPart };
@@ -133,6 +140,7 @@ export async function applyShardBatch(
   ];
   return {
     statuses,
+    awaitingOrder: moneyPart.awaitingOrder,
     applied: decisions.map((d) => ({ message: d.message, status: d.status })),
     redelivered: existing.length,
     statements,
@@ -155,6 +163,7 @@ async function applyMoneyOperations(
   trx: Transaction<ShardDatabase>,
   messages: MoneyOperationMessage[],
   suspects: MoneyOperationMessage[],
+  mayAwaitOrder: boolean,
 ) {
   const users = [...new Set(messages.map((m) => m.userId))].sort();
   let statements = 0;
@@ -180,10 +189,15 @@ async function applyMoneyOperations(
   const balance = new Map(locked.rows.map((row) => [row.user_id, row.balance]));
   const done = new Map(existing.map((row) => [row.id, row]));
   const decisions: MoneyDecision[] = [];
+  const awaitingOrder: MoneyOperationMessage[] = [];
   const seen = new Set<string>();
   for (const message of messages) {
     if (done.has(message.id) || seen.has(message.id)) continue;
     seen.add(message.id);
+    if (mayAwaitOrder && message.kind === "payment" && payable.awaitsOrder(message)) {
+      awaitingOrder.push(message); // left out: no debit, no row, no final status; its worker retries it soon
+      continue;
+    }
     const current = balance.get(message.userId) ?? 0;
     const orderRefusal = message.kind === "payment" ? payable.refusal(message) : null;
     if (orderRefusal) {
@@ -241,7 +255,7 @@ async function applyMoneyOperations(
     }
   }
   statements += await payable.write(trx);
-  return { decisions, existing, statements, paid: payable.paidCount };
+  return { decisions, existing, statements, paid: payable.paidCount, awaitingOrder };
 }
 
 async function findApplied(trx: Transaction<ShardDatabase>, suspects: MoneyOperationMessage[]) {

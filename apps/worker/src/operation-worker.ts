@@ -6,13 +6,14 @@
 // Redis gets the releases in the same round trip as the statuses, and BullMQ the expiry jobs before it.
 import type { Config } from "@floodgate/config";
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
-import type { OrderMessage } from "@floodgate/domain";
+import type { OperationMessage, OrderMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
   CONSUMER_GROUP,
   claimStaleEntries,
   createRedis,
   ensureConsumerGroups,
+  execOrThrow,
   type FinalStatus,
   keepEntriesClaimed,
   leaveConsumerGroup,
@@ -37,6 +38,11 @@ import { moveStock } from "./orders/stock-ledger.ts";
 import { type DecodedEntry, mayBeApplied, sortByShard } from "./shard-groups.ts";
 
 const READ_BLOCK_MS = 100;
+// A payment whose order another worker is applying right now: first retried after 250 ms, then less and less
+// often (a made-up order id must not cost a lookup every 250 ms for its whole minute).
+const AWAIT_ORDER_RETRY_MS = 250;
+const AWAIT_ORDER_RETRY_MAX_MS = 5_000;
+const MAX_AWAITING_ORDER = 10_000; // past this many waiting payments, more fail order_not_found at once
 const TRIM_EVERY_MS = 5000;
 const MAX_HELD_ENTRIES = 50_000; // stop reading while this many wait for a down shard
 
@@ -59,6 +65,13 @@ export class OperationWorker {
   readonly #global: Kysely<GlobalDatabase>;
   readonly #expiry: OrderExpiry;
   readonly #held = new Map<number, HeldShard>();
+  /** Payments left out of their batch because their order is not on its shard yet, by entry id: retried soon. */
+  readonly #awaitingOrder = new Map<string, { entry: StreamEntry; retryAt: number; attempts: number }>();
+  /**
+   * Entries of waiting payments retried in this tick, with their attempts so far: looked up first (another
+   * worker may have applied one), and backed off further if they wait again.
+   */
+  readonly #retriedAwaiting = new Map<string, number>();
   #stopping = false;
   #loop: Promise<void> | undefined;
   #lastClaim = 0;
@@ -135,6 +148,12 @@ export class OperationWorker {
         "stopping with entries held for unreachable shards; another worker will claim them",
       );
     }
+    if (this.#awaitingOrder.size > 0) {
+      this.#log.warn(
+        { count: this.#awaitingOrder.size },
+        "stopping with payments waiting for their order; another worker will claim them",
+      );
+    }
   }
 
   async #tick(): Promise<void> {
@@ -164,6 +183,8 @@ export class OperationWorker {
         await new Promise((resolve) => setTimeout(resolve, this.#config.lingerMs));
         entries.push(...(await readNewEntries(this.#reader, this.#keys, this.consumer, perPartition)));
       }
+      // Taken out of the waiting list only now that the reads are done (a read that fails leaves them there).
+      entries.push(...this.#dueAwaitingOrder(Date.now()));
     } else {
       await new Promise((resolve) => setTimeout(resolve, READ_BLOCK_MS));
     }
@@ -226,7 +247,9 @@ export class OperationWorker {
         { statuses, acknowledged: acked, changedOrders: ordersChangedBy(statuses, messages) },
         this.#config.statusTtlSeconds,
       );
-      await pipeline.exec();
+      // A failure here leaves the entries unacknowledged: they are redelivered, the shard recognises them, and
+      // the statuses, releases and acknowledgement are written again (each is idempotent).
+      await execOrThrow(pipeline, `final statuses and acknowledgement of ${acked.length} entries`);
     }
     await deadLetter(this.#redis, this.#keys, poisoned, this.#config.statusTtlSeconds);
     if (poisoned.length > 0) {
@@ -243,17 +266,21 @@ export class OperationWorker {
   async #applyShard(shard: number, group: DecodedEntry[], poisoned: Poisoned[]) {
     const db = this.#shards[shard]!;
     try {
-      const suspects = new Set(group.filter(mayBeApplied).map((g) => g.message));
+      const suspects = new Set(
+        group
+          .filter((g) => mayBeApplied(g) || this.#retriedAwaiting.has(g.entry.entryId))
+          .map((g) => g.message),
+      );
       const result = await applyShardBatch(
         db,
         group.map((g) => g.message),
-        { mayBeApplied: (message) => suspects.has(message) },
+        { mayBeApplied: (message) => suspects.has(message), mayAwaitOrder: this.#mayAwaitOrder() },
       );
       this.#held.delete(shard);
       this.#record(result);
       return {
         statuses: result.statuses,
-        acked: group.map((g) => g.entry),
+        acked: this.#withoutAwaitingOrder(group, result.awaitingOrder),
         ended: result.orders.ended,
         awaiting: result.orders.awaiting,
       };
@@ -274,10 +301,10 @@ export class OperationWorker {
       const awaiting: AwaitingOrder[] = [];
       for (const item of group) {
         try {
-          const result = await applyShardBatch(db, [item.message]);
+          const result = await applyShardBatch(db, [item.message], { mayAwaitOrder: this.#mayAwaitOrder() });
           this.#record(result);
           statuses.push(...result.statuses);
-          acked.push(item.entry);
+          acked.push(...this.#withoutAwaitingOrder([item], result.awaitingOrder));
           ended.push(...result.orders.ended);
           awaiting.push(...result.orders.awaiting);
         } catch (single) {
@@ -325,11 +352,23 @@ export class OperationWorker {
         "stock reservation failed; isolating orders",
       );
     }
+    const shardOf = new Map<DecodedEntry, number>();
+    for (const [shard, group] of byShard) for (const item of group) shardOf.set(item, shard);
     for (const item of all) {
+      const shard = shardOf.get(item)!;
+      if (!byShard.has(shard)) continue; // its shard's group is held: it is retried with it
       try {
         await moveStock(this.#global, "reserve", [{ orderId: item.message.id, items: item.message.items }]);
         this.#metrics.orderSqlStatements.inc();
       } catch (error) {
+        if (isRetryable(error)) {
+          // Not this order's fault (a lock timeout, a dropped connection): its shard's group waits and retries,
+          // as when the whole batch's reservation fails that way. Dead-lettering it would release stock and
+          // mark failed an order that may already be on its shard.
+          this.#hold(shard, byShard.get(shard)!, error as Error, "replace");
+          byShard.delete(shard);
+          continue;
+        }
         this.#log.error(
           { id: item.message.id, err: (error as Error).message },
           "cannot reserve this order's stock in Postgres (stock drift? run ./floodgate reconcile)",
@@ -358,6 +397,45 @@ export class OperationWorker {
     this.#metrics.orderSqlStatements.inc(result.orders.statements);
     this.#metrics.ordersPaid.inc(result.orders.paid);
     for (const { status } of result.orders.endedNow) this.#metrics.ordersEnded.inc({ status });
+  }
+
+  /**
+   * The group's entries to acknowledge: all but the payments left out to wait for their order, which stay
+   * pending (another worker claims them if this one dies) and come back in a later batch of this worker.
+   */
+  #withoutAwaitingOrder(group: DecodedEntry[], waiting: OperationMessage[]): StreamEntry[] {
+    if (waiting.length === 0) return group.map((g) => g.entry);
+    // By id: a group can hold one entry twice (claimed back as stale and due for its retry in the same tick).
+    const left = new Set(waiting.map((message) => message.id));
+    const now = Date.now();
+    for (const item of group) {
+      if (!left.has(item.message.id)) continue;
+      const { entryId } = item.entry;
+      const attempts =
+        (this.#awaitingOrder.get(entryId)?.attempts ?? this.#retriedAwaiting.get(entryId) ?? 0) + 1;
+      if (attempts === 1) {
+        this.#log.debug({ id: item.entry.operationId }, "payment waits for its order to reach the shard");
+      }
+      const delay = Math.min(AWAIT_ORDER_RETRY_MS * 2 ** (attempts - 1), AWAIT_ORDER_RETRY_MAX_MS);
+      this.#awaitingOrder.set(entryId, { entry: item.entry, retryAt: now + delay, attempts });
+    }
+    return group.filter((g) => !left.has(g.message.id)).map((g) => g.entry);
+  }
+
+  #mayAwaitOrder(): boolean {
+    return this.#awaitingOrder.size < MAX_AWAITING_ORDER;
+  }
+
+  #dueAwaitingOrder(now: number): StreamEntry[] {
+    this.#retriedAwaiting.clear();
+    const due: StreamEntry[] = [];
+    for (const [entryId, waiting] of this.#awaitingOrder) {
+      if (waiting.retryAt > now) continue;
+      this.#awaitingOrder.delete(entryId);
+      this.#retriedAwaiting.set(entryId, waiting.attempts);
+      due.push(waiting.entry);
+    }
+    return due;
   }
 
   /** `replace`: the group already holds the shard's earlier held entries (they were retried with it). */
@@ -392,16 +470,29 @@ export class OperationWorker {
   }
 
   async #maintain(now: number) {
-    if (this.#held.size > 0 && now - this.#lastKeepAlive >= this.#config.visibilityTimeoutMs / 3) {
+    const holding = this.#held.size > 0 || this.#awaitingOrder.size > 0;
+    if (holding && now - this.#lastKeepAlive >= this.#config.visibilityTimeoutMs / 3) {
       this.#lastKeepAlive = now;
-      const entries = [...this.#held.values()].flatMap((h) => h.entries.map((e) => e.entry));
-      await keepEntriesClaimed(this.#redis, this.#keys, this.consumer, entries);
+      const entries = [
+        ...[...this.#held.values()].flatMap((h) => h.entries.map((e) => e.entry)),
+        ...[...this.#awaitingOrder.values()].map((a) => a.entry),
+      ];
+      // If this fails, another worker may claim them after the visibility timeout: the shard recognises them.
+      await keepEntriesClaimed(this.#redis, this.#keys, this.consumer, entries).catch((error: Error) =>
+        this.#log.warn(
+          { err: error.message, held: entries.length },
+          "could not keep held and waiting entries claimed; another worker may take them over",
+        ),
+      );
     }
     if (now - this.#lastTrim >= TRIM_EVERY_MS) {
       this.#lastTrim = now;
       const pipeline = this.#redis.pipeline();
       for (const stream of this.#keys.allStreams()) pipeline.trimAcknowledged(stream, CONSUMER_GROUP);
-      await pipeline.exec();
+      // A trim that fails only leaves acknowledged entries for the next one.
+      await execOrThrow(pipeline, "stream trim").catch((error: Error) =>
+        this.#log.warn({ err: error.message }, "could not trim the streams; the next trim retries"),
+      );
     }
   }
 }

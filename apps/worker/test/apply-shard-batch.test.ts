@@ -1,11 +1,14 @@
 // applyShardBatch against a real shard: a redelivered message is recognised by its id and changes nothing.
 import { createKysely, type ShardDatabase } from "@floodgate/db";
+import { newOperationId } from "@floodgate/domain";
+import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyShardBatch } from "../src/apply-shard-batch.ts";
 import { isRetryable } from "../src/classify-error.ts";
+import { ORDER_IN_FLIGHT_MS } from "../src/orders/pay-orders.ts";
 import { operationMessage } from "./support/accept-operations.ts";
 import { waitFor } from "./support/wait-for.ts";
 
@@ -179,5 +182,51 @@ describe("applyShardBatch", () => {
     }
     expect(uncaught).toEqual([]);
     expect((await balances())[user]).toBe(10);
+  });
+});
+
+describe("a payment naming an order its shard does not have", () => {
+  const payFor = (userId: string, orderId: string) => ({
+    ...operationMessage({ kind: "payment", userId, amount: 10 }),
+    orderId,
+  });
+
+  it("is left out of its batch, which goes on, while the payer's order may still be applied by another worker", async () => {
+    const user = "pays-on-the-202";
+    await applyShardBatch(db, [operationMessage({ kind: "deposit", userId: user, amount: 100 })]);
+    const waiting = payFor(user, newOperationId("order", bucketForUser(user)));
+    const other = operationMessage({ kind: "deposit", userId: user, amount: 5 });
+    const result = await applyShardBatch(db, [waiting, other]);
+    expect(result.awaitingOrder).toEqual([waiting]);
+    expect(result.statuses.map((s) => s.id)).toEqual([other.id]); // no final status for the waiting payment
+    expect((await balances())[user]).toBe(105);
+  });
+
+  it("fails order_not_found at once for an order of another bucket or older than the wait", async () => {
+    const user = "pays-a-wrong-order";
+    await applyShardBatch(db, [operationMessage({ kind: "deposit", userId: user, amount: 100 })]);
+    let otherBucket = "someone-else-0";
+    for (let i = 1; bucketForUser(otherBucket) === bucketForUser(user); i++)
+      otherBucket = `someone-else-${i}`;
+    const orders = [
+      newOperationId("order", bucketForUser(otherBucket)),
+      newOperationId("order", bucketForUser(user), Date.now() - ORDER_IN_FLIGHT_MS - 1000),
+      newOperationId("order", bucketForUser(user), Date.now() + 120_000), // made up: no real order is dated ahead
+    ];
+    const result = await applyShardBatch(
+      db,
+      orders.map((orderId) => payFor(user, orderId)),
+    );
+    expect(result.statuses.map((s) => [s.status, s.failureReason])).toEqual([
+      ["failed", "order_not_found"],
+      ["failed", "order_not_found"],
+      ["failed", "order_not_found"],
+    ]);
+    // A worker holding as many waiting payments as it will lets no more wait.
+    const full = await applyShardBatch(db, [payFor(user, newOperationId("order", bucketForUser(user)))], {
+      mayAwaitOrder: false,
+    });
+    expect(full.statuses.map((s) => s.failureReason)).toEqual(["order_not_found"]);
+    expect((await balances())[user]).toBe(100);
   });
 });

@@ -2,7 +2,9 @@
 // script), recorded on the user's shard with the global stock moved once per batch, paid through the payment
 // pipeline, cancelled with stock and coupon given back in Redis and Postgres, and never oversold.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import { newOperationId } from "@floodgate/domain";
 import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -210,6 +212,48 @@ describe("paying an order", () => {
     );
     expect(wallets).toEqual([6_000, 10_000]);
     await expectStockInvariant(productId);
+  });
+});
+
+describe("a payment that reaches its shard before its order", () => {
+  it("waits for the order (another worker may be applying it) and then pays it, once", async () => {
+    const user = "pays-on-the-202";
+    await deposit(app, user, 10_000);
+    // An order id the intake could have answered: the payer's bucket, minted now. Its row appears below as if
+    // another worker's batch had just committed it.
+    const orderId = newOperationId("order", bucketForUser(user));
+    const paymentId = await payOrder(app, user, orderId, 1_500);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect((await operationView(app, `/v1/payments/${paymentId}`)).status).toBe("pending");
+    const shard = shards[ShardMap.contiguous(shards.length).shardForBucket(bucketForUser(user))]!;
+    await shard
+      .insertInto("orders")
+      .values({
+        id: orderId,
+        user_id: user,
+        status: "awaiting_payment",
+        failure_reason: null,
+        amount: 1_500,
+        discount: 0,
+        currency: env.config.currency,
+        coupon_issue_id: null,
+        payment_id: null,
+        expires_at: new Date(Date.now() + 600_000),
+        created_at: new Date(),
+      })
+      .execute();
+    expect(await waitForOperation(`/v1/payments/${paymentId}`)).toMatchObject({
+      status: "succeeded",
+      orderId,
+    });
+    const row = await shard
+      .selectFrom("orders")
+      .select(["status", "payment_id"])
+      .where("id", "=", orderId)
+      .executeTakeFirst();
+    expect(row).toEqual({ status: "paid", payment_id: paymentId });
+    const wallet = (await app.inject({ url: `/v1/wallets/${user}` })).json();
+    expect(wallet.balance).toBe(8_500);
   });
 });
 

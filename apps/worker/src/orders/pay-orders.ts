@@ -2,8 +2,32 @@
 // wallet belong to the same user, so to the same shard). The order rows are locked first; a payment is
 // refused (no debit) for an order that is not the payer's, no longer awaits payment, or costs another amount.
 import type { ShardDatabase } from "@floodgate/db";
-import type { FailureReason, MoneyOperationMessage } from "@floodgate/domain";
+import { type FailureReason, type MoneyOperationMessage, parseOperationId } from "@floodgate/domain";
+import { bucketForUser } from "@floodgate/shard-router";
 import { sql, type Transaction } from "kysely";
+
+/**
+ * How long after an order was accepted a payment naming it, not finding it on the shard, waits for it instead of
+ * failing order_not_found. Two workers read one partition, each its own entries: a client that pays on the
+ * order's 202 can have its payment applied by one worker while the other is still applying the order. A waiting
+ * payment is left out of its batch (not acknowledged) and retried by its worker shortly after.
+ */
+export const ORDER_IN_FLIGHT_MS = 60_000;
+
+/** Clocks of intake and worker processes may disagree by this much; an id dated further ahead is made up. */
+const CLOCK_SKEW_MS = 5_000;
+
+/**
+ * Whether an order missing from the payer's shard may still arrive: its id is an order id minted for the payer's
+ * bucket (ids carry their user's bucket: another user's order lives elsewhere and never will) within
+ * ORDER_IN_FLIGHT_MS, and not in the future (no real order is; a made-up one must not wait forever).
+ */
+export function mayStillBeRecorded(orderId: string, payerId: string, nowMs = Date.now()): boolean {
+  const parsed = parseOperationId(orderId);
+  if (parsed === null || parsed.kind !== "order" || parsed.bucket !== bucketForUser(payerId)) return false;
+  const age = nowMs - parsed.createdAtMs;
+  return age > -CLOCK_SKEW_MS && age < ORDER_IN_FLIGHT_MS;
+}
 
 interface PayableOrder {
   userId: string;
@@ -33,6 +57,15 @@ export class OrderPayments {
       ),
       statements: 1,
     };
+  }
+
+  /** Whether this payment names an order that is not on the shard yet but may still arrive: it waits. */
+  awaitsOrder(payment: MoneyOperationMessage): boolean {
+    return (
+      payment.orderId !== undefined &&
+      !this.#orders.has(payment.orderId) &&
+      mayStillBeRecorded(payment.orderId, payment.userId)
+    );
   }
 
   /** Why this payment cannot pay its order, or null when it can (or names no order). */
