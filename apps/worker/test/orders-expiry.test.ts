@@ -6,8 +6,9 @@ import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@flood
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { Queue } from "bullmq";
 import type { Kysely } from "kysely";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bullPrefix, ORDER_EXPIRY_QUEUE } from "../src/orders/order-expiry.ts";
+import { bullPrefix, expiryJobId, ORDER_EXPIRY_QUEUE, OrderExpiry } from "../src/orders/order-expiry.ts";
 import { ADMIN_KEY } from "./support/coupon-client.ts";
 import { counterValue, type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
 import { deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
@@ -120,6 +121,34 @@ const totalRequested = async () =>
   (
     await Promise.all(workers.map((w) => counterValue(w.metrics.orderExpiries, { outcome: "requested" })))
   ).reduce((a, b) => a + b, 0);
+
+describe("expiry jobs", () => {
+  it("are added once per chunk of orders, and a different chunk headed by the same order gets its own", async () => {
+    const expiry = new OrderExpiry(env.config, pino({ level: "silent" }));
+    const later = Date.now() + 3_600_000; // far enough that no job fires during the test
+    const awaiting = (ids: string[]) => ids.map((orderId) => ({ orderId, userId: "u", expiresAt: later }));
+    const first = ["ord_job_a", "ord_job_b", "ord_job_c"];
+    // A reclaimed order heading a new batch of the same size: the old id (first order + count) collided.
+    const second = ["ord_job_a", "ord_job_d", "ord_job_e"];
+    const queue = new Queue(ORDER_EXPIRY_QUEUE, {
+      connection: { url: env.config.redisUrl },
+      prefix: bullPrefix(env.config),
+    });
+    try {
+      await expiry.schedule(awaiting(first));
+      await expiry.schedule(awaiting(first)); // a redelivered batch
+      await expiry.schedule(awaiting(second));
+      const jobs = await Promise.all([queue.getJob(expiryJobId(first)), queue.getJob(expiryJobId(second))]);
+      expect(jobs.map((job) => job?.data)).toEqual([{ orderIds: first }, { orderIds: second }]);
+      const delayed = (await queue.getDelayed()).map((job) => job.id);
+      expect(delayed.filter((id) => id === expiryJobId(first) || id === expiryJobId(second))).toHaveLength(2);
+      await Promise.all(jobs.map((job) => job?.remove()));
+    } finally {
+      await queue.close();
+      await expiry.close();
+    }
+  });
+});
 
 describe("an expiry racing a payment", () => {
   it("ends every order paid with its debit or expired without one, and counts the stock once", async () => {

@@ -5,6 +5,7 @@
 // partition stream (request-order-end-3.lua), so the expiry is ordered with the order's payment and the
 // shard decides which came first. Ending is idempotent, so a job added twice (a redelivered batch) or retried
 // by BullMQ after a partial failure changes nothing twice.
+import { createHash } from "node:crypto";
 import type { Config } from "@floodgate/config";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import { type QueueKeys, requestOrderEnd, type ScriptedRedis } from "@floodgate/queue";
@@ -23,6 +24,16 @@ const ORDERS_PER_JOB = 500;
 
 /** BullMQ's keys live under the deployment's prefix, so tests and deployments sharing a Redis stay apart. */
 export const bullPrefix = (config: Pick<Config, "redisPrefix">) => `${config.redisPrefix}bull`;
+
+/**
+ * A chunk's job id names every order in it: the same chunk (a redelivered batch) gets the same id, which BullMQ
+ * adds once, while a different chunk never collides with it (an id made of the first order and the count did:
+ * a reclaimed order heading a new chunk of the same size left that chunk's other orders with no expiry). No ":"
+ * (BullMQ's key separator).
+ */
+export function expiryJobId(sortedOrderIds: readonly string[]): string {
+  return `expire-${createHash("sha256").update(sortedOrderIds.join(",")).digest("base64url")}`;
+}
 
 export class OrderExpiry {
   readonly #queue: Queue<ExpiryJob>;
@@ -63,9 +74,7 @@ export class OrderExpiry {
         name: "expire",
         data: { orderIds: chunk.map((order) => order.orderId) },
         opts: {
-          // The same chunk (a redelivered batch) gets the same id, which BullMQ adds once. No ":" (BullMQ's
-          // key separator).
-          jobId: `expire-${chunk[0]!.orderId}-${chunk.length}`,
+          jobId: expiryJobId(chunk.map((order) => order.orderId)),
           delay: Math.max(0, dueAt - now),
           attempts: 10,
           backoff: { type: "exponential", delay: 1000 },
@@ -93,12 +102,22 @@ export class OrderExpiry {
       { connection: this.#connection(true), prefix: bullPrefix(this.#config), concurrency: 50 },
     );
     this.#worker.on("error", (error) => this.#log.warn({ err: error.message }, "order expiry worker error"));
-    this.#worker.on("failed", (job, error) =>
-      this.#log.warn(
-        { jobId: job?.id, err: error.message },
-        "order expiry attempt failed; BullMQ retries it",
-      ),
-    );
+    this.#worker.on("failed", (job, error) => {
+      const orderIds = job ? ("orderIds" in job.data ? job.data.orderIds : [job.data.orderId]) : [];
+      const attempts = job?.opts.attempts ?? 1;
+      if (job && job.attemptsMade < attempts) {
+        this.#log.warn(
+          { jobId: job.id, orders: orderIds.length, attempt: job.attemptsMade, attempts, err: error.message },
+          "order expiry attempt failed; BullMQ retries it",
+        );
+        return;
+      }
+      // Out of attempts: these orders hold their stock until paid or cancelled. Name them for the operator.
+      this.#log.error(
+        { jobId: job?.id, orderIds, attempts, err: error.message },
+        "order expiry gave up: these unpaid orders will not expire by themselves; cancel them (POST /v1/orders/:id/cancel)",
+      );
+    });
   }
 
   async close(): Promise<void> {
