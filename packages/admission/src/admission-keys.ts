@@ -15,6 +15,8 @@ export interface RoomKeySet {
   seen: string;
   sessions: string;
   admits: string;
+  /** Tickets that ended (expired, abandoned, revoked), scored by when: forgotten after a retention. */
+  ended: string;
 }
 
 export class AdmissionKeys {
@@ -52,12 +54,18 @@ export class AdmissionKeys {
       seen: `${base}seen`,
       sessions: `${base}sessions`,
       admits: `${base}admits`,
+      ended: `${base}ended`,
     };
   }
 
   /** The ids of every room ever defined (a set). */
   rooms(): string {
     return `${this.prefix}rooms`;
+  }
+
+  /** Held while a room definition is checked against the others and written (room-definition-lock.ts). */
+  roomDefinitionLock(): string {
+    return `${this.prefix}admission:room-definition-lock`;
   }
 
   /** The admission leader's lease: one intake process at a time admits. */

@@ -118,6 +118,7 @@ export async function revokeTicket(
     room.early,
     room.seen,
     room.sessions,
+    room.ended,
     ticketId,
     keys.roomEventsChannel(),
     roomId,

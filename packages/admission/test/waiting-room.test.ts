@@ -138,6 +138,7 @@ describe("admission", () => {
     });
     expect((await readTicket(kit.redis, kit.keys, "abandon", alsoPresent.ticketId))?.position).toBe(1);
     expect((await readRoomStats(kit.redis, kit.keys, "abandon")).abandonedTotal).toBe(1);
+    expect(await kit.redis.zscore(kit.keys.room("abandon").ended, idle.ticketId)).not.toBeNull(); // to forget
     // Losing a place is final: joining again queues at the back with a new ticket.
     const back = await join("abandon", "idle-user");
     expect(back.ticketId).not.toBe(idle.ticketId);
@@ -165,6 +166,31 @@ describe("admission", () => {
       status: "expired",
     });
     expect(kit.ended("short-session")).toEqual([[ticket.ticketId, "expired"]]);
+    expect(await kit.redis.zscore(kit.keys.room("short-session").ended, ticket.ticketId)).not.toBeNull();
+  });
+});
+
+describe("forgetting", () => {
+  it("forgets a ticket a while after it ended: its record and its user's place go, and the user joins afresh", async () => {
+    await kit.defineRoom("forget", { admitPerSecond: 1 });
+    const gone = await join("forget", "forgotten-user");
+    const stays = await join("forget", "still-waiting");
+    await revokeTicket(kit.redis, kit.keys, "forget", gone.ticketId);
+    await kit.lead();
+    await kit.tick("forget", { endedRetentionMs: 60_000 });
+    // Within the retention a page still learns how its ticket ended.
+    expect((await readTicket(kit.redis, kit.keys, "forget", gone.ticketId))?.status).toBe("revoked");
+    await sleep(5);
+    await kit.tick("forget", { endedRetentionMs: 0 });
+    expect(await readTicket(kit.redis, kit.keys, "forget", gone.ticketId)).toBeNull();
+    const room = kit.keys.room("forget");
+    expect(await kit.redis.hget(room.users, "forgotten-user")).toBeNull();
+    expect(await kit.redis.zcard(room.ended)).toBe(0);
+    // A ticket that has not ended is untouched.
+    expect(await readTicket(kit.redis, kit.keys, "forget", stays.ticketId)).not.toBeNull();
+    expect(await kit.redis.hget(room.users, "still-waiting")).toBe(stays.ticketId);
+    const again = await join("forget", "forgotten-user");
+    expect(again.ticketId).not.toBe(gone.ticketId);
   });
 });
 
@@ -194,6 +220,95 @@ describe("the pre-queue", () => {
     await kit.tick("drop");
     await join("drop", "late-5");
     expect(await positions(early)).toEqual(earlyPositions);
+  });
+
+  /** 2,500 early joins to a room whose start is far off, then the start moved to now (no race with the clock). */
+  const bigDrop = async (roomId: string) => {
+    await kit.defineRoom(roomId, { admitPerSecond: 10_000, startsAt: Date.now() + 600_000 });
+    const early = await Promise.all(
+      Array.from({ length: 2500 }, async (_, i) => (await join(roomId, `early-${i}`)).ticketId),
+    );
+    await kit.defineRoom(roomId, { admitPerSecond: 10_000, startsAt: Date.now() - 1 });
+    return early;
+  };
+
+  it("moves a pre-queue larger than one step a step per call, admitting none of it out of turn", async () => {
+    const early = await bigDrop("big-drop");
+    const room = kit.keys.room("big-drop");
+    // The first call after the start reserves 2,500 places and moves 1,000 (one step), not all of them.
+    const late = await join("big-drop", "late-0");
+    expect(await kit.redis.zcard(room.early)).toBe(1500);
+    expect(await kit.redis.zcard(room.queue)).toBe(1001);
+    await kit.lead();
+    await tickUntil("big-drop", () => kit.admittedOrder("big-drop").length === 2501, "everyone is admitted");
+    const order = kit.admittedOrder("big-drop");
+    expect(order.at(-1)).toBe(late.ticketId);
+    expect(new Set(order.slice(0, 2500))).toEqual(new Set(early));
+  });
+
+  it("finishes a shuffle in progress when startsAt moves, and the new pre-queue waits for its own start", async () => {
+    const early = await bigDrop("moved-start");
+    const late = await join("moved-start", "late-0"); // starts the shuffle: 1,000 of 2,500 moved
+    await kit.defineRoom("moved-start", { admitPerSecond: 10_000, startsAt: Date.now() + 60_000 });
+    const next = await join("moved-start", "next-0");
+    expect(next.status).toBe("early");
+    expect(next.position).toBe(1); // its own round, not the 1,500 still moving
+    await kit.lead();
+    await tickUntil(
+      "moved-start",
+      () => kit.admittedOrder("moved-start").length === 2501,
+      "the queue is admitted",
+    );
+    const order = kit.admittedOrder("moved-start");
+    expect(order.at(-1)).toBe(late.ticketId);
+    expect(new Set(order.slice(0, 2500))).toEqual(new Set(early));
+    await kit.tick("moved-start");
+    expect((await readTicket(kit.redis, kit.keys, "moved-start", next.ticketId))?.status).toBe("early");
+  });
+
+  it("keeps admitting its queue after a start when a later start is set", async () => {
+    await kit.defineRoom("restart", { admitPerSecond: 10_000, startsAt: Date.now() + 600_000 });
+    for (let i = 0; i < 10; i++) await join("restart", `early-${i}`);
+    await kit.defineRoom("restart", { admitPerSecond: 10_000, startsAt: Date.now() - 1 });
+    const late = [];
+    for (let i = 0; i < 5; i++) late.push((await join("restart", `late-${i}`)).ticketId);
+    await kit.defineRoom("restart", { admitPerSecond: 10_000, startsAt: Date.now() + 600_000 });
+    const next = await join("restart", "next-0");
+    await kit.lead();
+    await tickUntil("restart", () => kit.admittedOrder("restart").length === 15, "the first 15 are admitted");
+    expect(kit.admittedOrder("restart").slice(10)).toEqual(late);
+    expect((await readTicket(kit.redis, kit.keys, "restart", next.ticketId))?.status).toBe("early");
+  });
+
+  it("starts at once when the operator removes startsAt: the pre-queue goes first, later joins behind it", async () => {
+    await kit.defineRoom("start-now", { admitPerSecond: 1, startsAt: Date.now() + 60_000 });
+    const early: string[] = [];
+    for (let i = 0; i < 10; i++) early.push((await join("start-now", `early-${i}`)).ticketId);
+    await kit.defineRoom("start-now", { admitPerSecond: 1, startsAt: null });
+    const late = await join("start-now", "late-0");
+    expect(late.status).toBe("waiting");
+    expect(late.position).toBe(11);
+    const places = await Promise.all(
+      early.map(async (id) => (await readTicket(kit.redis, kit.keys, "start-now", id))?.position),
+    );
+    expect([...places].sort((a, b) => a! - b!)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  });
+
+  it("lets the pre-queue in when the room is turned off before startsAt, and forms a new one if turned on again", async () => {
+    const startsAt = Date.now() + 60_000;
+    await kit.defineRoom("turned-off", { admitPerSecond: 1, startsAt });
+    const early = [
+      (await join("turned-off", "early-0")).ticketId,
+      (await join("turned-off", "early-1")).ticketId,
+    ];
+    await kit.defineRoom("turned-off", { mode: "off", admitPerSecond: 1, startsAt });
+    await kit.lead();
+    await kit.tick("turned-off");
+    for (const id of early) {
+      expect((await readTicket(kit.redis, kit.keys, "turned-off", id))?.status).toBe("admitted");
+    }
+    await kit.defineRoom("turned-off", { mode: "on", admitPerSecond: 1, startsAt });
+    expect((await join("turned-off", "early-2")).status).toBe("early");
   });
 });
 

@@ -6,7 +6,7 @@
   KEYS[1]  room config    {room-<id>}:config    mode, admitPerSecond, sessionSeconds, abandonSeconds, startsAt
   KEYS[2]  room state     {room-<id>}:state     queueing, seq, shuffled, admittedTotal, ...
   KEYS[3]  queue          {room-<id>}:queue     ticket -> sequence number (FIFO)
-  KEYS[4]  pre-queue      {room-<id>}:early     ticket -> random score (joins before startsAt)
+  KEYS[4]  pre-queue      {room-<id>}:early     ticket -> round + random draw (joins before startsAt)
   KEYS[5]  tickets        {room-<id>}:tickets   ticket -> record (includes/room-tickets.lua)
   KEYS[6]  users          {room-<id>}:users     userId -> ticket
   KEYS[7]  heartbeats     {room-<id>}:seen      ticket -> last heartbeat (waiting and early tickets)
@@ -23,7 +23,7 @@
 
   Returns {code, ticketId, status, position, joinedAt, admittedAt, expiresAt} (numbers as strings, "" unknown)
     code 1: a new ticket; code 2: the user's ticket, unchanged
-    position: 1-based place in the queue; for a pre-queue ticket, the size of the pre-queue
+    position: 1-based place in the queue; for a pre-queue ticket, the size of its pre-queue round
   or {-90, "ip,<retryAfterMs>"} over the IP limit, {-1, ""} no such room; nothing written.
 ]]
 --- @include "token-bucket"
@@ -51,7 +51,7 @@ local function answer(code, ticketId, t)
     local rank = redis.call("ZRANK", keys.queue, ticketId)
     position = rank and tostring(rank + 1) or ""
   elseif t.status == "early" then
-    position = tostring(redis.call("ZCARD", keys.early))
+    position = room_early_position(keys.early, ticketId)
   end
   return {code, ticketId, t.status, position, tostring(t.joinedAt or ""), tostring(t.admittedAt or ""),
     tostring(t.expiresAt or "")}
@@ -80,7 +80,7 @@ if not queueing then
 elseif startsAt and nowMs < startsAt then
   t.status = "early"
   ticket_write(keys.tickets, ticketId, t)
-  redis.call("ZADD", keys.early, tonumber(ARGV[3]), ticketId)
+  redis.call("ZADD", keys.early, room_early_score(keys, tonumber(ARGV[3])), ticketId)
   redis.call("ZADD", keys.seen, nowMs, ticketId)
 else
   t.status = "waiting"

@@ -13,6 +13,7 @@
   is no such ticket.
 ]]
 --- @include "room-tickets"
+--- @include "room-shuffle"
 local ticketId = ARGV[1]
 local t = ticket_read(KEYS[1], ticketId)
 if not t then
@@ -24,7 +25,7 @@ if t.status == "waiting" then
   position = rank and tostring(rank + 1) or ""
   redis.call("ZADD", KEYS[4], "XX", room_now_ms(), ticketId)
 elseif t.status == "early" then
-  position = tostring(redis.call("ZCARD", KEYS[3]))
+  position = room_early_position(KEYS[3], ticketId)
   redis.call("ZADD", KEYS[4], "XX", room_now_ms(), ticketId)
 end
 return {t.status, t.userId, position, t.joinedAt, t.admittedAt, t.expiresAt}

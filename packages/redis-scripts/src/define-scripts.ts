@@ -45,9 +45,10 @@ export interface ScriptedRedis extends Redis {
   joinRoom(...keysThenArgs: (string | number)[]): Promise<string[] | [number, string]>;
   /** read-ticket-4.lua: tickets, queue, pre-queue, heartbeats; ticket id. */
   readTicket(...keysThenArgs: string[]): Promise<string[]>;
-  /** admit-room-10.lua: 10 keys, then leader id, backpressure, cool-down ms, channel, room id, step limit. */
+  /** admit-room-11.lua: 11 keys, then leader id, backpressure, cool-down ms, channel, room id, step limit, ended
+   * tickets' retention ms. */
   admitRoom(...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
-  /** revoke-ticket-5.lua: tickets, queue, pre-queue, heartbeats, sessions; ticket id, channel, room id. */
+  /** revoke-ticket-6.lua: tickets, queue, pre-queue, heartbeats, sessions, ended; ticket id, channel, room id. */
   revokeTicket(...keysThenArgs: string[]): Promise<string>;
   holdLease(leaseKey: string, holderId: string, leaseMs: number): Promise<number>;
   pipeline(): ScriptedPipeline;

@@ -78,12 +78,18 @@ export class RoomTestKit {
   /** Runs a tick and waits until the subscriber has received whatever it published. */
   async tick(
     roomId: string,
-    options: { instanceId?: string; backpressure?: boolean; cooldownMs?: number } = {},
+    options: {
+      instanceId?: string;
+      backpressure?: boolean;
+      cooldownMs?: number;
+      endedRetentionMs?: number;
+    } = {},
   ) {
     const tick = await tickRoom(this.redis, this.keys, roomId, {
       instanceId: options.instanceId ?? LEADER,
       backpressure: options.backpressure ?? false,
       cooldownMs: options.cooldownMs ?? 60_000,
+      endedRetentionMs: options.endedRetentionMs,
     });
     await this.flushEvents();
     return tick;

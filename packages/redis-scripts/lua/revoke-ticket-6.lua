@@ -7,6 +7,7 @@
   KEYS[3] pre-queue   {room-<id>}:early
   KEYS[4] heartbeats  {room-<id>}:seen
   KEYS[5] sessions    {room-<id>}:sessions
+  KEYS[6] ended       {room-<id>}:ended (the leader's tick forgets the ticket after a while)
 
   ARGV[1] ticket id
   ARGV[2] event channel
@@ -25,6 +26,9 @@ t.status = "revoked"
 ticket_write(KEYS[1], ticketId, t)
 for i = 2, 5 do
   redis.call("ZREM", KEYS[i], ticketId)
+end
+if before ~= "revoked" and before ~= "expired" and before ~= "abandoned" then
+  redis.call("ZADD", KEYS[6], room_now_ms(), ticketId)
 end
 if before ~= "revoked" then
   redis.call("PUBLISH", ARGV[2], cjson.encode({room = ARGV[3], ended = {{ticketId, "revoked"}}}))

@@ -3,9 +3,11 @@
   it admits, expires and sweeps, never by the length of the queue.
 
   1. Fencing: a leader that lost its lease changes nothing.
-  2. The pre-queue shuffle, if startsAt has come (includes/room-shuffle.lua).
+  2. The pre-queue shuffle's next step, or its start if startsAt has come (includes/room-shuffle.lua); a room
+     turned off lets its pre-queue go, to be admitted in step 6 with everyone else.
   3. Sessions that ended: admitted tickets past expiresAt become expired.
   4. Abandonment: waiting or pre-queue tickets with no heartbeat for abandonSeconds lose their place.
+     Forgetting: a ticket that ended (expired, abandoned, revoked) more than ARGV[7] ms ago leaves Redis.
   5. `auto` mode: start queueing when the workers' backlog is over its limit (ARGV[2]) or the guarded traffic
      of the last second exceeded admitPerSecond; stop after ARGV[3] ms with an empty queue and calm traffic.
   6. Admission: the allowance grows by admitPerSecond per second of elapsed time (at most one second's worth,
@@ -15,15 +17,17 @@
 
   KEYS[1]  config {room-<id>}:config   KEYS[2] state   {room-<id>}:state   KEYS[3] queue {room-<id>}:queue
   KEYS[4]  pre-queue {room-<id>}:early KEYS[5] tickets KEYS[6] users       KEYS[7] heartbeats {room-<id>}:seen
-  KEYS[8]  sessions                    KEYS[9] admissions per second       KEYS[10] the leader's lease
+  KEYS[8]  sessions                    KEYS[9] admissions per second       KEYS[10] ended {room-<id>}:ended
+  KEYS[11] the leader's lease
   (the lease has its own slot: like the guarded scripts, this runs on standalone Redis or Sentinel)
 
-  ARGV[1] the leader's id (must hold KEYS[10])
+  ARGV[1] the leader's id (must hold KEYS[11])
   ARGV[2] "1" when the workers' backlog is over its limit (backpressure), else "0"
   ARGV[3] auto mode's cool-down, ms
   ARGV[4] event channel
   ARGV[5] room id
   ARGV[6] most tickets to look at per step (bounds the tick's time)
+  ARGV[7] how long an ended ticket stays readable, ms
 
   Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned)}, {-1} when not the
   leader, {-2} when the room has no config.
@@ -32,9 +36,9 @@
 --- @include "room-shuffle"
 local keys = {
   config = KEYS[1], state = KEYS[2], queue = KEYS[3], early = KEYS[4], tickets = KEYS[5], users = KEYS[6],
-  seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9],
+  seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9], ended = KEYS[10],
 }
-if redis.call("GET", KEYS[10]) ~= ARGV[1] then
+if redis.call("GET", KEYS[11]) ~= ARGV[1] then
   return {-1}
 end
 local config = redis.call("HMGET", keys.config, "mode", "admitPerSecond", "sessionSeconds", "abandonSeconds")
@@ -49,7 +53,7 @@ local limit = tonumber(ARGV[6])
 local nowMs = room_now_ms()
 local event = {room = ARGV[5], admitted = {}, ended = {}}
 
-room_shuffle_if_due(keys, nowMs)
+room_shuffle_if_due(keys, nowMs, mode == "off")
 
 -- 3. Sessions that ended.
 for _, ticketId in ipairs(redis.call("ZRANGEBYSCORE", keys.sessions, "-inf", nowMs, "LIMIT", 0, limit)) do
@@ -58,6 +62,7 @@ for _, ticketId in ipairs(redis.call("ZRANGEBYSCORE", keys.sessions, "-inf", now
   if t and t.status == "admitted" then
     t.status = "expired"
     ticket_write(keys.tickets, ticketId, t)
+    redis.call("ZADD", keys.ended, nowMs, ticketId)
     event.ended[#event.ended + 1] = {ticketId, "expired"}
   end
 end
@@ -69,6 +74,7 @@ local function abandon(ticketId, t)
   redis.call("ZREM", keys.seen, ticketId)
   t.status = "abandoned"
   ticket_write(keys.tickets, ticketId, t)
+  redis.call("ZADD", keys.ended, nowMs, ticketId)
   redis.call("HINCRBY", keys.state, "abandonedTotal", 1)
   event.ended[#event.ended + 1] = {ticketId, "abandoned"}
 end
@@ -80,6 +86,18 @@ for _, ticketId in ipairs(redis.call("ZRANGEBYSCORE", keys.seen, "-inf", "(" .. 
   else
     redis.call("ZREM", keys.seen, ticketId)
   end
+end
+
+-- Forgetting: a room's memory follows the people in it, not everyone it ever had. The record and the user's
+-- pointer to it go (the user joins afresh); a token naming a forgotten ticket is refused as unknown.
+local forgetBefore = nowMs - tonumber(ARGV[7])
+for _, ticketId in ipairs(redis.call("ZRANGEBYSCORE", keys.ended, "-inf", "(" .. forgetBefore, "LIMIT", 0, limit)) do
+  local t = ticket_read(keys.tickets, ticketId)
+  redis.call("HDEL", keys.tickets, ticketId)
+  if t and redis.call("HGET", keys.users, t.userId) == ticketId then
+    redis.call("HDEL", keys.users, t.userId)
+  end
+  redis.call("ZREM", keys.ended, ticketId)
 end
 
 -- 5. Whether the room queues.
@@ -131,15 +149,31 @@ if queueing then
 else
   capacity = limit
 end
+-- While a pre-queue round moves, nothing numbered past its moved part (its unmoved tickets and later joins wait).
+local admitBelow = room_shuffle_admit_below(keys)
+local function pop_head(n)
+  local ids = {}
+  if admitBelow then
+    ids = redis.call("ZRANGEBYSCORE", keys.queue, "-inf", "(" .. admitBelow, "LIMIT", 0, n)
+    for _, ticketId in ipairs(ids) do
+      redis.call("ZREM", keys.queue, ticketId)
+    end
+  else
+    local popped = redis.call("ZPOPMIN", keys.queue, n)
+    for i = 1, #popped, 2 do
+      ids[#ids + 1] = popped[i]
+    end
+  end
+  return ids
+end
 local admitted = 0
 local looked = 0
 while admitted < capacity and looked < limit do
-  local head = redis.call("ZPOPMIN", keys.queue, math.min(capacity - admitted, limit - looked))
+  local head = pop_head(math.min(capacity - admitted, limit - looked))
   if #head == 0 then
     break
   end
-  for i = 1, #head, 2 do
-    local ticketId = head[i]
+  for _, ticketId in ipairs(head) do
     looked = looked + 1
     local t = ticket_read(keys.tickets, ticketId)
     if t and t.status == "waiting" then
