@@ -103,6 +103,14 @@ describe("the rooms admin API", () => {
     // A room that is off guards nothing, so it may name the class.
     expect((await putRoom("rival", room({ mode: "off" }))).statusCode).toBe(201);
   });
+
+  it("lets one of several rooms defined at the same moment guard a class, never two", async () => {
+    const answers = await Promise.all(
+      ["race-a", "race-b", "race-c"].map((id) => putRoom(id, room({ guards: ["coupon-issues"] }))),
+    );
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409, 409]);
+    for (const id of ["race-a", "race-b", "race-c"]) await putRoom(id, room({ mode: "off", guards: [] }));
+  });
 });
 
 describe("a queueing room", () => {

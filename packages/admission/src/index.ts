@@ -21,6 +21,7 @@ export {
   readRoomDefinition,
   writeRoomDefinition,
 } from "./room-definition.ts";
+export { RoomDefinitionBusyError, withRoomDefinitionLock } from "./room-definition-lock.ts";
 export { etaSeconds, type RoomStats, readRoomStats } from "./room-stats.ts";
 export { type RoomTick, TICK_STEP_LIMIT, type TickOptions, tickRoom } from "./room-tick.ts";
 export {

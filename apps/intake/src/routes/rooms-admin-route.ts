@@ -3,10 +3,12 @@
 import {
   DEFAULT_ABANDON_SECONDS,
   type RoomDefinition,
+  RoomDefinitionBusyError,
   type RoomMode,
   readRoomDefinition,
   readRoomStats,
   revokeTicket,
+  withRoomDefinitionLock,
   writeRoomDefinition,
 } from "@floodgate/admission";
 import {
@@ -76,33 +78,43 @@ export async function roomsAdminRoute(app: FastifyInstance) {
       const { redis, keys } = app.admission;
       // The calendar, not only the shape: 2026-02-30 is refused rather than rolled over into March.
       const startsAt = body.startsAt ? parseTimestamp("startsAt", body.startsAt) : null;
-      if (body.mode !== "off") {
-        const roomIds = await redis.smembers(keys.rooms());
-        for (const otherId of roomIds) {
-          if (otherId === roomId) continue;
-          const other = await readRoomDefinition(redis, keys, otherId);
-          const shared =
-            other && other.mode !== "off" ? body.guards.filter((g) => other.guards.includes(g)) : [];
-          if (shared.length > 0) {
-            throw new ProblemError("room_guard_conflict", {
-              field: "guards",
-              detail: `room ${otherId} already guards ${shared.join(", ")}; set its mode to off or drop the class from one of them`,
-            });
+      // Check and write as one step across intake processes: two conflicting rooms defined at once must not
+      // both pass the check.
+      const { previous, room } = await withRoomDefinitionLock(redis, keys, async () => {
+        if (body.mode !== "off") {
+          const roomIds = await redis.smembers(keys.rooms());
+          for (const otherId of roomIds) {
+            if (otherId === roomId) continue;
+            const other = await readRoomDefinition(redis, keys, otherId);
+            const shared =
+              other && other.mode !== "off" ? body.guards.filter((g) => other.guards.includes(g)) : [];
+            if (shared.length > 0) {
+              throw new ProblemError("room_guard_conflict", {
+                field: "guards",
+                detail: `room ${otherId} already guards ${shared.join(", ")}; set its mode to off or drop the class from one of them`,
+              });
+            }
           }
         }
-      }
-      const previous = await readRoomDefinition(redis, keys, roomId);
-      const room: RoomDefinition = {
-        roomId,
-        mode: body.mode,
-        admitPerSecond: body.admitPerSecond,
-        sessionSeconds: body.sessionSeconds,
-        abandonSeconds: body.abandonSeconds ?? DEFAULT_ABANDON_SECONDS,
-        startsAt,
-        guards: body.guards,
-        updatedAt: Date.now(),
-      };
-      await writeRoomDefinition(redis, keys, room, previous);
+        const previous = await readRoomDefinition(redis, keys, roomId);
+        const room: RoomDefinition = {
+          roomId,
+          mode: body.mode,
+          admitPerSecond: body.admitPerSecond,
+          sessionSeconds: body.sessionSeconds,
+          abandonSeconds: body.abandonSeconds ?? DEFAULT_ABANDON_SECONDS,
+          startsAt,
+          guards: body.guards,
+          updatedAt: Date.now(),
+        };
+        await writeRoomDefinition(redis, keys, room, previous);
+        return { previous, room };
+      }).catch((error: Error) => {
+        if (error instanceof RoomDefinitionBusyError) {
+          throw new ProblemError("service_unavailable", { detail: error.message, retryAfterSeconds: 1 });
+        }
+        throw error;
+      });
       // This process applies it before answering; the others reload on the config channel.
       await app.admission.refresh();
       request.log.info(
