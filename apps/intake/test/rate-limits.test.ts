@@ -176,11 +176,23 @@ describe("the admin API", () => {
       "validation_error",
       "routeClass",
     );
+    // Room joins take no user limit (one place per user per room): accepting one would limit nothing.
+    expectProblem(
+      await put("/v1/rate-limits/room-joins", { user: { rate: 1, burst: 1 } }),
+      400,
+      "validation_error",
+      "user",
+    );
     const listed = await app.inject({ method: "GET", url: "/v1/rate-limits", headers: adminHeaders() });
     expect(listed.json().policies[0]).toEqual({
       routeClass: "payments",
       user: { rate: 0.5, burst: 3 },
       ip: null,
+    });
+    expect(listed.json().policies).toContainEqual({
+      routeClass: "room-joins",
+      user: null,
+      ip: null, // this file's RATE_LIMITS turn every IP limit off
     });
   });
 });

@@ -249,6 +249,16 @@ describe("RATE_LIMITS", () => {
       burst: 4,
     });
   });
+
+  it("keeps room joins per IP only: * leaves them out of user limits, and naming them is refused", () => {
+    const { rateLimits } = loadConfig({ RATE_LIMITS: "*.user=3/s:6" });
+    expect(rateLimits.payments.user).toEqual({ rate: 3, burst: 6 });
+    expect(rateLimits["room-joins"]).toEqual({ user: null, ip: { rate: 20, burst: 50 } });
+    expect(loadConfig({ RATE_LIMITS: "room-joins.user=off" }).rateLimits["room-joins"].user).toBeNull();
+    expect(() => loadConfig({ RATE_LIMITS: "room-joins.user=1/s:1" })).toThrow(
+      /RATE_LIMITS.*room-joins is limited per IP only/,
+    );
+  });
 });
 
 describe("TRUST_PROXY", () => {

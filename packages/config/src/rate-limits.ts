@@ -5,8 +5,10 @@
 // turns every limit off. Example: RATE_LIMITS="payments.user=5/s:10,*.ip=off".
 import {
   DEFAULT_RATE_LIMITS,
+  hasUserLimit,
   type RateLimitPolicies,
   ROUTE_CLASSES,
+  type RouteClass,
   type TokenBucketPolicy,
 } from "@floodgate/domain";
 import { ConfigError } from "./env-reader.ts";
@@ -57,7 +59,21 @@ export function parseRateLimits(value: string | undefined, name = "RATE_LIMITS")
       }
       bucket = { rate: perSecond, burst: tokens };
     }
-    for (const target of classes) policies[target][scope] = bucket;
+    if (
+      scope === "user" &&
+      bucket !== null &&
+      routeClass !== "*" &&
+      !hasUserLimit(routeClass as RouteClass)
+    ) {
+      throw new ConfigError(
+        name,
+        `has an entry ${JSON.stringify(entry)}: ${routeClass} is limited per IP only (a user holds one place per room whatever it sends)`,
+      );
+    }
+    // `*.user` sets every class that takes a user limit.
+    for (const target of classes) {
+      if (scope === "ip" || hasUserLimit(target)) policies[target][scope] = bucket;
+    }
   }
   return policies;
 }

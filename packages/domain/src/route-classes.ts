@@ -7,6 +7,12 @@ export type GuardedRouteClass = (typeof GUARDED_ROUTE_CLASSES)[number];
 export const ROUTE_CLASSES = [...GUARDED_ROUTE_CLASSES, "room-joins"] as const;
 export type RouteClass = (typeof ROUTE_CLASSES)[number];
 
+/**
+ * Whether a class takes a per-user limit. Room joins do not: a user holds one place per room whatever it sends,
+ * so a user bucket there would limit nothing; they are limited per IP.
+ */
+export const hasUserLimit = (routeClass: RouteClass): boolean => routeClass !== "room-joins";
+
 export const isGuardedRouteClass = (name: string): name is GuardedRouteClass =>
   (GUARDED_ROUTE_CLASSES as readonly string[]).includes(name);
 

@@ -2,6 +2,7 @@
 // change within a moment (config channel). DELETE returns a class to its configured policy.
 import { clearRateLimitOverride, writeRateLimitOverride } from "@floodgate/admission";
 import {
+  hasUserLimit,
   problemResponseSchema,
   type RateLimitPolicy,
   ROUTE_CLASSES,
@@ -12,6 +13,7 @@ import {
   routeClassParamsSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
+import { ProblemError } from "../errors/error-catalogue.ts";
 import { requireAdmin } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
@@ -41,6 +43,12 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
     },
     async (request) => {
       const { routeClass } = request.params;
+      if (request.body.user && !hasUserLimit(routeClass)) {
+        throw new ProblemError("validation_error", {
+          field: "user",
+          detail: `${routeClass} is limited per IP only: a user holds one place per room whatever it sends`,
+        });
+      }
       await writeRateLimitOverride(app.admission.redis, app.admission.keys, routeClass, request.body);
       await app.admission.book.reload(app.admission.redis, app.admission.keys);
       request.log.info({ routeClass, change: request.body }, "rate limit changed");
