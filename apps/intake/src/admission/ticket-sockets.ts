@@ -80,6 +80,9 @@ export class TicketSockets {
       socket.close(1011, "try again");
       return;
     }
+    // The client may have gone while the ticket was read: its close event has fired with nobody listening, so a
+    // watcher added now would heartbeat the ticket (keep its place) until the next ping sweep, 30 s on.
+    if (socket.readyState !== socket.OPEN) return;
     if (!ticket) {
       this.#messages.send(socket, {
         type: "error",
