@@ -1,7 +1,6 @@
 // `./floodgate bench coupon-drop`: a first-come-first-served drop. Floodgate started fresh with an admin key,
 // one coupon created, then `--requests` issue requests from `--users` users as fast as the intake answers;
 // after the drain, the invariants: exactly `--quantity` issued, to as many users, one row each on the shards.
-
 import { randomBytes } from "node:crypto";
 import { adminRequest } from "./admin-client.ts";
 import { waitForApplied } from "./applied-wait.ts";

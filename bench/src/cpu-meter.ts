@@ -120,7 +120,7 @@ export function startCpuMeter(cores = os.availableParallelism()): CpuMeter {
   };
 }
 
-/** "intake 55 %, Redis 36 %, ... of one core; 178 % of 200 %" */
+/** "cpu over 30 s, % of one core: intake 51, workers 19, ..., other 2; 162 of 200" */
 export function describeCpuUsage(usage: CpuUsage | null): string {
   if (!usage) return "cpu use: not measured (no /proc)";
   const p = usage.percentOfOneCore;

@@ -1,6 +1,7 @@
 // --max: short fixed-rate stages chosen by max-rate-plan.ts until the highest rate with intake p99 < 50 ms is
 // bracketed. Each stage waits for the workers to catch up, so a stage never inherits the previous backlog.
 import type { BenchTarget } from "./bench-target.ts";
+import type { CpuUsage } from "./cpu-meter.ts";
 import { maxAcceptedRate, nextRate, stagePassed } from "./max-rate-plan.ts";
 import { log } from "./progress-line.ts";
 import { type RatePhaseResult, runRatePhase } from "./rate-phase.ts";
@@ -17,6 +18,8 @@ export interface MaxStage {
   duplicated: number;
   allApplied: boolean;
   passed: boolean;
+  /** Where the cpu went during the stage: a stage that misses its pace with both cores busy ran out of machine. */
+  cpu: CpuUsage | null;
 }
 
 export interface MaxRateResult {
@@ -69,6 +72,7 @@ export async function searchMaxRate(options: {
         failures,
         responses: phase.responses,
       }),
+      cpu: phase.cpu,
     };
     stages.push(stage);
     log(
