@@ -48,7 +48,7 @@ export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
   {
     name: "poll-interval",
     kind: "int",
-    help: "ms between two polls of a polling user (the checkout SDK's default is 2000)",
+    help: "ms between two polls of a polling user (the checkout SDK polls every 1000 by default; 1000 replays that)",
     default: 2000,
     min: 100,
     max: 60_000,
