@@ -1,5 +1,7 @@
 // A TCP proxy in front of a shard, so a test can take "the shard" down (refuse and cut connections) and bring
-// it back, while the real Postgres behind it keeps running for the other shards.
+// it back, while the real Postgres behind it keeps running for the other shards. It can also hold the server's
+// replies: a query has run (its snapshot taken) but the client has not heard back, so a test can decide what
+// happens in between.
 import { connect, createServer, type Server, type Socket } from "node:net";
 
 export interface TcpProxy {
@@ -7,6 +9,12 @@ export interface TcpProxy {
   /** Cuts every open connection and refuses new ones. */
   down(): Promise<void>;
   up(): Promise<void>;
+  /** From now on, what the server sends is kept here instead of reaching the client. */
+  holdReplies(): void;
+  /** Bytes of replies held since holdReplies(). */
+  heldReplyBytes(): number;
+  /** Delivers the held replies, in order, and lets replies through again. */
+  releaseReplies(): void;
   close(): Promise<void>;
 }
 
@@ -14,6 +22,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
+  let holding = false;
+  let held: { client: Socket; chunk: Buffer }[] = [];
   const listen = () =>
     new Promise<void>((resolve) => {
       server = createServer((client) => {
@@ -26,7 +36,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
             upstream.destroy();
           });
         }
-        client.pipe(upstream).pipe(client);
+        client.pipe(upstream);
+        upstream.on("data", (chunk: Buffer) => {
+          if (holding) held.push({ client, chunk });
+          else client.write(chunk);
+        });
+        upstream.on("end", () => client.end());
       });
       server.listen(port, "127.0.0.1", () => {
         port = (server!.address() as { port: number }).port;
@@ -47,6 +62,15 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     down: stop,
     up: listen,
+    holdReplies() {
+      holding = true;
+    },
+    heldReplyBytes: () => held.reduce((sum, { chunk }) => sum + chunk.length, 0),
+    releaseReplies() {
+      holding = false;
+      for (const { client, chunk } of held) if (!client.destroyed) client.write(chunk);
+      held = [];
+    },
     close: stop,
   };
 }
