@@ -57,6 +57,12 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
+/** What the intake and the workers logged (warnings and errors at this LOG_LEVEL), for a failed purchase's message. */
+const serverLogs = () =>
+  [intake, ...workers]
+    .map((p, i) => `--- ${i === 0 ? "intake" : `worker ${i}`}:\n${p.output().slice(-4000)}`)
+    .join("\n");
+
 const newProduct = (name: string, stock: number) =>
   createProduct(intake.baseUrl, { name, price: PRICE, stock });
 
@@ -103,12 +109,11 @@ describe("the demo store in Chromium", () => {
       // Then a slow flash-sale pace: 40 a second, several of the room's once-a-second place pushes.
       await putRoom(intake.baseUrl, room, { mode: "on", admitPerSecond: 40, guards });
 
-      expect((await demo.outcome()).outcome).toBe("paid");
-      expect(await demo.stepStates()).toEqual({
-        queue: "done",
-        order: "done",
-        deposit: "done",
-        payment: "done",
+      // The whole outcome, so a failure shows the words the shopper saw and not only "refused".
+      expect({ ...(await demo.outcome()), steps: await demo.stepStates() }, serverLogs()).toEqual({
+        outcome: "paid",
+        text: expect.stringMatching(/^Paid\. Order ord_/),
+        steps: { queue: "done", order: "done", deposit: "done", payment: "done" },
       });
 
       // Places as the page showed them, repeats dropped: several, each lower than the last, then admitted (0).
@@ -163,7 +168,12 @@ describe("the demo store in Chromium", () => {
       return route.abort("failed");
     });
 
-    expect((await demo.buy()).outcome).toBe("paid");
+    // The whole outcome, so a failure shows the words the shopper saw and not only "refused".
+    expect({ ...(await demo.buy()), steps: await demo.stepStates() }, serverLogs()).toEqual({
+      outcome: "paid",
+      text: expect.stringMatching(/^Paid\. Order ord_/),
+      steps: { queue: "skipped", order: "done", deposit: "done", payment: "done" },
+    });
 
     expect(attempts.length).toBeGreaterThanOrEqual(2);
     expect(attempts[0]).toEqual({ key: expect.stringMatching(/\S/), reachedServer: 202 });
