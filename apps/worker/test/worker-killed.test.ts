@@ -42,10 +42,11 @@ let killed: { consumer: string; pending: string[]; applied: string[] };
 let snapshot: Ledger;
 
 beforeAll(async () => {
-  // The worker's lock wait is bounded by half the visibility timeout; 4 s leaves the test time to act while a
-  // batch waits on the hot wallet.
+  // The worker's lock wait is bounded by half the visibility timeout: the state this test needs (a batch
+  // committed on some shards while the hot wallet's shard waits) lasts that long. 12 s keeps it open 6 s, long
+  // enough to be seen on a loaded machine (at 4 s it was missed there); the reclaim after the kill waits 12 s.
   env = await createTestEnvironment("worker-killed", {
-    env: { VISIBILITY_TIMEOUT_MS: "4000", MAX_DELIVERIES: "3" },
+    env: { VISIBILITY_TIMEOUT_MS: "12000", MAX_DELIVERIES: "3" },
   });
   redis = createRedis(env.config.redisUrl);
   await waitForRedis(redis);
@@ -65,7 +66,7 @@ beforeAll(async () => {
   const hotShard = ShardMap.contiguous(env.config.shardUrls.length).shardForBucket(bucketForUser(HOT_USER));
   const lock = await lockWallet(env.config.shardUrls[hotShard]!, HOT_USER);
   try {
-    workers.push(await startWorkerProcess(env.config), await startWorkerProcess(env.config));
+    workers.push(...(await Promise.all([startWorkerProcess(env.config), startWorkerProcess(env.config)])));
     const present = (ids: string[]) => ledger.presentIds(ids);
     let victim: WorkerProcess | undefined;
     await waitFor(async () => {
