@@ -12,6 +12,8 @@ import type { FundingResult } from "./wallet-funding.ts";
 
 export interface TargetPhases {
   funding?: FundingResult;
+  /** Unmeasured: both targets take it before their measured phases (payments-scenario.ts). */
+  warmUp?: RatePhaseResult;
   rate?: RatePhaseResult;
   max?: MaxRateResult;
   drain?: DrainResult;
@@ -97,6 +99,12 @@ function targetLines(name: string, phases: TargetPhases): string[] {
     const f = phases.funding;
     lines.push(
       `${name}: funded ${formatCount(f.users)} wallets in ${f.seconds.toFixed(1)} s (${formatCount(f.depositRate)} deposits/s, ${f.passes} pass(es))`,
+    );
+  }
+  if (phases.warmUp) {
+    const w = phases.warmUp;
+    lines.push(
+      `${name}: warmed up with ${formatCount(w.accepted)} payments at ${formatCount(w.offeredRate)}/s for ${w.durationS} s (not measured)`,
     );
   }
   if (phases.rate) lines.push(`${name}, fixed rate:`, ...rateLines(phases.rate));
