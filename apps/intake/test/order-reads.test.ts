@@ -19,7 +19,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_ENV } from "./support/coupon-test-kit.ts";
-import { get, post } from "./support/intake-test-kit.ts";
+import { get, post, waitUntil } from "./support/intake-test-kit.ts";
 import { createProduct } from "./support/product-test-kit.ts";
 
 let env: TestEnvironment;
@@ -52,13 +52,6 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-async function until(condition: () => Promise<boolean> | boolean, what: string) {
-  for (let i = 0; !(await condition()); i++) {
-    if (i > 1000) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe("reading an order while a worker applies it", () => {
   it("answers the order, not 404, when the read missed the row and then saw the worker's status", async () => {
     const { id: productId } = await createProduct(app, { stock: 10, price: 1_000 });
@@ -78,7 +71,11 @@ describe("reading an order while a worker applies it", () => {
       // The read's shard query runs now, before the commit, and finds no row; its answer waits in the proxy.
       for (const proxy of proxies) proxy.holdReplies();
       read = get(app, `/v1/orders/${id}`);
-      await until(() => proxies.some((proxy) => proxy.heldReplyBytes() > 0), "the shard to answer the read");
+      await waitUntil(
+        async () => proxies.some((proxy) => proxy.heldReplyBytes() > 0),
+        (answered) => answered,
+        "the shard to answer the read",
+      );
     } finally {
       for (const lock of locks) {
         await lock.query("commit");
@@ -86,9 +83,11 @@ describe("reading an order while a worker applies it", () => {
       }
     }
     // The worker commits the order and writes its status; only then does the read hear from its shard.
-    await until(
-      async () => (await readStatusRecord(app.redis, app.queueKeys, id))?.status === "succeeded",
+    await waitUntil(
+      async () => (await readStatusRecord(app.redis, app.queueKeys, id))?.status,
+      (status) => status === "succeeded",
       "the worker's status",
+      600, // 30 s: a loaded machine's worker may be slow to get to it
     );
     for (const proxy of proxies) proxy.releaseReplies();
 
