@@ -91,6 +91,7 @@ async function runPhases(
   keyPrefix: string,
   into: TargetPhases,
 ) {
+  if (!options.fixedRate && !options.max) return; // --drain alone: nothing here to measure, nothing to warm
   // Both targets start their measured phases warm. Floodgate's intake has just taken the wallet funding; the
   // baseline seeds its wallets in SQL, so without this its first stage was also its first load (pool connections
   // opening, code not yet optimised): on a slow machine that cold-start tail alone failed the --max search's

@@ -280,7 +280,7 @@ export class OperationWorker {
       this.#record(result);
       return {
         statuses: result.statuses,
-        acked: this.#withoutAwaitingOrder(group, result.awaitingOrder),
+        acked: this.#setAsideAwaitingOrder(group, result.awaitingOrder),
         ended: result.orders.ended,
         awaiting: result.orders.awaiting,
       };
@@ -304,7 +304,7 @@ export class OperationWorker {
           const result = await applyShardBatch(db, [item.message], { mayAwaitOrder: this.#mayAwaitOrder() });
           this.#record(result);
           statuses.push(...result.statuses);
-          acked.push(...this.#withoutAwaitingOrder([item], result.awaitingOrder));
+          acked.push(...this.#setAsideAwaitingOrder([item], result.awaitingOrder));
           ended.push(...result.orders.ended);
           awaiting.push(...result.orders.awaiting);
         } catch (single) {
@@ -400,10 +400,11 @@ export class OperationWorker {
   }
 
   /**
-   * The group's entries to acknowledge: all but the payments left out to wait for their order, which stay
-   * pending (another worker claims them if this one dies) and come back in a later batch of this worker.
+   * Sets aside the payments left out to wait for their order (scheduled for a retry with backoff; they stay
+   * pending, so another worker claims them if this one dies) and returns the group's other entries, to be
+   * acknowledged.
    */
-  #withoutAwaitingOrder(group: DecodedEntry[], waiting: OperationMessage[]): StreamEntry[] {
+  #setAsideAwaitingOrder(group: DecodedEntry[], waiting: OperationMessage[]): StreamEntry[] {
     if (waiting.length === 0) return group.map((g) => g.entry);
     // By id: a group can hold one entry twice (claimed back as stale and due for its retry in the same tick).
     const left = new Set(waiting.map((message) => message.id));

@@ -23,7 +23,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let server: Server | undefined;
   let port = 0;
   let holding = false;
-  let held: { client: Socket; chunk: Buffer }[] = [];
+  // A held reply, or the end of a connection that ended while replies were held (null): delivered in order.
+  let held: { client: Socket; chunk: Buffer | null }[] = [];
   const listen = () =>
     new Promise<void>((resolve) => {
       server = createServer((client) => {
@@ -41,7 +42,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
           if (holding) held.push({ client, chunk });
           else client.write(chunk);
         });
-        upstream.on("end", () => client.end());
+        upstream.on("end", () => {
+          if (holding) held.push({ client, chunk: null });
+          else client.end();
+        });
       });
       server.listen(port, "127.0.0.1", () => {
         port = (server!.address() as { port: number }).port;
@@ -65,10 +69,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     holdReplies() {
       holding = true;
     },
-    heldReplyBytes: () => held.reduce((sum, { chunk }) => sum + chunk.length, 0),
+    heldReplyBytes: () => held.reduce((sum, { chunk }) => sum + (chunk?.length ?? 0), 0),
     releaseReplies() {
       holding = false;
-      for (const { client, chunk } of held) if (!client.destroyed) client.write(chunk);
+      for (const { client, chunk } of held) {
+        if (client.destroyed) continue;
+        if (chunk === null) client.end();
+        else client.write(chunk);
+      }
       held = [];
     },
     close: stop,
