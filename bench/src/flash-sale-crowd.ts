@@ -1,10 +1,10 @@
 // The crowd of a flash sale: every shopper joins the room (a paced autocannon load), then watches the place,
 // over a WebSocket (kept open to the end, as a checkout page would) or by polling its ticket, and pays once,
 // with the admission token, as soon as it is admitted. What each one saw is kept for the summary.
-import type { Request } from "autocannon";
 import WebSocket from "ws";
+import { runJoinsOnThread } from "./join-thread.ts";
 import type { KeepAliveClient } from "./keep-alive-client.ts";
-import { type LoadOutcome, runLoad } from "./load-runner.ts";
+import type { LoadOutcome } from "./load-runner.ts";
 import { benchUserId } from "./payment-requests.ts";
 
 export interface Shopper {
@@ -86,36 +86,25 @@ export class Crowd {
     });
   }
 
-  /** The joins, paced over the options' rate; watching and paying go on after it returns. */
+  /** The joins, paced over the options' rate (on a thread of their own: join-thread.ts); watching and paying go
+   * on after it returns. */
   join(): Promise<LoadOutcome> {
-    const { roomId, users } = this.#options;
-    let next = 0;
-    const request: Request = {
-      method: "POST",
-      path: `/v1/rooms/${roomId}/tickets`,
-      setupRequest: (built, context) => {
-        // Modulo: autocannon may build one request per connection more than it sends.
-        const index = next++ % users;
-        context.index = index;
-        this.shoppers[index]!.joinBuiltAt = Date.now();
-        return {
-          ...built,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ userId: this.shoppers[index]!.userId }),
-        };
+    return runJoinsOnThread(
+      {
+        label: `${this.#options.users} shoppers joining`,
+        url: this.#options.baseUrl,
+        roomId: this.#options.roomId,
+        userIds: this.shoppers.map((shopper) => shopper.userId),
+        connections: this.#options.connections,
+        rate: this.#options.joinRate,
+        slices: this.#options.slices,
       },
-      onResponse: (status, body, context) =>
-        this.#joined(this.shoppers[Number(context.index)]!, status, body),
-    };
-    return runLoad({
-      label: `${users} shoppers joining`,
-      url: this.#options.baseUrl,
-      connections: this.#options.connections,
-      rate: this.#options.joinRate,
-      slices: this.#options.slices,
-      amount: users,
-      request,
-    });
+      (answer) => {
+        const shopper = this.shoppers[answer.index]!;
+        shopper.joinBuiltAt = answer.builtAt;
+        this.#joined(shopper, answer.status, answer.body, answer.answeredAt);
+      },
+    );
   }
 
   /** A real admission token the crowd was given (the probe presents it for someone else). */
@@ -133,8 +122,8 @@ export class Crowd {
     if (this.#finished === this.#options.users) this.#settle();
   }
 
-  #joined(shopper: Shopper, status: number, body: string) {
-    shopper.joinAnsweredAt = Date.now();
+  #joined(shopper: Shopper, status: number, body: string, answeredAt: number) {
+    shopper.joinAnsweredAt = answeredAt;
     shopper.joinStatus = status;
     if (status !== 201 && status !== 200) return this.#done();
     const ticket = JSON.parse(body) as {

@@ -174,6 +174,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
           statusCounts: joins.statusCounts,
           latencyMs: summarizeLatencies(joins.latencies),
           cpu: joinCpu,
+          loadGeneratorLoopDelayMs: joins.loopDelayMs,
         },
         sockets: {
           watchers: sockets.length,

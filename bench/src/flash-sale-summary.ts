@@ -6,6 +6,7 @@ import type { DeliveryAudit } from "./delivery-audit.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
 import type { ProbeCounts } from "./flash-sale-probe.ts";
 import { formatLatency, type LatencySummary } from "./latency-summary.ts";
+import type { LoadOutcome } from "./load-runner.ts";
 import { formatCount } from "./progress-line.ts";
 import type { RoundTrips } from "./redis-round-trips.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
@@ -26,6 +27,8 @@ export interface FlashSaleRun {
     latencyMs: LatencySummary | null;
     /** Where the cpu went while the shoppers joined (null where /proc is not there). */
     cpu: CpuUsage | null;
+    /** How late the join thread's event loop ran (join-thread.ts): join times are read on that loop. */
+    loadGeneratorLoopDelayMs?: LoadOutcome["loopDelayMs"];
   };
   sockets: {
     watchers: number;
@@ -154,6 +157,7 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
     lines.push(
       `joins: ${formatCount(a.users)} shoppers offered at ${formatCount(sale.joins.offeredRate)}/s, answered ${formatCount(sale.joins.answeredRate)}/s (over ${sale.joins.activeS} s per slice, ${sale.joins.wallS} s wall); ${formatLatency(sale.joins.latencyMs)}; ${JSON.stringify(sale.joins.statusCounts)}`,
       `  while joining: ${describeCpuUsage(sale.joins.cpu)}`,
+      `  the join thread's event loop ran late by p50 ${sale.joins.loadGeneratorLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.joins.loadGeneratorLoopDelayMs?.p99 ?? "?"} ms, max ${sale.joins.loadGeneratorLoopDelayMs?.max ?? "?"} ms (join times are read on that loop)`,
       `sockets: ${formatCount(sale.sockets.opened)} opened of ${formatCount(sale.sockets.watchers)}, ${formatCount(sale.sockets.peakOpen)} open at once, ${formatCount(sale.sockets.withPosition)} with a live position (${formatCount(sale.sockets.positionMessages)} position messages); pollers ${formatCount(sale.pollers.watchers)} (${formatCount(sale.pollers.polls)} polls)`,
       `admission: ${formatCount(a.admitted)} admitted at ${formatCount(a.admitPerSecond)}/s in ${a.seconds ?? "?"} s (ideal ${a.idealSeconds} s = users / rate); inversions by sequence ${a.seqInversions}, as joined ${a.joinOrderInversions} (of ${formatCount(a.joinOrderChecked)} joins after the start)`,
       `push delay (WebSocket open at admission, admission -> message): ${formatLatency(sale.pushDelayMs)}`,
