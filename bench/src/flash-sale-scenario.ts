@@ -24,7 +24,7 @@ import { warmUp } from "./flash-sale-warm-up.ts";
 import { freshFloodgate } from "./fresh-floodgate.ts";
 import { KeepAliveClient } from "./keep-alive-client.ts";
 import { summarizeLatencies } from "./latency-summary.ts";
-import { describeLoadGenerator } from "./load-runner.ts";
+import { startLoopLateness } from "./loop-lateness.ts";
 import { benchUserId } from "./payment-requests.ts";
 import { log } from "./progress-line.ts";
 import { measureRoundTrips } from "./redis-round-trips.ts";
@@ -48,7 +48,13 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
   const floodgate = freshFloodgate(context, { adminApiKey: adminKey });
   const { system } = floodgate;
   const result: FlashSaleResult = {
-    ...resultHeader("flash-sale", context, options, describeLoadGenerator(options.slices)),
+    ...resultHeader(
+      "flash-sale",
+      context,
+      options,
+      `joins: autocannon 8 on a worker thread of the bench process, ${options.slices} staggered instance(s); ` +
+        "sockets, polls and payments (ws, keep-alive HTTP) on its main thread; on the same machine as everything it measures",
+    ),
     funding: null,
     sale: null,
     roundTrips: null,
@@ -109,6 +115,8 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         someoneElsesToken: () => crowd?.someToken() ?? null,
       });
       const meter = startCpuMeter();
+      // The crowd's sockets, polls and payments all run on this loop, from the first join to the last payment.
+      const crowdLoop = startLoopLateness();
       const joins = await crowd.join();
       const joinCpu = meter.stop();
       const idealSeconds = options.users / options.admit;
@@ -121,6 +129,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         crowd.settled.then(() => true),
         new Promise<boolean>((resolve) => setTimeout(() => resolve(false), (idealSeconds * 3 + 60) * 1000)),
       ]);
+      const crowdLoopDelayMs = crowdLoop.stop();
       const probes = await probe.stop();
       if (!settled) log("gave up waiting: some shoppers were neither admitted nor refused");
 
@@ -194,6 +203,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         },
         pushDelayMs: delays([...pushed]),
         admittedBeforeSocketOpened: connectedLate.length,
+        crowdLoopDelayMs,
         connectAfterAdmissionMs: delays(connectedLate),
         pollDiscoveryMs: delays(pollers),
         payments: {

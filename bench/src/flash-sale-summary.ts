@@ -6,7 +6,7 @@ import type { DeliveryAudit } from "./delivery-audit.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
 import type { ProbeCounts } from "./flash-sale-probe.ts";
 import { formatLatency, type LatencySummary } from "./latency-summary.ts";
-import type { LoadOutcome } from "./load-runner.ts";
+import type { LoopLateness } from "./loop-lateness.ts";
 import { formatCount } from "./progress-line.ts";
 import type { RoundTrips } from "./redis-round-trips.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
@@ -28,7 +28,7 @@ export interface FlashSaleRun {
     /** Where the cpu went while the shoppers joined (null where /proc is not there). */
     cpu: CpuUsage | null;
     /** How late the join thread's event loop ran (join-thread.ts): join times are read on that loop. */
-    loadGeneratorLoopDelayMs?: LoadOutcome["loopDelayMs"];
+    loadGeneratorLoopDelayMs?: LoopLateness;
   };
   sockets: {
     watchers: number;
@@ -49,6 +49,9 @@ export interface FlashSaleRun {
   pushDelayMs: LatencySummary | null;
   /** WebSocket shoppers admitted while their socket was still connecting, and how long until it told them. */
   admittedBeforeSocketOpened: number;
+  /** How late the bench's main loop ran from the first join to the last payment: the crowd's sockets, polls and
+   * payments are opened, read and timed there. */
+  crowdLoopDelayMs?: LoopLateness;
   connectAfterAdmissionMs: LatencySummary | null;
   pollDiscoveryMs: LatencySummary | null;
   payments: { attempted: number; statusCounts: Record<string, number>; latencyMs: LatencySummary | null };
@@ -162,6 +165,7 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
       `admission: ${formatCount(a.admitted)} admitted at ${formatCount(a.admitPerSecond)}/s in ${a.seconds ?? "?"} s (ideal ${a.idealSeconds} s = users / rate); inversions by sequence ${a.seqInversions}, as joined ${a.joinOrderInversions} (of ${formatCount(a.joinOrderChecked)} joins after the start)`,
       `push delay (WebSocket open at admission, admission -> message): ${formatLatency(sale.pushDelayMs)}`,
       `admitted while their socket was still connecting: ${formatCount(sale.admittedBeforeSocketOpened)} (admission -> the socket's first message: ${formatLatency(sale.connectAfterAdmissionMs)})`,
+      `  the crowd's event loop (sockets, polls, payments) ran late by p50 ${sale.crowdLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.crowdLoopDelayMs?.p99 ?? "?"} ms, max ${sale.crowdLoopDelayMs?.max ?? "?"} ms`,
       `poll discovery (admission -> the next poll saw it): ${formatLatency(sale.pollDiscoveryMs)}`,
       `payments: ${formatCount(sale.payments.attempted)} sent, ${JSON.stringify(sale.payments.statusCounts)}; ${formatLatency(sale.payments.latencyMs)}; applied once ${formatCount(sale.delivery?.appliedOnce ?? 0)}, missing ${sale.delivery?.missing ?? "?"}, duplicated ${sale.delivery?.duplicated ?? "?"}`,
     );

@@ -7,8 +7,8 @@
 // over 100 connections arrives as one burst at concurrency 100 each second. To offer the rate evenly, a
 // rated run is split into `slices` autocannon instances started 1/slices s apart, each with its share of
 // the rate, connections and (for an `amount` run) requests. slices = 1 is plain autocannon.
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import autocannon, { type Request, type Result } from "autocannon";
+import { type LoopLateness, startLoopLateness } from "./loop-lateness.ts";
 import { formatCount, startProgress } from "./progress-line.ts";
 
 export interface LoadSpec {
@@ -45,9 +45,8 @@ export interface LoadOutcome {
   slices: number;
   startedAt: number;
   finishedAt: number;
-  /** How late this process's event loop ran its timers during the run, in ms. Every response time above is
-   * taken on that loop, so a delay comparable to the latencies says the generator, not the target, set them. */
-  loopDelayMs: { p50: number; p99: number; max: number };
+  /** How late the generator's event loop ran during the run (loop-lateness.ts); response times are read on it. */
+  loopDelayMs: LoopLateness;
 }
 
 /** How a result describes this generator: a rated run's slices, or unrated. */
@@ -89,8 +88,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadOutcome> {
   const okPerSecond: number[] = [];
   let ok = 0;
   const startedAt = Date.now();
-  const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
-  loopDelay.enable();
+  const loopLateness = startLoopLateness();
   let previous = { at: startedAt, responses: 0 };
   const stopProgress = startProgress(() => {
     const now = Date.now();
@@ -151,21 +149,10 @@ export async function runLoad(spec: LoadSpec): Promise<LoadOutcome> {
       slices: sliceCount,
       startedAt,
       finishedAt: Date.now(),
-      loopDelayMs: {
-        p50: lateMs(loopDelay.percentile(50)),
-        p99: lateMs(loopDelay.percentile(99)),
-        max: lateMs(loopDelay.max),
-      },
+      loopDelayMs: loopLateness.stop(),
     };
   } finally {
-    loopDelay.disable();
+    loopLateness.stop(); // disables the sampling timer if the run failed (a second stop changes nothing)
     stopProgress();
   }
 }
-
-const LOOP_DELAY_RESOLUTION_MS = 10;
-
-/** The histogram holds whole intervals between the sampling timer's runs (10.1 ms on an idle loop); the
- * lateness is what exceeds the resolution. */
-export const lateMs = (intervalNs: number): number =>
-  Math.max(0, Math.round((intervalNs / 1e6 - LOOP_DELAY_RESOLUTION_MS) * 100) / 100);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lateMs, shares, steadyRate } from "../src/load-runner.ts";
+import { shares, steadyRate } from "../src/load-runner.ts";
 
 describe("shares", () => {
   it("splits a total into parts that differ by at most one", () => {
@@ -21,13 +21,5 @@ describe("steadyRate", () => {
 
   it("counts a second without any 2xx inside the run: a stall is part of the rate", () => {
     expect(steadyRate([100, 300, 0, 300, 50])).toBe(200);
-  });
-});
-
-describe("lateMs", () => {
-  it("is what an interval of the 10 ms sampling timer ran past 10 ms, never negative", () => {
-    expect(lateMs(10_100_000)).toBe(0.1);
-    expect(lateMs(142_500_000)).toBe(132.5);
-    expect(lateMs(9_900_000)).toBe(0);
   });
 });
