@@ -161,4 +161,31 @@ describe("a waiting-room WebSocket", () => {
     });
     expect((await socket.closed).code).toBe(1000);
   });
+
+  it("in the pre-queue learns its ticket ended even when the event never reached its instance", async () => {
+    // The race this replays: a revoke published while the socket was still attaching, before its watcher
+    // existed. Publishing to a channel no intake hears makes "missed" certain instead of a matter of timing.
+    const startsAt = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await putRoom("missed", { startsAt })).statusCode).toBe(201);
+    const ticketId = await join(leader, "missed", "missed-event");
+    const socket = await openTicketSocket(baseUrl(follower), "missed", ticketId);
+    await socket.next((m) => m.type === "position", "the pre-queue position");
+    const room = follower.admission.keys.room("missed");
+    const before = await follower.admission.redis.revokeTicket(
+      room.tickets,
+      room.queue,
+      room.early,
+      room.seen,
+      room.sessions,
+      room.ended,
+      ticketId,
+      "a-channel-nobody-hears",
+      "missed",
+    );
+    expect(before).toBe("early");
+    expect(await socket.next((m) => m.type === "expired", "the ended ticket", 10_000)).toMatchObject({
+      reason: "revoked",
+    });
+    expect((await socket.closed).code).toBe(1000);
+  });
 });

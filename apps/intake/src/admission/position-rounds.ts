@@ -99,21 +99,36 @@ export class PositionRounds {
     const room = this.#keys.room(roomId);
     const pipeline = this.#redis.pipeline();
     pipeline.zcard(room.early);
-    for (const watcher of waiting) pipeline.zrank(room.queue, watcher.ticketId);
+    // A pre-queue socket also asks whether its ticket is still in the pre-queue. Without that, a pre-queue
+    // ticket revoked or abandoned while its socket attached (the event went out before the watcher existed)
+    // kept its socket waiting, told the pre-queue's size, until the page gave up.
+    const replyIndex: { rank: number; early: number | null }[] = [];
+    let next = 1;
+    for (const watcher of waiting) {
+      pipeline.zrank(room.queue, watcher.ticketId);
+      const early = watcher.status === "early" ? next + 1 : null;
+      if (early !== null) pipeline.zscore(room.early, watcher.ticketId);
+      replyIndex.push({ rank: next, early });
+      next += early === null ? 1 : 2;
+    }
     const results = (await pipeline.exec()) ?? [];
     const earlyCount = Number(results[0]?.[1] ?? 0);
     const lost: Watcher[] = [];
     waiting.forEach((watcher, i) => {
       if (watcher.status === "admitted") return; // admitted while the pipeline was out
-      const rank = results[i + 1]?.[1] as number | null | undefined;
+      const replies = replyIndex[i]!;
+      const rank = results[replies.rank]?.[1] as number | null | undefined;
+      const inPreQueue = replies.early !== null && results[replies.early]?.[1] != null;
       let position: number | null;
       if (typeof rank === "number") {
         watcher.status = "waiting";
         position = rank + 1;
-      } else if (watcher.status === "early") {
+      } else if (watcher.status === "early" && inPreQueue) {
         position = earlyCount;
       } else {
-        lost.push(watcher); // out of the queue: admitted or ended, and the event not seen here yet
+        // Out of the queue (and the pre-queue): admitted or ended, and the event not seen here. A ticket moved
+        // from the pre-queue to the queue between the two replies reads as waiting and is left to the next round.
+        lost.push(watcher);
         return;
       }
       if (position !== watcher.position) {
