@@ -1,12 +1,10 @@
 // The flash sale's joins run on a worker thread of their own. On the bench's main loop they shared the time
-// with the crowd's 10,000 sockets and polls: while 5,000 sockets opened, that loop ran timers up to 200 ms late
-// (p99 132 ms), and every join answer waiting behind that work was timed as if the server had been slow.
+// with the crowd's sockets and polls: while 5,000 sockets opened, that loop ran timers up to 189 ms late
+// (p99 122 ms), and every join answer waiting behind that work was timed as if the server had been slow.
 // Each answer comes back as soon as the thread's loop turns, so the crowd watches and pays as before.
 import { Worker } from "node:worker_threads";
 import type { JoinAnswer, JoinLoadSpec, JoinThreadMessage } from "./join-thread-entry.ts";
 import type { LoadOutcome } from "./load-runner.ts";
-
-export type { JoinAnswer, JoinLoadSpec };
 
 export function runJoinsOnThread(
   spec: JoinLoadSpec,
