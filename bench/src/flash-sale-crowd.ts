@@ -17,7 +17,8 @@ export interface Shopper {
   ticketId: string | null;
   /** Position messages (WebSocket) or polls (polling) while waiting. */
   updates: number;
-  /** Epoch ms the shopper's WebSocket opened (null: never, or a polling shopper). */
+  /** Epoch ms the shopper's WebSocket was created and opened (null: never, or a polling shopper). */
+  socketRequestedAt: number | null;
   socketOpenedAt: number | null;
   /** Server time of the admission, and when this shopper learnt of it. */
   admittedAt: number | null;
@@ -74,6 +75,7 @@ export class Crowd {
       joinStatus: 0,
       ticketId: null,
       updates: 0,
+      socketRequestedAt: null,
       socketOpenedAt: null,
       admittedAt: null,
       noticedAt: null,
@@ -172,6 +174,7 @@ export class Crowd {
   #watchSocket(shopper: Shopper) {
     const { baseUrl, roomId } = this.#options;
     const url = `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${shopper.ticketId}/ws`;
+    shopper.socketRequestedAt = Date.now();
     const socket = new WebSocket(url, { perMessageDeflate: false });
     this.#held.push(socket);
     const sockets = this.sockets;

@@ -205,6 +205,18 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         admittedBeforeSocketOpened: connectedLate.length,
         crowdLoopDelayMs,
         connectAfterAdmissionMs: delays(connectedLate),
+        socketCreateAfterJoinMs: summarizeLatencies(
+          sockets.flatMap((s) =>
+            s.socketRequestedAt !== null ? [s.socketRequestedAt - s.joinAnsweredAt] : [],
+          ),
+        ),
+        socketHandshakeMs: summarizeLatencies(
+          sockets.flatMap((s) =>
+            s.socketRequestedAt !== null && s.socketOpenedAt !== null
+              ? [s.socketOpenedAt - s.socketRequestedAt]
+              : [],
+          ),
+        ),
         pollDiscoveryMs: delays(pollers),
         payments: {
           attempted: shoppers.filter((s) => s.paymentStatus !== null).length,

@@ -53,6 +53,10 @@ export interface FlashSaleRun {
    * payments are opened, read and timed there. */
   crowdLoopDelayMs?: LoopLateness;
   connectAfterAdmissionMs: LatencySummary | null;
+  /** Where a socket's connecting time goes: join answer -> WebSocket created (the crowd), created -> open (the
+   * TCP connection and the upgrade, both ends). Optional: results written before these were measured lack them. */
+  socketCreateAfterJoinMs?: LatencySummary | null;
+  socketHandshakeMs?: LatencySummary | null;
   pollDiscoveryMs: LatencySummary | null;
   payments: { attempted: number; statusCounts: Record<string, number>; latencyMs: LatencySummary | null };
   delivery: DeliveryAudit | null;
@@ -165,6 +169,7 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
       `admission: ${formatCount(a.admitted)} admitted at ${formatCount(a.admitPerSecond)}/s in ${a.seconds ?? "?"} s (ideal ${a.idealSeconds} s = users / rate); inversions by sequence ${a.seqInversions}, as joined ${a.joinOrderInversions} (of ${formatCount(a.joinOrderChecked)} joins after the start)`,
       `push delay (WebSocket open at admission, admission -> message): ${formatLatency(sale.pushDelayMs)}`,
       `admitted while their socket was still connecting: ${formatCount(sale.admittedBeforeSocketOpened)} (admission -> the socket's first message: ${formatLatency(sale.connectAfterAdmissionMs)})`,
+      `  join answer -> socket created: ${formatLatency(sale.socketCreateAfterJoinMs ?? null)}; created -> open (connect and upgrade): ${formatLatency(sale.socketHandshakeMs ?? null)}`,
       `  the crowd's event loop (sockets, polls, payments) ran late by p50 ${sale.crowdLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.crowdLoopDelayMs?.p99 ?? "?"} ms, max ${sale.crowdLoopDelayMs?.max ?? "?"} ms`,
       `poll discovery (admission -> the next poll saw it): ${formatLatency(sale.pollDiscoveryMs)}`,
       `payments: ${formatCount(sale.payments.attempted)} sent, ${JSON.stringify(sale.payments.statusCounts)}; ${formatLatency(sale.payments.latencyMs)}; applied once ${formatCount(sale.delivery?.appliedOnce ?? 0)}, missing ${sale.delivery?.missing ?? "?"}, duplicated ${sale.delivery?.duplicated ?? "?"}`,
