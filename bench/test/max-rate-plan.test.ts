@@ -13,7 +13,7 @@ describe("nextRate", () => {
     expect(nextRate([stage(500, true), stage(1000, true)])).toBe(2000);
   });
 
-  it("bisects between the best pass and the lowest failure above it, then stops within 10%", () => {
+  it("bisects between the best pass and the lowest failure above it, then stops within 3%", () => {
     const stages = [stage(500, true), stage(1000, true), stage(2000, false)];
     expect(nextRate(stages)).toBe(1500);
     stages.push(stage(1500, true));
@@ -21,8 +21,12 @@ describe("nextRate", () => {
     stages.push(stage(1750, false));
     expect(nextRate(stages)).toBe(1630);
     stages.push(stage(1630, true));
-    expect(nextRate(stages)).toBeNull(); // 1750 is within 10% of 1630
-    expect(maxAcceptedRate(stages)).toBe(1630);
+    expect(nextRate(stages)).toBe(1690); // 1750 is 7.4% above 1630
+    stages.push(stage(1690, true));
+    expect(nextRate(stages)).toBe(1720); // 3.6% above
+    stages.push(stage(1720, true));
+    expect(nextRate(stages)).toBeNull(); // 1750 is within 3% of 1720
+    expect(maxAcceptedRate(stages)).toBe(1720);
   });
 
   it("halves below a failing first stage, and gives up under 20/s", () => {
@@ -32,8 +36,8 @@ describe("nextRate", () => {
   });
 
   it("stops at the stage limit and at the generator's ceiling", () => {
-    const ten = Array.from({ length: 10 }, (_, i) => stage(500 * 2 ** i, true));
-    expect(nextRate(ten)).toBeNull();
+    const twelve = Array.from({ length: 12 }, (_, i) => stage(500 + 100 * i, i % 2 === 0));
+    expect(nextRate(twelve)).toBeNull();
     expect(nextRate([stage(64_000, true)])).toBeNull();
   });
 });
