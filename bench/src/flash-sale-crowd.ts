@@ -1,9 +1,9 @@
 // The crowd of a flash sale: every shopper joins the room (a paced autocannon load), then watches the place,
 // over a WebSocket (kept open to the end, as a checkout page would) or by polling its ticket, and pays once,
 // with the admission token, as soon as it is admitted. What each one saw is kept for the summary.
-import WebSocket from "ws";
 import { runJoinsOnThread } from "./join-thread.ts";
 import type { KeepAliveClient } from "./keep-alive-client.ts";
+import { LeanWebSocket } from "./lean-websocket.ts";
 import type { LoadOutcome } from "./load-runner.ts";
 import { benchUserId } from "./payment-requests.ts";
 
@@ -60,7 +60,7 @@ export class Crowd {
   /** Resolves once every shopper has paid, or will not (its join or its place was refused or lost). */
   readonly settled: Promise<void>;
   readonly #options: CrowdOptions;
-  readonly #held: WebSocket[] = [];
+  readonly #held: LeanWebSocket[] = [];
   #finished = 0;
   #settle!: () => void;
   #lastToken: string | null = null;
@@ -175,7 +175,7 @@ export class Crowd {
     const { baseUrl, roomId } = this.#options;
     const url = `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${shopper.ticketId}/ws`;
     shopper.socketRequestedAt = Date.now();
-    const socket = new WebSocket(url, { perMessageDeflate: false });
+    const socket = new LeanWebSocket(url);
     this.#held.push(socket);
     const sockets = this.sockets;
     let sawPosition = false;
@@ -185,13 +185,15 @@ export class Crowd {
       sockets.open++;
       sockets.peakOpen = Math.max(sockets.peakOpen, sockets.open);
     });
-    socket.on("close", () => sockets.open--);
+    socket.on("close", () => {
+      if (shopper.socketOpenedAt !== null) sockets.open--;
+    });
     socket.on("error", () => {
       sockets.failed++;
       if (shopper.noticedAt === null) this.#watchByPolling(shopper); // as a checkout page falls back
     });
-    socket.on("message", (data) => {
-      const message = JSON.parse(String(data)) as {
+    socket.on("message", (text) => {
+      const message = JSON.parse(text) as {
         type: string;
         admissionToken?: string;
         admittedAt?: string;
