@@ -29,6 +29,7 @@ import { ShardMap } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { applyShardBatch } from "./apply-shard-batch.ts";
+import { lingerAfterRead } from "./batch-linger.ts";
 import { isRetryable } from "./classify-error.ts";
 import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts";
 import { ordersChangedBy } from "./orders/order-changes.ts";
@@ -177,10 +178,11 @@ export class OperationWorker {
       const block = this.#held.size > 0 ? 20 : READ_BLOCK_MS;
       const fresh = await readNewEntries(this.#reader, this.#keys, this.consumer, perPartition, block);
       entries.push(...fresh);
-      // A small batch costs a transaction per shard all the same: linger briefly so the next entries join it.
-      // Under load this turns many tiny transactions into a few large ones; idle, it adds WORKER_LINGER_MS.
-      if (fresh.length > 0 && fresh.length < this.#config.batchSize / 2 && this.#config.lingerMs > 0) {
-        await new Promise((resolve) => setTimeout(resolve, this.#config.lingerMs));
+      // A small batch costs a transaction per shard all the same: linger so the next entries join it, the
+      // longer the busier the stream (batch-linger.ts).
+      const linger = lingerAfterRead(fresh.length, this.#config.lingerMs, this.#config.batchSize);
+      if (linger > 0) {
+        await new Promise((resolve) => setTimeout(resolve, linger));
         entries.push(...(await readNewEntries(this.#reader, this.#keys, this.consumer, perPartition)));
       }
       // Taken out of the waiting list only now that the reads are done (a read that fails leaves them there).

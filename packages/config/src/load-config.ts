@@ -113,7 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     currency: read.string("CURRENCY", "KRW", /^[A-Z]{3}$/),
     streamPartitions: read.int("STREAM_PARTITIONS", 16, 1, 1024),
     batchSize: read.int("WORKER_BATCH_SIZE", 2000, 1, 10_000),
-    lingerMs: read.int("WORKER_LINGER_MS", 50, 0, 1000),
+    lingerMs: read.int("WORKER_LINGER_MS", 250, 0, 1000),
     visibilityTimeoutMs: read.int("VISIBILITY_TIMEOUT_MS", 30_000, 50, 3_600_000),
     maxDeliveries: read.int("MAX_DELIVERIES", 5, 1, 1000),
     statusTtlSeconds: read.int("STATUS_TTL_SECONDS", 3600, 1, 30 * 86400),
