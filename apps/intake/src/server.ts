@@ -1,14 +1,13 @@
 import { buildApp } from "./app.ts";
 import { config } from "./env.ts";
-
-const LISTEN_BACKLOG = 16_384;
+import { backlogCapWarning, LISTEN_BACKLOG, readSomaxconn } from "./listen-backlog.ts";
 
 const app = await buildApp(config);
 // reusePort lets several intake processes share the port (INTAKE_PROCESSES); the kernel spreads connections.
 // (Fastify hands these options to net.Server#listen as they are; its types do not list reusePort yet.)
 // backlog: a flash crowd opens thousands of connections (WebSockets, keep-alive pools) within a second. With
 // Node's default of 511 the accept queue overflows and the kernel drops SYNs, which clients retry after 1, 3,
-// 7 s: a second's wait for nothing. The kernel caps it at net.core.somaxconn.
+// 7 s: a second's wait for nothing. The kernel caps it at net.core.somaxconn (listen-backlog.ts warns).
 const listenOptions = {
   port: config.port,
   host: config.host,
@@ -16,6 +15,8 @@ const listenOptions = {
   backlog: LISTEN_BACKLOG,
 };
 await app.listen(listenOptions);
+const capWarning = backlogCapWarning(await readSomaxconn());
+if (capWarning) app.log.warn({ requested: LISTEN_BACKLOG }, capWarning);
 
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
