@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { LINGER_FULL_AT, lingerAfterRead } from "../src/batch-linger.ts";
+import { LINGER_FLOOR_MS, LINGER_FULL_AT, lingerAfterRead } from "../src/batch-linger.ts";
 
 describe("lingerAfterRead", () => {
-  it("waits in proportion to the read, up to WORKER_LINGER_MS from LINGER_FULL_AT entries on", () => {
-    expect(lingerAfterRead(1, 250, 2000)).toBe(3); // 2.5 ms, rounded up: an idle system barely waits
+  it("waits at least the floor, then in proportion to the read, up to WORKER_LINGER_MS from LINGER_FULL_AT on", () => {
+    expect(lingerAfterRead(1, 250, 2000)).toBe(LINGER_FLOOR_MS);
     expect(lingerAfterRead(40, 250, 2000)).toBe(100);
     expect(lingerAfterRead(LINGER_FULL_AT, 250, 2000)).toBe(250);
     expect(lingerAfterRead(999, 250, 2000)).toBe(250);
+  });
+
+  it("never waits longer than WORKER_LINGER_MS, even below the floor", () => {
+    expect(lingerAfterRead(1, 20, 2000)).toBe(20);
   });
 
   it("does not wait for an empty read, a read of half a batch or more, or with lingering off", () => {
