@@ -5,7 +5,7 @@
 // batch's stock is reserved (one statement) before, and the stock of orders that ended is released after;
 // Redis gets the releases in the same round trip as the statuses, and BullMQ the expiry jobs before it.
 import type { Config } from "@floodgate/config";
-import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
 import type { OperationMessage, OrderMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
@@ -30,6 +30,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { applyShardBatch } from "./apply-shard-batch.ts";
 import { lingerAfterRead } from "./batch-linger.ts";
+import { createBatchPools } from "./batch-pools.ts";
 import { isRetryable } from "./classify-error.ts";
 import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts";
 import { ordersChangedBy } from "./orders/order-changes.ts";
@@ -94,22 +95,9 @@ export class OperationWorker {
     for (const redis of [this.#redis, this.#reader]) {
       redis.on("error", (error) => this.#log.warn({ err: error.message }, "redis connection error"));
     }
-    // A batch waiting on a row lock blocks the whole loop (every shard's acknowledgements wait for it), and
-    // past the visibility timeout its entries are claimed by others anyway. So the wait is bounded: the lock
-    // timeout (55P03, retryable) makes the shard's entries held and retried like a shard that is down.
-    const lockTimeoutMs = Math.max(100, Math.floor(config.visibilityTimeoutMs / 2));
-    this.#shards = config.shardUrls.map((url, i) =>
-      createKysely<ShardDatabase>(url, {
-        max: 2,
-        applicationName: `floodgate-worker-shard-${i}`,
-        lockTimeoutMs,
-      }),
-    );
-    this.#global = createKysely<GlobalDatabase>(config.databaseUrl, {
-      max: 2,
-      applicationName: "floodgate-worker-global",
-      lockTimeoutMs,
-    });
+    const pools = createBatchPools(config);
+    this.#shards = pools.shards;
+    this.#global = pools.global;
     this.#expiry = new OrderExpiry(config, log);
   }
 

@@ -9,6 +9,8 @@ export interface PoolOptions {
   applicationName?: string;
   /** Postgres `lock_timeout`: a statement waiting longer for a row lock fails with 55P03. Off when unset. */
   lockTimeoutMs?: number;
+  /** Postgres `random_page_cost` for this pool's sessions (see the worker's batch-pools.ts). Server's when unset. */
+  randomPageCost?: number;
 }
 
 export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
@@ -19,6 +21,10 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     ...(options.lockTimeoutMs ? { lock_timeout: options.lockTimeoutMs } : {}),
+    // An `options` in the URL is the operator's: it wins.
+    ...(options.randomPageCost && !new URL(url).searchParams.has("options")
+      ? { options: `-c random_page_cost=${options.randomPageCost}` }
+      : {}),
   });
   // A client losing its server (a shard restart) must not crash the process. Idle: the pool reports it here and
   // drops the client. Checked out (mid-transaction): the pool listens no more, so without this listener the
