@@ -20,23 +20,34 @@ const redact = (url: string) => {
   return parsed.toString();
 };
 
-/** Idempotent: applies what is missing on the global database and every shard, in that order. */
+async function migrateTarget(url: string, migrations: Record<string, Migration>, label: string) {
+  const db = createKysely<unknown>(url, { max: 1, applicationName: "floodgate-migrate" });
+  try {
+    return await runMigrations(db, migrations, `${label} (${redact(url)})`);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Idempotent: applies what is missing on the global database, then on every shard. The shards are independent
+ * databases, so they migrate at once (a start waits for the slowest, not the sum); lines are logged in shard
+ * order, and a shard that fails is named after the others have finished.
+ */
 export async function migrateAll(
   databaseUrl: string,
   shardUrls: string[],
   log: (line: string) => void = () => {},
 ): Promise<void> {
-  const targets = [
-    { url: databaseUrl, migrations: globalMigrations, label: "global" },
-    ...shardUrls.map((url, i) => ({ url, migrations: shardMigrations, label: `shard ${i}` })),
-  ];
-  for (const target of targets) {
-    const db = createKysely<unknown>(target.url, { max: 1, applicationName: "floodgate-migrate" });
-    try {
-      const applied = await runMigrations(db, target.migrations, `${target.label} (${redact(target.url)})`);
-      log(`${target.label}: ${applied.length ? `applied ${applied.join(", ")}` : "up to date"}`);
-    } finally {
-      await db.destroy();
-    }
+  const described = (label: string, applied: string[]) =>
+    `${label}: ${applied.length ? `applied ${applied.join(", ")}` : "up to date"}`;
+  log(described("global", await migrateTarget(databaseUrl, globalMigrations, "global")));
+  const outcomes = await Promise.allSettled(
+    shardUrls.map((url, i) => migrateTarget(url, shardMigrations, `shard ${i}`)),
+  );
+  for (const [i, outcome] of outcomes.entries()) {
+    if (outcome.status === "fulfilled") log(described(`shard ${i}`, outcome.value));
   }
+  const failed = outcomes.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
 }
