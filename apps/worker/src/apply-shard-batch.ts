@@ -26,8 +26,11 @@ import { OrderPayments } from "./orders/pay-orders.ts";
 
 export interface ShardBatchResult {
   statuses: FinalStatus[];
-  /** Payments left out because their order is not on the shard yet (pay-orders.ts): not applied, not final. */
-  awaitingOrder: MoneyOperationMessage[];
+  /**
+   * Payments and end requests left out because their order is not on the shard yet (pay-orders.ts,
+   * apply-order-ends.ts): not applied, not final.
+   */
+  awaitingOrder: (MoneyOperationMessage | OrderCancelMessage)[];
   /** Newly applied in this transaction (redeliveries excluded). */
   applied: { message: OperationMessage; status: FinalStatus["status"] }[];
   redelivered: number;
@@ -62,8 +65,9 @@ export interface ApplyOptions {
    */
   mayBeApplied?: (message: OperationMessage) => boolean;
   /**
-   * Whether a payment whose order is not on the shard yet may be left out to wait for it (pay-orders.ts); false
-   * when the worker already holds as many waiting payments as it will, and such payments fail order_not_found.
+   * Whether a payment or an end request whose order is not on the shard yet may be left out to wait for it
+   * (pay-orders.ts, apply-order-ends.ts); false when the worker already holds as many waiting messages as it
+   * will: such payments then fail order_not_found, such end requests fail on their own (redelivered).
    */
   mayAwaitOrder?: boolean;
 }
@@ -94,16 +98,21 @@ export async function applyShardBatch(
         ? await applyMoneyOperations(trx, money, money.filter(mayBeApplied), options.mayAwaitOrder ?? true)
         : { decisions: [], existing: [], statements: 0, paid: 0, awaitingOrder: [] };
     const endPart =
-      ends.length > 0 ? await applyOrderEnds(trx, ends) : { endedNow: [], ended: [], statements: 0 };
+      ends.length > 0
+        ? await applyOrderEnds(trx, ends, options.mayAwaitOrder ?? true)
+        : { endedNow: [], ended: [], awaiting: [], statements: 0 };
     return { moneyPart, couponPart, orderPart, endPart };
   });
   const { moneyPart, couponPart, orderPart, endPart } = result;
+  const awaitingEnds = new Set<OperationMessage>(endPart.awaiting);
   const decisions = [
     ...moneyPart.decisions,
     ...couponPart.decisions,
     ...orderPart.decisions,
     // An end request "succeeds" once the shard has decided, whether or not the order could still end.
-    ...ends.map((message) => ({ message, status: "succeeded" as const, failureReason: undefined })),
+    ...ends
+      .filter((message) => !awaitingEnds.has(message))
+      .map((message) => ({ message, status: "succeeded" as const, failureReason: undefined })),
   ];
   const existing: ExistingRow[] = [
     ...moneyPart.existing,
@@ -140,7 +149,7 @@ export async function applyShardBatch(
   ];
   return {
     statuses,
-    awaitingOrder: moneyPart.awaitingOrder,
+    awaitingOrder: [...moneyPart.awaitingOrder, ...endPart.awaiting],
     applied: decisions.map((d) => ({ message: d.message, status: d.status })),
     redelivered: existing.length,
     statements,

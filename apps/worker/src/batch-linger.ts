@@ -5,10 +5,11 @@
 // on an idle system that long, so the wait grows with the read: LINGER_FLOOR_MS for a read of a few entries
 // (the fixed wait before), the whole WORKER_LINGER_MS from LINGER_FULL_AT entries on, in proportion between.
 //
-// Why a floor and not 1/LINGER_FULL_AT per entry: workers that read at about the same time then also commit
-// in that order. With a 3 ms wait, an order's end request (queued a few ms after the order, read by the other
-// worker) could reach the shard before the order's own batch had committed; it then waits for redelivery
-// after the visibility timeout (most likely why apps/worker/test/orders-expiry.test.ts timed out in a fresh clone).
+// Why a floor and not 1/LINGER_FULL_AT per entry: a first version waited 3 ms after a read of one entry. A fresh
+// clone's CI then timed out in apps/worker/test/orders-expiry.test.ts, most likely because an order's end request,
+// read by the other worker, reached the shard before the order's batch had committed and, failing on its own,
+// waited for redelivery after the visibility timeout. Such a request now waits for its order the way an early
+// payment does (orders/apply-order-ends.ts); the floor stays because it is the wait an idle system always had.
 
 /** Entries in one read from which a worker waits the full WORKER_LINGER_MS. */
 export const LINGER_FULL_AT = 100;

@@ -40,11 +40,11 @@ import { moveStock } from "./orders/stock-ledger.ts";
 import { type DecodedEntry, mayBeApplied, sortByShard } from "./shard-groups.ts";
 
 const READ_BLOCK_MS = 100;
-// A payment whose order another worker is applying right now: first retried after 250 ms, then less and less
-// often (a made-up order id must not cost a lookup every 250 ms for its whole minute).
+// A payment or end request whose order another worker is applying right now: first retried after 250 ms, then
+// less and less often (a made-up order id must not cost a lookup every 250 ms for its whole minute).
 const AWAIT_ORDER_RETRY_MS = 250;
 const AWAIT_ORDER_RETRY_MAX_MS = 5_000;
-const MAX_AWAITING_ORDER = 10_000; // past this many waiting payments, more fail order_not_found at once
+const MAX_AWAITING_ORDER = 10_000; // past this many waiting messages, no more may wait (mayAwaitOrder)
 const TRIM_EVERY_MS = 5000;
 const MAX_HELD_ENTRIES = 50_000; // stop reading while this many wait for a down shard
 
@@ -67,10 +67,10 @@ export class OperationWorker {
   readonly #global: Kysely<GlobalDatabase>;
   readonly #expiry: OrderExpiry;
   readonly #held = new Map<number, HeldShard>();
-  /** Payments left out of their batch because their order is not on its shard yet, by entry id: retried soon. */
+  /** Payments and end requests left out of their batch as their order is not on its shard yet, by entry id. */
   readonly #awaitingOrder = new Map<string, { entry: StreamEntry; retryAt: number; attempts: number }>();
   /**
-   * Entries of waiting payments retried in this tick, with their attempts so far: looked up first (another
+   * Entries of waiting messages retried in this tick, with their attempts so far: looked up first (another
    * worker may have applied one), and backed off further if they wait again.
    */
   readonly #retriedAwaiting = new Map<string, number>();
@@ -140,7 +140,7 @@ export class OperationWorker {
     if (this.#awaitingOrder.size > 0) {
       this.#log.warn(
         { count: this.#awaitingOrder.size },
-        "stopping with payments waiting for their order; another worker will claim them",
+        "stopping with payments or end requests waiting for their order; another worker will claim them",
       );
     }
   }
@@ -390,7 +390,7 @@ export class OperationWorker {
   }
 
   /**
-   * Sets aside the payments left out to wait for their order (scheduled for a retry with backoff; they stay
+   * Sets aside the messages left out to wait for their order (scheduled for a retry with backoff; they stay
    * pending, so another worker claims them if this one dies) and returns the group's other entries, to be
    * acknowledged.
    */
@@ -405,7 +405,10 @@ export class OperationWorker {
       const attempts =
         (this.#awaitingOrder.get(entryId)?.attempts ?? this.#retriedAwaiting.get(entryId) ?? 0) + 1;
       if (attempts === 1) {
-        this.#log.debug({ id: item.entry.operationId }, "payment waits for its order to reach the shard");
+        this.#log.debug(
+          { id: item.entry.operationId, kind: item.message.kind },
+          "waits for its order to reach the shard",
+        );
       }
       const delay = Math.min(AWAIT_ORDER_RETRY_MS * 2 ** (attempts - 1), AWAIT_ORDER_RETRY_MAX_MS);
       this.#awaitingOrder.set(entryId, { entry: item.entry, retryAt: now + delay, attempts });

@@ -1,6 +1,7 @@
-// applyShardBatch against a real shard: a redelivered message is recognised by its id and changes nothing.
+// applyShardBatch against a real shard: a redelivered message is recognised by its id and changes nothing; a
+// message whose order is not on the shard yet waits for it.
 import { createKysely, type ShardDatabase } from "@floodgate/db";
-import { newOperationId } from "@floodgate/domain";
+import { newOperationId, newProductId, type OrderCancelMessage, type OrderMessage } from "@floodgate/domain";
 import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { type Kysely, sql } from "kysely";
@@ -8,6 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyShardBatch } from "../src/apply-shard-batch.ts";
 import { isRetryable } from "../src/classify-error.ts";
+import { OrderNotYetRecordedError } from "../src/orders/apply-order-ends.ts";
 import { ORDER_IN_FLIGHT_MS } from "../src/orders/pay-orders.ts";
 import { operationMessage } from "./support/accept-operations.ts";
 import { waitFor } from "./support/wait-for.ts";
@@ -228,5 +230,61 @@ describe("a payment naming an order its shard does not have", () => {
     });
     expect(full.statuses.map((s) => s.failureReason)).toEqual(["order_not_found"]);
     expect((await balances())[user]).toBe(100);
+  });
+});
+
+describe("an end request for an order its shard does not have yet", () => {
+  const orderFor = (userId: string, createdAt = Date.now()): OrderMessage => ({
+    v: 1,
+    kind: "order",
+    id: newOperationId("order", bucketForUser(userId), createdAt),
+    userId,
+    items: [{ productId: newProductId(), quantity: 1, unitPrice: 700 }],
+    discount: 0,
+    amount: 700,
+    currency: "KRW",
+    expiresAt: createdAt + 600_000,
+    createdAt,
+  });
+  const cancelOf = (order: OrderMessage): OrderCancelMessage => ({
+    v: 1,
+    kind: "order_cancel",
+    id: newOperationId("order_cancel", bucketForUser(order.userId)),
+    userId: order.userId,
+    orderId: order.id,
+    reason: "cancelled",
+    createdAt: Date.now(),
+  });
+  const orderStatus = async (orderId: string) =>
+    (await db.selectFrom("orders").select("status").where("id", "=", orderId).executeTakeFirst())?.status;
+
+  it("is left out of its batch, which goes on, and ends the order once the order is on the shard", async () => {
+    // The order's own batch is still in another worker's hands: the cancel, queued after it, is read first.
+    const user = "cancels-on-the-202";
+    const order = orderFor(user);
+    const cancel = cancelOf(order);
+    const other = operationMessage({ kind: "deposit", userId: user, amount: 5 });
+    const early = await applyShardBatch(db, [cancel, other]);
+    expect(early.awaitingOrder).toEqual([cancel]);
+    expect(early.statuses.map((s) => s.id)).toEqual([other.id]); // no final status for the waiting cancel
+    expect(early.orders.ended).toEqual([]);
+    expect(await orderStatus(order.id)).toBeUndefined();
+
+    await applyShardBatch(db, [order]);
+    expect(await orderStatus(order.id)).toBe("awaiting_payment");
+    const retried = await applyShardBatch(db, [cancel]);
+    expect(retried.awaitingOrder).toEqual([]);
+    expect(retried.statuses.map((s) => [s.id, s.status])).toEqual([[cancel.id, "succeeded"]]);
+    expect(retried.orders.endedNow).toEqual([{ orderId: order.id, status: "cancelled" }]);
+    expect(await orderStatus(order.id)).toBe("cancelled");
+  });
+
+  it("fails on its own when the order can no longer arrive or the worker lets no more wait", async () => {
+    const stale = cancelOf(orderFor("cancels-a-stale-order", Date.now() - ORDER_IN_FLIGHT_MS - 1000));
+    await expect(applyShardBatch(db, [stale])).rejects.toBeInstanceOf(OrderNotYetRecordedError);
+    const fresh = cancelOf(orderFor("cancels-while-the-worker-is-full"));
+    await expect(applyShardBatch(db, [fresh], { mayAwaitOrder: false })).rejects.toBeInstanceOf(
+      OrderNotYetRecordedError,
+    );
   });
 });

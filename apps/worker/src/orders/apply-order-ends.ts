@@ -3,15 +3,25 @@
 // first in the stream); its coupon is given back on the shard in the same transaction. Every order these
 // messages name that has ended without a sale is returned for release: a redelivery re-releases nothing
 // (the ledger and Redis remember), but it finishes a release the first delivery may not have reached.
+//
+// An end request can reach the shard before its order: the intake accepted the order first, but another worker
+// read the order and has not committed it yet, or its entry was reclaimed behind this one. Such a request is
+// left out of the batch and retried by its worker shortly after, like a payment that names its order too early
+// (pay-orders.ts); the batch goes on without it.
 import type { ShardDatabase } from "@floodgate/db";
 import type { OrderCancelMessage } from "@floodgate/domain";
 import { sql, type Transaction } from "kysely";
 import type { EndedOrder } from "./order-outcomes.ts";
+import { mayStillBeRecorded } from "./pay-orders.ts";
 
-/** The order is not on the shard yet (its entry was reclaimed behind this one): retry the message later. */
+/**
+ * The order is not on the shard and can no longer be on its way (older than the wait, or the worker holds as
+ * many waiting requests as it will): the message fails on its own, is redelivered, and is dead-lettered after
+ * the last delivery.
+ */
 export class OrderNotYetRecordedError extends Error {
   constructor(orderId: string) {
-    super(`order ${orderId} is not on its shard yet; the end request waits for it`);
+    super(`order ${orderId} is not on its shard; the end request cannot wait for it any longer`);
     this.name = "OrderNotYetRecordedError";
   }
 }
@@ -20,12 +30,15 @@ export interface OrderEndsApplied {
   /** Orders that ended in this transaction, by reason. */
   endedNow: { orderId: string; status: "cancelled" | "expired" }[];
   ended: EndedOrder[];
+  /** Requests left out because their order is not on the shard yet but may still arrive: not applied. */
+  awaiting: OrderCancelMessage[];
   statements: number;
 }
 
 export async function applyOrderEnds(
   trx: Transaction<ShardDatabase>,
   messages: OrderCancelMessage[],
+  mayAwaitOrder = true,
 ): Promise<OrderEndsApplied> {
   // The first request for an order decides its reason (request-order-end-3.lua lets only one through).
   const requests = [...new Map(messages.map((m) => [m.orderId, m])).values()].sort((a, b) =>
@@ -77,12 +90,20 @@ export async function applyOrderEnds(
     }
     ended?.items.push({ productId: row.product_id, quantity: row.quantity });
   }
-  for (const orderId of orderIds) {
-    if (!byOrder.has(orderId)) throw new OrderNotYetRecordedError(orderId);
+  // Nothing above touched a missing order (both updates and the read match rows by id), so leaving its
+  // requests out needs no undo.
+  const awaiting: OrderCancelMessage[] = [];
+  for (const message of messages) {
+    if (byOrder.has(message.orderId)) continue;
+    if (!mayAwaitOrder || !mayStillBeRecorded(message.orderId, message.userId)) {
+      throw new OrderNotYetRecordedError(message.orderId);
+    }
+    awaiting.push(message);
   }
   return {
     endedNow: changed.rows.map((row) => ({ orderId: row.id, status: row.status })),
     ended: [...byOrder.values()].filter((e): e is EndedOrder => e !== null),
+    awaiting,
     statements,
   };
 }
