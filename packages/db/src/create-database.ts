@@ -21,10 +21,7 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     ...(options.lockTimeoutMs ? { lock_timeout: options.lockTimeoutMs } : {}),
-    // An `options` in the URL is the operator's: it wins.
-    ...(options.randomPageCost && !new URL(url).searchParams.has("options")
-      ? { options: `-c random_page_cost=${options.randomPageCost}` }
-      : {}),
+    ...(options.randomPageCost ? { options: sessionOptions(options.randomPageCost) } : {}),
   });
   // A client losing its server (a shard restart) must not crash the process. Idle: the pool reports it here and
   // drops the client. Checked out (mid-transaction): the pool listens no more, so without this listener the
@@ -32,6 +29,14 @@ export function createPool(url: string, options: PoolOptions = {}): pg.Pool {
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
+}
+
+/**
+ * Startup `options` carrying our setting, with the operator's PGOPTIONS after it so that theirs wins (Postgres
+ * applies them in order). An `options` in the URL replaces all of this: node-postgres lets the URL win.
+ */
+function sessionOptions(randomPageCost: number): string {
+  return [`-c random_page_cost=${randomPageCost}`, process.env.PGOPTIONS].filter(Boolean).join(" ");
 }
 
 export function createKysely<DB>(url: string, options: PoolOptions = {}): Kysely<DB> {
