@@ -110,7 +110,26 @@ describe("an order nobody pays", () => {
     });
     try {
       await queue.add("expire", { orderId: id }, { jobId: id, removeOnComplete: true });
-      await waitFor(async () => (await orderView(app, id)).status === "expired", "the order to expire");
+      await waitFor(
+        async () => (await orderView(app, id)).status === "expired",
+        "the order to expire",
+        undefined,
+        // A rare timeout in fresh-clone CI runs: say where the order stood, for whoever reads the failure.
+        async () =>
+          JSON.stringify({
+            order: (await orderView(app, id)).status,
+            pendingEntries: await pendingCount(redis, keys),
+            expiryJobs: await queue.getJobCounts(),
+            expiriesRequested: await totalRequested(),
+            workerLogs: workers.map((w) =>
+              w
+                .logs()
+                .split("\n")
+                .filter((line) => line.includes('"level":40') || line.includes('"level":50'))
+                .slice(-10),
+            ),
+          }),
+      );
     } finally {
       await queue.close();
     }
