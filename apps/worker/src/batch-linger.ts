@@ -5,11 +5,10 @@
 // on an idle system that long, so the wait grows with the read: LINGER_FLOOR_MS for a read of a few entries
 // (the fixed wait before), the whole WORKER_LINGER_MS from LINGER_FULL_AT entries on, in proportion between.
 //
-// Why a floor and not 1/LINGER_FULL_AT per entry: a first version waited 3 ms after a read of one entry. A fresh
-// clone's CI then timed out in apps/worker/test/orders-expiry.test.ts, most likely because an order's end request,
-// read by the other worker, reached the shard before the order's batch had committed and, failing on its own,
-// waited for redelivery after the visibility timeout. Such a request now waits for its order the way an early
-// payment does (orders/apply-order-ends.ts); the floor stays because it is the wait an idle system always had.
+// Why a floor and not 1/LINGER_FULL_AT per entry: a first version waited 3 ms after a read of one entry, and a
+// fresh clone's CI then timed out in apps/worker/test/orders-expiry.test.ts. The cause, found later, was an end
+// request racing its order into the shard (orders/apply-order-ends.ts now makes such a request wait and retry);
+// a shorter wait only made that race likelier. The floor stays because it is the wait an idle system always had.
 
 /** Entries in one read from which a worker waits the full WORKER_LINGER_MS. */
 export const LINGER_FULL_AT = 100;
