@@ -1,6 +1,7 @@
 // `./floodgate start`: find (or start) Redis and Postgres, migrate, reconcile, then run the intake and WORKERS
 // worker processes in the foreground. Ctrl-C / SIGTERM stops them gracefully.
 import { fileURLToPath } from "node:url";
+import { redactUrl } from "@floodgate/db";
 import { config } from "./env.ts";
 import { prepareDatabases } from "./prepare-databases.ts";
 import { ProcessSupervisor } from "./process-supervisor.ts";
@@ -11,11 +12,6 @@ import { findOrStartRedis } from "./services/find-or-start-redis.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const log = (line: string) => process.stdout.write(`[floodgate] ${line}\n`);
-const redact = (url: string) => {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = "***";
-  return parsed.toString();
-};
 
 let redis: Awaited<ReturnType<typeof findOrStartRedis>>;
 let postgres: Awaited<ReturnType<typeof findOrStartPostgres>>;
@@ -74,10 +70,10 @@ for (let i = 0; i < config.workers; i++) {
 
 const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
 log(
-  `redis    ${redact(redis.redisUrl)}${redis.started ? " (started by floodgate, AOF on)" : ""} prefix ${config.redisPrefix}`,
+  `redis    ${redactUrl(redis.redisUrl)}${redis.started ? " (started by floodgate, AOF on)" : ""} prefix ${config.redisPrefix}`,
 );
 log(
-  `postgres ${redact(postgres.databaseUrl)}${postgres.embedded ? " (embedded)" : ""} + ${postgres.shardUrls.length} shards`,
+  `postgres ${redactUrl(postgres.databaseUrl)}${postgres.embedded ? " (embedded)" : ""} + ${postgres.shardUrls.length} shards`,
 );
 log(`intake   ${base}  (${config.intakeProcesses} process${config.intakeProcesses > 1 ? "es" : ""})`);
 log(`         POST ${base}/v1/payments   GET ${base}/readyz   GET ${base}/metrics`);

@@ -2,6 +2,7 @@ export { type BucketRange, checkShardMap } from "./check-shard-map.ts";
 export { createKysely, createPool, type PoolOptions } from "./create-database.ts";
 export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
 export { migrateAll } from "./migrate.ts";
+export { redactUrl } from "./redact-url.ts";
 export type {
   CouponsTable,
   GlobalDatabase,

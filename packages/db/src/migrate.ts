@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationResultSet, Migrator } from "kysely";
 import { createKysely } from "./create-database.ts";
 import { globalMigrations, shardMigrations } from "./migrations/migration-sets.ts";
+import { redactUrl } from "./redact-url.ts";
 
 async function runMigrations(db: Kysely<unknown>, migrations: Record<string, Migration>, where: string) {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
@@ -14,16 +15,10 @@ async function runMigrations(db: Kysely<unknown>, migrations: Record<string, Mig
   return (result.results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
 
-const redact = (url: string) => {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = "***";
-  return parsed.toString();
-};
-
 async function migrateTarget(url: string, migrations: Record<string, Migration>, label: string) {
   const db = createKysely<unknown>(url, { max: 1, applicationName: "floodgate-migrate" });
   try {
-    return await runMigrations(db, migrations, `${label} (${redact(url)})`);
+    return await runMigrations(db, migrations, `${label} (${redactUrl(url)})`);
   } finally {
     await db.destroy();
   }
