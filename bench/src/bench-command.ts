@@ -50,7 +50,8 @@ async function main(args: string[]): Promise<number> {
     // Before anything of the run starts: the machine's speed now, recorded with the result.
     const calibration = await calibrateCpu();
     log(
-      `cpu calibration: ${calibration.oneThreadMs} ms on one thread, ${calibration.twoThreadsMs} ms on two at once`,
+      `cpu calibration: ${calibration.oneThreadMs} ms on one thread, ${calibration.twoThreadsMs} ms on two at once; ` +
+        `loopback round trip ${calibration.loopbackRoundTripUs} µs, memory read ${calibration.memoryReadNs} ns`,
     );
     outcome = await scenario.run(values, {
       startedAt,

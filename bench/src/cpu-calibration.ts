@@ -2,6 +2,7 @@
 // vCPUs of a small VM can share a physical core or a busy host, and how much changes from hour to hour; the
 // figures of two runs compare only if their calibrations do.
 import { Worker } from "node:worker_threads";
+import { loopbackRoundTripUs, memoryReadNs } from "./machine-probes.ts";
 
 const LOOP = `
   const started = performance.now();
@@ -15,6 +16,10 @@ export interface CpuCalibration {
   oneThreadMs: number;
   /** ms for the same loop on each of two threads at once (the slower one): 1x oneThreadMs = two free cpus. */
   twoThreadsMs: number;
+  /** µs per loopback TCP round trip (machine-probes.ts); absent in result files written before it existed. */
+  loopbackRoundTripUs?: number;
+  /** ns per dependent random read in 64 MiB (machine-probes.ts); absent before it existed. */
+  memoryReadNs?: number;
 }
 
 function loopInWorker(): Promise<number> {
@@ -34,5 +39,10 @@ export async function calibrateCpu(): Promise<CpuCalibration> {
   const round = (ms: number) => Math.round(ms);
   const oneThreadMs = await loopInWorker();
   const [a, b] = await Promise.all([loopInWorker(), loopInWorker()]);
-  return { oneThreadMs: round(oneThreadMs), twoThreadsMs: round(Math.max(a, b)) };
+  return {
+    oneThreadMs: round(oneThreadMs),
+    twoThreadsMs: round(Math.max(a, b)),
+    loopbackRoundTripUs: round(await loopbackRoundTripUs()),
+    memoryReadNs: round(memoryReadNs()),
+  };
 }

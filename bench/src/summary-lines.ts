@@ -10,7 +10,10 @@ export function headerLine(
 ): string {
   const m = result.machine as ReturnType<typeof machineInfo> & { cpuCalibration?: CpuCalibration | null };
   const calibration = m.cpuCalibration
-    ? `, cpu calibration ${m.cpuCalibration.oneThreadMs} ms one thread / ${m.cpuCalibration.twoThreadsMs} ms two`
+    ? `, cpu calibration ${m.cpuCalibration.oneThreadMs} ms one thread / ${m.cpuCalibration.twoThreadsMs} ms two` +
+      (m.cpuCalibration.loopbackRoundTripUs === undefined
+        ? ""
+        : `, loopback ${m.cpuCalibration.loopbackRoundTripUs} µs, memory read ${m.cpuCalibration.memoryReadNs} ns`)
     : "";
   return `${scenario} bench, commit ${result.commit ?? "none"}${result.dirty ? " (uncommitted changes)" : ""}, ${m.cpuCount} x ${m.cpuModel}, ${m.memoryGiB} GiB, node ${m.node}${calibration}`;
 }
