@@ -20,6 +20,8 @@ export interface MaxStage {
   passed: boolean;
   /** Where the cpu went during the stage: a stage that misses its pace with both cores busy ran out of machine. */
   cpu: CpuUsage | null;
+  /** Keys in Redis when the stage started and ended (Floodgate only): a stage across 2^n keys pays for a rehash. */
+  redisKeys?: { atStart: number; atEnd: number } | null;
 }
 
 export interface MaxRateResult {
@@ -38,9 +40,14 @@ export async function searchMaxRate(options: {
   slices: number;
   users: number;
   keyPrefix: string;
+  /** Reads Redis' key count; absent for a target without Redis (the baseline). */
+  redisKeys?: () => Promise<number>;
 }): Promise<MaxRateResult> {
   const stages: MaxStage[] = [];
+  // A failed read leaves the figure out; it is a diagnosis, not part of the verdict.
+  const readKeys = async () => (options.redisKeys ? await options.redisKeys().catch(() => null) : null);
   for (let rate = nextRate(stages); rate !== null; rate = nextRate(stages)) {
+    const keysAtStart = await readKeys();
     const phase: RatePhaseResult = await runRatePhase({
       target: options.target,
       label: `${options.target.name} max stage ${stages.length + 1} @ ${rate}/s`,
@@ -52,6 +59,7 @@ export async function searchMaxRate(options: {
       keyPrefix: `${options.keyPrefix}-s${stages.length + 1}`,
       applyTimeoutMs: 60_000,
     });
+    const keysAtEnd = await readKeys();
     const failures = phase.non2xx + phase.errors;
     const p99Ms = phase.intakeLatencyMs?.p99 ?? null;
     const stage: MaxStage = {
@@ -73,6 +81,12 @@ export async function searchMaxRate(options: {
         responses: phase.responses,
       }),
       cpu: phase.cpu,
+      ...(options.redisKeys
+        ? {
+            redisKeys:
+              keysAtStart === null || keysAtEnd === null ? null : { atStart: keysAtStart, atEnd: keysAtEnd },
+          }
+        : {}),
     };
     stages.push(stage);
     log(

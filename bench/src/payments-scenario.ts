@@ -15,6 +15,7 @@ import {
 } from "./payments-summary.ts";
 import { log } from "./progress-line.ts";
 import { runRatePhase } from "./rate-phase.ts";
+import { keyspaceReader } from "./redis-keyspace.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 import { finishRun, resultHeader } from "./scenario-run.ts";
 import { fundWallets } from "./wallet-funding.ts";
@@ -48,7 +49,12 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
         users: options.users,
         connections: options.connections,
       });
-      await runPhases(system.target, options, keyPrefix, result.floodgate);
+      const keyspace = keyspaceReader(environment.redisUrl);
+      try {
+        await runPhases(system.target, options, keyPrefix, result.floodgate, keyspace.keys);
+      } finally {
+        keyspace.close();
+      }
       if (options.drain !== null) {
         result.floodgate.drain = await runDrainPhase({
           system,
@@ -90,6 +96,7 @@ async function runPhases(
   options: PaymentsOptions,
   keyPrefix: string,
   into: TargetPhases,
+  redisKeys?: () => Promise<number>,
 ) {
   if (!options.fixedRate && !options.max) return; // --drain alone: nothing here to measure, nothing to warm
   // Both targets start their measured phases warm. Floodgate's intake has just taken the wallet funding; the
@@ -129,6 +136,7 @@ async function runPhases(
       slices: options.slices,
       users: options.users,
       keyPrefix: `${keyPrefix}-max`,
+      redisKeys,
     });
   }
 }

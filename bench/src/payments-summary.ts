@@ -80,7 +80,7 @@ function maxLines(max: MaxRateResult): string[] {
     `  max accepted rate with ${max.criterion}: ${best}`,
     ...max.stages.flatMap((s, i) => [
       `    stage ${i + 1}: offered ${formatCount(s.offeredRate)}/s accepted ${formatCount(s.acceptedRate)}/s intake p50 ${s.p50Ms ?? "n/a"} ms p99 ${s.p99Ms ?? "n/a"} ms, e2e p99 ${s.endToEndP99Ms ?? "n/a"} ms, failures ${s.failures}, exactly once ${s.exactlyOnce ? "yes" : `NO (missing ${s.missing}, duplicated ${s.duplicated})`}: ${s.passed ? "pass" : "fail"}`,
-      `      ${describeCpuUsage(s.cpu ?? null)}`,
+      `      ${describeCpuUsage(s.cpu ?? null)}${s.redisKeys ? `; Redis keys ${formatCount(s.redisKeys.atStart)} -> ${formatCount(s.redisKeys.atEnd)}` : ""}`,
     ]),
   ];
 }
