@@ -12,7 +12,9 @@ const ROUND_TRIP_BYTES = 256;
  * is two writes, two reads and two event-loop wakes, the path every request and Redis call of the intake takes.
  */
 export async function loopbackRoundTripUs(rounds = 20_000): Promise<number> {
+  const accepted: net.Socket[] = [];
   const server = net.createServer((socket) => {
+    accepted.push(socket);
     socket.setNoDelay(true);
     socket.on("data", (chunk) => socket.write(chunk));
   });
@@ -40,8 +42,12 @@ export async function loopbackRoundTripUs(rounds = 20_000): Promise<number> {
     });
     return ((performance.now() - started) * 1000) / rounds;
   } finally {
-    client.destroy();
-    server.close();
+    // Resolve only once every socket and the server are closed, so the probe leaves no handle behind it.
+    const serverClosed = new Promise((resolve) => server.close(resolve));
+    const sockets = [client, ...accepted];
+    for (const socket of sockets) socket.destroy();
+    await Promise.all(sockets.map((socket) => (socket.closed ? undefined : once(socket, "close"))));
+    await serverClosed;
   }
 }
 
