@@ -1,3 +1,11 @@
+export {
+  type CheckShardIdentitiesOptions,
+  checkShardIdentities,
+  readDeploymentId,
+  readShardIdentity,
+  type ShardIdentity,
+  ShardIdentityError,
+} from "./check-shard-identity.ts";
 export { type BucketRange, checkShardMap } from "./check-shard-map.ts";
 export { createKysely, createPool, type PoolOptions } from "./create-database.ts";
 export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
@@ -5,6 +13,7 @@ export { migrateAll } from "./migrate.ts";
 export { redactUrl } from "./redact-url.ts";
 export type {
   CouponsTable,
+  DeploymentTable,
   GlobalDatabase,
   IssuedCouponsTable,
   OperationsTable,
@@ -13,6 +22,7 @@ export type {
   PaymentsTable,
   ProductsTable,
   ShardDatabase,
+  ShardIdentityTable,
   StockMovementsTable,
   StoredOrderStatus,
   WalletsTable,
