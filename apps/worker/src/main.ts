@@ -5,11 +5,13 @@ import { pino } from "pino";
 import { config } from "./env.ts";
 import { startMetricsServer } from "./metrics-server.ts";
 import { OperationWorker } from "./operation-worker.ts";
+import { guardShardIdentities } from "./shard-identity-guard.ts";
 
 const index = config.workerIndex;
 const consumer = `${hostname()}-${process.pid}`;
 const log = pino({ level: config.logLevel, base: { service: "worker", consumer } });
 const metrics = createWorkerMetrics();
+const stopIdentityChecks = await guardShardIdentities(config, log);
 const worker = new OperationWorker(config, consumer, log, metrics);
 await worker.start();
 const metricsServer =
@@ -31,6 +33,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "worker stopping: finishing the batch in flight");
+    stopIdentityChecks();
     await worker.stop();
     metricsServer?.close();
     log.info("worker stopped");
