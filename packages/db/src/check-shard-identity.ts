@@ -2,6 +2,7 @@
 // that opens SHARD_URLS checks it before use: a swapped pair of URLs would otherwise read and write each user's
 // data on the wrong shard without a word (her wallet reads as empty, new deposits land beside it).
 import type { Kysely } from "kysely";
+import type pg from "pg";
 import { createKysely } from "./create-database.ts";
 import { redactUrl } from "./redact-url.ts";
 import type { GlobalDatabase, ShardDatabase } from "./shard-tables.ts";
@@ -69,23 +70,62 @@ export async function verifyShardIdentity(
   url: string,
   expected: ShardIdentity,
 ): Promise<void> {
-  const recorded = await readShardIdentity(shard);
+  const refusal = identityRefusal(url, expected, await readShardIdentity(shard));
+  if (refusal) throw new ShardIdentityError(refusal);
+}
+
+/**
+ * For a shard's pool (createKysely's onNewConnection): each new connection is checked to be `shard` of the
+ * deployment `deploymentId()` names before its first statement, so a shard that was out of reach when the
+ * process started is checked when it comes back. A refusal goes to `onRefused` (a worker ends there) and fails
+ * the query; a database that cannot be read fails it as any lost connection does. One query per new
+ * connection, none per batch.
+ */
+export function shardIdentityCheck(
+  url: string,
+  shard: number,
+  deploymentId: () => Promise<string>,
+  onRefused: (error: ShardIdentityError) => void,
+): (client: pg.PoolClient) => Promise<void> {
+  return async (client) => {
+    try {
+      const expected = { deploymentId: await deploymentId(), shard };
+      const { rows } = await client
+        .query<{ deployment_id: string; shard: number }>("select deployment_id, shard from shard_identity")
+        .catch((error: unknown) => {
+          if (isUndefinedTable(error)) return { rows: [] };
+          throw error;
+        });
+      const recorded = rows[0] && { deploymentId: rows[0].deployment_id, shard: rows[0].shard };
+      const refusal = identityRefusal(url, expected, recorded);
+      if (refusal) throw new ShardIdentityError(refusal);
+    } catch (error) {
+      if (error instanceof ShardIdentityError) onRefused(error);
+      throw error;
+    }
+  };
+}
+
+function identityRefusal(
+  url: string,
+  expected: ShardIdentity,
+  recorded: ShardIdentity | undefined,
+): string | undefined {
   const at = `SHARD_URLS[${expected.shard}] ${redactUrl(url)}`;
-  if (!recorded) {
-    throw new ShardIdentityError(`${at} records no shard identity: run ./floodgate migrate`);
-  }
+  if (!recorded) return `${at} records no shard identity: run ./floodgate migrate`;
   if (recorded.deploymentId !== expected.deploymentId) {
-    throw new ShardIdentityError(
+    return (
       `${at} is shard ${recorded.shard} of deployment ${recorded.deploymentId}, not of this deployment ` +
-        `${expected.deploymentId}: it belongs to another deployment`,
+      `${expected.deploymentId}: it belongs to another deployment`
     );
   }
   if (recorded.shard !== expected.shard) {
-    throw new ShardIdentityError(
+    return (
       `${at} is shard ${recorded.shard} of deployment ${recorded.deploymentId}, not shard ${expected.shard}: ` +
-        "SHARD_URLS is out of order",
+      "SHARD_URLS is out of order"
     );
   }
+  return undefined;
 }
 
 export interface CheckShardIdentitiesOptions {

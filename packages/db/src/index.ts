@@ -5,9 +5,10 @@ export {
   readShardIdentity,
   type ShardIdentity,
   ShardIdentityError,
+  shardIdentityCheck,
 } from "./check-shard-identity.ts";
 export { type BucketRange, checkShardMap } from "./check-shard-map.ts";
-export { createKysely, createPool, type PoolOptions } from "./create-database.ts";
+export { createKysely, createPool, type KyselyOptions, type PoolOptions } from "./create-database.ts";
 export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
 export { migrateAll } from "./migrate.ts";
 export { redactUrl } from "./redact-url.ts";
