@@ -5,13 +5,13 @@ import { pino } from "pino";
 import { config } from "./env.ts";
 import { startMetricsServer } from "./metrics-server.ts";
 import { OperationWorker } from "./operation-worker.ts";
-import { guardShardIdentities } from "./shard-identity-guard.ts";
+import { checkShardIdentitiesOrExit } from "./shard-identity-guard.ts";
 
 const index = config.workerIndex;
 const consumer = `${hostname()}-${process.pid}`;
 const log = pino({ level: config.logLevel, base: { service: "worker", consumer } });
 const metrics = createWorkerMetrics();
-const stopIdentityChecks = await guardShardIdentities(config, log);
+await checkShardIdentitiesOrExit(config, log);
 const worker = new OperationWorker(config, consumer, log, metrics);
 await worker.start();
 const metricsServer =
@@ -33,7 +33,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, "worker stopping: finishing the batch in flight");
-    stopIdentityChecks();
     await worker.stop();
     metricsServer?.close();
     log.info("worker stopped");
