@@ -73,18 +73,20 @@ export async function demoPlugin(app: FastifyInstance) {
       .send(body);
 
   // Relative links in the page (./store.css) resolve under /demo/ only with the slash.
-  app.get("/demo", { schema: { response: problems } }, (request, reply) => {
+  app.get("/demo", { config: { auth: "public" }, schema: { response: problems } }, (request, reply) => {
     const query = request.url.indexOf("?");
     return reply.redirect(`/demo/${query === -1 ? "" : request.url.slice(query)}`, 301);
   });
 
-  app.get("/demo/checkout-sdk.js", { schema: { response: problems } }, async (_request, reply) =>
-    send(reply, "js", await sdkBundle()),
+  app.get(
+    "/demo/checkout-sdk.js",
+    { config: { auth: "public" }, schema: { response: problems } },
+    async (_request, reply) => send(reply, "js", await sdkBundle()),
   );
 
   app.get<{ Params: { "*": string } }>(
     "/demo/*",
-    { schema: { response: problems } },
+    { config: { auth: "public" }, schema: { response: problems } },
     async (request, reply) => {
       const name = request.params["*"] || "index.html";
       const extension = FILE_NAME.exec(name)?.[1];
@@ -102,7 +104,11 @@ export async function demoPlugin(app: FastifyInstance) {
 function demoShopperRoutes(app: FastifyInstance) {
   app.post<{ Body: { userId: string } }>(
     "/demo/login",
-    { schema: { body: demoLoginBodySchema, response: { 201: demoSessionResponseSchema, ...problems } } },
+    {
+      // The visitor has no credential yet: this route is what gives one (and exists only with DEMO_LOGIN).
+      config: { auth: "public" },
+      schema: { body: demoLoginBodySchema, response: { 201: demoSessionResponseSchema, ...problems } },
+    },
     async (request, reply) => {
       const { userId } = request.body;
       const { token, expiresAt } = await app.auth.customerTokens.mint(
@@ -117,9 +123,10 @@ function demoShopperRoutes(app: FastifyInstance) {
     "/demo/deposits",
     { schema: { body: demoDepositBodySchema, response: { 202: acceptedResponseSchema, ...problems } } },
     (request, reply) => {
+      // The auth hook answered 401 already without a valid bearer. Only a shopper's own token may fund: the
+      // user is the one it was minted for, never one the body names.
       const caller = request.caller;
-      // Only the shopper's own token: the user is the one it was minted for, never one the body names.
-      if (caller?.kind !== "customer") {
+      if (caller.kind !== "customer") {
         throw new ProblemError("forbidden_caller", {
           detail: "the demo's deposit takes a shopper's customer token (sign in with POST /demo/login)",
         });
