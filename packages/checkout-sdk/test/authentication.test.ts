@@ -14,6 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthenticationError, createCheckout, FloodgateError, type GetToken } from "../src/index.ts";
 import { mintCustomerToken } from "./support/customer-sessions.ts";
+import { eventually } from "./support/eventually.ts";
 import { recordingFetch } from "./support/recording-fetch.ts";
 import { refusal } from "./support/refusal.ts";
 import { ADMIN_API_KEY } from "./support/room-admin.ts";
@@ -172,6 +173,44 @@ const UNTAKEABLE: [string, () => string | Promise<string>, string][] = [
   ["a forged signature", () => forgedToken("forger"), "invalid_token"],
   ["an unknown server key", () => `fg_sk_abcdefghijkm_${"x".repeat(43)}`, "unauthorized"],
 ];
+
+describe("an operation's WebSocket opened with a token that has just expired", () => {
+  it("is refused on the socket, and reopened once with the token getToken() gives next", async () => {
+    await fund("slow-reader", 1000);
+    // Valid for the POST, expired a moment later: minted 57 s into a 60 s life.
+    const shortLived = await signer.mint("slow-reader", 60, Date.now() - 57_000);
+    const { token: fresh } = await mintCustomerToken(intake.baseUrl, env.serverKey, "slow-reader");
+    const tokens = scriptedTokens(shortLived.token, fresh);
+    const sockets = watchedWebSocket();
+    const recorder = recordingFetch();
+    const checkout = createCheckout({
+      baseUrl: intake.baseUrl,
+      getToken: tokens.getToken,
+      WebSocket: sockets.WebSocket,
+      // The answer reaches the SDK only once the token has expired, so the socket it opens next carries an
+      // expired token: a fault made, not waited for by luck.
+      fetch: async (url, init) => {
+        const response = await recorder.fetch(url, init);
+        await eventually(() => Date.now() > shortLived.expiresAt.getTime(), "the token's expiry", 10_000);
+        return response;
+      },
+    });
+    const payment = checkout.pay({ amount: 300 });
+    expect(await payment.result(RESULT_WAIT)).toMatchObject({ userId: "slow-reader", status: "succeeded" });
+
+    expect(recorder.calls.map((call) => [`${call.method} ${call.status}`, call.authorization])).toEqual([
+      ["POST 202", `Bearer ${shortLived.token}`],
+    ]);
+    expect(sockets.urls.map((url) => new URL(url).searchParams.get("access_token"))).toEqual([
+      shortLived.token,
+      fresh,
+    ]);
+    const [refused] = sockets.messages;
+    expect(refused).toMatchObject({ url: sockets.urls[0], data: { type: "error", code: "token_expired" } });
+    expect(sockets.messages.at(-1)).toMatchObject({ url: sockets.urls[1], data: { type: "status" } });
+    expect(tokens.given).toEqual([shortLived.token, fresh]);
+  });
+});
 
 describe("a bearer the server cannot take", () => {
   it.each(
