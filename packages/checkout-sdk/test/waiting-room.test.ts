@@ -100,10 +100,12 @@ describe("a waiting room in front of deposits", () => {
     const token = posts[1]!.admissionToken;
     expect(token).toBeTruthy();
     expect(recorder.to("POST", /\/tickets$/)).toHaveLength(1);
-    // The place came over the ticket's socket (no polls), then the status over the operation's.
+    // The place came over the ticket's socket (no polls), then the status over the operation's, each opened
+    // with the bearer as access_token.
+    const access = `/ws\\?access_token=${env.serverKey}$`;
     expect(sockets.urls).toEqual([
-      expect.stringMatching(new RegExp(`/v1/rooms/${room}/tickets/tkt_\\w+/ws$`)),
-      expect.stringMatching(new RegExp(`/v1/operations/${deposit.id}/ws$`)),
+      expect.stringMatching(new RegExp(`/v1/rooms/${room}/tickets/tkt_\\w+${access}`)),
+      expect.stringMatching(new RegExp(`/v1/operations/${deposit.id}${access}`)),
     ]);
     expect(recorder.to("GET", /./)).toEqual([]);
 
