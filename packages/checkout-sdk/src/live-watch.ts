@@ -63,9 +63,11 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
         try {
           take(await apiRequest(context, source.pollPath, {}, 0), false);
         } catch (error) {
-          // A 4xx (not found, malformed) will not change; offline for a moment or a 5xx: the next poll retries.
-          const status = (error as FloodgateError).status ?? 0;
-          if (status >= 400 && status < 500 && status !== 429 && !done) finish(() => reject(error));
+          // A 4xx (not found, malformed, a token refused) will not change, nor will a page that gives no token;
+          // offline for a moment or a 5xx: the next poll retries.
+          const { status = 0, code } = error as FloodgateError;
+          const final = (status >= 400 && status < 500 && status !== 429) || code === "token_unavailable";
+          if (final && !done) finish(() => reject(error));
         }
         if (!done) await sleep(context.pollIntervalMs);
       }
