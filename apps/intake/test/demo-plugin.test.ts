@@ -3,7 +3,9 @@
 // DEMO_LOGIN on, the demo's sign-in (a customer token for the id picked) and its server-side deposit into the
 // signed-in shopper's own wallet, applied by a real worker.
 import { readFile } from "node:fs/promises";
+import { loadConfig } from "@floodgate/config";
 import {
+  configToEnv,
   createTestEnvironment,
   startWorkerProcess,
   type TestEnvironment,
@@ -15,14 +17,15 @@ import { buildApp } from "../src/app.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
-/** The same deployment with DEMO_LOGIN=on. */
+/** The same deployment started with DEMO_LOGIN=on (and its loopback HOST, which DEMO_LOGIN requires). */
 let demoApp: FastifyInstance;
 let worker: WorkerProcess;
 
 beforeAll(async () => {
   env = await createTestEnvironment("demo-plugin");
   app = await buildApp(env.config, { logger: false });
-  demoApp = await buildApp({ ...env.config, demoLogin: true }, { logger: false });
+  const demoConfig = loadConfig({ ...configToEnv(env.config), DEMO_LOGIN: "on", HOST: "127.0.0.1" });
+  demoApp = await buildApp(demoConfig, { logger: false });
   [worker] = await Promise.all([startWorkerProcess(env.config), app.ready(), demoApp.ready()]);
 });
 
@@ -120,7 +123,8 @@ async function walletToHold(userId: string, token: string, balance: number) {
 
 describe("the demo's sign-in and deposit (DEMO_LOGIN)", () => {
   it("are not there unless DEMO_LOGIN is on", async () => {
-    expect(app.config.demoLogin).not.toBe(true);
+    expect(app.config.demoLogin).toBe(false);
+    expect(demoApp.config.demoLogin).toBe(true);
     expect((await login("shopper-a", app)).statusCode).toBe(404);
     const deposit = await app.inject({ method: "POST", url: "/demo/deposits", payload: { amount: 100 } });
     expect(deposit.statusCode).toBe(404);
