@@ -51,6 +51,8 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
           }
           throw problemError(problem);
         }
+        // The token was taken: a later expiry (a long wait in a room, a reconnect) may refresh once again.
+        if (fromSocket) refreshed = false;
         const value = source.step(data, fromSocket);
         if (value !== undefined) finish(() => resolve(value));
       } catch (error) {
