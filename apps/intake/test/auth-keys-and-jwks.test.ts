@@ -33,7 +33,9 @@ afterAll(async () => {
   await new Promise<void>((resolve) => jwksServer.close(() => resolve()));
 });
 
-const shopToken = (privateKey: CryptoKey, kid: string | undefined, alg: string, sub = "alice") =>
+type SigningKey = Parameters<SignJWT["sign"]>[0];
+
+const shopToken = (privateKey: SigningKey, kid: string | undefined, alg: string, sub = "alice") =>
   new SignJWT({})
     .setProtectedHeader(kid === undefined ? { alg } : { alg, kid })
     .setIssuer(SHOP_ISSUER)
@@ -182,14 +184,14 @@ describe("the shop's own customer JWTs", () => {
       const rsa = await shopToken(pair.privateKey, undefined, "RS256");
       expect((await get(pemApp, "/v1/wallets/alice", as(rsa))).statusCode).toBe(200);
       const hs = await shopToken(
-        new TextEncoder().encode(sharedSecret) as unknown as CryptoKey,
+        new TextEncoder().encode(sharedSecret) as unknown as SigningKey,
         undefined,
         "HS256",
       );
       expect((await get(secretApp, "/v1/wallets/alice", as(hs))).statusCode).toBe(200);
       // An HS256 token "signed" with the PEM text as its secret: the classic key-confusion forgery.
       const confused = await shopToken(
-        new TextEncoder().encode(await exportSPKI(pair.publicKey)) as unknown as CryptoKey,
+        new TextEncoder().encode(await exportSPKI(pair.publicKey)) as unknown as SigningKey,
         undefined,
         "HS256",
       );
