@@ -18,15 +18,6 @@ export interface ProductDefinition {
   updatedAt: number;
 }
 
-/** POST /v1/products. */
-export type ProductCreateRequest = Pick<ProductDefinition, "name" | "price" | "stock">;
-
-/** PATCH /v1/products/:productId: at least one of the two. */
-export interface ProductChangeRequest {
-  price?: number;
-  stockAdded?: number;
-}
-
 /** What the product admin routes answer. */
 export interface ProductView {
   id: string;
