@@ -1,5 +1,6 @@
 // Orders: every line reserved at the edge in one Redis script, persisted on the user's shard, paid through
 // the payment pipeline. Limits are the HTTP contract and the stream's (a message is the request it carries).
+import type { OrderLine } from "./schemas/operation-message-schemas.ts";
 
 export const MAX_ORDER_LINES = 20;
 export const MAX_LINE_QUANTITY = 100;
@@ -17,13 +18,6 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export const ORDER_END_REASONS = ["cancelled", "expired"] as const;
 export type OrderEndReason = (typeof ORDER_END_REASONS)[number];
-
-export interface OrderLine {
-  productId: string;
-  quantity: number;
-  /** Price per unit when the order was reserved (minor units). */
-  unitPrice: number;
-}
 
 export interface OrderView {
   id: string;
