@@ -5,7 +5,7 @@ import { DISCOUNT_TYPES, MAX_COUPON_QUANTITY } from "../coupon-definition.ts";
 import { COUPON_ID_PATTERN } from "../coupon-id.ts";
 import { OPERATION_ID_PATTERN } from "../operation-id.ts";
 import { FAILURE_REASONS, OPERATION_STATUSES } from "../operation-status.ts";
-import { MAX_AMOUNT, stringEnum, userIdSchema } from "./operation-schemas.ts";
+import { MAX_AMOUNT, requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
 
 /** RFC 3339 with an explicit offset: a time without one would depend on the server's zone. */
 export const TIMESTAMP_PATTERN =
@@ -42,7 +42,7 @@ export const couponIdParamsSchema = Type.Object({ couponId: Type.String({ patter
 export type CouponIdParams = Static<typeof couponIdParamsSchema>;
 
 export const couponIssueRequestSchema = Type.Object(
-  { userId: userIdSchema },
+  { userId: requestUserIdSchema },
   { additionalProperties: false },
 );
 export type CouponIssueRequest = Static<typeof couponIssueRequestSchema>;

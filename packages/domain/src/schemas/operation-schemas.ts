@@ -22,9 +22,15 @@ export const stringEnum = <const Values extends readonly string[]>(values: Value
     enum: Values;
   };
 
+/**
+ * A body's userId is optional where a shopper may call: their user comes from their token (a differing one
+ * is refused by the route); a shop server's key names the user it acts for. Queue messages always carry it.
+ */
+export const requestUserIdSchema = Type.Optional(userIdSchema);
+
 export const paymentRequestSchema = Type.Object(
   {
-    userId: userIdSchema,
+    userId: requestUserIdSchema,
     amount: amountSchema,
     currency: Type.Optional(currencySchema),
     orderId: Type.Optional(Type.String({ pattern: ORDER_ID_PATTERN })),

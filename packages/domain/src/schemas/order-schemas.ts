@@ -4,7 +4,7 @@ import Type, { type Static } from "typebox";
 import { COUPON_ISSUE_ID_PATTERN, ORDER_ID_PATTERN } from "../operation-id.ts";
 import { MAX_LINE_QUANTITY, MAX_ORDER_LINES, ORDER_STATUSES } from "../order-definition.ts";
 import { PRODUCT_ID_PATTERN } from "../product-id.ts";
-import { stringEnum, userIdSchema } from "./operation-schemas.ts";
+import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
 
 export const productIdSchema = Type.String({ pattern: PRODUCT_ID_PATTERN });
 export const lineQuantitySchema = Type.Integer({ minimum: 1, maximum: MAX_LINE_QUANTITY });
@@ -12,7 +12,7 @@ export const couponIssueIdSchema = Type.String({ pattern: COUPON_ISSUE_ID_PATTER
 
 export const orderCreateRequestSchema = Type.Object(
   {
-    userId: userIdSchema,
+    userId: requestUserIdSchema,
     items: Type.Array(
       Type.Object(
         { productId: productIdSchema, quantity: lineQuantitySchema },

@@ -2,7 +2,7 @@
 import Type, { type Static, type TUnsafe } from "typebox";
 import { GUARDED_ROUTE_CLASSES, ROUTE_CLASSES, type TokenBucketPolicy } from "../route-classes.ts";
 import { nullableStringSchema, timestampSchema } from "./coupon-schemas.ts";
-import { stringEnum, userIdSchema } from "./operation-schemas.ts";
+import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
 
 export const ROOM_ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
 export const TICKET_ID_SCHEMA_PATTERN = "^tkt_[0-9A-HJKMNP-TV-Z]{26}$";
@@ -51,7 +51,10 @@ export const roomResponseSchema = Type.Object({
   updatedAt: Type.String(),
 });
 
-export const ticketJoinRequestSchema = Type.Object({ userId: userIdSchema }, { additionalProperties: false });
+export const ticketJoinRequestSchema = Type.Object(
+  { userId: requestUserIdSchema },
+  { additionalProperties: false },
+);
 export type TicketJoinRequest = Static<typeof ticketJoinRequestSchema>;
 
 export const ticketResponseSchema = Type.Object({
