@@ -1,5 +1,11 @@
 export { type BucketRange, checkShardMap } from "./check-shard-map.ts";
-export { createKysely, createPool, type PoolOptions } from "./create-database.ts";
+export {
+  createKysely,
+  createPool,
+  DEFAULT_POSTGRES_TIMEOUTS,
+  type PoolOptions,
+  type PostgresTimeouts,
+} from "./create-database.ts";
 export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
 export { migrateAll } from "./migrate.ts";
 export { redactUrl } from "./redact-url.ts";
@@ -18,3 +24,10 @@ export type {
   WalletsTable,
 } from "./shard-tables.ts";
 export { auditHolds, auditProducts, type ProductAudit } from "./stock-audit.ts";
+export {
+  isPostgresInfrastructureCode,
+  NODE_SOCKET_CODES,
+  type Store,
+  StoreUnavailableError,
+  storeUnavailable,
+} from "./store-unavailable-error.ts";
