@@ -28,6 +28,11 @@ function toEntry(partition: number, [entryId, fields]: [string, string[]], deliv
   return { partition, entryId, operationId, payload, deliveries };
 }
 
+/**
+ * Creates the group on every partition stream that lacks it, from id 0: a stream without our group is new
+ * (Redis restarted empty, or it was never read), so all of it is for the workers; entries applied before
+ * (a group deleted by hand) are recognised by their shard. `$` would skip what was accepted since the restart.
+ */
 export async function ensureConsumerGroups(redis: ScriptedRedis, keys: QueueKeys): Promise<void> {
   await Promise.all(
     keys.allStreams().map((stream) =>
@@ -35,6 +40,13 @@ export async function ensureConsumerGroups(redis: ScriptedRedis, keys: QueueKeys
         if (!error.message.includes("BUSYGROUP")) throw error;
       }),
     ),
+  );
+}
+
+/** Redis answered NOGROUP (its error code, the reply's first word): a stream has no consumer group. */
+export function isMissingGroup(error: unknown): boolean {
+  return (
+    (error as Error | null)?.name === "ReplyError" && String((error as Error).message).startsWith("NOGROUP ")
   );
 }
 
