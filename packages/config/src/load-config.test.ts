@@ -16,6 +16,7 @@ describe("loadConfig defaults", () => {
       logLevel: "info",
       adminApiKey: null,
       orderTtlSeconds: 600,
+      postgresTimeouts: { statementMs: 30_000, queryMs: 35_000, connectMs: 5000, keepAliveMs: 10_000 },
     });
   });
 
@@ -69,6 +70,10 @@ describe("loadConfig reads", () => {
       BACKPRESSURE_SECONDS: "0",
       ROOM_COOLDOWN_SECONDS: "5",
       CORS_ORIGINS: "https://shop.example, http://localhost:5173",
+      PG_STATEMENT_TIMEOUT_MS: "8000",
+      PG_QUERY_TIMEOUT_MS: "9000",
+      PG_CONNECT_TIMEOUT_MS: "2000",
+      PG_KEEPALIVE_MS: "5000",
     });
     const noLimit = { user: null, ip: null };
     expect(config).toEqual({
@@ -106,7 +111,12 @@ describe("loadConfig reads", () => {
       backpressureSeconds: 0,
       roomCooldownSeconds: 5,
       corsOrigins: ["https://shop.example", "http://localhost:5173"],
+      postgresTimeouts: { statementMs: 8000, queryMs: 9000, connectMs: 2000, keepAliveMs: 5000 },
     });
+  });
+
+  it("PG_QUERY_TIMEOUT_MS follows PG_STATEMENT_TIMEOUT_MS when unset", () => {
+    expect(loadConfig({ PG_STATEMENT_TIMEOUT_MS: "1000" }).postgresTimeouts.queryMs).toBe(6000);
   });
 
   it("SHARD_URLS as a comma-separated list, trimmed, in order", () => {
