@@ -40,7 +40,7 @@ import { ordersChangedBy } from "./orders/order-changes.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
 import { moveStock } from "./orders/stock-ledger.ts";
-import { type DecodedEntry, mayBeApplied, sortByShard } from "./shard-groups.ts";
+import { type DecodedEntry, entryKey, mayBeApplied, sortByShard } from "./shard-groups.ts";
 import { ShardLane } from "./shard-lane.ts";
 import { publishStalledEntries } from "./stalled-entries.ts";
 
@@ -68,7 +68,7 @@ export class OperationWorker {
   readonly #global: Kysely<GlobalDatabase>;
   readonly #expiry: OrderExpiry;
   readonly #lanes: ShardLane[];
-  /** Payments and end requests left out of their batch as their order is not on its shard yet, by entry id. */
+  /** Payments and end requests left out of their batch as their order is not on its shard yet, by entryKey. */
   readonly #awaitingOrder = new Map<string, { entry: StreamEntry; retryAt: number; attempts: number }>();
   /**
    * Entries of waiting messages being retried (in a lane until their batch settles), with their attempts so
@@ -249,7 +249,7 @@ export class OperationWorker {
     const poisoned: Poisoned[] = [];
     const suspects = new Set(
       group
-        .filter((g) => mayBeApplied(g) || this.#retriedAwaiting.has(g.entry.entryId))
+        .filter((g) => mayBeApplied(g) || this.#retriedAwaiting.has(entryKey(g.entry)))
         .map((g) => g.message),
     );
     let retry: DecodedEntry[] = [];
@@ -312,7 +312,7 @@ export class OperationWorker {
     }
     const retried = new Set(retry);
     const settled = group.filter((g) => !retried.has(g));
-    for (const item of settled) this.#retriedAwaiting.delete(item.entry.entryId);
+    for (const item of settled) this.#retriedAwaiting.delete(entryKey(item.entry));
     lane.done(settled);
     if (retry.length > 0) this.#giveBack(lane, retry, retryError);
     else lane.attempts = 0;
@@ -456,9 +456,8 @@ export class OperationWorker {
     const now = Date.now();
     for (const item of group) {
       if (!left.has(item.message.id)) continue;
-      const { entryId } = item.entry;
-      const attempts =
-        (this.#awaitingOrder.get(entryId)?.attempts ?? this.#retriedAwaiting.get(entryId) ?? 0) + 1;
+      const key = entryKey(item.entry);
+      const attempts = (this.#awaitingOrder.get(key)?.attempts ?? this.#retriedAwaiting.get(key) ?? 0) + 1;
       if (attempts === 1) {
         this.#log.debug(
           { id: item.entry.operationId, kind: item.message.kind },
@@ -466,7 +465,7 @@ export class OperationWorker {
         );
       }
       const delay = Math.min(AWAIT_ORDER_RETRY_MS * 2 ** (attempts - 1), AWAIT_ORDER_RETRY_MAX_MS);
-      this.#awaitingOrder.set(entryId, { entry: item.entry, retryAt: now + delay, attempts });
+      this.#awaitingOrder.set(key, { entry: item.entry, retryAt: now + delay, attempts });
     }
     return group.filter((g) => !left.has(g.message.id)).map((g) => g.entry);
   }
@@ -477,10 +476,10 @@ export class OperationWorker {
 
   #dueAwaitingOrder(now: number): StreamEntry[] {
     const due: StreamEntry[] = [];
-    for (const [entryId, waiting] of this.#awaitingOrder) {
+    for (const [key, waiting] of this.#awaitingOrder) {
       if (waiting.retryAt > now) continue;
-      this.#awaitingOrder.delete(entryId);
-      this.#retriedAwaiting.set(entryId, waiting.attempts);
+      this.#awaitingOrder.delete(key);
+      this.#retriedAwaiting.set(key, waiting.attempts);
       due.push(waiting.entry);
     }
     return due;

@@ -1,12 +1,12 @@
 // One shard's work in a worker: the entries waiting for it, in stream order, and at most one batch in flight.
 // Lanes are what keeps a slow or frozen shard to itself: the worker goes on reading and the other lanes go on
 // applying and acknowledging, while this lane's entries stay pending (kept claimed) until its shard answers.
-import type { DecodedEntry } from "./shard-groups.ts";
+import { type DecodedEntry, entryKey } from "./shard-groups.ts";
 
 /** A lane whose batch has been in flight this long, or that backs off, holds entries no worker can drain. */
 export const STALLED_AFTER_MS = 2000;
 
-const keyOf = (item: DecodedEntry) => `${item.entry.partition} ${item.entry.entryId}`;
+const keyOf = (item: DecodedEntry) => entryKey(item.entry);
 
 export class ShardLane {
   readonly shard: number;
@@ -15,10 +15,7 @@ export class ShardLane {
   retryAt = 0;
   #queued: DecodedEntry[] = [];
   #inFlight: DecodedEntry[] = [];
-  /**
-   * Entries queued or in flight, as `<partition> <entry id>` (ids repeat across partitions): a claim of an
-   * entry this lane already holds must not apply it twice.
-   */
+  /** Entries queued or in flight (entryKey): a claim of an entry this lane already holds must not apply it twice. */
   readonly #ids = new Set<string>();
   #running: Promise<void> | undefined;
   #startedAt = 0;
