@@ -8,7 +8,7 @@
 // Redis gets the releases in the same round trip as the statuses, and BullMQ the expiry jobs before it.
 import type { Config } from "@floodgate/config";
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
-import type { OperationMessage, OrderMessage } from "@floodgate/domain";
+import type { OperationMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
   CONSUMER_GROUP,
@@ -39,6 +39,7 @@ import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts"
 import { ordersChangedBy } from "./orders/order-changes.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
+import { reserveLaneStock } from "./orders/reserve-lane-stock.ts";
 import { moveStock } from "./orders/stock-ledger.ts";
 import { type DecodedEntry, entryKey, mayBeApplied, sortByShard } from "./shard-groups.ts";
 import { ShardLane } from "./shard-lane.ts";
@@ -255,7 +256,11 @@ export class OperationWorker {
     let retry: DecodedEntry[] = [];
     let retryError: unknown;
     try {
-      const reserved = await this.#reserveStock(group, poisoned);
+      const reserved = await reserveLaneStock(this.#global, group, {
+        onStatement: () => this.#metrics.orderSqlStatements.inc(),
+        onOwnFailure: (item, reason) => this.#onOwnFailure(item.entry, reason, poisoned),
+        log: this.#log,
+      });
       if (!Array.isArray(reserved)) {
         this.#giveBack(lane, group, reserved.retryError);
         return;
@@ -375,58 +380,6 @@ export class OperationWorker {
       }
       return { statuses, acked, ended, awaiting, retry, retryError };
     }
-  }
-
-  /**
-   * Moves the global stock of the group's orders, in one statement, before the shard transaction. Returns the
-   * group to apply, or the error when the orders cannot be reserved now (global database away: the group is
-   * retried like a shard that is down). An order that fails on its own (stock drift) is left out,
-   * unacknowledged for redelivery and, after MAX_DELIVERIES, dead-lettered, while the rest of its group goes on.
-   */
-  async #reserveStock(
-    group: DecodedEntry[],
-    poisoned: Poisoned[],
-  ): Promise<DecodedEntry[] | { retryError: unknown }> {
-    const orders = group.filter(
-      (item): item is DecodedEntry & { message: OrderMessage } => item.message.kind === "order",
-    );
-    if (orders.length === 0) return group;
-    try {
-      await moveStock(
-        this.#global,
-        "reserve",
-        orders.map((item) => ({ orderId: item.message.id, items: item.message.items })),
-      );
-      this.#metrics.orderSqlStatements.inc();
-      return group;
-    } catch (error) {
-      if (isRetryable(error)) return { retryError: error };
-      this.#log.warn(
-        { err: (error as Error).message, orders: orders.length },
-        "stock reservation failed; isolating orders",
-      );
-    }
-    const left = new Set<DecodedEntry>();
-    for (const item of orders) {
-      try {
-        await moveStock(this.#global, "reserve", [{ orderId: item.message.id, items: item.message.items }]);
-        this.#metrics.orderSqlStatements.inc();
-      } catch (error) {
-        if (isRetryable(error)) {
-          // Not this order's fault (a lock timeout, a dropped connection): the group waits and retries, as
-          // when the whole reservation fails that way. Dead-lettering it would release stock and mark failed
-          // an order that may already be on its shard.
-          return { retryError: error };
-        }
-        this.#log.error(
-          { id: item.message.id, err: (error as Error).message },
-          "cannot reserve this order's stock in Postgres (stock drift? run ./floodgate reconcile)",
-        );
-        left.add(item);
-        this.#onOwnFailure(item.entry, (error as Error).message, poisoned);
-      }
-    }
-    return group.filter((item) => !left.has(item));
   }
 
   #record(result: Awaited<ReturnType<typeof applyShardBatch>>) {
