@@ -7,7 +7,7 @@
 // lane batch's stock is reserved (one statement) before, and the stock of orders that ended is released after;
 // Redis gets the releases in the same round trip as the statuses, and BullMQ the expiry jobs before it.
 import type { Config } from "@floodgate/config";
-import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
+import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
 import type { OperationMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
@@ -154,7 +154,9 @@ export class OperationWorker {
           continue;
         }
         // Redis away or an unexpected bug: nothing was acknowledged, so nothing is lost; pause and go on.
-        this.#log.error({ err: error }, "worker iteration failed; retrying in 1 s");
+        const unavailable = storeUnavailable(error, "redis");
+        if (unavailable) this.#log.warn({ err: unavailable.message }, "redis unavailable; retrying in 1 s");
+        else this.#log.error({ err: error }, "worker iteration failed; retrying in 1 s");
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
@@ -305,7 +307,11 @@ export class OperationWorker {
       }
     } catch (error) {
       // Redis or the global database failed after the shard: nothing of the group is settled yet but the
-      // shard's commit; all of it is retried (recognised on the shard), except what failed on its own.
+      // shard's commit; all of it is retried (recognised on the shard), except what failed on its own. A
+      // failure that is no store's is a bug: retried all the same (nothing is lost), and said loudly.
+      if (!isRetryable(error) && !storeUnavailable(error, "redis")) {
+        this.#log.error({ err: error, shard: lane.shard }, "lane batch failed after its commit; retrying it");
+      }
       const own = new Set(poisoned.map((p) => p.entry));
       this.#giveBack(
         lane,
