@@ -37,17 +37,21 @@ export async function ensureConsumerGroups(redis: ScriptedRedis, keys: QueueKeys
   await Promise.all(
     keys.allStreams().map((stream) =>
       redis.xgroup("CREATE", stream, CONSUMER_GROUP, "0", "MKSTREAM").catch((error: Error) => {
-        if (!error.message.includes("BUSYGROUP")) throw error;
+        if (replyCode(error) !== "BUSYGROUP") throw error; // another worker created it first
       }),
     ),
   );
 }
 
-/** Redis answered NOGROUP (its error code, the reply's first word): a stream has no consumer group. */
+/** The error code of a Redis error reply (by protocol, its first word), or undefined for any other failure. */
+function replyCode(error: unknown): string | undefined {
+  if ((error as Error | null)?.name !== "ReplyError") return undefined;
+  return String((error as Error).message).split(" ", 1)[0];
+}
+
+/** Redis answered NOGROUP: a stream has no consumer group (or no longer exists). */
 export function isMissingGroup(error: unknown): boolean {
-  return (
-    (error as Error | null)?.name === "ReplyError" && String((error as Error).message).startsWith("NOGROUP ")
-  );
+  return replyCode(error) === "NOGROUP";
 }
 
 /**
