@@ -22,11 +22,14 @@ export function batchPoolOptions(config: Config, applicationName: string): PoolO
   return {
     max: 2,
     applicationName,
-    // A batch waiting on a row lock blocks the whole loop (every shard's acknowledgements wait for it), and
-    // past the visibility timeout its entries are claimed by others anyway. So the wait is bounded: the lock
-    // timeout (55P03, retryable) makes the shard's entries held and retried like a shard that is down.
+    // A batch waiting on a row lock holds its shard's lane, and its entries stay pending meanwhile. So the wait
+    // is bounded: the lock timeout (55P03, retryable) makes the shard's entries retried like a shard's that is
+    // down.
     lockTimeoutMs: Math.max(100, Math.floor(config.visibilityTimeoutMs / 2)),
     randomPageCost: BATCH_RANDOM_PAGE_COST,
+    // A frozen shard never answers: the query timeout gives its lane's batch back for a retry (the other
+    // shards' lanes go on meanwhile), and the client it hung on is destroyed, not reused.
+    timeouts: config.postgresTimeouts,
   };
 }
 

@@ -1,12 +1,14 @@
-// The consume loop: read a batch across all partitions, apply it with one transaction per shard (shards in
-// parallel), write final statuses and acknowledge in one Redis round trip. Entries of a shard that is down
-// stay with this worker and are retried with backoff; the other shards go on.
-// Orders add two steps around the shard transactions, both on the global database and both idempotent: the
-// batch's stock is reserved (one statement) before, and the stock of orders that ended is released after;
+// The consume loop: read a batch across all partitions and hand each shard's entries to its lane
+// (shard-lane.ts). A lane applies its entries with one transaction, writes their final statuses and
+// acknowledges them in one Redis round trip, on its own: a slow, frozen or unreachable shard delays only its
+// own entries (they stay pending and kept claimed, retried with backoff) while the loop goes on reading and
+// the other lanes go on applying.
+// Orders add two steps around a lane's transaction, both on the global database and both idempotent: the
+// lane batch's stock is reserved (one statement) before, and the stock of orders that ended is released after;
 // Redis gets the releases in the same round trip as the statuses, and BullMQ the expiry jobs before it.
 import type { Config } from "@floodgate/config";
-import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
-import type { OperationMessage, OrderMessage } from "@floodgate/domain";
+import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
+import type { OperationMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
   CONSUMER_GROUP,
@@ -15,6 +17,7 @@ import {
   ensureConsumerGroups,
   execOrThrow,
   type FinalStatus,
+  isMissingGroup,
   keepEntriesClaimed,
   leaveConsumerGroup,
   QueueKeys,
@@ -36,10 +39,14 @@ import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts"
 import { ordersChangedBy } from "./orders/order-changes.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
+import { reserveLaneStock } from "./orders/reserve-lane-stock.ts";
 import { moveStock } from "./orders/stock-ledger.ts";
-import { type DecodedEntry, mayBeApplied, sortByShard } from "./shard-groups.ts";
+import { type DecodedEntry, entryKey, mayBeApplied, sortByShard } from "./shard-groups.ts";
+import { ShardLane } from "./shard-lane.ts";
+import { publishStalledEntries } from "./stalled-entries.ts";
 
 const READ_BLOCK_MS = 100;
+const READ_PAUSE_MS = 20; // the lanes that are moving have a batch waiting each: let them catch up
 // A payment or end request whose order another worker is applying right now: first retried after 250 ms, then
 // less and less often (a made-up order id must not cost a lookup every 250 ms for its whole minute).
 const AWAIT_ORDER_RETRY_MS = 250;
@@ -47,12 +54,7 @@ const AWAIT_ORDER_RETRY_MAX_MS = 5_000;
 const MAX_AWAITING_ORDER = 10_000; // past this many waiting messages, no more may wait (mayAwaitOrder)
 const TRIM_EVERY_MS = 5000;
 const MAX_HELD_ENTRIES = 50_000; // stop reading while this many wait for a down shard
-
-interface HeldShard {
-  entries: DecodedEntry[];
-  attempts: number;
-  retryAt: number;
-}
+const PUBLISH_STALLED_EVERY_MS = 500;
 
 export class OperationWorker {
   readonly consumer: string;
@@ -66,12 +68,12 @@ export class OperationWorker {
   readonly #shards: Kysely<ShardDatabase>[];
   readonly #global: Kysely<GlobalDatabase>;
   readonly #expiry: OrderExpiry;
-  readonly #held = new Map<number, HeldShard>();
-  /** Payments and end requests left out of their batch as their order is not on its shard yet, by entry id. */
+  readonly #lanes: ShardLane[];
+  /** Payments and end requests left out of their batch as their order is not on its shard yet, by entryKey. */
   readonly #awaitingOrder = new Map<string, { entry: StreamEntry; retryAt: number; attempts: number }>();
   /**
-   * Entries of waiting messages retried in this tick, with their attempts so far: looked up first (another
-   * worker may have applied one), and backed off further if they wait again.
+   * Entries of waiting messages being retried (in a lane until their batch settles), with their attempts so
+   * far: looked up first (another worker may have applied one), and backed off further if they wait again.
    */
   readonly #retriedAwaiting = new Map<string, number>();
   #stopping = false;
@@ -79,6 +81,8 @@ export class OperationWorker {
   #lastClaim = 0;
   #lastTrim = 0;
   #lastKeepAlive = 0;
+  #lastStalledPublish = 0;
+  #publishedStalled = 0;
 
   constructor(config: Config, consumer: string, log: Logger, metrics: WorkerMetrics) {
     this.#config = config;
@@ -97,6 +101,7 @@ export class OperationWorker {
     }
     const pools = createBatchPools(config);
     this.#shards = pools.shards;
+    this.#lanes = this.#shards.map((_, shard) => new ShardLane(shard));
     this.#global = pools.global;
     this.#expiry = new OrderExpiry(config, log);
   }
@@ -108,10 +113,24 @@ export class OperationWorker {
     this.#loop = this.#run();
   }
 
-  /** Finishes the batch in flight (applied and acknowledged), then closes connections. */
+  /** Finishes the batches in flight (applied and acknowledged), then closes connections. */
   async stop(): Promise<void> {
     this.#stopping = true;
     await this.#loop;
+    // What the lanes hold is applied and acknowledged first, but for shards that are failing.
+    for (;;) {
+      const running = this.#lanes.map((lane) => lane.running).filter(Boolean);
+      if (running.length === 0) break;
+      await Promise.all(running);
+    }
+    const count = this.#lanes.reduce((n, lane) => n + lane.heldCount, 0);
+    if (count > 0) {
+      this.#log.warn(
+        { count },
+        "stopping with entries held for unreachable shards; another worker will claim them",
+      );
+    }
+    await publishStalledEntries(this.#redis, this.#keys, this.consumer, 0).catch(() => {});
     await leaveConsumerGroup(this.#redis, this.#keys, this.consumer).catch((error: Error) =>
       this.#log.warn({ err: error.message }, "could not leave the consumer group; its name stays listed"),
     );
@@ -125,17 +144,21 @@ export class OperationWorker {
       try {
         await this.#tick();
       } catch (error) {
+        if (isMissingGroup(error)) {
+          // Redis restarted empty (or the group was deleted): entries accepted since then wait in streams no
+          // group reads. Created from 0: everything in them is new to the group (applied ones are recognised).
+          this.#log.warn({ err: (error as Error).message }, "consumer group missing; creating it again");
+          await ensureConsumerGroups(this.#redis, this.#keys).catch((again: Error) =>
+            this.#log.warn({ err: again.message }, "could not create the consumer groups; retrying"),
+          );
+          continue;
+        }
         // Redis away or an unexpected bug: nothing was acknowledged, so nothing is lost; pause and go on.
-        this.#log.error({ err: error }, "worker iteration failed; retrying in 1 s");
+        const unavailable = storeUnavailable(error, "redis");
+        if (unavailable) this.#log.warn({ err: unavailable.message }, "redis unavailable; retrying in 1 s");
+        else this.#log.error({ err: error }, "worker iteration failed; retrying in 1 s");
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
-    }
-    if (this.#held.size > 0) {
-      const count = [...this.#held.values()].reduce((n, h) => n + h.entries.length, 0);
-      this.#log.warn(
-        { count },
-        "stopping with entries held for unreachable shards; another worker will claim them",
-      );
     }
     if (this.#awaitingOrder.size > 0) {
       this.#log.warn(
@@ -160,10 +183,9 @@ export class OperationWorker {
         )),
       );
     }
-    const heldCount = [...this.#held.values()].reduce((n, h) => n + h.entries.length, 0);
-    if (heldCount < MAX_HELD_ENTRIES) {
+    if (this.#mayRead(now)) {
       const perPartition = Math.max(16, Math.ceil(this.#config.batchSize / this.#keys.partitions));
-      const block = this.#held.size > 0 ? 20 : READ_BLOCK_MS;
+      const block = this.#lanes.some((lane) => lane.queuedCount > 0) ? 20 : READ_BLOCK_MS;
       const fresh = await readNewEntries(this.#reader, this.#keys, this.consumer, perPartition, block);
       entries.push(...fresh);
       // A small batch costs a transaction per shard all the same: linger so the next entries join it, the
@@ -176,111 +198,165 @@ export class OperationWorker {
       // Taken out of the waiting list only now that the reads are done (a read that fails leaves them there).
       entries.push(...this.#dueAwaitingOrder(Date.now()));
     } else {
-      await new Promise((resolve) => setTimeout(resolve, READ_BLOCK_MS));
+      await new Promise((resolve) => setTimeout(resolve, READ_PAUSE_MS));
     }
-    await this.#process(entries);
+    await this.#dispatch(entries);
     await this.#maintain(now);
   }
 
-  async #process(entries: StreamEntry[]): Promise<void> {
-    const started = performance.now();
+  /**
+   * Reading goes on while the lanes that are moving have less than a batch waiting each (so reads keep pace
+   * with applying), whatever a stalled lane holds, up to MAX_HELD_ENTRIES in all.
+   */
+  #mayRead(now: number): boolean {
+    let held = 0;
+    for (const lane of this.#lanes) {
+      held += lane.heldCount;
+      if (!lane.stalled(now) && lane.queuedCount >= this.#config.batchSize) return false;
+    }
+    return held < MAX_HELD_ENTRIES;
+  }
+
+  /** Sorts the entries into their shards' lanes and starts every lane that is free. */
+  async #dispatch(entries: StreamEntry[]): Promise<void> {
     const { byShard, undecodable } = sortByShard(entries, this.#map);
     const poisoned: Poisoned[] = [];
     for (const { entry, reason } of undecodable) this.#onOwnFailure(entry, reason, poisoned);
-
-    // Shards whose backoff is over are retried with their held entries first (stream order is kept).
-    const now = Date.now();
-    for (const [shard, held] of this.#held) {
-      const fresh = byShard.get(shard) ?? [];
-      if (held.retryAt <= now) {
-        byShard.set(shard, [...held.entries, ...fresh]);
-      } else {
-        held.entries.push(...fresh); // keep order: nothing of this shard runs before its held entries
-        byShard.delete(shard);
-      }
-    }
-    if (byShard.size === 0 && poisoned.length === 0) return;
-    const messages = [...byShard.values()].flatMap((group) => group.map((item) => item.message));
-    await this.#reserveStock(byShard, poisoned);
-
-    const statuses: FinalStatus[] = [];
-    const acked: StreamEntry[] = [];
-    const ended: EndedOrder[] = [];
-    const awaiting: AwaitingOrder[] = [];
-    await Promise.all(
-      [...byShard].map(async ([shard, group]) => {
-        const outcome = await this.#applyShard(shard, group, poisoned);
-        statuses.push(...outcome.statuses);
-        acked.push(...outcome.acked);
-        ended.push(...outcome.ended);
-        awaiting.push(...outcome.awaiting);
-      }),
-    );
-    ended.push(...deadLetteredOrders(poisoned));
-    const endedOnce = [...new Map(ended.map((order) => [order.orderId, order])).values()];
-    // Before the acknowledgement: if either fails, the entries are redelivered and these steps redone (the
-    // ledger and the job ids make them idempotent).
-    if (endedOnce.length > 0) {
-      await moveStock(this.#global, "release", endedOnce);
-      this.#metrics.orderSqlStatements.inc();
-    }
-    await this.#expiry.schedule(awaiting);
-
-    if (statuses.length > 0 || acked.length > 0 || endedOnce.length > 0) {
-      // Releases, status, publish and XACK after the commit, in one round trip. A crash before this line only
-      // means a redelivery, which the shard recognises by id.
-      const pipeline = this.#redis.pipeline();
-      queueOrderReleases(pipeline, this.#keys, endedOnce);
-      queueFinishedOperations(
-        pipeline,
-        this.#keys,
-        { statuses, acknowledged: acked, changedOrders: ordersChangedBy(statuses, messages) },
-        this.#config.statusTtlSeconds,
-      );
-      // A failure here leaves the entries unacknowledged: they are redelivered, the shard recognises them, and
-      // the statuses, releases and acknowledgement are written again (each is idempotent).
-      await execOrThrow(pipeline, `final statuses and acknowledgement of ${acked.length} entries`);
-    }
-    await deadLetter(this.#redis, this.#keys, poisoned, this.#config.statusTtlSeconds);
-    if (poisoned.length > 0) {
-      this.#metrics.deadLettered.inc(poisoned.length);
-      this.#log.warn({ ids: poisoned.map((p) => p.entry.operationId) }, "dead-lettered messages");
-    }
-    if (acked.length > 0) {
-      this.#metrics.batchSize.observe(acked.length);
-      this.#metrics.batchSeconds.observe((performance.now() - started) / 1000);
-    }
+    for (const [shard, group] of byShard) this.#lanes[shard]!.add(group);
+    for (const lane of this.#lanes) this.#startLane(lane);
+    await this.#deadLetter(poisoned);
   }
 
-  /** Applies one shard's group. Returns what to acknowledge; holds the group when the shard is unreachable. */
-  async #applyShard(shard: number, group: DecodedEntry[], poisoned: Poisoned[]) {
+  #startLane(lane: ShardLane): void {
+    if (this.#stopping && lane.attempts > 0) return; // stopping: a shard that is failing keeps its entries pending
+    if (!lane.ready(Date.now())) return;
+    lane.start(this.#config.batchSize, (group) =>
+      this.#runLane(lane, group).catch((error: Error) =>
+        this.#log.error(
+          { err: error, shard: lane.shard },
+          "lane failed unexpectedly; its entries stay pending",
+        ),
+      ),
+    );
+    // The next batch of this shard as soon as this one is done: the loop need not come round for it.
+    void lane.running?.then(() => this.#startLane(lane));
+  }
+
+  /**
+   * One batch of one shard: stock reserved (orders), one transaction on the shard, stock released, expiry
+   * jobs, then statuses and acknowledgement in one Redis round trip. Settles every entry of the group: done
+   * (acknowledged, waiting for its order, or left for redelivery) or given back to the lane for a retry.
+   */
+  async #runLane(lane: ShardLane, group: DecodedEntry[]): Promise<void> {
+    const started = performance.now();
+    const poisoned: Poisoned[] = [];
+    const suspects = new Set(
+      group
+        .filter((g) => mayBeApplied(g) || this.#retriedAwaiting.has(entryKey(g.entry)))
+        .map((g) => g.message),
+    );
+    let retry: DecodedEntry[] = [];
+    let retryError: unknown;
+    try {
+      const reserved = await reserveLaneStock(this.#global, group, {
+        onStatement: () => this.#metrics.orderSqlStatements.inc(),
+        onOwnFailure: (item, reason) => this.#onOwnFailure(item.entry, reason, poisoned),
+        log: this.#log,
+      });
+      if (!Array.isArray(reserved)) {
+        this.#giveBack(lane, group, reserved.retryError);
+        return;
+      }
+      const outcome =
+        reserved.length > 0
+          ? await this.#applyShard(lane.shard, reserved, poisoned, suspects)
+          : { statuses: [], acked: [], ended: [], awaiting: [], retry: [], retryError: undefined };
+      retry = outcome.retry;
+      retryError = outcome.retryError;
+      const ended = [...outcome.ended, ...deadLetteredOrders(poisoned)];
+      const endedOnce = [...new Map(ended.map((order) => [order.orderId, order])).values()];
+      // Before the acknowledgement: if either fails, the entries are retried and these steps redone (the
+      // ledger and the job ids make them idempotent).
+      if (endedOnce.length > 0) {
+        await moveStock(this.#global, "release", endedOnce);
+        this.#metrics.orderSqlStatements.inc();
+      }
+      await this.#expiry.schedule(outcome.awaiting);
+      if (outcome.statuses.length > 0 || outcome.acked.length > 0 || endedOnce.length > 0) {
+        // Releases, status, publish and XACK after the commit, in one round trip. A failure here leaves the
+        // entries pending: they are retried, the shard recognises them, and all of this is written again.
+        const pipeline = this.#redis.pipeline();
+        queueOrderReleases(pipeline, this.#keys, endedOnce);
+        const messages = group.map((g) => g.message);
+        queueFinishedOperations(
+          pipeline,
+          this.#keys,
+          {
+            statuses: outcome.statuses,
+            acknowledged: outcome.acked,
+            changedOrders: ordersChangedBy(outcome.statuses, messages),
+          },
+          this.#config.statusTtlSeconds,
+        );
+        await execOrThrow(pipeline, `final statuses and acknowledgement of ${outcome.acked.length} entries`);
+      }
+      await this.#deadLetter(poisoned);
+      if (outcome.acked.length > 0) {
+        this.#metrics.batchSize.observe(outcome.acked.length);
+        this.#metrics.batchSeconds.observe((performance.now() - started) / 1000);
+      }
+    } catch (error) {
+      // Redis or the global database failed after the shard: nothing of the group is settled yet but the
+      // shard's commit; all of it is retried (recognised on the shard), except what failed on its own. A
+      // failure that is no store's is a bug: retried all the same (nothing is lost), and said loudly.
+      if (!isRetryable(error) && !storeUnavailable(error, "redis")) {
+        this.#log.error({ err: error, shard: lane.shard }, "lane batch failed after its commit; retrying it");
+      }
+      const own = new Set(poisoned.map((p) => p.entry));
+      this.#giveBack(
+        lane,
+        group.filter((g) => !own.has(g.entry)),
+        error,
+      );
+      lane.done(group.filter((g) => own.has(g.entry)));
+      return;
+    }
+    const retried = new Set(retry);
+    const settled = group.filter((g) => !retried.has(g));
+    for (const item of settled) this.#retriedAwaiting.delete(entryKey(item.entry));
+    lane.done(settled);
+    if (retry.length > 0) this.#giveBack(lane, retry, retryError);
+    else lane.attempts = 0;
+  }
+
+  /** Applies one shard's group; what fails for the store's sake comes back in `retry`. */
+  async #applyShard(
+    shard: number,
+    group: DecodedEntry[],
+    poisoned: Poisoned[],
+    suspects: Set<OperationMessage>,
+  ) {
     const db = this.#shards[shard]!;
     try {
-      const suspects = new Set(
-        group
-          .filter((g) => mayBeApplied(g) || this.#retriedAwaiting.has(g.entry.entryId))
-          .map((g) => g.message),
-      );
       const result = await applyShardBatch(
         db,
         group.map((g) => g.message),
         { mayBeApplied: (message) => suspects.has(message), mayAwaitOrder: this.#mayAwaitOrder() },
       );
-      this.#held.delete(shard);
       this.#record(result);
       return {
         statuses: result.statuses,
         acked: this.#setAsideAwaitingOrder(group, result.awaitingOrder),
         ended: result.orders.ended,
         awaiting: result.orders.awaiting,
+        retry: [] as DecodedEntry[],
+        retryError: undefined as unknown,
       };
     } catch (error) {
       if (isRetryable(error)) {
-        this.#hold(shard, group, error as Error, "replace");
-        return { statuses: [], acked: [], ended: [], awaiting: [] };
+        return { statuses: [], acked: [], ended: [], awaiting: [], retry: group, retryError: error };
       }
       // Something in the group fails on its own: apply one by one to find it; the rest go through.
-      this.#held.delete(shard);
       this.#log.warn(
         { shard, err: (error as Error).message, size: group.length },
         "batch failed; isolating messages",
@@ -289,6 +365,8 @@ export class OperationWorker {
       const acked: StreamEntry[] = [];
       const ended: EndedOrder[] = [];
       const awaiting: AwaitingOrder[] = [];
+      const retry: DecodedEntry[] = [];
+      let retryError: unknown;
       for (const item of group) {
         try {
           const result = await applyShardBatch(db, [item.message], { mayAwaitOrder: this.#mayAwaitOrder() });
@@ -299,78 +377,14 @@ export class OperationWorker {
           awaiting.push(...result.orders.awaiting);
         } catch (single) {
           if (isRetryable(single)) {
-            this.#hold(shard, [item], single as Error, "append");
+            retry.push(item);
+            retryError = single;
           } else {
             this.#onOwnFailure(item.entry, (single as Error).message, poisoned);
           }
         }
       }
-      return { statuses, acked, ended, awaiting };
-    }
-  }
-
-  /**
-   * Moves the global stock of every order about to be applied, in one statement, before the shard
-   * transactions. A shard group whose orders cannot be reserved now (global database away) is held like a
-   * shard that is down; an order that fails on its own (stock drift) is left unacknowledged for redelivery
-   * and, after MAX_DELIVERIES, dead-lettered, while the rest of its group goes on.
-   */
-  async #reserveStock(byShard: Map<number, DecodedEntry[]>, poisoned: Poisoned[]) {
-    const orders = (group: DecodedEntry[]) =>
-      group.filter((item): item is DecodedEntry & { message: OrderMessage } => item.message.kind === "order");
-    const all = [...byShard.values()].flatMap(orders);
-    if (all.length === 0) return;
-    try {
-      await moveStock(
-        this.#global,
-        "reserve",
-        all.map((item) => ({ orderId: item.message.id, items: item.message.items })),
-      );
-      this.#metrics.orderSqlStatements.inc();
-      return;
-    } catch (error) {
-      if (isRetryable(error)) {
-        for (const [shard, group] of byShard) {
-          if (orders(group).length === 0) continue;
-          this.#hold(shard, group, error as Error, "replace");
-          byShard.delete(shard);
-        }
-        return;
-      }
-      this.#log.warn(
-        { err: (error as Error).message, orders: all.length },
-        "stock reservation failed; isolating orders",
-      );
-    }
-    const shardOf = new Map<DecodedEntry, number>();
-    for (const [shard, group] of byShard) for (const item of group) shardOf.set(item, shard);
-    for (const item of all) {
-      const shard = shardOf.get(item)!;
-      if (!byShard.has(shard)) continue; // its shard's group is held: it is retried with it
-      try {
-        await moveStock(this.#global, "reserve", [{ orderId: item.message.id, items: item.message.items }]);
-        this.#metrics.orderSqlStatements.inc();
-      } catch (error) {
-        if (isRetryable(error)) {
-          // Not this order's fault (a lock timeout, a dropped connection): its shard's group waits and retries,
-          // as when the whole batch's reservation fails that way. Dead-lettering it would release stock and
-          // mark failed an order that may already be on its shard.
-          this.#hold(shard, byShard.get(shard)!, error as Error, "replace");
-          byShard.delete(shard);
-          continue;
-        }
-        this.#log.error(
-          { id: item.message.id, err: (error as Error).message },
-          "cannot reserve this order's stock in Postgres (stock drift? run ./floodgate reconcile)",
-        );
-        for (const [shard, group] of byShard) {
-          const rest = group.filter((g) => g !== item);
-          if (rest.length === group.length) continue;
-          if (rest.length === 0) byShard.delete(shard);
-          else byShard.set(shard, rest);
-        }
-        this.#onOwnFailure(item.entry, (error as Error).message, poisoned);
-      }
+      return { statuses, acked, ended, awaiting, retry, retryError };
     }
   }
 
@@ -401,9 +415,8 @@ export class OperationWorker {
     const now = Date.now();
     for (const item of group) {
       if (!left.has(item.message.id)) continue;
-      const { entryId } = item.entry;
-      const attempts =
-        (this.#awaitingOrder.get(entryId)?.attempts ?? this.#retriedAwaiting.get(entryId) ?? 0) + 1;
+      const key = entryKey(item.entry);
+      const attempts = (this.#awaitingOrder.get(key)?.attempts ?? this.#retriedAwaiting.get(key) ?? 0) + 1;
       if (attempts === 1) {
         this.#log.debug(
           { id: item.entry.operationId, kind: item.message.kind },
@@ -411,7 +424,7 @@ export class OperationWorker {
         );
       }
       const delay = Math.min(AWAIT_ORDER_RETRY_MS * 2 ** (attempts - 1), AWAIT_ORDER_RETRY_MAX_MS);
-      this.#awaitingOrder.set(entryId, { entry: item.entry, retryAt: now + delay, attempts });
+      this.#awaitingOrder.set(key, { entry: item.entry, retryAt: now + delay, attempts });
     }
     return group.filter((g) => !left.has(g.message.id)).map((g) => g.entry);
   }
@@ -421,34 +434,35 @@ export class OperationWorker {
   }
 
   #dueAwaitingOrder(now: number): StreamEntry[] {
-    this.#retriedAwaiting.clear();
     const due: StreamEntry[] = [];
-    for (const [entryId, waiting] of this.#awaitingOrder) {
+    for (const [key, waiting] of this.#awaitingOrder) {
       if (waiting.retryAt > now) continue;
-      this.#awaitingOrder.delete(entryId);
-      this.#retriedAwaiting.set(entryId, waiting.attempts);
+      this.#awaitingOrder.delete(key);
+      this.#retriedAwaiting.set(key, waiting.attempts);
       due.push(waiting.entry);
     }
     return due;
   }
 
-  /** `replace`: the group already holds the shard's earlier held entries (they were retried with it). */
-  #hold(shard: number, group: DecodedEntry[], error: Error, mode: "replace" | "append") {
-    const held = this.#held.get(shard) ?? { entries: [], attempts: 0, retryAt: 0 };
-    // The failed transaction may have committed before its answer was lost: the retry looks the ids up.
-    for (const item of group) item.attempted = true;
-    held.entries = mode === "replace" ? group : [...held.entries, ...group];
-    held.attempts += 1;
-    const backoff = Math.min(100 * 2 ** held.attempts, 10_000);
-    held.retryAt = Date.now() + backoff * (0.5 + Math.random() / 2);
-    this.#held.set(shard, held);
-    this.#metrics.shardRetries.inc({ shard: String(shard) });
-    if (held.attempts === 1 || held.attempts % 10 === 0) {
+  /** The shard, or a store around it, cannot take the group now: back to its lane, retried with backoff. */
+  #giveBack(lane: ShardLane, group: DecodedEntry[], error: unknown) {
+    lane.attempts += 1;
+    const backoff = Math.min(100 * 2 ** lane.attempts, 10_000);
+    lane.giveBack(group, backoff * (0.5 + Math.random() / 2));
+    this.#metrics.shardRetries.inc({ shard: String(lane.shard) });
+    if (lane.attempts === 1 || lane.attempts % 10 === 0) {
       this.#log.warn(
-        { shard, attempts: held.attempts, held: held.entries.length, err: error.message },
-        "shard unreachable; holding its entries and retrying with backoff (other shards go on)",
+        { shard: lane.shard, attempts: lane.attempts, held: lane.heldCount, err: (error as Error)?.message },
+        "shard unavailable; holding its entries and retrying with backoff (other shards go on)",
       );
     }
+  }
+
+  async #deadLetter(poisoned: Poisoned[]) {
+    if (poisoned.length === 0) return;
+    await deadLetter(this.#redis, this.#keys, poisoned, this.#config.statusTtlSeconds);
+    this.#metrics.deadLettered.inc(poisoned.length);
+    this.#log.warn({ ids: poisoned.map((p) => p.entry.operationId) }, "dead-lettered messages");
   }
 
   /** A failure of the message itself: dead-letter after MAX_DELIVERIES, else leave it for redelivery. */
@@ -464,11 +478,15 @@ export class OperationWorker {
   }
 
   async #maintain(now: number) {
-    const holding = this.#held.size > 0 || this.#awaitingOrder.size > 0;
-    if (holding && now - this.#lastKeepAlive >= this.#config.visibilityTimeoutMs / 3) {
+    for (const lane of this.#lanes) this.#startLane(lane); // lanes whose backoff is over
+    const held = this.#lanes.flatMap((lane) => lane.held());
+    if (
+      (held.length > 0 || this.#awaitingOrder.size > 0) &&
+      now - this.#lastKeepAlive >= this.#config.visibilityTimeoutMs / 3
+    ) {
       this.#lastKeepAlive = now;
       const entries = [
-        ...[...this.#held.values()].flatMap((h) => h.entries.map((e) => e.entry)),
+        ...held.map((item) => item.entry),
         ...[...this.#awaitingOrder.values()].map((a) => a.entry),
       ];
       // If this fails, another worker may claim them after the visibility timeout: the shard recognises them.
@@ -478,6 +496,19 @@ export class OperationWorker {
           "could not keep held and waiting entries claimed; another worker may take them over",
         ),
       );
+    }
+    if (now - this.#lastStalledPublish >= PUBLISH_STALLED_EVERY_MS) {
+      this.#lastStalledPublish = now;
+      const stalled = this.#lanes.reduce((n, lane) => n + (lane.stalled(now) ? lane.heldCount : 0), 0);
+      // Only a change is written (and a repeat of a non-zero count, which the gauge forgets when not renewed).
+      if (stalled > 0 || this.#publishedStalled > 0) {
+        await publishStalledEntries(this.#redis, this.#keys, this.consumer, stalled).then(
+          () => {
+            this.#publishedStalled = stalled;
+          },
+          (error: Error) => this.#log.warn({ err: error.message }, "could not publish the stalled entries"),
+        );
+      }
     }
     if (now - this.#lastTrim >= TRIM_EVERY_MS) {
       this.#lastTrim = now;

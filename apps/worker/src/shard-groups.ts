@@ -9,6 +9,9 @@ export interface DecodedEntry {
   attempted?: boolean;
 }
 
+/** An entry's identity in this worker: stream entry ids repeat across partitions (they are times). */
+export const entryKey = (entry: StreamEntry): string => `${entry.partition} ${entry.entryId}`;
+
 /**
  * Whether the entry's operation may already be on its shard: it was delivered before (a crash or a claim),
  * or this worker tried it before. A first delivery never tried cannot have been applied.

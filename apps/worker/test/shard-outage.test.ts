@@ -179,15 +179,18 @@ describe("a shard stopped and restarted", () => {
       // All accepted first, so the worker's first batch spans every shard.
       await acceptFor([hotUser, ...users.filter((user) => user !== hotUser)]);
       processWorker = await startWorkerProcess(workerConfig);
-      await waitFor(
-        async () =>
-          (
-            await appliedButUnacknowledged(redis, keys, consumerOf(processWorker!), (ids) =>
-              ledger.presentIds(ids),
-            )
-          ).applied.length > 0,
-        "a batch committed on the other shards and waiting on the hot shard",
-      );
+      // Each shard's batch is acknowledged on its own: the other shards' entries are applied and
+      // acknowledged while the hot shard's batch still waits on its lock, pending.
+      const hotIds = new Set(accepted.filter((op) => op.userId === hotUser).map((op) => op.id));
+      await waitFor(async () => {
+        const { pending, applied } = await appliedButUnacknowledged(
+          redis,
+          keys,
+          consumerOf(processWorker!),
+          (ids) => ledger.presentIds(ids),
+        );
+        return (await ledger.count()) > 0 && applied.length === 0 && pending.some((id) => hotIds.has(id));
+      }, "the other shards applied while the hot shard's batch waits");
       await proxy.down(); // cuts the waiting transaction's connection
     } finally {
       await lock.release();

@@ -1,11 +1,14 @@
-// Exactly once when a worker is SIGKILLed mid-batch: some of its shard transactions committed, nothing of the
-// batch acknowledged. The entries are reclaimed after the visibility timeout and the shards recognise the
+// Exactly once when a worker is SIGKILLed mid-batch: some of its shard transactions committed but their
+// acknowledgements never reached Redis (a TCP proxy in front of Redis holds what the worker sends), another
+// waits on a row lock. The entries are reclaimed after the visibility timeout and the shards recognise the
 // applied ones by id.
 import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,
+  startTcpProxy,
   startWorkerProcess,
+  type TcpProxy,
   type TestEnvironment,
   type WorkerProcess,
 } from "@floodgate/test-fixtures";
@@ -40,6 +43,7 @@ const workers: WorkerProcess[] = [];
 let accepted: AcceptedOperation[] = [];
 let killed: { consumer: string; pending: string[]; applied: string[] };
 let snapshot: Ledger;
+let redisProxy: TcpProxy;
 
 beforeAll(async () => {
   // The worker's lock wait is bounded by half the visibility timeout: the state this test needs (a batch
@@ -62,28 +66,30 @@ beforeAll(async () => {
   }
   accepted = await acceptOperations(redis, keys, requests);
 
-  // The batch that holds the hot user's first operation waits on its shard after the other shards committed.
+  // The victim reaches Redis through a proxy. The batch that holds the hot user's first operation waits on its
+  // shard; once the victim has applied some, what it sends Redis is held: the batches it commits from then on
+  // are never acknowledged (each shard's batch is acknowledged on its own as soon as it commits).
   const hotShard = ShardMap.contiguous(env.config.shardUrls.length).shardForBucket(bucketForUser(HOT_USER));
   const lock = await lockWallet(env.config.shardUrls[hotShard]!, HOT_USER);
+  const redisUrl = new URL(env.config.redisUrl);
+  redisProxy = await startTcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
+  redisUrl.port = String(redisProxy.port);
   try {
-    workers.push(...(await Promise.all([startWorkerProcess(env.config), startWorkerProcess(env.config)])));
+    const victim = await startWorkerProcess({ ...env.config, redisUrl: redisUrl.toString() });
+    workers.push(victim);
+    await waitFor(async () => (await ledger.count()) > 0, "the worker to apply");
+    redisProxy.holdRequests();
     const present = (ids: string[]) => ledger.presentIds(ids);
-    let victim: WorkerProcess | undefined;
     await waitFor(async () => {
-      for (const worker of workers) {
-        const state = await appliedButUnacknowledged(redis, keys, consumerOf(worker), present);
-        if (state.applied.length > 0) {
-          victim = worker;
-          killed = { consumer: consumerOf(worker), ...state };
-          return true;
-        }
-      }
-      return false;
-    }, "a worker with a batch committed on some shards but not acknowledged");
-    await victim!.kill();
-    workers.splice(workers.indexOf(victim!), 1);
+      const state = await appliedButUnacknowledged(redis, keys, consumerOf(victim), present);
+      killed = { consumer: consumerOf(victim), ...state };
+      return state.applied.length > 0;
+    }, "a worker with batches committed on some shards but not acknowledged");
+    await victim.kill();
+    await redisProxy.close(); // what it held dies with the worker
+    workers.splice(workers.indexOf(victim), 1);
     expect(await ledger.count()).toBeLessThan(accepted.length); // killed mid-run, not after it
-    workers.push(await startWorkerProcess(env.config)); // the replacement
+    workers.push(...(await Promise.all([startWorkerProcess(env.config), startWorkerProcess(env.config)])));
   } finally {
     await lock.release();
   }
@@ -100,6 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
+  await redisProxy?.close();
   await ledger?.close();
   await redis?.quit();
   await env?.cleanup();

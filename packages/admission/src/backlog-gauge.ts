@@ -6,6 +6,9 @@
 // acknowledgements of the idle seconds before it say nothing of what the workers can do, and a rate of nearly
 // nothing would make any backlog look endless. Until they have been busy for BUSY_EVIDENCE_MS, the drain time
 // is unknown (and backpressure does not start on it).
+// Entries the workers hold for a shard that cannot take them now (frozen, down, read-only; each worker
+// publishes its count, stalled-entries.ts in the worker) are left out of the backlog: no worker capacity
+// drains them, and counting them would turn one shard's outage into backpressure on every shard.
 import { CONSUMER_GROUP, type QueueKeys, type ScriptedRedis } from "@floodgate/queue";
 
 export interface BacklogReading {
@@ -18,6 +21,18 @@ export interface BacklogReading {
 
 const WINDOW_MS = 5000;
 const BUSY_EVIDENCE_MS = 2000;
+/** A worker's stalled count not renewed for this long is forgotten (the worker died or its shard is back). */
+const STALLED_FRESH_MS = 3000;
+
+/** Sum of the workers' fresh stalled counts (fields `<count> <ms>`). */
+export function stalledCount(fields: Record<string, string>, nowMs: number): number {
+  let total = 0;
+  for (const value of Object.values(fields)) {
+    const [count, at] = value.split(" ").map(Number);
+    if (Number.isFinite(count) && Number.isFinite(at) && nowMs - at! <= STALLED_FRESH_MS) total += count!;
+  }
+  return total;
+}
 
 export interface BacklogSample {
   at: number;
@@ -46,7 +61,9 @@ export class BacklogGauge {
   async read(redis: ScriptedRedis, queueKeys: QueueKeys, nowMs = Date.now()): Promise<BacklogReading> {
     const pipeline = redis.pipeline();
     for (const stream of queueKeys.allStreams()) pipeline.xinfo("GROUPS", stream).xlen(stream);
+    pipeline.hgetall(queueKeys.stalledEntries());
     const results = (await pipeline.exec()) ?? [];
+    const [stalledError, stalledFields] = results.pop() ?? [null, {}];
     let backlog = 0;
     let acknowledged = 0;
     for (let i = 0; i < results.length; i += 2) {
@@ -69,6 +86,8 @@ export class BacklogGauge {
       backlog += lag + pending;
       acknowledged += Number(group["entries-read"] ?? 0) - pending;
     }
+    if (!stalledError)
+      backlog = Math.max(0, backlog - stalledCount(stalledFields as Record<string, string>, nowMs));
     this.#samples.push({ at: nowMs, acknowledged, backlog });
     while (this.#samples.length > 2 && nowMs - this.#samples[0]!.at > WINDOW_MS) this.#samples.shift();
     const workerRate = busyRate(this.#samples);

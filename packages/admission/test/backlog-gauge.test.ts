@@ -1,7 +1,7 @@
 // The workers' rate behind backpressure: measured only while they had work, so the first seconds of a burst
 // after a quiet spell do not look like workers that cannot keep up.
 import { describe, expect, it } from "vitest";
-import { type BacklogSample, busyRate } from "../src/backlog-gauge.ts";
+import { type BacklogSample, busyRate, stalledCount } from "../src/backlog-gauge.ts";
 
 const sample = (at: number, acknowledged: number, backlog: number): BacklogSample => ({
   at,
@@ -40,5 +40,16 @@ describe("the workers' busy rate", () => {
   it("is unknown with no backlog now", () => {
     expect(busyRate([sample(0, 0, 3000), sample(3000, 9000, 0)])).toBeNull();
     expect(busyRate([])).toBeNull();
+  });
+});
+
+describe("the entries workers hold for stalled shards", () => {
+  it("sums the counts the workers renewed lately, and forgets the others", () => {
+    const now = 100_000;
+    expect(
+      stalledCount({ a: `120 ${now - 500}`, b: `30 ${now - 2000}`, dead: `999 ${now - 60_000}` }, now),
+    ).toBe(150);
+    expect(stalledCount({}, now)).toBe(0);
+    expect(stalledCount({ odd: "not a count" }, now)).toBe(0);
   });
 });

@@ -16,6 +16,7 @@ describe("loadConfig defaults", () => {
       logLevel: "info",
       adminApiKey: null,
       orderTtlSeconds: 600,
+      postgresTimeouts: { statementMs: 30_000, queryMs: 35_000, connectMs: 5000, keepAliveMs: 10_000 },
     });
   });
 
@@ -72,6 +73,10 @@ describe("loadConfig reads", () => {
       AUTH: "off",
       CUSTOMER_TOKEN_SECRET: "c".repeat(40),
       CUSTOMER_TOKEN_TTL_SECONDS: "300",
+      PG_STATEMENT_TIMEOUT_MS: "8000",
+      PG_QUERY_TIMEOUT_MS: "9000",
+      PG_CONNECT_TIMEOUT_MS: "2000",
+      PG_KEEPALIVE_MS: "5000",
     });
     const noLimit = { user: null, ip: null };
     expect(config).toEqual({
@@ -114,7 +119,12 @@ describe("loadConfig reads", () => {
       customerTokenTtlSeconds: 300,
       customerJwt: null,
       demoLogin: false,
+      postgresTimeouts: { statementMs: 8000, queryMs: 9000, connectMs: 2000, keepAliveMs: 5000 },
     });
+  });
+
+  it("PG_QUERY_TIMEOUT_MS follows PG_STATEMENT_TIMEOUT_MS when unset", () => {
+    expect(loadConfig({ PG_STATEMENT_TIMEOUT_MS: "1000" }).postgresTimeouts.queryMs).toBe(6000);
   });
 
   it("SHARD_URLS as a comma-separated list, trimmed, in order", () => {

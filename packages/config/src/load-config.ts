@@ -73,6 +73,11 @@ export interface Config {
   backpressureSeconds: number;
   /** A room in `auto` mode stops queueing after this long with an empty queue and traffic under its rate. */
   roomCooldownSeconds: number;
+  /**
+   * Bounds on every Postgres pool: the server's statement_timeout, the client's own query timeout (for a
+   * server too stuck to enforce its own), the connect timeout and the TCP keepalive's first probe.
+   */
+  postgresTimeouts: { statementMs: number; queryMs: number; connectMs: number; keepAliveMs: number };
   /** Web origins whose pages may call the API (the checkout SDK on a shop's site); none by default. */
   corsOrigins: string[];
   /**
@@ -163,6 +168,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     customerTokenTtlSeconds: read.int("CUSTOMER_TOKEN_TTL_SECONDS", 900, 60, 86_400),
     customerJwt: parseCustomerJwt(read),
     demoLogin: parseDemoLogin(read.oneOf("DEMO_LOGIN", "off", ["on", "off"] as const), host),
+    postgresTimeouts: readPostgresTimeouts(read),
+  };
+}
+
+function readPostgresTimeouts(read: ReturnType<typeof envReader>): Config["postgresTimeouts"] {
+  const statementMs = read.int("PG_STATEMENT_TIMEOUT_MS", 30_000, 100, 3_600_000);
+  return {
+    statementMs,
+    // Longer than the server's own bound, so a merely slow statement is cancelled by the server (57014).
+    queryMs: read.int("PG_QUERY_TIMEOUT_MS", statementMs + 5000, 100, 3_600_000),
+    connectMs: read.int("PG_CONNECT_TIMEOUT_MS", 5000, 100, 600_000),
+    keepAliveMs: read.int("PG_KEEPALIVE_MS", 10_000, 1000, 3_600_000),
   };
 }
 

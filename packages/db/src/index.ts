@@ -8,7 +8,14 @@ export {
   shardIdentityCheck,
 } from "./check-shard-identity.ts";
 export { type BucketRange, checkShardMap } from "./check-shard-map.ts";
-export { createKysely, createPool, type KyselyOptions, type PoolOptions } from "./create-database.ts";
+export {
+  createKysely,
+  createPool,
+  DEFAULT_POSTGRES_TIMEOUTS,
+  type KyselyOptions,
+  type PoolOptions,
+  type PostgresTimeouts,
+} from "./create-database.ts";
 export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
 export { migrateAll } from "./migrate.ts";
 export { redactUrl } from "./redact-url.ts";
@@ -30,3 +37,10 @@ export type {
   WalletsTable,
 } from "./shard-tables.ts";
 export { auditHolds, auditProducts, type ProductAudit } from "./stock-audit.ts";
+export {
+  isPostgresInfrastructureCode,
+  NODE_SOCKET_CODES,
+  type Store,
+  StoreUnavailableError,
+  storeUnavailable,
+} from "./store-unavailable-error.ts";

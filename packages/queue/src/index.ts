@@ -39,6 +39,7 @@ export {
   claimStaleEntries,
   ensureConsumerGroups,
   groupByPartition,
+  isMissingGroup,
   keepEntriesClaimed,
   leaveConsumerGroup,
   readNewEntries,

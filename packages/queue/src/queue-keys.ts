@@ -78,6 +78,14 @@ export class QueueKeys {
     return `${this.prefix}dead-letters`;
   }
 
+  /**
+   * Entries each worker holds for a shard that cannot take them now: consumer -> `<count> <ms>` (the backlog
+   * gauge leaves them out of the workers' backlog).
+   */
+  stalledEntries(): string {
+    return `${this.prefix}workers:stalled`;
+  }
+
   /** Pub/sub channel that carries final statuses (for the status WebSocket). */
   statusChannel(): string {
     return `${this.prefix}operation-status`;

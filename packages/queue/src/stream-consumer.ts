@@ -28,14 +28,30 @@ function toEntry(partition: number, [entryId, fields]: [string, string[]], deliv
   return { partition, entryId, operationId, payload, deliveries };
 }
 
+/**
+ * Creates the group on every partition stream that lacks it, from id 0: a stream without our group is new
+ * (Redis restarted empty, or it was never read), so all of it is for the workers; entries applied before
+ * (a group deleted by hand) are recognised by their shard. `$` would skip what was accepted since the restart.
+ */
 export async function ensureConsumerGroups(redis: ScriptedRedis, keys: QueueKeys): Promise<void> {
   await Promise.all(
     keys.allStreams().map((stream) =>
       redis.xgroup("CREATE", stream, CONSUMER_GROUP, "0", "MKSTREAM").catch((error: Error) => {
-        if (!error.message.includes("BUSYGROUP")) throw error;
+        if (replyCode(error) !== "BUSYGROUP") throw error; // another worker created it first
       }),
     ),
   );
+}
+
+/** The error code of a Redis error reply (by protocol, its first word), or undefined for any other failure. */
+function replyCode(error: unknown): string | undefined {
+  if ((error as Error | null)?.name !== "ReplyError") return undefined;
+  return String((error as Error).message).split(" ", 1)[0];
+}
+
+/** Redis answered NOGROUP: a stream has no consumer group (or no longer exists). */
+export function isMissingGroup(error: unknown): boolean {
+  return replyCode(error) === "NOGROUP";
 }
 
 /**

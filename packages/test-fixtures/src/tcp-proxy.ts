@@ -1,7 +1,8 @@
 // A TCP proxy in front of a shard, so a test can take "the shard" down (refuse and cut connections) and bring
 // it back, while the real Postgres behind it keeps running for the other shards. It can also hold the server's
 // replies: a query has run (its snapshot taken) but the client has not heard back, so a test can decide what
-// happens in between.
+// happens in between. Or hold what the client sends: the server never hears it (a frozen server, or a client
+// whose last requests never left it).
 import { connect, createServer, type Server, type Socket } from "node:net";
 
 export interface TcpProxy {
@@ -15,6 +16,12 @@ export interface TcpProxy {
   heldReplyBytes(): number;
   /** Delivers the held replies, in order, and lets replies through again. */
   releaseReplies(): void;
+  /** From now on, what clients send is kept here instead of reaching the server. */
+  holdRequests(): void;
+  /** Bytes of requests held since holdRequests(). */
+  heldRequestBytes(): number;
+  /** Delivers the held requests, in order, and lets requests through again. */
+  releaseRequests(): void;
   close(): Promise<void>;
 }
 
@@ -25,6 +32,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let holding = false;
   // A held reply, or the end of a connection that ended while replies were held (null): delivered in order.
   let held: { client: Socket; chunk: Buffer | null }[] = [];
+  let holdingRequests = false;
+  let heldRequests: { upstream: Socket; chunk: Buffer | null }[] = [];
   const listen = () =>
     new Promise<void>((resolve) => {
       server = createServer((client) => {
@@ -37,7 +46,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
             upstream.destroy();
           });
         }
-        client.pipe(upstream);
+        client.on("data", (chunk: Buffer) => {
+          if (holdingRequests) heldRequests.push({ upstream, chunk });
+          else upstream.write(chunk);
+        });
+        client.on("end", () => {
+          if (holdingRequests) heldRequests.push({ upstream, chunk: null });
+          else upstream.end();
+        });
         upstream.on("data", (chunk: Buffer) => {
           if (holding) held.push({ client, chunk });
           else client.write(chunk);
@@ -78,6 +94,19 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         else client.write(chunk);
       }
       held = [];
+    },
+    holdRequests() {
+      holdingRequests = true;
+    },
+    heldRequestBytes: () => heldRequests.reduce((sum, { chunk }) => sum + (chunk?.length ?? 0), 0),
+    releaseRequests() {
+      holdingRequests = false;
+      for (const { upstream, chunk } of heldRequests) {
+        if (upstream.destroyed) continue;
+        if (chunk === null) upstream.end();
+        else upstream.write(chunk);
+      }
+      heldRequests = [];
     },
     close: stop,
   };

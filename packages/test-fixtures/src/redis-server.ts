@@ -1,0 +1,76 @@
+// A redis-server of the test's own, which the test can kill and start again on the same port (empty: it keeps
+// nothing on disk), for faults the shared Redis must never see.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
+
+export interface RedisServer {
+  url: string;
+  /** SIGKILL, and wait for the exit. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port (after kill), and waits until it answers PING. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export async function startRedisServer(): Promise<RedisServer> {
+  const port = await freePort();
+  const url = `redis://127.0.0.1:${port}`;
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  let child: ChildProcess | undefined;
+  const killOnExit = () => child?.kill("SIGKILL"); // a run that dies before stop() must not leave it behind
+  process.on("exit", killOnExit);
+
+  const kill = async () => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child!.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  };
+  const start = async () => {
+    const spawned = spawn("redis-server", args, { stdio: "ignore" });
+    child = spawned;
+    let spawnError: Error | undefined;
+    spawned.on("error", (error) => {
+      spawnError = error;
+    });
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+    client.on("error", () => {}); // refused until the server listens
+    const deadline = Date.now() + 10_000;
+    try {
+      for (;;) {
+        if (spawnError)
+          throw new Error(`redis-server could not be started (on PATH?): ${spawnError.message}`);
+        if (spawned.exitCode !== null) throw new Error(`redis-server exited with ${spawned.exitCode}`);
+        if (Date.now() > deadline)
+          throw new Error(`redis-server on port ${port} did not answer PING in 10 s`);
+        try {
+          if (client.status === "wait") await client.connect();
+          if ((await client.ping()) === "PONG") return;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    } finally {
+      client.disconnect();
+    }
+  };
+  await start();
+  return {
+    url,
+    kill,
+    start,
+    stop: async () => {
+      await kill();
+      process.off("exit", killOnExit);
+    },
+  };
+}
