@@ -15,6 +15,7 @@ export const globalDbPlugin = fp(async (app: FastifyInstance, { config }: { conf
   const db = createKysely<GlobalDatabase>(config.databaseUrl, {
     max: 2,
     applicationName: "floodgate-intake-global",
+    timeouts: config.postgresTimeouts,
   });
   app.decorate("globalDb", db);
   app.addHook("onClose", async () => {
