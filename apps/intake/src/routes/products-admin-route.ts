@@ -54,7 +54,7 @@ export async function productsAdminRoute(app: FastifyInstance) {
       return reply
         .code(201)
         .header("Location", `/v1/products/${product.id}`)
-        .send(productView(product, available));
+        .send(productView(product, available, app.config.maxUnitsPerUser));
     },
   );
 
@@ -77,7 +77,7 @@ export async function productsAdminRoute(app: FastifyInstance) {
       );
       if (available === null) warnStateMissing(request.log, productId);
       request.log.info({ product: productId, ...request.body }, "product changed");
-      return productView(product, available);
+      return productView(product, available, app.config.maxUnitsPerUser);
     },
   );
 
@@ -90,7 +90,7 @@ export async function productsAdminRoute(app: FastifyInstance) {
       if (!product) throw notFound(productId);
       const [available = null] = await readAvailable(app.redis, app.queueKeys, [productId]);
       if (available === null) warnStateMissing(request.log, productId);
-      return productView(product, available);
+      return productView(product, available, app.config.maxUnitsPerUser);
     },
   );
 }

@@ -1,10 +1,11 @@
 // JSON Schemas of the product admin routes. Limits hold per request: several changes may take a product's
 // stock past MAX_STOCK.
-import { MAX_STOCK } from "../product-definition.ts";
+import { MAX_STOCK, MAX_UNITS_PER_USER } from "../product-definition.ts";
 import { PRODUCT_ID_PATTERN } from "../product-id.ts";
 import { MAX_AMOUNT } from "./operation-schemas.ts";
 
 const price = { type: "integer", minimum: 1, maximum: MAX_AMOUNT } as const;
+const maxUnitsPerUser = { type: "integer", minimum: 1, maximum: MAX_UNITS_PER_USER } as const;
 
 export const productCreateRequestSchema = {
   type: "object",
@@ -15,6 +16,7 @@ export const productCreateRequestSchema = {
     name: { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001F\\u007F]+$" },
     price,
     stock: { type: "integer", minimum: 0, maximum: MAX_STOCK },
+    maxUnitsPerUser,
   },
 } as const;
 
@@ -26,6 +28,7 @@ export const productChangeRequestSchema = {
   properties: {
     price,
     stockAdded: { type: "integer", minimum: 1, maximum: MAX_STOCK },
+    maxUnitsPerUser,
   },
 } as const;
 
@@ -37,7 +40,17 @@ export const productIdParamsSchema = {
 
 export const productResponseSchema = {
   type: "object",
-  required: ["id", "name", "price", "stock", "received", "available", "createdAt", "updatedAt"],
+  required: [
+    "id",
+    "name",
+    "price",
+    "stock",
+    "received",
+    "available",
+    "maxUnitsPerUser",
+    "createdAt",
+    "updatedAt",
+  ],
   properties: {
     id: { type: "string" },
     name: { type: "string" },
@@ -45,6 +58,7 @@ export const productResponseSchema = {
     stock: { type: "integer" },
     received: { type: "integer" },
     available: { type: ["integer", "null"] },
+    maxUnitsPerUser: { type: "integer" },
     createdAt: { type: "string" },
     updatedAt: { type: "string" },
   },
