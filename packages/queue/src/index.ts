@@ -25,10 +25,16 @@ export {
 export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
-export { type OrderRelease, queueOrderReleases } from "./release-order.ts";
+export {
+  type OrderRelease,
+  type PaidOrder,
+  queueOrderReleases,
+  queueUnpaidSettlements,
+} from "./release-order.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
   NO_COUPON,
+  type OverLimitLine,
   ReserveOrderCode,
   type ReserveOrderOutcome,
   type ReserveOrderRequest,

@@ -12,7 +12,8 @@ export interface OrderRelease {
 
 /**
  * Adds to a pipeline one release-order-n.lua call per order that ended without a sale: its stock and coupon
- * return to Redis, once (a redelivered release finds `released` set and changes nothing).
+ * return to Redis and its units stop counting against the user's cap, once (a redelivered release finds
+ * `released` set and changes nothing).
  */
 export function queueOrderReleases(pipeline: ScriptedPipeline, keys: QueueKeys, releases: OrderRelease[]) {
   for (const release of releases) {
@@ -21,6 +22,7 @@ export function queueOrderReleases(pipeline: ScriptedPipeline, keys: QueueKeys, 
       keys.orderState(partition, release.orderId),
       keys.couponIssue(partition, release.couponIssueId ?? NO_COUPON),
       ...release.items.map((item) => keys.productState(item.productId)),
+      ...release.items.map((item) => keys.unpaidUnits(item.productId, release.userId)),
     ];
     pipeline.releaseOrder(
       releaseKeys.length,
@@ -28,5 +30,22 @@ export function queueOrderReleases(pipeline: ScriptedPipeline, keys: QueueKeys, 
       release.orderId,
       ...release.items.map((item) => item.quantity),
     );
+  }
+}
+
+/** An order a batch found paid: its units no longer count against the user's cap. */
+export type PaidOrder = Pick<OrderRelease, "orderId" | "userId" | "items">;
+
+/**
+ * Adds to a pipeline one settle-unpaid-units-n.lua call per paid order. Idempotent (the order's `unpaid` mark
+ * goes with the first), so a batch sends it for every paid order its payments name, redeliveries included.
+ */
+export function queueUnpaidSettlements(pipeline: ScriptedPipeline, keys: QueueKeys, paid: PaidOrder[]) {
+  for (const order of paid) {
+    const settleKeys = [
+      keys.orderState(keys.partitionForUser(order.userId), order.orderId),
+      ...order.items.map((item) => keys.unpaidUnits(item.productId, order.userId)),
+    ];
+    pipeline.settleUnpaidUnits(settleKeys.length, ...settleKeys, ...order.items.map((item) => item.quantity));
   }
 }

@@ -95,6 +95,8 @@ export class CheckoutClient {
       fingerprint: orderId,
       idempotencyTtlSeconds: this.#config.idempotencyTtlSeconds,
       orderStateTtlSeconds: this.#config.orderTtlSeconds * 2,
+      defaultMaxUnitsPerUser: this.#config.maxUnitsPerUser,
+      unpaidUnitsTtlSeconds: this.#config.orderTtlSeconds * 2,
       admission: unlimitedAdmission(this.#keys, userId),
     });
     if (outcome.result !== "accepted") throw new Error(`order refused: ${JSON.stringify(outcome)}`);
