@@ -3,7 +3,8 @@
 // stay with this worker and are retried with backoff; the other shards go on.
 // Orders add two steps around the shard transactions, both on the global database and both idempotent: the
 // batch's stock is reserved (one statement) before, and the stock of orders that ended is released after;
-// Redis gets the releases in the same round trip as the statuses, and BullMQ the expiry jobs before it.
+// Redis gets the releases (and paid orders' unpaid units) in the same round trip as the statuses, and BullMQ
+// the expiry jobs before it.
 import type { Config } from "@floodgate/config";
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
 import type { OperationMessage, OrderMessage } from "@floodgate/domain";
@@ -17,9 +18,11 @@ import {
   type FinalStatus,
   keepEntriesClaimed,
   leaveConsumerGroup,
+  type PaidOrder,
   QueueKeys,
   queueFinishedOperations,
   queueOrderReleases,
+  queueUnpaidSettlements,
   readNewEntries,
   type ScriptedRedis,
   type StreamEntry,
@@ -207,6 +210,7 @@ export class OperationWorker {
     const acked: StreamEntry[] = [];
     const ended: EndedOrder[] = [];
     const awaiting: AwaitingOrder[] = [];
+    const paid: PaidOrder[] = [];
     await Promise.all(
       [...byShard].map(async ([shard, group]) => {
         const outcome = await this.#applyShard(shard, group, poisoned);
@@ -214,6 +218,7 @@ export class OperationWorker {
         acked.push(...outcome.acked);
         ended.push(...outcome.ended);
         awaiting.push(...outcome.awaiting);
+        paid.push(...outcome.paid);
       }),
     );
     ended.push(...deadLetteredOrders(poisoned));
@@ -227,10 +232,13 @@ export class OperationWorker {
     await this.#expiry.schedule(awaiting);
 
     if (statuses.length > 0 || acked.length > 0 || endedOnce.length > 0) {
-      // Releases, status, publish and XACK after the commit, in one round trip. A crash before this line only
-      // means a redelivery, which the shard recognises by id.
+      // Releases, settlements of paid orders' unpaid units, status, publish and XACK after the commit, in one
+      // round trip; the settlements before the statuses, so a client that sees its payment succeed finds its
+      // units free for its next order. A crash before this line only means a redelivery, which the shard
+      // recognises by id.
       const pipeline = this.#redis.pipeline();
       queueOrderReleases(pipeline, this.#keys, endedOnce);
+      queueUnpaidSettlements(pipeline, this.#keys, paid);
       queueFinishedOperations(
         pipeline,
         this.#keys,
@@ -273,11 +281,12 @@ export class OperationWorker {
         acked: this.#setAsideAwaitingOrder(group, result.awaitingOrder),
         ended: result.orders.ended,
         awaiting: result.orders.awaiting,
+        paid: result.orders.paidOrders,
       };
     } catch (error) {
       if (isRetryable(error)) {
         this.#hold(shard, group, error as Error, "replace");
-        return { statuses: [], acked: [], ended: [], awaiting: [] };
+        return { statuses: [], acked: [], ended: [], awaiting: [], paid: [] };
       }
       // Something in the group fails on its own: apply one by one to find it; the rest go through.
       this.#held.delete(shard);
@@ -289,6 +298,7 @@ export class OperationWorker {
       const acked: StreamEntry[] = [];
       const ended: EndedOrder[] = [];
       const awaiting: AwaitingOrder[] = [];
+      const paid: PaidOrder[] = [];
       for (const item of group) {
         try {
           const result = await applyShardBatch(db, [item.message], { mayAwaitOrder: this.#mayAwaitOrder() });
@@ -297,6 +307,7 @@ export class OperationWorker {
           acked.push(...this.#setAsideAwaitingOrder([item], result.awaitingOrder));
           ended.push(...result.orders.ended);
           awaiting.push(...result.orders.awaiting);
+          paid.push(...result.orders.paidOrders);
         } catch (single) {
           if (isRetryable(single)) {
             this.#hold(shard, [item], single as Error, "append");
@@ -305,7 +316,7 @@ export class OperationWorker {
           }
         }
       }
-      return { statuses, acked, ended, awaiting };
+      return { statuses, acked, ended, awaiting, paid };
     }
   }
 
