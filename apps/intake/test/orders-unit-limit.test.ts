@@ -7,7 +7,7 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { ADMIN_ENV } from "./support/coupon-test-kit.ts";
+import { ADMIN_ENV, createCoupon, issue } from "./support/coupon-test-kit.ts";
 import { expectProblem, post, totalStreamLength } from "./support/intake-test-kit.ts";
 import { createProduct, getProduct, patchProduct } from "./support/product-test-kit.ts";
 
@@ -96,6 +96,26 @@ describe("a product's own maxUnitsPerUser", () => {
     expect(again.json().id).toBe(first.json().id);
     expect(await held(productId, "replayer")).toBe(4);
     expect(await available(productId)).toBe(46);
+  });
+});
+
+describe("an order with nothing to pay", () => {
+  it("does not count: a coupon covered it, so it is paid once recorded", async () => {
+    const { id: productId } = await createProduct(app, { stock: 50, price: 1000, maxUnitsPerUser: 3 });
+    const coupon = await createCoupon(app, { discount: { type: "fixed", value: 3000 } });
+    const issued = await issue(app, coupon.id, "covered");
+    expect(issued.statusCode, issued.body).toBe(202);
+    const response = await post(app, "/v1/orders", {
+      userId: "covered",
+      items: [{ productId, quantity: 3 }],
+      couponIssueId: issued.json().id,
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    expect(response.json().amount).toBe(0);
+    expect(await held(productId, "covered")).toBe(0);
+    expect(await app.redis.exists(app.queueKeys.unpaidUnits(productId, "covered"))).toBe(0);
+    expect((await one("covered", productId, 3)).statusCode).toBe(202);
+    expect(await held(productId, "covered")).toBe(3);
   });
 });
 
