@@ -25,12 +25,7 @@ export {
 export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
-export {
-  type OrderRelease,
-  type PaidOrder,
-  queueOrderReleases,
-  queueUnpaidSettlements,
-} from "./release-order.ts";
+export { type OrderRelease, queueOrderReleases } from "./release-order.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
   NO_COUPON,
@@ -41,6 +36,7 @@ export {
   reserveOrder,
   type ShortLine,
 } from "./reserve-order.ts";
+export { type PaidOrder, queueUnpaidSettlements } from "./settle-unpaid-units.ts";
 export {
   claimStaleEntries,
   ensureConsumerGroups,

@@ -1,6 +1,7 @@
 // The Redis side of a product: `price`, `available` (units new orders may still reserve) and its own
-// `maxUnitsPerUser` if it has one, read (and `available` decremented) by reserve-order-n.lua. Postgres holds the truth and is written first; this state runs ahead of
-// its stock by the orders still in the queue, and reconcile rebuilds it from Postgres when it is missing.
+// `maxUnitsPerUser` if it has one, read (and `available` decremented) by reserve-order-n.lua. Postgres holds the
+// truth and is written first; this state runs ahead of its stock by the orders still in the queue, and
+// reconcile rebuilds it from Postgres when it is missing.
 import type { ProductChangeRequest, ProductDefinition } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
@@ -29,8 +30,8 @@ export async function writeProductState(
 
 /**
  * Applies a committed change in one script call: the new price, `stockAdded` more units available, the new
- * per-user cap.
- * Returns `available` afterwards, or null when the product has no state (then nothing is written).
+ * per-user cap. Returns `available` afterwards, or null when the product has no state (then nothing is
+ * written).
  */
 export async function changeProductState(
   redis: ScriptedRedis,

@@ -32,20 +32,3 @@ export function queueOrderReleases(pipeline: ScriptedPipeline, keys: QueueKeys, 
     );
   }
 }
-
-/** An order a batch found paid: its units no longer count against the user's cap. */
-export type PaidOrder = Pick<OrderRelease, "orderId" | "userId" | "items">;
-
-/**
- * Adds to a pipeline one settle-unpaid-units-n.lua call per paid order. Idempotent (the order's `unpaid` mark
- * goes with the first), so a batch sends it for every paid order its payments name, redeliveries included.
- */
-export function queueUnpaidSettlements(pipeline: ScriptedPipeline, keys: QueueKeys, paid: PaidOrder[]) {
-  for (const order of paid) {
-    const settleKeys = [
-      keys.orderState(keys.partitionForUser(order.userId), order.orderId),
-      ...order.items.map((item) => keys.unpaidUnits(item.productId, order.userId)),
-    ];
-    pipeline.settleUnpaidUnits(settleKeys.length, ...settleKeys, ...order.items.map((item) => item.quantity));
-  }
-}
