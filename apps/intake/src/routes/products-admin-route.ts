@@ -29,7 +29,7 @@ const createNotWritten = (productId: string) =>
   "it is not on sale until reconcile writes its state. " +
   `Do not create it again; GET /v1/products/${productId} shows it.`;
 const changeNotWritten =
-  "new orders see the old price and stock until reconcile catches up. " +
+  "new orders see the old price, stock and per-user cap until reconcile catches up. " +
   "Do not repeat the change (stockAdded would count twice).";
 
 const notFound = (productId: string) =>
