@@ -32,12 +32,17 @@ export const hotProductScenario: Scenario = {
 
 /** An hour, longer than any run: unpaid orders (the warm-up's, --max stages') must not expire mid-run. */
 const ORDER_TTL_SECONDS = "3600";
+/**
+ * The per-user cap at its largest: order i comes from user i mod --users, a load generator's round robin, so a
+ * small --users would hold many unpaid units each and be refused. The script still checks the cap (same cost).
+ */
+const MAX_UNITS_PER_USER = "1000000";
 
 async function runHotProduct(options: HotProductOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
   const adminKey = randomBytes(24).toString("base64url");
   const floodgate = freshFloodgate(context, {
     adminApiKey: adminKey,
-    extraEnvironment: { ORDER_TTL_SECONDS },
+    extraEnvironment: { ORDER_TTL_SECONDS, MAX_UNITS_PER_USER },
   });
   const { system } = floodgate;
   const auditor = new StockAuditor(system.config.databaseUrl, system.shardUrls);

@@ -55,6 +55,7 @@ describe("POST /v1/products", () => {
       stock: 50,
       received: 50,
       available: 50,
+      maxUnitsPerUser: env.config.maxUnitsPerUser, // none of its own: the deployment's default
       createdAt: expect.any(String),
       updatedAt: product.createdAt,
     });
@@ -64,6 +65,20 @@ describe("POST /v1/products", () => {
     expect(row).toMatchObject({ name: "Payday sneakers", price: 129_000, stock: 50, received: 50 });
     expect(row.created_at.toISOString()).toBe(product.createdAt);
     expect(await productState(app, product.id)).toEqual({ price: "129000", available: "50" });
+    expect(row.max_units_per_user).toBeNull();
+  });
+
+  it("stores a product's own maxUnitsPerUser in Postgres and Redis, and shows it", async () => {
+    const product = await createProduct(app, { stock: 30, maxUnitsPerUser: 3 });
+    expect(product.maxUnitsPerUser).toBe(3);
+    expect(await productRow(app, product.id)).toMatchObject({ max_units_per_user: 3 });
+    expect(await productState(app, product.id)).toEqual({
+      price: "129000",
+      available: "30",
+      maxUnitsPerUser: "3",
+    });
+    const read = await getProduct(app, product.id);
+    expect(read.json()).toEqual(product);
   });
 
   it.each([
@@ -73,6 +88,8 @@ describe("POST /v1/products", () => {
     ["price 10^12", { price: 1_000_000_000_000 }],
     ["a 200-character name", { name: "n".repeat(200) }],
     ["a name beyond ASCII", { name: "한정판 스니커즈 👟" }],
+    ["maxUnitsPerUser 1", { maxUnitsPerUser: 1 }],
+    ["maxUnitsPerUser 10^6", { maxUnitsPerUser: 1_000_000 }],
   ])("accepts the edge: %s", async (_, changes) => {
     const product = await createProduct(app, changes);
     const body = productBody(changes);
@@ -80,6 +97,7 @@ describe("POST /v1/products", () => {
     expect(await productState(app, product.id)).toEqual({
       price: String(body.price),
       available: String(body.stock),
+      ...(body.maxUnitsPerUser === undefined ? {} : { maxUnitsPerUser: String(body.maxUnitsPerUser) }),
     });
   });
 
@@ -102,6 +120,11 @@ describe("POST /v1/products", () => {
     ["stock over 10^7", productBody({ stock: 10_000_001 }), "stock"],
     ["stock 2.5", productBody({ stock: 2.5 }), "stock"],
     ["stock as a string", { ...productBody(), stock: "5" }, "stock"],
+    ["maxUnitsPerUser 0", productBody({ maxUnitsPerUser: 0 }), "maxUnitsPerUser"],
+    ["maxUnitsPerUser over 10^6", productBody({ maxUnitsPerUser: 1_000_001 }), "maxUnitsPerUser"],
+    ["maxUnitsPerUser 2.5", productBody({ maxUnitsPerUser: 2.5 }), "maxUnitsPerUser"],
+    ["maxUnitsPerUser as a string", { ...productBody(), maxUnitsPerUser: "5" }, "maxUnitsPerUser"],
+    ["maxUnitsPerUser null", { ...productBody(), maxUnitsPerUser: null }, "maxUnitsPerUser"],
     ["an unknown field", { ...productBody(), received: 5 }, "received"],
     ["a JSON array", [productBody()], "body"],
   ];

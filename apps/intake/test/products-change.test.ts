@@ -11,6 +11,7 @@ import { ADMIN_ENV, adminHeaders } from "./support/coupon-test-kit.ts";
 import { expectProblem } from "./support/intake-test-kit.ts";
 import {
   createProduct,
+  getProduct,
   patchProduct,
   productRow,
   productState,
@@ -88,8 +89,30 @@ describe("PATCH /v1/products/:productId", () => {
     expect(await productState(app, product.id)).toEqual({ price: "4500", available: "10000000" });
   });
 
+  it("changes maxUnitsPerUser in Postgres and in Redis, and GET shows it", async () => {
+    const product = await createProduct(app, { stock: 10 });
+    expect(product.maxUnitsPerUser).toBe(env.config.maxUnitsPerUser);
+    const response = await patchProduct(app, product.id, { maxUnitsPerUser: 4 });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({ ...product, maxUnitsPerUser: 4, updatedAt: expect.any(String) });
+    expect(await productRow(app, product.id)).toMatchObject({
+      max_units_per_user: 4,
+      stock: 10,
+      price: product.price,
+    });
+    expect(await productState(app, product.id)).toEqual({
+      price: String(product.price),
+      available: "10",
+      maxUnitsPerUser: "4",
+    });
+    expect((await getProduct(app, product.id)).json()).toMatchObject({ maxUnitsPerUser: 4 });
+  });
+
   const bad: [string, unknown, string][] = [
     ["an empty body", {}, "body"],
+    ["maxUnitsPerUser 0", { maxUnitsPerUser: 0 }, "maxUnitsPerUser"],
+    ["maxUnitsPerUser over 10^6", { maxUnitsPerUser: 1_000_001 }, "maxUnitsPerUser"],
+    ["maxUnitsPerUser 1.5", { maxUnitsPerUser: 1.5 }, "maxUnitsPerUser"],
     ["stockAdded 0", { stockAdded: 0 }, "stockAdded"],
     ["stockAdded -5 (stock is never taken away here)", { stockAdded: -5 }, "stockAdded"],
     ["stockAdded over 10^7", { stockAdded: 10_000_001 }, "stockAdded"],

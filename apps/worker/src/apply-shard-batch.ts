@@ -15,7 +15,7 @@ import type {
   OrderCancelMessage,
   OrderMessage,
 } from "@floodgate/domain";
-import type { FinalStatus } from "@floodgate/queue";
+import type { FinalStatus, PaidOrder } from "@floodgate/queue";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { applyCouponIssues } from "./apply-coupon-issues.ts";
 import { ConcurrentApplyError } from "./classify-error.ts";
@@ -37,6 +37,8 @@ export interface ShardBatchResult {
   statements: number;
   orders: OrderOutcomes & {
     paid: number;
+    /** Orders the batch's payments name that are paid (now or before): their unpaid units are settled. */
+    paidOrders: PaidOrder[];
     endedNow: { orderId: string; status: "cancelled" | "expired" }[];
     /** Statements spent on orders and their ends (BEGIN/COMMIT are shared with the batch). */
     statements: number;
@@ -96,7 +98,7 @@ export async function applyShardBatch(
     const moneyPart =
       money.length > 0
         ? await applyMoneyOperations(trx, money, money.filter(mayBeApplied), options.mayAwaitOrder ?? true)
-        : { decisions: [], existing: [], statements: 0, paid: 0, awaitingOrder: [] };
+        : { decisions: [], existing: [], statements: 0, paid: 0, paidOrders: [], awaitingOrder: [] };
     const endPart =
       ends.length > 0
         ? await applyOrderEnds(trx, ends, options.mayAwaitOrder ?? true)
@@ -157,6 +159,7 @@ export async function applyShardBatch(
       ended: [...orderPart.ended, ...endPart.ended],
       awaiting: orderPart.awaiting,
       paid: moneyPart.paid,
+      paidOrders: moneyPart.paidOrders,
       endedNow: endPart.endedNow,
       statements: orderPart.statements + endPart.statements,
     },
@@ -264,7 +267,14 @@ async function applyMoneyOperations(
     }
   }
   statements += await payable.write(trx);
-  return { decisions, existing, statements, paid: payable.paidCount, awaitingOrder };
+  return {
+    decisions,
+    existing,
+    statements,
+    paid: payable.paidCount,
+    paidOrders: payable.paidOrders(),
+    awaitingOrder,
+  };
 }
 
 async function findApplied(trx: Transaction<ShardDatabase>, suspects: MoneyOperationMessage[]) {

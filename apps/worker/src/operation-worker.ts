@@ -5,7 +5,8 @@
 // the other lanes go on applying.
 // Orders add two steps around a lane's transaction, both on the global database and both idempotent: the
 // lane batch's stock is reserved (one statement) before, and the stock of orders that ended is released after;
-// Redis gets the releases in the same round trip as the statuses, and BullMQ the expiry jobs before it.
+// Redis gets the releases (and paid orders' unpaid units) in the same round trip as the statuses, and BullMQ
+// the expiry jobs before it.
 import type { Config } from "@floodgate/config";
 import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
 import type { OperationMessage } from "@floodgate/domain";
@@ -20,9 +21,11 @@ import {
   isMissingGroup,
   keepEntriesClaimed,
   leaveConsumerGroup,
+  type PaidOrder,
   QueueKeys,
   queueFinishedOperations,
   queueOrderReleases,
+  queueUnpaidSettlements,
   readNewEntries,
   type ScriptedRedis,
   type StreamEntry,
@@ -270,7 +273,7 @@ export class OperationWorker {
       const outcome =
         reserved.length > 0
           ? await this.#applyShard(lane.shard, reserved, poisoned, suspects)
-          : { statuses: [], acked: [], ended: [], awaiting: [], retry: [], retryError: undefined };
+          : { statuses: [], acked: [], ended: [], awaiting: [], paid: [], retry: [], retryError: undefined };
       retry = outcome.retry;
       retryError = outcome.retryError;
       const ended = [...outcome.ended, ...deadLetteredOrders(poisoned)];
@@ -283,10 +286,13 @@ export class OperationWorker {
       }
       await this.#expiry.schedule(outcome.awaiting);
       if (outcome.statuses.length > 0 || outcome.acked.length > 0 || endedOnce.length > 0) {
-        // Releases, status, publish and XACK after the commit, in one round trip. A failure here leaves the
-        // entries pending: they are retried, the shard recognises them, and all of this is written again.
+        // Releases, settlements of paid orders' unpaid units, status, publish and XACK after the commit, in one
+        // round trip; the settlements before the statuses, so a client that sees its payment succeed finds its
+        // units free for its next order. A failure here leaves the entries pending: they are retried, the shard
+        // recognises them, and all of this is written again (each step is idempotent).
         const pipeline = this.#redis.pipeline();
         queueOrderReleases(pipeline, this.#keys, endedOnce);
+        queueUnpaidSettlements(pipeline, this.#keys, outcome.paid);
         const messages = group.map((g) => g.message);
         queueFinishedOperations(
           pipeline,
@@ -349,12 +355,21 @@ export class OperationWorker {
         acked: this.#setAsideAwaitingOrder(group, result.awaitingOrder),
         ended: result.orders.ended,
         awaiting: result.orders.awaiting,
+        paid: result.orders.paidOrders,
         retry: [] as DecodedEntry[],
         retryError: undefined as unknown,
       };
     } catch (error) {
       if (isRetryable(error)) {
-        return { statuses: [], acked: [], ended: [], awaiting: [], retry: group, retryError: error };
+        return {
+          statuses: [],
+          acked: [],
+          ended: [],
+          awaiting: [],
+          paid: [],
+          retry: group,
+          retryError: error,
+        };
       }
       // Something in the group fails on its own: apply one by one to find it; the rest go through.
       this.#log.warn(
@@ -365,6 +380,7 @@ export class OperationWorker {
       const acked: StreamEntry[] = [];
       const ended: EndedOrder[] = [];
       const awaiting: AwaitingOrder[] = [];
+      const paid: PaidOrder[] = [];
       const retry: DecodedEntry[] = [];
       let retryError: unknown;
       for (const item of group) {
@@ -375,6 +391,7 @@ export class OperationWorker {
           acked.push(...this.#setAsideAwaitingOrder([item], result.awaitingOrder));
           ended.push(...result.orders.ended);
           awaiting.push(...result.orders.awaiting);
+          paid.push(...result.orders.paidOrders);
         } catch (single) {
           if (isRetryable(single)) {
             retry.push(item);
@@ -384,7 +401,7 @@ export class OperationWorker {
           }
         }
       }
-      return { statuses, acked, ended, awaiting, retry, retryError };
+      return { statuses, acked, ended, awaiting, paid, retry, retryError };
     }
   }
 

@@ -74,6 +74,29 @@ describe("an order nobody pays", () => {
     expect(fired.reduce((a, b) => a + b, 0)).toBe(1);
   });
 
+  it("frees the units it held against its user's cap, once: an order up to the cap fits again", async () => {
+    const productId = await createProduct(app, 20, 1_000, 3);
+    const { id } = (
+      await placeOrder(app, { userId: "idle-capped", items: [{ productId, quantity: 3 }] })
+    ).json();
+    await waitFor(async () => (await orderView(app, id)).status === "expired", "the order to expire");
+    await waitFor(
+      async () => (await redis.exists(keys.unpaidUnits(productId, "idle-capped"))) === 0,
+      "its units to be freed",
+    );
+    const next = await placeOrder(app, { userId: "idle-capped", items: [{ productId, quantity: 3 }] });
+    expect(next.statusCode, next.body).toBe(202);
+    expect(await redis.get(keys.unpaidUnits(productId, "idle-capped"))).toBe("3");
+    await waitFor(
+      async () => (await orderView(app, next.json().id)).status === "expired",
+      "the next to expire",
+    );
+    await drained();
+    expect(await redis.exists(keys.unpaidUnits(productId, "idle-capped"))).toBe(0);
+    const [state] = await stockState(global, shards, redis, keys, [productId]);
+    expect(state).toMatchObject({ received: 20, stock: 20, liveOrderUnits: 0, available: 20 });
+  });
+
   it("expires orders placed together (one delayed job for their batch), none before its expiresAt", async () => {
     const productId = await createProduct(app, 20);
     const before = await totalRequested();

@@ -17,6 +17,7 @@ describe("loadConfig defaults", () => {
       adminApiKey: null,
       orderTtlSeconds: 600,
       postgresTimeouts: { statementMs: 30_000, queryMs: 35_000, connectMs: 5000, keepAliveMs: 10_000 },
+      maxUnitsPerUser: 20,
     });
   });
 
@@ -61,6 +62,7 @@ describe("loadConfig reads", () => {
       STATUS_TTL_SECONDS: "60",
       IDEMPOTENCY_TTL_SECONDS: "120",
       ORDER_TTL_SECONDS: "900",
+      MAX_UNITS_PER_USER: "5",
       WORKER_METRICS_PORT: "0",
       FLOODGATE_WORKER_INDEX: "5",
       ADMIN_API_KEY: "k".repeat(16),
@@ -99,6 +101,7 @@ describe("loadConfig reads", () => {
       statusTtlSeconds: 60,
       idempotencyTtlSeconds: 120,
       orderTtlSeconds: 900,
+      maxUnitsPerUser: 5,
       workerMetricsPort: 0,
       workerIndex: 5,
       adminApiKey: "k".repeat(16),
@@ -141,6 +144,8 @@ describe("loadConfig reads", () => {
   it("accepts the edges of integer ranges", () => {
     expect(loadConfig({ PORT: "0", WORKERS: "0" })).toMatchObject({ port: 0, workers: 0 });
     expect(loadConfig({ PORT: "65535", WORKERS: "256" })).toMatchObject({ port: 65535, workers: 256 });
+    expect(loadConfig({ MAX_UNITS_PER_USER: "1" }).maxUnitsPerUser).toBe(1);
+    expect(loadConfig({ MAX_UNITS_PER_USER: "1000000" }).maxUnitsPerUser).toBe(1_000_000);
   });
 });
 
@@ -193,6 +198,9 @@ describe("a bad value throws ConfigError naming the variable", () => {
     ["STATUS_TTL_SECONDS", "0"],
     ["IDEMPOTENCY_TTL_SECONDS", "-5"],
     ["ORDER_TTL_SECONDS", "0"],
+    ["MAX_UNITS_PER_USER", "0"],
+    ["MAX_UNITS_PER_USER", "1000001"],
+    ["MAX_UNITS_PER_USER", "2.5"],
     ["WORKER_METRICS_PORT", "99999"],
     ["FLOODGATE_WORKER_INDEX", "x"],
     ["ADMIN_API_KEY", "k".repeat(15)],

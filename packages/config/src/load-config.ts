@@ -47,6 +47,11 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** An order not paid this long after acceptance expires: its stock and coupon return. */
   orderTtlSeconds: number;
+  /**
+   * Units of one product one user may hold in orders awaiting payment, for a product without a cap of its own
+   * (so a few unpaid orders cannot hold a product's whole stock).
+   */
+  maxUnitsPerUser: number;
   /** First port of the workers' /metrics listeners (worker i listens on base + i); 0 turns them off. */
   workerMetricsPort: number;
   /**
@@ -146,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statusTtlSeconds: read.int("STATUS_TTL_SECONDS", 3600, 1, 30 * 86400),
     idempotencyTtlSeconds: read.int("IDEMPOTENCY_TTL_SECONDS", 86_400, 1, 30 * 86400),
     orderTtlSeconds: read.int("ORDER_TTL_SECONDS", 600, 1, 7 * 86400),
+    maxUnitsPerUser: read.int("MAX_UNITS_PER_USER", 20, 1, 1_000_000),
     workerMetricsPort: read.int("WORKER_METRICS_PORT", 9464, 0, 65535),
     workerIndex: read.int("FLOODGATE_WORKER_INDEX", 0, 0, 1024),
     adminApiKey: read.secret("ADMIN_API_KEY", ADMIN_API_KEY_PATTERN, "16-256 visible ASCII characters"),

@@ -114,6 +114,8 @@ export interface ProductsTable {
   price: number;
   stock: number;
   received: number;
+  /** Null: the deployment's MAX_UNITS_PER_USER. */
+  max_units_per_user: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
 }

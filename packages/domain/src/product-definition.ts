@@ -6,6 +6,9 @@ import type { productResponseSchema } from "./schemas/product-schemas.ts";
 /** The most units one request may put on sale (a create's stock, a change's stockAdded). */
 export const MAX_STOCK = 10_000_000;
 
+/** The largest per-user cap a product (or MAX_UNITS_PER_USER) may set. */
+export const MAX_UNITS_PER_USER = 1_000_000;
+
 /** A product as the global database holds it (timestamps in epoch ms). */
 export interface ProductDefinition {
   id: string;
@@ -16,6 +19,10 @@ export interface ProductDefinition {
   stock: number;
   /** Every unit ever put on sale: the stock at creation plus each change's stockAdded. */
   received: number;
+  /**
+   * Units one user may hold in orders awaiting payment; null: the deployment's default (MAX_UNITS_PER_USER).
+   */
+  maxUnitsPerUser: number | null;
   createdAt: number;
   updatedAt: number;
 }

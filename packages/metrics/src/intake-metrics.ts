@@ -44,7 +44,7 @@ export function createIntakeMetrics(registry = new Registry()) {
     }),
     orderDecisions: new Counter({
       name: "floodgate_order_reservations_total",
-      help: "Order reservations by outcome: accepted, replayed, out_of_stock, unknown_product, unknown_coupon, coupon_not_yours, coupon_used, amount_too_large, conflict",
+      help: "Order reservations by outcome: accepted, replayed, out_of_stock, unit_limit_exceeded, unknown_product, unknown_coupon, coupon_not_yours, coupon_used, amount_too_large, conflict",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),

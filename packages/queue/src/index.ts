@@ -29,12 +29,14 @@ export { type OrderRelease, queueOrderReleases } from "./release-order.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
   NO_COUPON,
+  type OverLimitLine,
   ReserveOrderCode,
   type ReserveOrderOutcome,
   type ReserveOrderRequest,
   reserveOrder,
   type ShortLine,
 } from "./reserve-order.ts";
+export { type PaidOrder, queueUnpaidSettlements } from "./settle-unpaid-units.ts";
 export {
   claimStaleEntries,
   ensureConsumerGroups,

@@ -1,6 +1,7 @@
-// The Redis side of a product: `price` and `available` (units new orders may still reserve), read and
-// decremented by reserve-order-n.lua. Postgres holds the truth and is written first; this state runs ahead of
-// its stock by the orders still in the queue, and reconcile rebuilds it from Postgres when it is missing.
+// The Redis side of a product: `price`, `available` (units new orders may still reserve) and its own
+// `maxUnitsPerUser` if it has one, read (and `available` decremented) by reserve-order-n.lua. Postgres holds the
+// truth and is written first; this state runs ahead of its stock by the orders still in the queue, and
+// reconcile rebuilds it from Postgres when it is missing.
 import type { ProductChangeRequest, ProductDefinition } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
@@ -15,23 +16,22 @@ export const ChangeProductCode = { changed: 1, stateMissing: -1 } as const;
 export async function writeProductState(
   redis: ScriptedRedis,
   keys: QueueKeys,
-  product: Pick<ProductDefinition, "id" | "price" | "stock">,
+  product: Pick<ProductDefinition, "id" | "price" | "stock"> & { maxUnitsPerUser?: number | null },
 ): Promise<number> {
   const key = keys.productState(product.id);
-  const replies = await redis
-    .multi()
-    .hsetnx(key, "price", product.price)
-    .hsetnx(key, "available", product.stock)
-    .hget(key, "available")
-    .exec();
+  const multi = redis.multi().hsetnx(key, "price", product.price).hsetnx(key, "available", product.stock);
+  // No field: the deployment's MAX_UNITS_PER_USER, as the intake passes it to each order.
+  if (product.maxUnitsPerUser != null) multi.hsetnx(key, "maxUnitsPerUser", product.maxUnitsPerUser);
+  const replies = await multi.hget(key, "available").exec();
   if (!replies) throw new Error(`MULTI for product ${product.id} was discarded`);
   for (const [error] of replies) if (error) throw error;
-  return Number(replies[2]![1]);
+  return Number(replies.at(-1)![1]);
 }
 
 /**
- * Applies a committed change in one script call: the new price and/or `stockAdded` more units available.
- * Returns `available` afterwards, or null when the product has no state (then nothing is written).
+ * Applies a committed change in one script call: the new price, `stockAdded` more units available, the new
+ * per-user cap. Returns `available` afterwards, or null when the product has no state (then nothing is
+ * written).
  */
 export async function changeProductState(
   redis: ScriptedRedis,
@@ -43,6 +43,7 @@ export async function changeProductState(
     keys.productState(productId),
     change.price ?? "",
     change.stockAdded ?? 0,
+    change.maxUnitsPerUser ?? "",
   );
   return code === ChangeProductCode.stateMissing ? null : available;
 }

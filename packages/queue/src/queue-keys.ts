@@ -63,9 +63,20 @@ export class QueueKeys {
     return `${this.prefix}{p${partition}}:cis:${issueId}`;
   }
 
-  /** A product's state: `price` and `available` (stock for new orders). Its own hash tag, like a coupon. */
+  /**
+   * A product's state: `price`, `available` (stock for new orders) and, when it has its own, `maxUnitsPerUser`.
+   * Its own hash tag, like a coupon.
+   */
   productState(productId: string): string {
     return `${this.prefix}{${productId}}:product`;
+  }
+
+  /**
+   * The units of a product one user holds in orders awaiting payment (the per-user cap). In the product's slot,
+   * so the reserve script reads it beside the product's state.
+   */
+  unpaidUnits(productId: string, userId: string): string {
+    return `${this.prefix}{${productId}}:unpaid:${userId}`;
   }
 
   /** What an accepted order reserved (lines, coupon) and whether it was released: release runs once. */

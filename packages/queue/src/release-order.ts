@@ -12,7 +12,8 @@ export interface OrderRelease {
 
 /**
  * Adds to a pipeline one release-order-n.lua call per order that ended without a sale: its stock and coupon
- * return to Redis, once (a redelivered release finds `released` set and changes nothing).
+ * return to Redis and its units stop counting against the user's cap, once (a redelivered release finds
+ * `released` set and changes nothing).
  */
 export function queueOrderReleases(pipeline: ScriptedPipeline, keys: QueueKeys, releases: OrderRelease[]) {
   for (const release of releases) {
@@ -21,6 +22,7 @@ export function queueOrderReleases(pipeline: ScriptedPipeline, keys: QueueKeys, 
       keys.orderState(partition, release.orderId),
       keys.couponIssue(partition, release.couponIssueId ?? NO_COUPON),
       ...release.items.map((item) => keys.productState(item.productId)),
+      ...release.items.map((item) => keys.unpaidUnits(item.productId, release.userId)),
     ];
     pipeline.releaseOrder(
       releaseKeys.length,

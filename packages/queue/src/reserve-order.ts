@@ -20,6 +20,7 @@ export const ReserveOrderCode = {
   couponNotYours: -5,
   couponUsed: -6,
   amountTooLarge: -7,
+  unitLimitExceeded: -8,
 } as const;
 
 export interface ShortLine {
@@ -28,6 +29,18 @@ export interface ShortLine {
   productId: string;
   requested: number;
   available: number;
+}
+
+/** A product whose per-user cap this order would pass: its first line. */
+export interface OverLimitLine {
+  /** 1-based, as the client numbers its lines. */
+  line: number;
+  productId: string;
+  /** Units of the product this order asks for (all its lines). */
+  requested: number;
+  /** Units of the product the user holds in orders awaiting payment. */
+  held: number;
+  limit: number;
 }
 
 export type ReserveOrderOutcome =
@@ -40,6 +53,7 @@ export type ReserveOrderOutcome =
   | { result: "coupon_not_yours" }
   | { result: "coupon_used"; orderId: string }
   | { result: "amount_too_large"; amount: number }
+  | { result: "unit_limit_exceeded"; lines: OverLimitLine[] }
   | AdmissionRefusal;
 
 export interface ReserveOrderRequest {
@@ -54,6 +68,10 @@ export interface ReserveOrderRequest {
   idempotencyKey?: string;
   idempotencyTtlSeconds: number;
   orderStateTtlSeconds: number;
+  /** The per-user cap on unpaid units of a product that has none of its own (MAX_UNITS_PER_USER). */
+  defaultMaxUnitsPerUser: number;
+  /** TTL of a user's unpaid-units counter: a safety net; paying or ending an order lowers it. */
+  unpaidUnitsTtlSeconds: number;
   /** Rate limits and the waiting room, checked in the same call. */
   admission: AdmissionCheck;
 }
@@ -71,8 +89,8 @@ function couponIssueKey(keys: QueueKeys, userPartition: number, couponIssueId: s
 }
 
 /**
- * The intake's whole Redis budget for an order: ONE script call (admission, idempotency, stock of every line,
- * coupon, amount, reservation, status and XADD). Do not add calls here; put new checks inside the Lua script.
+ * The intake's whole Redis budget for an order: ONE script call (admission, idempotency, per-user cap and stock
+ * of every line, coupon, amount, reservation, unpaid units, status and XADD). Do not add calls here; put new checks inside the Lua script.
  */
 export async function reserveOrder(
   redis: ScriptedRedis,
@@ -89,6 +107,7 @@ export async function reserveOrder(
     keys.orderState(partition, request.orderId),
     couponIssueKey(keys, partition, request.couponIssueId),
     ...productKeys,
+    ...request.items.map((item) => keys.unpaidUnits(item.productId, request.userId)),
   ];
   const [code, value, info] = await redis.reserveOrder(
     orderKeys.length,
@@ -104,6 +123,8 @@ export async function reserveOrder(
     request.currency,
     request.couponIssueId ?? "",
     MAX_AMOUNT,
+    request.defaultMaxUnitsPerUser,
+    request.unpaidUnitsTtlSeconds,
     ...request.items.map((item) => item.quantity),
   );
   switch (code) {
@@ -141,10 +162,24 @@ export async function reserveOrder(
       return { result: "coupon_used", orderId: value };
     case ReserveOrderCode.amountTooLarge:
       return { result: "amount_too_large", amount: Number(value) };
+    case ReserveOrderCode.unitLimitExceeded:
+      return { result: "unit_limit_exceeded", lines: overLimitLines(request.items, value) };
     default: {
       const refusal = admissionRefusal(code, value);
       if (refusal) return refusal;
       throw new Error(`reserve-order-n.lua returned an unknown code ${code}`);
     }
   }
+}
+
+/** reserve-order-n.lua's "line:held:limit,..." as lines, with what the order asks of each product. */
+function overLimitLines(items: ReserveOrderRequest["items"], value: string): OverLimitLine[] {
+  return value.split(",").map((triple) => {
+    const [line, held, limit] = triple.split(":").map(Number) as [number, number, number];
+    const productId = items[line - 1]!.productId;
+    const requested = items
+      .filter((item) => item.productId === productId)
+      .reduce((sum, item) => sum + item.quantity, 0);
+    return { line, productId, requested, held, limit };
+  });
 }

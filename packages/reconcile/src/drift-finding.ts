@@ -10,6 +10,7 @@ export type DriftKind =
   // Redis vs Postgres, products
   | "product_state_missing"
   | "product_price"
+  | "product_max_units" // the per-user cap on unpaid units
   | "product_available"
   // Postgres, coupons
   | "coupon_over_issued"

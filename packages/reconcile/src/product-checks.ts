@@ -1,5 +1,6 @@
 // Per product: the Postgres invariant (received = stock + ledger units, ledger units = units in live orders,
-// stock >= 0) and, with the queue drained, Redis' state against Postgres (price, available = stock).
+// stock >= 0) and, with the queue drained, Redis' state against Postgres (price, available = stock, the
+// product's own per-user cap).
 import { auditProducts, type ProductAudit } from "@floodgate/db";
 import type { DriftFinding } from "./drift-finding.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
@@ -23,27 +24,31 @@ export async function checkProducts(
   const audits = await auditProducts(stores.global, stores.shards, productIds);
   if (!compareRedis) return audits.flatMap(postgresFindings);
 
-  const prices = new Map(
+  const rows = new Map(
     (
       await stores.global
         .selectFrom("products")
-        .select(["id", "price"])
+        .select(["id", "price", "max_units_per_user"])
         .where("id", "in", productIds)
         .execute()
-    ).map((row) => [row.id, Number(row.price)]),
+    ).map((row) => [row.id, { price: Number(row.price), maxUnitsPerUser: row.max_units_per_user }]),
   );
   const stateKeys = audits.map((audit) => stores.keys.productState(audit.productId));
   await stores.redis.watch(...stateKeys);
   const pipeline = stores.redis.pipeline();
-  for (const key of stateKeys) pipeline.hmget(key, "price", "available");
+  for (const key of stateKeys) pipeline.hmget(key, "price", "available", "maxUnitsPerUser");
   const replies = (await pipeline.exec()) ?? [];
   return audits.flatMap((audit, i) => {
     const [error, state] = replies[i] ?? [new Error("no reply"), null];
     if (error) throw error;
-    const [price, available] = state as [string | null, string | null];
+    const [price, available, maxUnitsPerUser] = state as [string | null, string | null, string | null];
     return [
       ...postgresFindings(audit),
-      ...redisFindings(audit, prices.get(audit.productId)!, stateKeys[i]!, price, available),
+      ...redisFindings(audit, rows.get(audit.productId)!, stateKeys[i]!, {
+        price,
+        available,
+        maxUnitsPerUser,
+      }),
     ];
   });
 }
@@ -81,25 +86,33 @@ function postgresFindings(audit: ProductAudit): DriftFinding[] {
   return findings;
 }
 
+interface RedisProductState {
+  price: string | null;
+  available: string | null;
+  maxUnitsPerUser: string | null;
+}
+
 function redisFindings(
   audit: ProductAudit,
-  price: number,
+  { price, maxUnitsPerUser }: { price: number; maxUnitsPerUser: number | null },
   key: string,
-  redisPrice: string | null,
-  redisAvailable: string | null,
+  redis: RedisProductState,
 ): DriftFinding[] {
+  const { price: redisPrice, available: redisAvailable } = redis;
   const product = { subject: "product", id: audit.productId, needsDrained: true } as const;
   // Never below zero: a negative Postgres stock is reported above; Redis must not sell what is not there.
   const available = Math.max(0, audit.stock);
   if (redisPrice === null && redisAvailable === null) {
+    // No cap field: the deployment's default applies, as for a product created without one.
+    const cap = maxUnitsPerUser === null ? [] : ["maxUnitsPerUser", maxUnitsPerUser];
     return [
       {
         ...product,
         kind: "product_state_missing",
         detail: "redis product state missing",
         repair: {
-          summary: `rebuilt: price ${price}, available ${available}`,
-          write: (tx) => tx.hset(key, "price", price, "available", available),
+          summary: `rebuilt: price ${price}, available ${available}${maxUnitsPerUser === null ? "" : `, maxUnitsPerUser ${maxUnitsPerUser}`}`,
+          write: (tx) => tx.hset(key, "price", price, "available", available, ...cap),
         },
       },
     ];
@@ -119,6 +132,24 @@ function redisFindings(
       kind: "product_available",
       detail: `redis available ${redisAvailable ?? "missing"}, postgres stock ${audit.stock}`,
       repair: { summary: `available = ${available}`, write: (tx) => tx.hset(key, "available", available) },
+    });
+  }
+  const redisCap = redis.maxUnitsPerUser === null ? null : Number(redis.maxUnitsPerUser);
+  if (redisCap !== maxUnitsPerUser) {
+    findings.push({
+      ...product,
+      kind: "product_max_units",
+      detail: `redis maxUnitsPerUser ${redis.maxUnitsPerUser ?? "missing"}, postgres ${maxUnitsPerUser ?? "null (the default)"}`,
+      repair:
+        maxUnitsPerUser === null
+          ? {
+              summary: "maxUnitsPerUser removed (the default)",
+              write: (tx) => tx.hdel(key, "maxUnitsPerUser"),
+            }
+          : {
+              summary: `maxUnitsPerUser = ${maxUnitsPerUser}`,
+              write: (tx) => tx.hset(key, "maxUnitsPerUser", maxUnitsPerUser),
+            },
     });
   }
   return findings;

@@ -140,6 +140,26 @@ describe("Redis repaired from Postgres", () => {
     await expectClean();
   });
 
+  it("rebuilds a product's own maxUnitsPerUser with its state, and sets a wrong or stray one from Postgres", async () => {
+    const capped = await client.createProduct(20, 1_000, 4);
+    const uncapped = await client.createProduct(20, 1_000);
+    await client.placeOrder("fay", [{ productId: capped, quantity: 3 }]);
+    await drained();
+    await redis.del(keys.productState(capped));
+    await redis.hset(keys.productState(uncapped), "maxUnitsPerUser", 2); // a cap Postgres does not have
+
+    const report = await run();
+    expect(kinds(report, capped)).toEqual([["product_state_missing", "repaired"]]);
+    expect(kinds(report, uncapped)).toEqual([["product_max_units", "repaired"]]);
+    expect(await productState(capped)).toEqual({ price: "1000", available: "17", maxUnitsPerUser: "4" });
+    expect(await productState(uncapped)).toEqual({ price: "1000", available: "20" });
+
+    await redis.hset(keys.productState(capped), "maxUnitsPerUser", 9);
+    expect(kinds(await run(), capped)).toEqual([["product_max_units", "repaired"]]);
+    expect(await productState(capped)).toMatchObject({ maxUnitsPerUser: "4" });
+    await expectClean();
+  });
+
   it("sets a wrong available back to the Postgres stock and a wrong price to Postgres' price", async () => {
     const productId = await client.createProduct(7, 900);
     await client.placeOrder("eve", [{ productId, quantity: 2 }]);

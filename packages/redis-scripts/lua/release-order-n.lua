@@ -1,28 +1,40 @@
 --[[
-  Give back what an order reserved (stock, coupon) once the shard says it ended without a sale (cancelled,
-  expired, failed). Exactly once: `released` is set with HSETNX, so a redelivered batch releases nothing.
+  Give back what an order reserved (stock, coupon, the user's unpaid units) once the shard says it ended without
+  a sale (cancelled, expired, failed). Exactly once: `released` is set with HSETNX, so a redelivered batch
+  releases nothing; the unpaid units go down only if settle-unpaid-units-n.lua has not lowered them (the
+  order's `unpaid` mark, includes/unpaid-units.lua).
 
-  KEYS[1]    order state        {p}:order:<orderId>
-  KEYS[2]    coupon redemption  {p}:cis:<couponIssueId> (a key that never exists when the order has none)
-  KEYS[3..]  product states     {prd_...}:product, one per line
-  ARGV[1]    order id
-  ARGV[1+i]  quantity of line i
+  n is the number of order lines.
+  KEYS[1]      order state        {p}:order:<orderId>
+  KEYS[2]      coupon redemption  {p}:cis:<couponIssueId> (a key that never exists when the order has none)
+  KEYS[2+i]    product state      {prd_...}:product of line i
+  KEYS[2+n+i]  unpaid units       {prd_...}:unpaid:<userId> of line i's product
+  ARGV[1]      order id
+  ARGV[1+i]    quantity of line i
 
   Returns 1 released now, 0 released before, -1 no order state (nothing touched: reconcile repairs counters
-  that a lost Redis state leaves behind).
+  that a lost Redis state leaves behind; the unpaid counters expire).
 ]]
+--- @include "unpaid-units"
 if redis.call("EXISTS", KEYS[1]) == 0 then
   return -1
 end
 if redis.call("HSETNX", KEYS[1], "released", "1") == 0 then
   return 0
 end
-for i = 3, #KEYS do
+local lines = (#KEYS - 2) / 2
+local counters = {}
+local quantities = {}
+for i = 1, lines do
+  local quantity = tonumber(ARGV[1 + i])
   -- A product whose state is gone is not recreated with a partial hash.
-  if redis.call("EXISTS", KEYS[i]) == 1 then
-    redis.call("HINCRBY", KEYS[i], "available", tonumber(ARGV[i - 1]))
+  if redis.call("EXISTS", KEYS[2 + i]) == 1 then
+    redis.call("HINCRBY", KEYS[2 + i], "available", quantity)
   end
+  counters[i] = KEYS[2 + lines + i]
+  quantities[i] = quantity
 end
+settle_unpaid_units(KEYS[1], counters, quantities)
 if redis.call("HGET", KEYS[2], "orderId") == ARGV[1] then
   redis.call("HDEL", KEYS[2], "orderId")
 end

@@ -1,23 +1,27 @@
 --[[
   Place one order in the intake's single round trip: admission (rate limits, waiting room), idempotency, every
-  line's stock (all or none), the coupon's owner and use, the amount from the prices in Redis, then the
-  reservation, the order's state, the pending status and the stream entry. A refusal writes nothing.
+  line's stock and per-user cap (all or none), the coupon's owner and use, the amount from the prices in Redis,
+  then the reservation, the user's unpaid units, the order's state, the pending status and the stream entry. A
+  refusal writes nothing.
 
   KEYS[1..4] and ARGV[1..7]: admission (includes/admission-gate.lua). The numbers below are as the script sees
-  them once those are taken.
+  them once those are taken. n is the number of order lines.
 
   KEYS[1]    idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[4] is "0")
   KEYS[2]    status hash         {p}:op:<orderId>
   KEYS[3]    partition stream    {p}:ops
-  KEYS[4]    order state         {p}:order:<orderId>  userId, amount, couponIssueId; release-order-n.lua adds
-                                 `released`, request-order-end-3.lua adds `endId`
+  KEYS[4]    order state         {p}:order:<orderId>  userId, amount, couponIssueId, and `unpaid` while its units
+                                 count against the user's cap (amount > 0); release-order-n.lua adds `released`,
+                                 request-order-end-3.lua adds `endId`
   KEYS[5]    coupon redemption   {p'}:cis:<couponIssueId>, in its holder's partition (the orderer's when it is
                                  theirs); a key that never exists when the order has none
-  KEYS[6..]  product states      {prd_...}:product  price, available; one per line, in line order
+  KEYS[5+i]  product state       {prd_...}:product  price, available, maxUnitsPerUser (absent: ARGV[11]); line i's
+  KEYS[5+n+i] unpaid units       {prd_...}:unpaid:<userId>  this user's units of line i's product in orders
+                                 awaiting payment (includes/unpaid-units.lua)
 
-  Redis Cluster: KEYS[1..5] carry the user's partition tag, each product its own; like issue-coupon-9.lua this
-  script runs on standalone Redis (or Sentinel). A cluster deployment would give one product's orders their
-  own stream in the product's slot and allow one product per order.
+  Redis Cluster: KEYS[1..5] carry the user's partition tag, each product (with its unpaid counters) its own; like
+  issue-coupon-9.lua this script runs on standalone Redis (or Sentinel). A cluster deployment would give one
+  product's orders their own stream in the product's slot and allow one product per order.
 
   ARGV[1] order id (new, minted by the intake)
   ARGV[2] user id
@@ -29,7 +33,10 @@
   ARGV[8] currency
   ARGV[9] coupon issue id, "" for none
   ARGV[10] largest amount an order may have
-  ARGV[10+i] quantity of line i
+  ARGV[11] units of a product one user may hold unpaid, for a product without its own maxUnitsPerUser
+  ARGV[12] TTL in seconds of an unpaid-units counter, renewed by each order that raises it (a safety net for a
+           lost order state; the counters go down when orders are paid or end)
+  ARGV[12+i] quantity of line i
 
   Returns {code, value}; codes are mapped by ReserveOrderCode (packages/queue/src/reserve-order.ts)
     { 1, amount, admission}    accepted
@@ -41,6 +48,10 @@
     {-5, ""}                   the coupon belongs to someone else
     {-6, orderId}              the coupon is already redeemed by that order
     {-7, amount}               the amount is above the largest allowed
+    {-8, "line:held:limit,..."} over the per-user cap: for each product whose units this user holds unpaid plus
+                               this order's would exceed its cap, the product's first line, the units held and
+                               the cap (checked after stock, so an order larger than the stock is still
+                               out of stock)
     {-90 | -91, detail}        refused by admission control (includes/admission-gate.lua)
 ]]
 --- @include "admission-gate"
@@ -55,7 +66,8 @@ local orderId = ARGV[1]
 local userId = ARGV[2]
 local fingerprint = ARGV[3]
 local idempotencyTtl = tonumber(ARGV[4])
-local lines = #KEYS - 5
+local lines = (#KEYS - 5) / 2
+local defaultCap = tonumber(ARGV[11])
 
 if idempotencyTtl > 0 then
   local previous = redis.call("GET", KEYS[1])
@@ -74,15 +86,17 @@ end
 local prices = {}
 local needed = {}
 local available = {}
+local caps = {}
 for i = 1, lines do
   local key = KEYS[5 + i]
-  local state = redis.call("HMGET", key, "price", "available")
+  local state = redis.call("HMGET", key, "price", "available", "maxUnitsPerUser")
   if not state[1] then
     return {-2, tostring(i)}
   end
   prices[i] = tonumber(state[1])
   available[key] = tonumber(state[2])
-  needed[key] = (needed[key] or 0) + tonumber(ARGV[10 + i])
+  caps[key] = tonumber(state[3]) or defaultCap
+  needed[key] = (needed[key] or 0) + tonumber(ARGV[12 + i])
 end
 local short = {}
 for i = 1, lines do
@@ -94,11 +108,27 @@ end
 if #short > 0 then
   return {-3, table.concat(short, ",")}
 end
+-- The per-user cap, per product (a product's lines together), reported on the product's first line.
+local overCap = {}
+local checked = {}
+for i = 1, lines do
+  local key = KEYS[5 + i]
+  if not checked[key] then
+    checked[key] = true
+    local held = tonumber(redis.call("GET", KEYS[5 + lines + i]) or "0")
+    if held + needed[key] > caps[key] then
+      overCap[#overCap + 1] = i .. ":" .. held .. ":" .. caps[key]
+    end
+  end
+end
+if #overCap > 0 then
+  return {-8, table.concat(overCap, ",")}
+end
 
 local subtotal = 0
 local items = {}
 for i = 1, lines do
-  local quantity = tonumber(ARGV[10 + i])
+  local quantity = tonumber(ARGV[12 + i])
   subtotal = subtotal + prices[i] * quantity
   -- The product id is the key's hash tag: {prd_...}.
   items[i] = {productId = string.match(KEYS[5 + i], "{(prd_[^}]+)}"), quantity = quantity, unitPrice = prices[i]}
@@ -132,6 +162,15 @@ end
 for key, quantity in pairs(needed) do
   redis.call("HINCRBY", key, "available", -quantity)
 end
+-- An order with nothing to pay is paid once recorded: its units never count as unpaid.
+local unpaid = amount > 0
+if unpaid then
+  for i = 1, lines do
+    local counter = KEYS[5 + lines + i]
+    redis.call("INCRBY", counter, tonumber(ARGV[12 + i]))
+    redis.call("EXPIRE", counter, tonumber(ARGV[12]))
+  end
+end
 if couponIssueId ~= "" then
   redis.call("HSET", KEYS[5], "orderId", orderId)
 end
@@ -147,6 +186,9 @@ if couponIssueId ~= "" then
 end
 local encoded = cjson.encode(message)
 redis.call("HSET", KEYS[4], "userId", userId, "amount", amount, "couponIssueId", couponIssueId)
+if unpaid then
+  redis.call("HSET", KEYS[4], "unpaid", "1")
+end
 redis.call("EXPIRE", KEYS[4], tonumber(ARGV[5]))
 -- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
 redis.call("HSET", KEYS[2], "status", "pending", "message", encoded)

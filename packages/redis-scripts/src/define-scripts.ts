@@ -25,7 +25,12 @@ export interface ScriptedRedis extends Redis {
   enqueueOperation(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
   /** issue-coupon-9.lua: the 4 admission keys, 5 keys, the 7 admission arguments, 6 arguments. */
   issueCoupon(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
-  changeProduct(productStateKey: string, price: number | "", stockAdded: number): Promise<[number, number]>;
+  changeProduct(
+    productStateKey: string,
+    price: number | "",
+    stockAdded: number,
+    maxUnitsPerUser: number | "",
+  ): Promise<[number, number]>;
   /** reserve-order-n.lua: the caller passes the number of keys first. */
   reserveOrder(
     numberOfKeys: number,
@@ -60,6 +65,7 @@ export interface ScriptedPipeline extends ChainableCommander {
   trimAcknowledged(streamKey: string, group: string): ScriptedPipeline;
   finishOperations(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
   releaseOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
+  settleUnpaidUnits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
   readTicket(...keysThenArgs: string[]): ScriptedPipeline;
 }
 

@@ -31,6 +31,7 @@ export function configToEnv(config: Config): Record<string, string> {
     STATUS_TTL_SECONDS: String(config.statusTtlSeconds),
     IDEMPOTENCY_TTL_SECONDS: String(config.idempotencyTtlSeconds),
     ORDER_TTL_SECONDS: String(config.orderTtlSeconds),
+    MAX_UNITS_PER_USER: String(config.maxUnitsPerUser),
     WORKER_METRICS_PORT: String(config.workerMetricsPort),
     RATE_LIMITS: rateLimitsToEnv(config),
     TRUST_PROXY: Array.isArray(config.trustProxy) ? config.trustProxy.join(",") : String(config.trustProxy),

@@ -43,6 +43,12 @@ export const ERRORS = {
     title: "This coupon was already redeemed by another order",
     retryable: false,
   },
+  // Not retryable as it is: the user must pay or cancel an order of the product first (or ask for fewer).
+  unit_limit_exceeded: {
+    status: 409,
+    title: "This order would take the units this user holds unpaid of a product past its per-user limit",
+    retryable: false,
+  },
   order_not_cancellable: { status: 409, title: "This order has already ended", retryable: false },
   room_guard_conflict: {
     status: 409,
@@ -100,8 +106,14 @@ export interface ProblemExtras {
   /** `pointer` (a JSON pointer into the body) only for body fields. */
   errors?: { field: string; pointer?: string; detail: string }[];
   existingId?: string;
-  /** out_of_stock: every line that could not be reserved. */
-  lines?: { line: number; productId: string; requested: number; available: number }[];
+  /**
+   * out_of_stock: every line that could not be reserved (`available`); unit_limit_exceeded: each product over
+   * its per-user limit, on its first line (`held`, `limit`).
+   */
+  lines?: (
+    | { line: number; productId: string; requested: number; available: number }
+    | { line: number; productId: string; requested: number; held: number; limit: number }
+  )[];
   retryAfterSeconds?: number;
   /** waiting_room_required: the room to join, its join URL, and why the request's admission did not count. */
   roomId?: string;

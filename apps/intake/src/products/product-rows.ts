@@ -17,6 +17,7 @@ function productFromRow(row: ProductRow): ProductDefinition {
     price: row.price,
     stock: row.stock,
     received: row.received,
+    maxUnitsPerUser: row.max_units_per_user,
     createdAt: row.created_at.getTime(),
     updatedAt: row.updated_at.getTime(),
   };
@@ -35,7 +36,14 @@ export async function insertProduct(
 ): Promise<ProductDefinition> {
   const row = await db
     .insertInto("products")
-    .values({ id, name: product.name, price: product.price, stock: product.stock, received: product.stock })
+    .values({
+      id,
+      name: product.name,
+      price: product.price,
+      stock: product.stock,
+      received: product.stock,
+      max_units_per_user: product.maxUnitsPerUser ?? null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   return productFromRow(row);
@@ -50,7 +58,7 @@ export async function changeProduct(
   id: string,
   change: ProductChangeRequest,
 ): Promise<ProductDefinition | null> {
-  const { price, stockAdded } = change;
+  const { price, stockAdded, maxUnitsPerUser } = change;
   const row = await db
     .updateTable("products")
     .set((eb) => ({
@@ -58,6 +66,7 @@ export async function changeProduct(
       ...(stockAdded === undefined
         ? {}
         : { stock: eb("stock", "+", stockAdded), received: eb("received", "+", stockAdded) }),
+      ...(maxUnitsPerUser === undefined ? {} : { max_units_per_user: maxUnitsPerUser }),
       updated_at: sql<Date>`now()`,
     }))
     .where("id", "=", id)
@@ -66,7 +75,12 @@ export async function changeProduct(
   return row ? productFromRow(row) : null;
 }
 
-export function productView(product: ProductDefinition, available: number | null): ProductView {
+/** `defaultMaxUnitsPerUser`: the deployment's cap, in force for a product without its own. */
+export function productView(
+  product: ProductDefinition,
+  available: number | null,
+  defaultMaxUnitsPerUser: number,
+): ProductView {
   return {
     id: product.id,
     name: product.name,
@@ -74,6 +88,7 @@ export function productView(product: ProductDefinition, available: number | null
     stock: product.stock,
     received: product.received,
     available,
+    maxUnitsPerUser: product.maxUnitsPerUser ?? defaultMaxUnitsPerUser,
     createdAt: new Date(product.createdAt).toISOString(),
     updatedAt: new Date(product.updatedAt).toISOString(),
   };

@@ -22,6 +22,7 @@ import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { actingUser, adminNotAllowed, visibleTo } from "../auth/caller.ts";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
+import { orderConflictResponseSchema } from "../orders/order-problem-schema.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { idempotencyKeyOf } from "./accept-operation.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
@@ -30,6 +31,13 @@ const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 /** Longer than any order stays unpaid, so its release still finds what it reserved. */
 const ORDER_STATE_GRACE_SECONDS = 7 * 86_400;
+
+/**
+ * How long a user's unpaid-units counter outlives the last order that raised it: a safety net for an order state
+ * lost before its payment or end lowered it. Every order it counts has expired (or been paid) by then unless the
+ * workers are this far behind.
+ */
+const UNPAID_UNITS_GRACE_SECONDS = 3600;
 
 /** Products whose stock gauge this process reports (bounded: a flash sale has few hot products). */
 const MAX_GAUGED_PRODUCTS = 1000;
@@ -60,7 +68,10 @@ export async function ordersRoute(app: FastifyInstance) {
   app.post<{ Body: OrderCreateRequest }>(
     "/v1/orders",
     {
-      schema: { body: orderCreateRequestSchema, response: { 202: orderAcceptedResponseSchema, ...problems } },
+      schema: {
+        body: orderCreateRequestSchema,
+        response: { 202: orderAcceptedResponseSchema, 409: orderConflictResponseSchema, ...problems },
+      },
     },
     async (request, reply) => {
       const { config, metrics } = app;
@@ -80,6 +91,8 @@ export async function ordersRoute(app: FastifyInstance) {
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
         orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
+        defaultMaxUnitsPerUser: config.maxUnitsPerUser,
+        unpaidUnitsTtlSeconds: config.orderTtlSeconds + UNPAID_UNITS_GRACE_SECONDS,
         admission: app.admission.control.admissionFor(request, "orders", userId),
       });
       if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
@@ -175,6 +188,20 @@ function refusal(
           detail: outcome.lines
             .map(
               (l) => `line ${l.line}: ${l.requested} of ${l.productId} requested, ${l.available} available`,
+            )
+            .join("; "),
+          lines: outcome.lines,
+        },
+      ];
+    case "unit_limit_exceeded":
+      return [
+        "unit_limit_exceeded",
+        {
+          field: "items",
+          detail: outcome.lines
+            .map(
+              (l) =>
+                `line ${l.line}: ${l.requested} of ${l.productId} requested, ${l.held} held unpaid, limit ${l.limit} per user`,
             )
             .join("; "),
           lines: outcome.lines,

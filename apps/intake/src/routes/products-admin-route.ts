@@ -30,7 +30,7 @@ const createNotWritten = (productId: string) =>
   "it is not on sale until reconcile writes its state. " +
   `Do not create it again; GET /v1/products/${productId} shows it.`;
 const changeNotWritten =
-  "new orders see the old price and stock until reconcile catches up. " +
+  "new orders see the old price, stock and per-user cap until reconcile catches up. " +
   "Do not repeat the change (stockAdded would count twice).";
 
 const notFound = (productId: string) =>
@@ -55,7 +55,7 @@ export async function productsAdminRoute(app: FastifyInstance) {
       return reply
         .code(201)
         .header("Location", `/v1/products/${product.id}`)
-        .send(productView(product, available));
+        .send(productView(product, available, app.config.maxUnitsPerUser));
     },
   );
 
@@ -78,7 +78,7 @@ export async function productsAdminRoute(app: FastifyInstance) {
       );
       if (available === null) warnStateMissing(request.log, productId);
       request.log.info({ product: productId, ...request.body }, "product changed");
-      return productView(product, available);
+      return productView(product, available, app.config.maxUnitsPerUser);
     },
   );
 
@@ -91,7 +91,7 @@ export async function productsAdminRoute(app: FastifyInstance) {
       if (!product) throw notFound(productId);
       const [available = null] = await readAvailable(app.redis, app.queueKeys, [productId]);
       if (available === null) warnStateMissing(request.log, productId);
-      return productView(product, available);
+      return productView(product, available, app.config.maxUnitsPerUser);
     },
   );
 }

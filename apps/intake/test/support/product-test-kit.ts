@@ -8,6 +8,7 @@ export interface ProductBody {
   name?: string;
   price?: number;
   stock?: number;
+  maxUnitsPerUser?: number;
 }
 
 export const productBody = (changes: ProductBody = {}) => ({
@@ -24,6 +25,8 @@ export interface ProductJson {
   stock: number;
   received: number;
   available: number | null;
+  /** The cap in force: the product's own, or MAX_UNITS_PER_USER. */
+  maxUnitsPerUser: number;
   createdAt: string;
   updatedAt: string;
 }

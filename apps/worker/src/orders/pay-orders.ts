@@ -2,7 +2,13 @@
 // wallet belong to the same user, so to the same shard). The order rows are locked first; a payment is
 // refused (no debit) for an order that is not the payer's, no longer awaits payment, or costs another amount.
 import type { ShardDatabase } from "@floodgate/db";
-import { type FailureReason, type MoneyOperationMessage, parseOperationId } from "@floodgate/domain";
+import {
+  type FailureReason,
+  type MoneyOperationMessage,
+  type OrderLine,
+  parseOperationId,
+} from "@floodgate/domain";
+import type { PaidOrder } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import { sql, type Transaction } from "kysely";
 
@@ -33,6 +39,7 @@ interface PayableOrder {
   userId: string;
   status: string;
   amount: number;
+  items: Pick<OrderLine, "productId" | "quantity">[];
 }
 
 export class OrderPayments {
@@ -43,20 +50,34 @@ export class OrderPayments {
     this.#orders = orders;
   }
 
-  /** Locks the orders the payments name (in id order, so two workers cannot deadlock). */
+  /**
+   * Locks the orders the payments name (in id order, so two workers cannot deadlock), with their lines: a paid
+   * order's units stop counting against its user's cap (paidOrders), in the same statement.
+   */
   static async lock(trx: Transaction<ShardDatabase>, payments: MoneyOperationMessage[]) {
     const ids = [...new Set(payments.flatMap((m) => (m.orderId ? [m.orderId] : [])))].sort();
     if (ids.length === 0) return { orders: new OrderPayments(new Map()), statements: 0 };
-    const rows = await sql<{ id: string; user_id: string; status: string; amount: number }>`
-      select id, user_id, status, amount from orders where id = any(${ids}::text[]) order by id for update`.execute(
-      trx,
-    );
-    return {
-      orders: new OrderPayments(
-        new Map(rows.rows.map((r) => [r.id, { userId: r.user_id, status: r.status, amount: r.amount }])),
-      ),
-      statements: 1,
-    };
+    const rows = await sql<{
+      id: string;
+      user_id: string;
+      status: string;
+      amount: number;
+      product_id: string | null;
+      quantity: number | null;
+    }>`
+      select o.id, o.user_id, o.status, o.amount, i.product_id, i.quantity
+      from orders o left join order_items i on i.order_id = o.id
+      where o.id = any(${ids}::text[]) order by o.id, i.line for update of o`.execute(trx);
+    const orders = new Map<string, PayableOrder>();
+    for (const row of rows.rows) {
+      let order = orders.get(row.id);
+      if (!order) {
+        order = { userId: row.user_id, status: row.status, amount: row.amount, items: [] };
+        orders.set(row.id, order);
+      }
+      if (row.product_id !== null) order.items.push({ productId: row.product_id, quantity: row.quantity! });
+    }
+    return { orders: new OrderPayments(orders), statements: 1 };
   }
 
   /** Whether this payment names an order that is not on the shard yet but may still arrive: it waits. */
@@ -87,6 +108,16 @@ export class OrderPayments {
 
   get paidCount() {
     return this.#paid.length;
+  }
+
+  /**
+   * Every order the payments name that is paid once this batch commits: paid now, or before (a redelivered batch
+   * whose settlement may not have reached Redis, or a second payment of a paid order). Settling is idempotent.
+   */
+  paidOrders(): PaidOrder[] {
+    return [...this.#orders]
+      .filter(([, order]) => order.status === "paid")
+      .map(([orderId, order]) => ({ orderId, userId: order.userId, items: order.items }));
   }
 
   /** Writes the paid statuses; returns the statements sent. */

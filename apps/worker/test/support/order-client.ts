@@ -8,12 +8,17 @@ import { asShop, type IntakeApp } from "./intake-client.ts";
 
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };
 
-export async function createProduct(app: IntakeApp, stock: number, price = 1000): Promise<string> {
+export async function createProduct(
+  app: IntakeApp,
+  stock: number,
+  price = 1000,
+  maxUnitsPerUser?: number,
+): Promise<string> {
   const response = await app.inject({
     method: "POST",
     url: "/v1/products",
     headers: admin,
-    payload: { name: `product of ${stock}`, price, stock },
+    payload: { name: `product of ${stock}`, price, stock, ...(maxUnitsPerUser ? { maxUnitsPerUser } : {}) },
   });
   if (response.statusCode !== 201)
     throw new Error(`product refused: ${response.statusCode} ${response.body}`);

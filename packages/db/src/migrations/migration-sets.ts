@@ -5,6 +5,7 @@ import * as globalShardMap from "./global/2026-11-22-0001-shard-map.ts";
 import * as globalCoupons from "./global/2026-11-22-0002-coupons.ts";
 import * as globalProducts from "./global/2026-11-22-0003-products.ts";
 import * as globalDeployment from "./global/2026-11-25-0001-deployment.ts";
+import * as globalProductUnitCap from "./global/2026-11-25-0002-product-unit-cap.ts";
 import * as globalApiKeys from "./global/2026-11-25-0003-api-keys.ts";
 import * as shardWalletsPaymentsDeposits from "./shard/2026-11-22-0001-wallets-payments-deposits.ts";
 import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
@@ -16,6 +17,7 @@ export const globalMigrations: Record<string, Migration> = {
   "2026-11-22-0002-coupons": globalCoupons,
   "2026-11-22-0003-products": globalProducts,
   "2026-11-25-0001-deployment": globalDeployment,
+  "2026-11-25-0002-product-unit-cap": globalProductUnitCap,
   "2026-11-25-0003-api-keys": globalApiKeys,
 };
 

@@ -1,10 +1,13 @@
 // Schemas of the product admin routes. Limits hold per request: several changes may take a product's stock
 // past MAX_STOCK.
 import Type, { type Static, type TUnsafe } from "typebox";
-import { MAX_STOCK } from "../product-definition.ts";
+import { MAX_STOCK, MAX_UNITS_PER_USER } from "../product-definition.ts";
 import { PRODUCT_ID_PATTERN } from "../product-id.ts";
 import { PRINTABLE_TEXT_PATTERN } from "./coupon-schemas.ts";
 import { amountSchema } from "./operation-schemas.ts";
+
+/** Units one user may hold in orders awaiting payment, per product. */
+const maxUnitsPerUserSchema = Type.Integer({ minimum: 1, maximum: MAX_UNITS_PER_USER });
 
 export const productCreateRequestSchema = Type.Object(
   {
@@ -12,6 +15,7 @@ export const productCreateRequestSchema = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_TEXT_PATTERN }),
     price: amountSchema,
     stock: Type.Integer({ minimum: 0, maximum: MAX_STOCK }),
+    maxUnitsPerUser: Type.Optional(maxUnitsPerUserSchema),
   },
   { additionalProperties: false },
 );
@@ -23,10 +27,11 @@ export const productChangeRequestSchema = Type.Object(
   {
     price: Type.Optional(amountSchema),
     stockAdded: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_STOCK })),
+    maxUnitsPerUser: Type.Optional(maxUnitsPerUserSchema),
   },
   { additionalProperties: false, minProperties: 1 },
 );
-/** PATCH /v1/products/:productId: at least one of the two. */
+/** PATCH /v1/products/:productId: at least one field. */
 export type ProductChangeRequest = Static<typeof productChangeRequestSchema>;
 
 export const productIdParamsSchema = Type.Object({ productId: Type.String({ pattern: PRODUCT_ID_PATTERN }) });
@@ -41,6 +46,8 @@ export const productResponseSchema = Type.Object({
   available: Type.Unsafe<number | null>({ type: ["integer", "null"] }) as TUnsafe<number | null> & {
     type: ["integer", "null"];
   },
+  /** The cap in force: the product's own, or the deployment's default. */
+  maxUnitsPerUser: Type.Integer(),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });

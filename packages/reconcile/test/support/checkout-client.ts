@@ -36,13 +36,20 @@ export class CheckoutClient {
   }
 
   /** Postgres first, then Redis, as POST /v1/products does. */
-  async createProduct(stock: number, price = 1_000): Promise<string> {
+  async createProduct(stock: number, price = 1_000, maxUnitsPerUser: number | null = null): Promise<string> {
     const id = newProductId();
     await this.#global
       .insertInto("products")
-      .values({ id, name: `product of ${stock}`, price, stock, received: stock })
+      .values({
+        id,
+        name: `product of ${stock}`,
+        price,
+        stock,
+        received: stock,
+        max_units_per_user: maxUnitsPerUser,
+      })
       .execute();
-    await writeProductState(this.#redis, this.#keys, { id, price, stock });
+    await writeProductState(this.#redis, this.#keys, { id, price, stock, maxUnitsPerUser });
     return id;
   }
 
@@ -95,6 +102,8 @@ export class CheckoutClient {
       fingerprint: orderId,
       idempotencyTtlSeconds: this.#config.idempotencyTtlSeconds,
       orderStateTtlSeconds: this.#config.orderTtlSeconds * 2,
+      defaultMaxUnitsPerUser: this.#config.maxUnitsPerUser,
+      unpaidUnitsTtlSeconds: this.#config.orderTtlSeconds * 2,
       admission: unlimitedAdmission(this.#keys, userId),
     });
     if (outcome.result !== "accepted") throw new Error(`order refused: ${JSON.stringify(outcome)}`);
