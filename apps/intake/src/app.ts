@@ -3,6 +3,7 @@ import cors from "@fastify/cors";
 import type { Config } from "@floodgate/config";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { admissionPlugin } from "./plugins/admission-plugin.ts";
+import { authPlugin } from "./plugins/auth-plugin.ts";
 import { couponsPlugin } from "./plugins/coupons-plugin.ts";
 import { demoPlugin } from "./plugins/demo-plugin.ts";
 import { globalDbPlugin } from "./plugins/global-db-plugin.ts";
@@ -10,9 +11,11 @@ import { metricsPlugin } from "./plugins/metrics-plugin.ts";
 import { problemPlugin, sendProblem } from "./plugins/problem-plugin.ts";
 import { redisPlugin } from "./plugins/redis-plugin.ts";
 import { shardsPlugin } from "./plugins/shards-plugin.ts";
+import { apiKeysAdminRoute } from "./routes/api-keys-admin-route.ts";
 import { catalogProductsRoute } from "./routes/catalog-products-route.ts";
 import { couponIssuesRoute } from "./routes/coupon-issues-route.ts";
 import { couponsAdminRoute } from "./routes/coupons-admin-route.ts";
+import { customerSessionsRoute } from "./routes/customer-sessions-route.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { operationSocketRoute } from "./routes/operation-socket-route.ts";
 import { ordersRoute } from "./routes/orders-route.ts";
@@ -82,6 +85,8 @@ export async function buildApp(
   await app.register(globalDbPlugin, { config });
   await app.register(couponsPlugin);
   await app.register(admissionPlugin, { config });
+  // Before every route: its onRequest hook authenticates each one registered after it.
+  await app.register(authPlugin, { config });
   await app.register(healthRoutes);
   await app.register(paymentsRoute);
   await app.register(walletsRoute);
@@ -95,6 +100,8 @@ export async function buildApp(
   await app.register(rateLimitsAdminRoute);
   await app.register(operationSocketRoute);
   await app.register(catalogProductsRoute);
+  await app.register(apiKeysAdminRoute);
+  await app.register(customerSessionsRoute);
   await app.register(demoPlugin);
   return app;
 }

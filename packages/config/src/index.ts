@@ -1,9 +1,12 @@
+export type { CustomerJwtSettings } from "./customer-jwt.ts";
 export { ConfigError } from "./env-reader.ts";
 export {
   ADMIN_API_KEY_PATTERN,
   ADMISSION_TOKEN_SECRET_PATTERN,
   type Config,
+  CUSTOMER_TOKEN_SECRET_PATTERN,
   defaultShardUrls,
+  isLoopbackHost,
   LOG_LEVELS,
   type LogLevel,
   loadConfig,

@@ -2,6 +2,7 @@
 // bad value with a message naming it; everything else receives the typed Config.
 import { availableParallelism } from "node:os";
 import type { RateLimitPolicies } from "@floodgate/domain";
+import { type CustomerJwtSettings, parseCustomerJwt } from "./customer-jwt.ts";
 import { ConfigError, envReader } from "./env-reader.ts";
 import { parseRateLimits } from "./rate-limits.ts";
 
@@ -12,6 +13,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const ADMIN_API_KEY_PATTERN = /^[\x21-\x7E]{16,256}$/;
 /** The HMAC key of admission tokens: at least 256 bits of visible ASCII. */
 export const ADMISSION_TOKEN_SECRET_PATTERN = /^[\x21-\x7E]{32,512}$/;
+
+/** The key of the customer tokens Floodgate mints: at least 256 bits of visible ASCII. */
+export const CUSTOMER_TOKEN_SECRET_PATTERN = /^[\x21-\x7E]{32,512}$/;
 
 /** Fastify's trustProxy: false (the socket's address is the client), true, a hop count, or trusted addresses. */
 export type TrustProxy = boolean | number | string[];
@@ -71,6 +75,23 @@ export interface Config {
   roomCooldownSeconds: number;
   /** Web origins whose pages may call the API (the checkout SDK on a shop's site); none by default. */
   corsOrigins: string[];
+  /**
+   * "on" (the default): every request but health, metrics, the public catalogue and the demo's files must carry
+   * a server key, a customer token or (configuration routes) the admin key. "off" must be set explicitly: every
+   * caller may then act for any user.
+   */
+  auth: "on" | "off";
+  /**
+   * HMAC key of the customer tokens Floodgate mints (POST /v1/customer-sessions), shared by every intake process.
+   * `./floodgate start` generates one for the run when unset; an intake started alone makes its own.
+   */
+  customerTokenSecret: string | null;
+  /** Lifetime of a minted customer token when the request names none. */
+  customerTokenTtlSeconds: number;
+  /** The shop's own customer JWTs (CUSTOMER_JWT_*), or null: only Floodgate's tokens are accepted. */
+  customerJwt: CustomerJwtSettings | null;
+  /** The demo store's sign-in route, which mints a token for any user id: loopback addresses only. */
+  demoLogin: boolean;
 }
 
 export function defaultShardUrls(databaseUrl: string, count = 4): string[] {
@@ -90,9 +111,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     "postgresql:",
   ]);
   const shardUrls = read.urlList("SHARD_URLS", ["postgres:", "postgresql:"]) ?? defaultShardUrls(databaseUrl);
+  const host = read.string("HOST", "127.0.0.1", /^[A-Za-z0-9.:_-]+$/);
   return {
     port: read.int("PORT", 3000, 0, 65535),
-    host: read.string("HOST", "127.0.0.1", /^[A-Za-z0-9.:_-]+$/),
+    host,
     redisUrl: read.url("REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
     redisPrefix: read.string("REDIS_PREFIX", "fg:", /^[A-Za-z0-9:_.-]{1,64}$/),
     databaseUrl,
@@ -132,7 +154,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backpressureSeconds: read.int("BACKPRESSURE_SECONDS", 30, 0, 86_400),
     roomCooldownSeconds: read.int("ROOM_COOLDOWN_SECONDS", 30, 1, 86_400),
     corsOrigins: parseOrigins(read.optional("CORS_ORIGINS")),
+    auth: read.oneOf("AUTH", "on", ["on", "off"] as const),
+    customerTokenSecret: read.secret(
+      "CUSTOMER_TOKEN_SECRET",
+      CUSTOMER_TOKEN_SECRET_PATTERN,
+      "32-512 visible ASCII characters",
+    ),
+    customerTokenTtlSeconds: read.int("CUSTOMER_TOKEN_TTL_SECONDS", 900, 60, 86_400),
+    customerJwt: parseCustomerJwt(read),
+    demoLogin: parseDemoLogin(read.oneOf("DEMO_LOGIN", "off", ["on", "off"] as const), host),
   };
+}
+
+/** True for the addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+// The demo's sign-in mints a token for whatever user id it is given: on a public address it would hand out
+// every shopper's wallet. Refused outright rather than warned about.
+function parseDemoLogin(value: "on" | "off", host: string): boolean {
+  if (value === "off") return false;
+  if (!isLoopbackHost(host)) {
+    throw new ConfigError(
+      "DEMO_LOGIN",
+      `=on signs anyone in as any shopper and is allowed only when HOST is a loopback address (127.0.0.1, ::1, localhost), got HOST=${host}`,
+    );
+  }
+  return true;
 }
 
 /** Each entry an origin exactly (scheme, host, port; no path): what a browser sends in Origin. */

@@ -4,6 +4,7 @@ export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
 export { migrateAll } from "./migrate.ts";
 export { redactUrl } from "./redact-url.ts";
 export type {
+  ApiKeysTable,
   CouponsTable,
   GlobalDatabase,
   IssuedCouponsTable,

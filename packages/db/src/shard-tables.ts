@@ -110,8 +110,18 @@ export interface StockMovementsTable {
   created_at: DefaultedTimestamp;
 }
 
+/** A shop's server key: only its SHA-256 is stored. */
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  key_hash: Buffer;
+  created_at: DefaultedTimestamp;
+  revoked_at: Date | null;
+}
+
 export interface GlobalDatabase {
   shard_map: ShardMapTable;
+  api_keys: ApiKeysTable;
   coupons: CouponsTable;
   products: ProductsTable;
   stock_movements: StockMovementsTable;

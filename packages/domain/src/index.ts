@@ -7,6 +7,7 @@ export * from "./order-definition.ts";
 export * from "./product-definition.ts";
 export * from "./product-id.ts";
 export * from "./route-classes.ts";
+export * from "./schemas/auth-schemas.ts";
 export * from "./schemas/coupon-schemas.ts";
 export * from "./schemas/operation-schemas.ts";
 export * from "./schemas/order-schemas.ts";

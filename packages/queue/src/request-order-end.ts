@@ -18,6 +18,8 @@ export async function requestOrderEnd(
   orderId: string,
   reason: OrderEndReason,
   nowMs = Date.now(),
+  /** Only this user's order may end (a shopper's cancel); undefined: any (the shop's server, the expiry job). */
+  ownerUserId?: string,
 ): Promise<OrderEndOutcome> {
   const parsed = parseOperationId(orderId);
   if (parsed?.kind !== "order") return { result: "unknown_order" };
@@ -32,6 +34,7 @@ export async function requestOrderEnd(
     orderId,
     reason,
     nowMs,
+    ownerUserId ?? "",
   );
   if (code === 1) return { result: "requested", endId: value };
   if (code === 0) return { result: "already_requested", endId: value };

@@ -14,6 +14,8 @@
   ARGV[2] order id
   ARGV[3] reason: "cancelled" | "expired"
   ARGV[4] createdAt, epoch ms
+  ARGV[5] the user the caller acts for, or "" (the shop's server, the expiry job): an order of another user
+          answers as unknown, so a shopper cannot probe or end someone else's order
 
   Returns
     { 1, endId}      requested
@@ -22,7 +24,7 @@
     {-2, ""}         the order already ended without a sale (released)
 ]]
 local state = redis.call("HMGET", KEYS[1], "userId", "endId", "released")
-if not state[1] then
+if not state[1] or (ARGV[5] ~= "" and ARGV[5] ~= state[1]) then
   return {-1, ""}
 end
 if state[3] then

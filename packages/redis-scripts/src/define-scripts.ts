@@ -39,6 +39,7 @@ export interface ScriptedRedis extends Redis {
     orderId: string,
     reason: string,
     createdAt: number,
+    ownerUserId: string,
   ): Promise<[number, string]>;
   trimAcknowledged(streamKey: string, group: string): Promise<number>;
   /** join-room-10.lua: 10 keys, then ticket id, user id, random score, IP ms per token, IP burst. */

@@ -39,5 +39,23 @@ export function configToEnv(config: Config): Record<string, string> {
     ...(config.corsOrigins.length > 0 ? { CORS_ORIGINS: config.corsOrigins.join(",") } : {}),
     ...(config.adminApiKey === null ? {} : { ADMIN_API_KEY: config.adminApiKey }),
     ...(config.admissionTokenSecret === null ? {} : { ADMISSION_TOKEN_SECRET: config.admissionTokenSecret }),
+    AUTH: config.auth,
+    ...(config.customerTokenSecret === null ? {} : { CUSTOMER_TOKEN_SECRET: config.customerTokenSecret }),
+    CUSTOMER_TOKEN_TTL_SECONDS: String(config.customerTokenTtlSeconds),
+    DEMO_LOGIN: config.demoLogin ? "on" : "off",
+    ...customerJwtToEnv(config),
+  };
+}
+
+function customerJwtToEnv(config: Config): Record<string, string> {
+  const jwt = config.customerJwt;
+  if (jwt === null) return {};
+  return {
+    ...(jwt.jwksUrl !== undefined ? { CUSTOMER_JWT_JWKS_URL: jwt.jwksUrl } : {}),
+    ...(jwt.publicKeyPem !== undefined ? { CUSTOMER_JWT_PUBLIC_KEY: jwt.publicKeyPem } : {}),
+    ...(jwt.secret !== undefined ? { CUSTOMER_JWT_SECRET: jwt.secret } : {}),
+    CUSTOMER_JWT_ISSUER: jwt.issuer,
+    CUSTOMER_JWT_AUDIENCE: jwt.audience,
+    CUSTOMER_JWT_ALGORITHMS: jwt.algorithms.join(","),
   };
 }

@@ -3,6 +3,7 @@ export { type IntakeProcess, startIntakeProcess } from "./intake-process.ts";
 export { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 export {
   createTestEnvironment,
+  serverKeyFor,
   type TestEnvironment,
   type TestEnvironmentOptions,
 } from "./test-environment.ts";

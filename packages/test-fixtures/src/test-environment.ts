@@ -1,12 +1,15 @@
 // Each test file gets its own Redis key prefix and its own databases on the real local servers, so files run
 // in parallel without seeing each other's data. Nothing is mocked.
 import { randomBytes } from "node:crypto";
+import { createApiKey } from "@floodgate/auth";
 import { type Config, loadConfig } from "@floodgate/config";
-import { dropDatabases, ensureDatabases, migrateAll } from "@floodgate/db";
+import { createKysely, dropDatabases, ensureDatabases, type GlobalDatabase, migrateAll } from "@floodgate/db";
 import { Redis } from "ioredis";
 
 export interface TestEnvironment {
   config: Config;
+  /** A server key (`fg_sk_…`) stored in the file's global database: acts for any user. */
+  serverKey: string;
   /** Deletes the file's Redis keys and drops its databases. */
   cleanup(): Promise<void>;
 }
@@ -41,17 +44,43 @@ export async function createTestEnvironment(
     // Most files send bursts from one user and one address; the admission tests turn limits on themselves.
     RATE_LIMITS: "off",
     ADMISSION_TOKEN_SECRET: randomBytes(32).toString("base64url"),
+    CUSTOMER_TOKEN_SECRET: randomBytes(32).toString("base64url"),
     ...options.env,
   });
   await ensureDatabases([databaseUrl, ...shardUrls]);
   await migrateAll(databaseUrl, shardUrls);
+  const serverKey = await createServerKey(databaseUrl, `test ${name}`);
+  serverKeys.set(config, serverKey);
   return {
     config,
+    serverKey,
     async cleanup() {
       await deleteKeys(REDIS_URL, config.redisPrefix);
       await dropDatabases([databaseUrl, ...shardUrls]);
     },
   };
+}
+
+// The key each environment's config was made with, so a test kit given only the app (app.config) can
+// authenticate as the shop's server without every call site passing the key along.
+const serverKeys = new WeakMap<Config, string>();
+
+/** The server key createTestEnvironment stored for this config. */
+export function serverKeyFor(config: Config): string {
+  const key = serverKeys.get(config);
+  if (key === undefined)
+    throw new Error("this config was not made by createTestEnvironment: it has no server key");
+  return key;
+}
+
+/** Through the same records function the admin route uses: the row is real, only its hash is stored. */
+async function createServerKey(databaseUrl: string, name: string): Promise<string> {
+  const db = createKysely<GlobalDatabase>(databaseUrl, { max: 1, applicationName: "floodgate-test-setup" });
+  try {
+    return (await createApiKey(db, name)).key;
+  } finally {
+    await db.destroy();
+  }
 }
 
 function withDatabase(serverUrl: string, database: string): string {

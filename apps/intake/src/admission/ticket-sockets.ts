@@ -66,8 +66,11 @@ export class TicketSockets {
     for (const watcher of this.#watchers.all()) watcher.socket.close(1001, "intake shutting down");
   }
 
-  /** A socket for a ticket: it gets the ticket's state now, and stays if the ticket still waits or is admitted. */
-  async attach(socket: WebSocket, roomId: string, ticketId: string): Promise<void> {
+  /**
+   * A socket for a ticket: it gets the ticket's state now, and stays if the ticket still waits or is admitted.
+   * `ownerUserId` (a shopper's socket): another user's ticket answers as unknown.
+   */
+  async attach(socket: WebSocket, roomId: string, ticketId: string, ownerUserId?: string): Promise<void> {
     // Messages sent while the ticket is read would be lost; there are none to send yet, and the client sends none.
     let ticket: TicketState | null;
     try {
@@ -83,7 +86,7 @@ export class TicketSockets {
     // The client may have gone while the ticket was read: its close event has fired with nobody listening, so a
     // watcher added now would heartbeat the ticket (keep its place) until the next ping sweep, 30 s on.
     if (socket.readyState !== socket.OPEN) return;
-    if (!ticket) {
+    if (!ticket || (ownerUserId !== undefined && ticket.userId !== ownerUserId)) {
       this.#messages.send(socket, {
         type: "error",
         code: "not_found",

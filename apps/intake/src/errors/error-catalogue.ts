@@ -11,9 +11,23 @@ export const ERRORS = {
   invalid_operation_id: { status: 400, title: "This is not a well-formed operation id", retryable: false },
   unauthorized: {
     status: 401,
-    title: "This route needs Authorization: Bearer <ADMIN_API_KEY>",
+    title: "This route needs Authorization: Bearer with a credential it accepts",
     retryable: false,
   },
+  invalid_token: {
+    status: 401,
+    title: "The bearer token is not valid: forged, malformed, or for another issuer or audience",
+    retryable: false,
+  },
+  // Retryable once the caller has a new token: the SDK asks the page for one and repeats the request with
+  // the same Idempotency-Key.
+  token_expired: { status: 401, title: "The customer token has expired: get a new one", retryable: true },
+  forbidden_user: {
+    status: 403,
+    title: "A customer token acts only for its own user: userId names someone else",
+    retryable: false,
+  },
+  forbidden_caller: { status: 403, title: "This kind of caller may not use this route", retryable: false },
   not_open: { status: 403, title: "This coupon is not open for issue now", retryable: false },
   // Not retryable as it is: the client must join the room (joinUrl) and come back with its admission token.
   waiting_room_required: {

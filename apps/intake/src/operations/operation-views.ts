@@ -11,6 +11,7 @@ import {
 } from "@floodgate/domain";
 import { readStatusRecord } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
+import { type Caller, visibleTo } from "../auth/caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { readCouponIssue } from "../routes/read-coupon-issue.ts";
@@ -30,15 +31,21 @@ export function isFinal(view: AnyOperationView): boolean {
  * The id whose view a socket on `id` follows: the id itself, or the order an `ocx_` id ends (known from its
  * status record while Redis holds it). ProblemError 400 for a malformed id, 404 for an unknown one.
  */
-export async function watchedIdOf(app: FastifyInstance, id: string): Promise<string> {
+export async function watchedIdOf(app: FastifyInstance, id: string, caller: Caller): Promise<string> {
   const parsed = parseOperationId(id);
   if (parsed === null) throw new ProblemError("invalid_operation_id", { field: "id" });
-  if (parsed.kind !== "order_cancel") return id;
-  const record = await readStatusRecord(app.redis, app.queueKeys, id);
-  if (record?.message.kind !== "order_cancel") {
-    throw new ProblemError("not_found", { field: "id", detail: `no order end request ${id}` });
+  let watched = id;
+  if (parsed.kind === "order_cancel") {
+    const record = await readStatusRecord(app.redis, app.queueKeys, id);
+    if (record?.message.kind !== "order_cancel") {
+      throw new ProblemError("not_found", { field: "id", detail: `no order end request ${id}` });
+    }
+    watched = record.message.orderId;
   }
-  return record.message.orderId;
+  // A shopper watches only their own operations; another's answers as an unknown id would.
+  if (caller.kind !== "server")
+    visibleTo(caller, await readOperationView(app, watched), "id", `operation ${id}`);
+  return watched;
 }
 
 /**

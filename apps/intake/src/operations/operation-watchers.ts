@@ -3,9 +3,11 @@
 // message for an id re-reads its view once for all of its sockets (reads of one id never overlap, so an older
 // view cannot overtake a newer one); each socket gets a view only when it differs from the last it got, and
 // is closed 1000 after a final one.
+
 import type { Gauge } from "@floodgate/metrics";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
+import type { Caller } from "../auth/caller.ts";
 import { type AnyOperationView, isFinal } from "./operation-views.ts";
 import { socketRefusal } from "./socket-problem.ts";
 
@@ -29,7 +31,7 @@ interface Watch {
 
 export interface OperationWatcherDeps {
   /** The id whose view a socket on this id follows (ProblemError 400/404 when there is none). */
-  watchedIdOf(id: string): Promise<string>;
+  watchedIdOf(id: string, caller: Caller): Promise<string>;
   read(watchedId: string): Promise<AnyOperationView>;
   /** Resolves true once the status channel is subscribed (false if it is not within a moment). */
   whenSubscribed(): Promise<boolean>;
@@ -58,12 +60,12 @@ export class OperationWatchers {
   }
 
   /** A new socket for `id`: it gets the current view at once, then each change until a final one. */
-  async attach(socket: WebSocket, id: string, instance: string): Promise<void> {
+  async attach(socket: WebSocket, id: string, instance: string, caller: Caller): Promise<void> {
     let watchedId: string;
     try {
       // Subscribed first, then read: a change published after this point reaches the watch.
       if (!(await this.#deps.whenSubscribed())) throw new Error("status channel not subscribed");
-      watchedId = await this.#deps.watchedIdOf(id);
+      watchedId = await this.#deps.watchedIdOf(id, caller);
     } catch (error) {
       this.#refuse(socket, error, instance);
       return;

@@ -4,15 +4,26 @@
 // `crypto` is the module object (not a namespace import) so the contract test can see timingSafeEqual called.
 import crypto from "node:crypto";
 import type { Config } from "@floodgate/config";
-import type { FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 
 const REALM = 'Bearer realm="floodgate-admin"';
 
-const digest = (value: string): Buffer => crypto.createHash("sha256").update(value, "utf8").digest();
+export const digest = (value: string): Buffer => crypto.createHash("sha256").update(value, "utf8").digest();
 
 export function adminKeyMatches(presented: string, expectedDigest: Buffer): boolean {
   return crypto.timingSafeEqual(digest(presented), expectedDigest);
+}
+
+/**
+ * Makes every route this plugin context declares an admin route: marked so the callers' authentication
+ * (auth-plugin.ts) leaves it to this check, and refused without the admin key before its body is read.
+ */
+export function adminRoutes(app: FastifyInstance): void {
+  app.addHook("onRoute", (route) => {
+    route.config = { ...(route.config as object), auth: "admin" };
+  });
+  app.addHook("onRequest", requireAdmin(app.config));
 }
 
 /** An onRequest hook: it runs before the body is parsed, so an unauthenticated caller learns nothing else. */

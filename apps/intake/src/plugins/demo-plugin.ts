@@ -45,18 +45,20 @@ export async function demoPlugin(app: FastifyInstance) {
       .send(body);
 
   // Relative links in the page (./store.css) resolve under /demo/ only with the slash.
-  app.get("/demo", { schema: { response: problems } }, (request, reply) => {
+  app.get("/demo", { config: { auth: "public" }, schema: { response: problems } }, (request, reply) => {
     const query = request.url.indexOf("?");
     return reply.redirect(`/demo/${query === -1 ? "" : request.url.slice(query)}`, 301);
   });
 
-  app.get("/demo/checkout-sdk.js", { schema: { response: problems } }, async (_request, reply) =>
-    send(reply, "js", await sdkBundle()),
+  app.get(
+    "/demo/checkout-sdk.js",
+    { config: { auth: "public" }, schema: { response: problems } },
+    async (_request, reply) => send(reply, "js", await sdkBundle()),
   );
 
   app.get<{ Params: { "*": string } }>(
     "/demo/*",
-    { schema: { response: problems } },
+    { config: { auth: "public" }, schema: { response: problems } },
     async (request, reply) => {
       const name = request.params["*"] || "index.html";
       const extension = FILE_NAME.exec(name)?.[1];

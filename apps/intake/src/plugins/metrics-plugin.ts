@@ -37,7 +37,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance) => {
     "Entries delivered to a worker but not yet acknowledged",
   );
 
-  app.get("/metrics", async (_request, reply) => {
+  app.get("/metrics", { config: { auth: "public" } }, async (_request, reply) => {
     try {
       const pipeline = app.statsRedis.pipeline();
       for (const stream of app.queueKeys.allStreams()) {

@@ -28,6 +28,8 @@ export async function catalogProductsRoute(app: FastifyInstance) {
   app.get<{ Params: { productId: string } }>(
     "/v1/catalog/products/:productId",
     {
+      // The public catalogue: what a shop page shows anyone before they sign in.
+      config: { auth: "public" },
       schema: {
         params: productIdParamsSchema,
         response: { 200: catalogProductResponseSchema, ...problems },

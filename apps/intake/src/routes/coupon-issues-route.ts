@@ -13,6 +13,7 @@ import {
 import { type AdmissionRefusal, type IssueCouponOutcome, issueCoupon } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
+import { actingUser, visibleTo } from "../auth/caller.ts";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 import { sendProblem } from "../plugins/problem-plugin.ts";
 import { readCouponIssue } from "./read-coupon-issue.ts";
@@ -53,7 +54,7 @@ function refusal(
 }
 
 export async function couponIssuesRoute(app: FastifyInstance) {
-  app.post<{ Params: { couponId: string }; Body: { userId: string } }>(
+  app.post<{ Params: { couponId: string }; Body: { userId?: string } }>(
     "/v1/coupons/:couponId/issues",
     {
       schema: {
@@ -64,7 +65,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { couponId } = request.params;
-      const { userId } = request.body;
+      const userId = actingUser(request.caller, request.body.userId);
       const { metrics } = app;
       // Warm after this process's first request for the coupon: no Postgres query on the hot path.
       const coupon = app.couponDefinitions.cached(couponId) ?? (await app.couponDefinitions.find(couponId));
@@ -118,6 +119,12 @@ export async function couponIssuesRoute(app: FastifyInstance) {
     {
       schema: { params: operationIdParamsSchema, response: { 200: couponIssueResponseSchema, ...problems } },
     },
-    (request) => readCouponIssue(app, request.params.id),
+    async (request) =>
+      visibleTo(
+        request.caller,
+        await readCouponIssue(app, request.params.id),
+        "id",
+        `coupon issue ${request.params.id}`,
+      ),
   );
 }

@@ -14,12 +14,12 @@ import type { FastifyInstance } from "fastify";
 import { type CouponCreateBody, checkCouponInput } from "../coupons/coupon-input.ts";
 import { couponJson, insertCouponDefinition } from "../coupons/coupon-rows.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { requireAdmin } from "../plugins/admin-auth.ts";
+import { adminRoutes } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 export async function couponsAdminRoute(app: FastifyInstance) {
-  app.addHook("onRequest", requireAdmin(app.config));
+  adminRoutes(app);
 
   app.post<{ Body: CouponCreateBody }>(
     "/v1/coupons",

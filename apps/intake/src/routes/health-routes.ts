@@ -8,12 +8,12 @@ const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   ]);
 
 export async function healthRoutes(app: FastifyInstance) {
-  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/healthz", { config: { auth: "public" } }, async () => ({ status: "ok" }));
 
   // Ready when Redis, every shard and the global database (coupon and product definitions, the admin API)
   // answer: a load balancer should not send traffic to an intake that would answer 503, and an operator sees
   // which dependency is missing.
-  app.get("/readyz", async (_request, reply) => {
+  app.get("/readyz", { config: { auth: "public" } }, async (_request, reply) => {
     const checks: Record<string, string> = {};
     const probe = async (name: string, check: () => Promise<unknown>) => {
       try {

@@ -4,6 +4,7 @@
 // or unknown id gets {"type":"error","problem":<problem+json>} and a close 4400 or 4404.
 import { Gauge } from "@floodgate/metrics";
 import type { FastifyInstance } from "fastify";
+import { authenticateSocket } from "../auth/socket-caller.ts";
 import { readOperationView, watchedIdOf } from "../operations/operation-views.ts";
 import { OperationWatchers } from "../operations/operation-watchers.ts";
 import { StatusSubscriber } from "../operations/status-subscriber.ts";
@@ -30,7 +31,7 @@ export async function operationSocketRoute(app: FastifyInstance) {
     onResubscribed: () => watchers.refreshAll(),
   });
   const watchers = new OperationWatchers({
-    watchedIdOf: (id) => watchedIdOf(app, id),
+    watchedIdOf: (id, caller) => watchedIdOf(app, id, caller),
     read: (id) => readOperationView(app, id),
     whenSubscribed: () => subscriber.whenSubscribed(),
     gauge,
@@ -48,9 +49,12 @@ export async function operationSocketRoute(app: FastifyInstance) {
 
   app.get<{ Params: { id: string } }>(
     "/v1/operations/:id/ws",
-    { websocket: true, schema: { params: paramsSchema } },
-    (socket, request) => {
-      void watchers.attach(socket, request.params.id, request.url);
+    { websocket: true, config: { auth: "socket" }, schema: { params: paramsSchema } },
+    async (socket, request) => {
+      const caller = await authenticateSocket(app, socket, request);
+      if (caller === null) return;
+      // The instance names the resource, not the URL: the query carries the access token.
+      void watchers.attach(socket, request.params.id, request.url.split("?")[0] ?? request.url, caller);
     },
   );
 }

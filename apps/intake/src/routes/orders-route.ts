@@ -19,13 +19,14 @@ import {
 } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
+import { actingUser, adminNotAllowed, visibleTo } from "../auth/caller.ts";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { idempotencyKeyOf } from "./accept-operation.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
 
 interface OrderBody {
-  userId: string;
+  userId?: string;
   items: { productId: string; quantity: number }[];
   couponIssueId?: string;
 }
@@ -68,7 +69,8 @@ export async function ordersRoute(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { config, metrics } = app;
-      const { userId, items, couponIssueId } = request.body;
+      const { items, couponIssueId } = request.body;
+      const userId = actingUser(request.caller, request.body.userId);
       const idempotencyKey = idempotencyKeyOf(request);
       const createdAt = Date.now(); // one reading: the id encodes it too
       const outcome = await reserveOrder(app.redis, app.queueKeys, {
@@ -108,7 +110,13 @@ export async function ordersRoute(app: FastifyInstance) {
   app.get<{ Params: { orderId: string } }>(
     "/v1/orders/:orderId",
     { schema: { params: orderIdParamsSchema, response: { 200: orderResponseSchema, ...problems } } },
-    (request) => readOrder(app, request.params.orderId),
+    async (request) =>
+      visibleTo(
+        request.caller,
+        await readOrder(app, request.params.orderId),
+        "orderId",
+        `order ${request.params.orderId}`,
+      ),
   );
 
   app.post<{ Params: { orderId: string } }>(
@@ -121,7 +129,16 @@ export async function ordersRoute(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { orderId } = request.params;
-      const outcome = await requestOrderEnd(app.redis, app.queueKeys, orderId, "cancelled");
+      const { caller } = request;
+      if (caller.kind === "admin") throw adminNotAllowed();
+      const outcome = await requestOrderEnd(
+        app.redis,
+        app.queueKeys,
+        orderId,
+        "cancelled",
+        Date.now(),
+        caller.kind === "customer" ? caller.userId : undefined,
+      );
       app.metrics.orderEndRequests.inc({ reason: "cancelled", outcome: outcome.result });
       if (outcome.result === "unknown_order") {
         throw new ProblemError("not_found", { field: "orderId", detail: `no order ${orderId}` });

@@ -6,11 +6,12 @@ import {
   problemResponseSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
+import { actingUser, visibleTo } from "../auth/caller.ts";
 import { acceptOperation } from "./accept-operation.ts";
 import { readOperation } from "./read-operation.ts";
 
 interface PaymentBody {
-  userId: string;
+  userId?: string;
   amount: number;
   currency?: string;
   orderId?: string;
@@ -22,12 +23,23 @@ export async function paymentsRoute(app: FastifyInstance) {
   app.post<{ Body: PaymentBody }>(
     "/v1/payments",
     { schema: { body: paymentRequestSchema, response: { 202: acceptedResponseSchema, ...problems } } },
-    (request, reply) => acceptOperation(request, reply, { kind: "payment", ...request.body }),
+    (request, reply) =>
+      acceptOperation(request, reply, {
+        kind: "payment",
+        ...request.body,
+        userId: actingUser(request.caller, request.body.userId),
+      }),
   );
 
   app.get<{ Params: { id: string } }>(
     "/v1/payments/:id",
     { schema: { params: operationIdParamsSchema, response: { 200: operationResponseSchema, ...problems } } },
-    (request) => readOperation(app, "payment", request.params.id),
+    async (request) =>
+      visibleTo(
+        request.caller,
+        await readOperation(app, "payment", request.params.id),
+        "id",
+        `payment ${request.params.id}`,
+      ),
   );
 }

@@ -13,7 +13,7 @@ import {
 import { changeProductState, readAvailable, writeProductState } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { requireAdmin } from "../plugins/admin-auth.ts";
+import { adminRoutes } from "../plugins/admin-auth.ts";
 import { changeProduct, findProduct, insertProduct, productView } from "../products/product-rows.ts";
 import {
   refuseWhileRedisIsAway,
@@ -36,7 +36,7 @@ const notFound = (productId: string) =>
   new ProblemError("not_found", { field: "productId", detail: `no product ${productId}` });
 
 export async function productsAdminRoute(app: FastifyInstance) {
-  app.addHook("onRequest", requireAdmin(app.config));
+  adminRoutes(app);
 
   app.post<{ Body: ProductCreateRequest }>(
     "/v1/products",

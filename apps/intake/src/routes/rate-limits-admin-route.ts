@@ -14,17 +14,17 @@ import {
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { requireAdmin } from "../plugins/admin-auth.ts";
+import { adminRoutes } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 export async function rateLimitsAdminRoute(app: FastifyInstance) {
-  const admin = requireAdmin(app.config);
+  adminRoutes(app);
   const view = (routeClass: RouteClass) => ({ routeClass, ...app.admission.book.limits(routeClass).policy });
 
   app.get(
     "/v1/rate-limits",
-    { onRequest: admin, schema: { response: { 200: rateLimitsResponseSchema, ...problems } } },
+    { schema: { response: { 200: rateLimitsResponseSchema, ...problems } } },
     async () => {
       await app.admission.book.reload(app.admission.redis, app.admission.keys);
       return { policies: ROUTE_CLASSES.map(view) };
@@ -34,7 +34,6 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
   app.put<{ Params: { routeClass: RouteClass }; Body: Partial<RateLimitPolicy> }>(
     "/v1/rate-limits/:routeClass",
     {
-      onRequest: admin,
       schema: {
         params: routeClassParamsSchema,
         body: rateLimitChangeRequestSchema,
@@ -59,7 +58,6 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
   app.delete<{ Params: { routeClass: RouteClass } }>(
     "/v1/rate-limits/:routeClass",
     {
-      onRequest: admin,
       schema: {
         params: routeClassParamsSchema,
         response: { 200: rateLimitPolicyResponseSchema, ...problems },

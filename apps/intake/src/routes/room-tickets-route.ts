@@ -10,12 +10,14 @@ import {
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
 import { ticketView } from "../admission/ticket-view.ts";
+import { actingUser, mayRead } from "../auth/caller.ts";
+import { authenticateSocket } from "../auth/socket-caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 export async function roomTicketsRoute(app: FastifyInstance) {
-  app.post<{ Params: { roomId: string }; Body: { userId: string } }>(
+  app.post<{ Params: { roomId: string }; Body: { userId?: string } }>(
     "/v1/rooms/:roomId/tickets",
     {
       schema: {
@@ -26,7 +28,8 @@ export async function roomTicketsRoute(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { roomId } = request.params;
-      const { userId } = request.body;
+      // The ticket, and the admission token it leads to, are bound to the verified user.
+      const userId = actingUser(request.caller, request.body.userId);
       const { redis, keys, book, control, directory, tokens } = app.admission;
       const [intervalMs, burst] = book.limits("room-joins").ip;
       const outcome = await joinRoom(redis, keys, {
@@ -54,7 +57,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       const { roomId, ticketId } = request.params;
       const { redis, keys, directory, tokens } = app.admission;
       const ticket = await readTicket(redis, keys, roomId, ticketId);
-      if (!ticket) {
+      if (!ticket || !mayRead(request.caller, ticket.userId)) {
         throw new ProblemError("not_found", {
           field: "ticketId",
           detail: `room ${roomId} has no ticket ${ticketId}`,
@@ -66,9 +69,12 @@ export async function roomTicketsRoute(app: FastifyInstance) {
 
   app.get<{ Params: { roomId: string; ticketId: string } }>(
     "/v1/rooms/:roomId/tickets/:ticketId/ws",
-    { websocket: true, schema: { params: ticketParamsSchema } },
-    (socket, request) => {
-      void app.admission.sockets.attach(socket, request.params.roomId, request.params.ticketId);
+    { websocket: true, config: { auth: "socket" }, schema: { params: ticketParamsSchema } },
+    async (socket, request) => {
+      const caller = await authenticateSocket(app, socket, request);
+      if (caller === null) return;
+      const owner = caller.kind === "customer" ? caller.userId : undefined;
+      void app.admission.sockets.attach(socket, request.params.roomId, request.params.ticketId, owner);
     },
   );
 }

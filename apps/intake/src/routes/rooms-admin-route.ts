@@ -22,7 +22,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { parseTimestamp } from "../coupons/coupon-input.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { requireAdmin } from "../plugins/admin-auth.ts";
+import { adminRoutes } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
@@ -60,12 +60,11 @@ async function roomView(app: FastifyInstance, roomId: string) {
 }
 
 export async function roomsAdminRoute(app: FastifyInstance) {
-  const admin = requireAdmin(app.config);
+  adminRoutes(app);
 
   app.put<{ Params: { roomId: string }; Body: RoomBody }>(
     "/v1/rooms/:roomId",
     {
-      onRequest: admin,
       schema: {
         params: roomIdParamsSchema,
         body: roomDefinitionRequestSchema,
@@ -131,7 +130,6 @@ export async function roomsAdminRoute(app: FastifyInstance) {
   app.get<{ Params: { roomId: string } }>(
     "/v1/rooms/:roomId",
     {
-      onRequest: admin,
       schema: { params: roomIdParamsSchema, response: { 200: roomResponseSchema, ...problems } },
     },
     (request) => roomView(app, request.params.roomId),
@@ -139,7 +137,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
 
   app.delete<{ Params: { roomId: string; ticketId: string } }>(
     "/v1/rooms/:roomId/tokens/:ticketId",
-    { onRequest: admin, schema: { params: ticketParamsSchema, response: problems } },
+    { schema: { params: ticketParamsSchema, response: problems } },
     async (request, reply) => {
       const { roomId, ticketId } = request.params;
       const before = await revokeTicket(app.admission.redis, app.admission.keys, roomId, ticketId);

@@ -1,5 +1,7 @@
 import { problemResponseSchema, userCouponsResponseSchema, userIdParamsSchema } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
+import { mayRead } from "../auth/caller.ts";
+import { ProblemError } from "../errors/error-catalogue.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 // A user holds at most one of each coupon; the cap only bounds an answer nobody should need to page.
@@ -13,6 +15,9 @@ export async function userCouponsRoute(app: FastifyInstance) {
     { schema: { params: userIdParamsSchema, response: { 200: userCouponsResponseSchema, ...problems } } },
     async (request) => {
       const { userId } = request.params;
+      if (!mayRead(request.caller, userId)) {
+        throw new ProblemError("not_found", { field: "userId", detail: `no coupons of ${userId}` });
+      }
       const rows = await app.shards
         .forUser(userId)
         .selectFrom("issued_coupons")

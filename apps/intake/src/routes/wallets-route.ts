@@ -8,6 +8,8 @@ import {
   walletResponseSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
+import { mayRead, requireServer, visibleTo } from "../auth/caller.ts";
+import { ProblemError } from "../errors/error-catalogue.ts";
 import { acceptOperation } from "./accept-operation.ts";
 import { readOperation } from "./read-operation.ts";
 
@@ -23,14 +25,27 @@ export async function walletsRoute(app: FastifyInstance) {
         response: { 202: acceptedResponseSchema, ...problems },
       },
     },
-    (request, reply) =>
-      acceptOperation(request, reply, { kind: "deposit", userId: request.params.userId, ...request.body }),
+    (request, reply) => {
+      // Money enters a wallet only because the shop's payment provider confirmed it: never from a browser.
+      requireServer(request.caller, "a deposit");
+      return acceptOperation(request, reply, {
+        kind: "deposit",
+        userId: request.params.userId,
+        ...request.body,
+      });
+    },
   );
 
   app.get<{ Params: { id: string } }>(
     "/v1/deposits/:id",
     { schema: { params: operationIdParamsSchema, response: { 200: operationResponseSchema, ...problems } } },
-    (request) => readOperation(app, "deposit", request.params.id),
+    async (request) =>
+      visibleTo(
+        request.caller,
+        await readOperation(app, "deposit", request.params.id),
+        "id",
+        `deposit ${request.params.id}`,
+      ),
   );
 
   // The balance lives on the user's shard; a user who never deposited has a balance of 0.
@@ -39,6 +54,9 @@ export async function walletsRoute(app: FastifyInstance) {
     { schema: { params: userIdParamsSchema, response: { 200: walletResponseSchema, ...problems } } },
     async (request) => {
       const { userId } = request.params;
+      if (!mayRead(request.caller, userId)) {
+        throw new ProblemError("not_found", { field: "userId", detail: `no wallet ${userId}` });
+      }
       const wallet = await app.shards
         .forUser(userId)
         .selectFrom("wallets")

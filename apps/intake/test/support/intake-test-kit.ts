@@ -1,17 +1,34 @@
 // Shared by the intake's test files: what a test needs to look at the real Redis behind an app, and to assert
 // the problem+json shape. Each test file still builds its own environment and app.
 import { createServer } from "node:net";
+import { serverKeyFor } from "@floodgate/test-fixtures";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
+
+/**
+ * The shop's server key of the app's test environment, unless the test names its own Authorization; an
+ * empty one sends none (the unauthenticated case).
+ */
+export function withCredentials(
+  app: FastifyInstance,
+  headers: Record<string, string> = {},
+): Record<string, string> {
+  if (!("authorization" in headers))
+    return { ...headers, authorization: `Bearer ${serverKeyFor(app.config)}` };
+  if (headers.authorization !== "") return headers;
+  const { authorization: _none, ...rest } = headers;
+  return rest;
+}
 
 export const post = (
   app: FastifyInstance,
   url: string,
   body: unknown,
   headers: Record<string, string> = {},
-) => app.inject({ method: "POST", url, headers, payload: body as object });
+) => app.inject({ method: "POST", url, headers: withCredentials(app, headers), payload: body as object });
 
-export const get = (app: FastifyInstance, url: string) => app.inject({ method: "GET", url });
+export const get = (app: FastifyInstance, url: string, headers: Record<string, string> = {}) =>
+  app.inject({ method: "GET", url, headers: withCredentials(app, headers) });
 
 /** Entries per partition stream (a missing stream counts 0). */
 export async function streamLengths(app: FastifyInstance): Promise<number[]> {

@@ -1,5 +1,6 @@
 // Accepts operations through the real intake (buildApp + inject: the HTTP edge without a socket).
 import type { Config } from "@floodgate/config";
+import { serverKeyFor } from "@floodgate/test-fixtures";
 import { buildApp } from "../../../intake/src/app.ts";
 import type { AcceptedOperation } from "./ledger-assertions.ts";
 
@@ -15,6 +16,7 @@ export async function deposit(app: IntakeApp, userId: string, amount: number): P
   const response = await app.inject({
     method: "POST",
     url: `/v1/wallets/${userId}/deposits`,
+    headers: { authorization: `Bearer ${serverKeyFor(app.config)}` },
     payload: { amount },
   });
   if (response.statusCode !== 202)
@@ -23,7 +25,12 @@ export async function deposit(app: IntakeApp, userId: string, amount: number): P
 }
 
 export async function pay(app: IntakeApp, userId: string, amount: number): Promise<AcceptedOperation> {
-  const response = await app.inject({ method: "POST", url: "/v1/payments", payload: { userId, amount } });
+  const response = await app.inject({
+    method: "POST",
+    url: "/v1/payments",
+    headers: { authorization: `Bearer ${serverKeyFor(app.config)}` },
+    payload: { userId, amount },
+  });
   if (response.statusCode !== 202)
     throw new Error(`payment refused: ${response.statusCode} ${response.body}`);
   return { id: response.json().id, kind: "payment", userId, amount };

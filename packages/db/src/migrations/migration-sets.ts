@@ -4,6 +4,7 @@ import type { Migration } from "kysely";
 import * as globalShardMap from "./global/2026-11-22-0001-shard-map.ts";
 import * as globalCoupons from "./global/2026-11-22-0002-coupons.ts";
 import * as globalProducts from "./global/2026-11-22-0003-products.ts";
+import * as globalApiKeys from "./global/2026-11-25-0003-api-keys.ts";
 import * as shardWalletsPaymentsDeposits from "./shard/2026-11-22-0001-wallets-payments-deposits.ts";
 import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
 import * as shardOrders from "./shard/2026-11-22-0003-orders.ts";
@@ -12,6 +13,7 @@ export const globalMigrations: Record<string, Migration> = {
   "2026-11-22-0001-shard-map": globalShardMap,
   "2026-11-22-0002-coupons": globalCoupons,
   "2026-11-22-0003-products": globalProducts,
+  "2026-11-25-0003-api-keys": globalApiKeys,
 };
 
 export const shardMigrations: Record<string, Migration> = {

@@ -12,7 +12,7 @@ const amount = { type: "integer", minimum: 1, maximum: MAX_AMOUNT } as const;
 export const paymentRequestSchema = {
   type: "object",
   additionalProperties: false,
-  required: ["userId", "amount"],
+  required: ["amount"],
   properties: {
     userId,
     amount,

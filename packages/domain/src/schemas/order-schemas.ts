@@ -8,7 +8,7 @@ import { USER_ID_PATTERN } from "./operation-schemas.ts";
 export const orderCreateRequestSchema = {
   type: "object",
   additionalProperties: false,
-  required: ["userId", "items"],
+  required: ["items"],
   properties: {
     userId: { type: "string", pattern: USER_ID_PATTERN },
     items: {

@@ -78,7 +78,7 @@ export const roomResponseSchema = {
 export const ticketJoinRequestSchema = {
   type: "object",
   additionalProperties: false,
-  required: ["userId"],
+  // Optional: a shopper's user comes from the token; a server key names it (the route requires it then).
   properties: { userId: { type: "string", pattern: USER_ID_PATTERN } },
 } as const;
 

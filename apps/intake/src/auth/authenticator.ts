@@ -1,0 +1,87 @@
+// Turns a bearer into a verified Caller, or a 401 problem saying why (RFC 6750's WWW-Authenticate included).
+// Local only: a server key is checked against this process's cache, a customer token by its signature, the
+// admin key against its digest. No Redis or Postgres call.
+import { API_KEY_PREFIX, CustomerTokenError, type CustomerTokenVerifier } from "@floodgate/auth";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import { adminKeyMatches } from "../plugins/admin-auth.ts";
+import type { Caller } from "./caller.ts";
+import type { ServerKeyCache } from "./server-key-cache.ts";
+
+const REALM = 'Bearer realm="floodgate"';
+const BEARER = /^Bearer +([\x21-\x7E]+) *$/i;
+
+/** AUTH=off: every caller acts as the shop's server would. */
+const UNVERIFIED_SERVER: Caller = { kind: "server", keyId: "auth-off" };
+
+export interface AuthenticatorDeps {
+  enabled: boolean;
+  serverKeys: ServerKeyCache;
+  customerTokens: CustomerTokenVerifier;
+  /** SHA-256 of ADMIN_API_KEY, or null when the deployment has none. */
+  adminKeyDigest: Buffer | null;
+}
+
+export class Authenticator {
+  readonly #deps: AuthenticatorDeps;
+
+  constructor(deps: AuthenticatorDeps) {
+    this.#deps = deps;
+  }
+
+  /** The bearer of an Authorization header value; a malformed header is a 401, not ignored. */
+  bearerOf(header: string | undefined): string | undefined {
+    if (header === undefined) return undefined;
+    const match = BEARER.exec(header);
+    if (match === null) {
+      throw unauthorized("unauthorized", "the Authorization header must be `Bearer <credential>`");
+    }
+    return match[1];
+  }
+
+  async authenticate(bearer: string | undefined): Promise<Caller> {
+    if (!this.#deps.enabled) return UNVERIFIED_SERVER;
+    if (bearer === undefined) {
+      throw unauthorized(
+        "unauthorized",
+        "send Authorization: Bearer <credential>: the shop's server key (fg_sk_…) or a customer token",
+      );
+    }
+    if (bearer.startsWith(API_KEY_PREFIX)) {
+      const keyId = this.#deps.serverKeys.verify(bearer);
+      if (keyId === null)
+        throw unauthorized("unauthorized", "this server key is unknown or revoked", "invalid_token");
+      return { kind: "server", keyId };
+    }
+    const adminDigest = this.#deps.adminKeyDigest;
+    if (adminDigest !== null && adminKeyMatches(bearer, adminDigest)) return { kind: "admin" };
+    try {
+      const customer = await this.#deps.customerTokens.verify(bearer);
+      return { kind: "customer", userId: customer.userId, expiresAt: customer.expiresAt };
+    } catch (error) {
+      if (!(error instanceof CustomerTokenError)) throw error;
+      throw error.reason === "expired"
+        ? unauthorized(
+            "token_expired",
+            "the customer token has expired: ask the shop's server for a new one",
+            "invalid_token",
+          )
+        : unauthorized("invalid_token", error.message, "invalid_token");
+    }
+  }
+}
+
+function unauthorized(
+  code: "unauthorized" | "invalid_token" | "token_expired",
+  detail: string,
+  error?: "invalid_token",
+): ProblemError {
+  // RFC 6750 §3: error_description is a quoted string of visible ASCII without `"` or `\`.
+  const description = detail.replace(/["\\]/g, "'").replace(/[^\x20-\x7E]/g, "");
+  const challenge =
+    error === undefined ? REALM : `${REALM}, error="${error}", error_description="${description}"`;
+  return new ProblemError(code, {
+    field: "Authorization",
+    detail,
+    headers: { "WWW-Authenticate": challenge },
+  });
+}

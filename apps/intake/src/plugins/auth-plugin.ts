@@ -1,0 +1,96 @@
+// Identity for every request: a global onRequest hook verifies the caller before the body is read, unless the
+// route is public (health, metrics, the public catalogue, the demo's files), an admin route (admin-auth.ts
+// checks those) or a WebSocket (its handler authenticates and answers on the socket, which a browser can
+// read, where an HTTP 401 on the upgrade it could not). Default deny: a new route needs a caller unless it
+// says otherwise.
+import { randomBytes } from "node:crypto";
+import { CustomerTokenSigner, CustomerTokenVerifier } from "@floodgate/auth";
+import type { Config } from "@floodgate/config";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import { Authenticator } from "../auth/authenticator.ts";
+import type { Caller } from "../auth/caller.ts";
+import { ServerKeyCache } from "../auth/server-key-cache.ts";
+import { digest } from "./admin-auth.ts";
+
+export type RouteAuth = "caller" | "public" | "admin" | "socket";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Who may call the route; "caller" (a server key or a customer token) when unset. */
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    /** The verified caller; set before the handler on every route whose auth is "caller". */
+    caller: Caller;
+  }
+  interface FastifyInstance {
+    auth: {
+      authenticator: Authenticator;
+      serverKeys: ServerKeyCache;
+      /** Mints the customer tokens of POST /v1/customer-sessions (and the demo's sign-in). */
+      customerTokens: CustomerTokenSigner;
+      /** Where key changes are published for every intake process. */
+      keyChannel: string;
+      /** The bearer of a WebSocket upgrade: `?access_token=` (browsers cannot set headers) or the header. */
+      socketCaller(request: FastifyRequest): Promise<Caller>;
+    };
+  }
+}
+
+export const authPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
+  if (config.auth === "off") {
+    app.log.warn(
+      "AUTH=off: requests are not authenticated, and anyone who can reach this intake can move anyone's money",
+    );
+  }
+  const secret = config.customerTokenSecret ?? randomBytes(32).toString("base64url");
+  if (config.customerTokenSecret === null && config.auth === "on") {
+    app.log.warn(
+      "CUSTOMER_TOKEN_SECRET is not set: this process signs customer tokens with a key of its own, which other intake processes will refuse",
+    );
+  }
+  const keyChannel = `${config.redisPrefix}api-keys`;
+  const serverKeys = new ServerKeyCache({
+    db: app.globalDb,
+    redisUrl: config.redisUrl,
+    channel: keyChannel,
+    log: app.log,
+  });
+  const authenticator = new Authenticator({
+    enabled: config.auth === "on",
+    serverKeys,
+    customerTokens: new CustomerTokenVerifier({ secret, shop: config.customerJwt }),
+    adminKeyDigest: config.adminApiKey === null ? null : digest(config.adminApiKey),
+  });
+  if (config.auth === "on") await serverKeys.start();
+  app.addHook("onClose", async () => serverKeys.stop());
+
+  // null until the hook sets it; a reference type, so never shared between requests.
+  app.decorateRequest("caller", null as never);
+  app.decorate("auth", {
+    authenticator,
+    serverKeys,
+    customerTokens: new CustomerTokenSigner(secret),
+    keyChannel,
+    socketCaller: async (request: FastifyRequest) => {
+      const query = request.query as Record<string, unknown> | undefined;
+      const token = query?.access_token;
+      const bearer =
+        typeof token === "string" && token !== ""
+          ? token
+          : authenticator.bearerOf(request.headers.authorization);
+      return authenticator.authenticate(bearer);
+    },
+  });
+
+  app.addHook("onRequest", async (request) => {
+    // A CORS preflight carries no credentials by design; @fastify/cors answers it.
+    if (request.method === "OPTIONS") return;
+    // No route matched: the 404 says nothing a caller could not learn without a key.
+    if (request.routeOptions.url === undefined) return;
+    const mode = request.routeOptions.config.auth ?? "caller";
+    if (mode !== "caller") return;
+    request.caller = await authenticator.authenticate(authenticator.bearerOf(request.headers.authorization));
+  });
+});
