@@ -1,6 +1,5 @@
 // What verifying identity costs (payments --auth compare): the same measured phases with customer tokens and
 // with AUTH=off, in one invocation, as ratios. Issue 17's goal: auth on keeps at least 90 % of the --max rate.
-import type { IntakeBudget } from "./intake-budget.ts";
 import { formatCount } from "./progress-line.ts";
 
 /** Auth on must keep this share of AUTH=off's max accepted rate. */
@@ -9,7 +8,6 @@ export const AUTH_RATE_GOAL = 0.9;
 export interface AuthPhases {
   rate?: { acceptedRate: number; intakeLatencyMs: { p99: number } | null };
   max?: { maxAcceptedRate: number | null };
-  intakeBudget?: IntakeBudget;
 }
 
 export interface AuthCost {
@@ -68,13 +66,4 @@ export function authCostLines(cost: AuthCost): string[] {
     );
   }
   return lines;
-}
-
-export function budgetLine(name: string, budget: IntakeBudget): string {
-  const { redis, postgres } = budget;
-  const queries =
-    postgres.connectionsThatQueried === 0
-      ? `0 Postgres queries (none of the intake's ${postgres.connections} connections ran one)`
-      : `Postgres: ${postgres.connectionsThatQueried} of the intake's ${postgres.connections} connections ran queries (${postgres.queries.join(" | ")})`;
-  return `${name}: intake budget (auth ${budget.auth}) over ${formatCount(redis.payments)} payments, ${formatCount(redis.accepted)} accepted: ${redis.perAccepted ?? "n/a"} Redis commands per accepted payment (${formatCount(redis.redisCommands)} commands), ${queries}: ${budget.held ? "held" : "NOT held"}`;
 }

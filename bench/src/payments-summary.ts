@@ -1,8 +1,8 @@
 // The payments result as JSON types, the Floodgate/baseline comparison, and the printed summary.
-import { type AuthCost, authCostLines, budgetLine } from "./auth-cost.ts";
+import { type AuthCost, authCostLines } from "./auth-cost.ts";
 import { describeCpuUsage } from "./cpu-meter.ts";
 import type { DrainResult } from "./drain-phase.ts";
-import type { IntakeBudget } from "./intake-budget.ts";
+import { budgetLine, type IntakeBudget } from "./intake-budget.ts";
 import { formatLatency } from "./latency-summary.ts";
 import type { MaxRateResult } from "./max-rate-search.ts";
 import { formatCount } from "./progress-line.ts";

@@ -5,29 +5,38 @@ import { describe, expect, it } from "vitest";
 import { benchEnvironment } from "../src/bench-environment.ts";
 import { foldActivity, watchIntakePostgres } from "../src/intake-postgres-watch.ts";
 
+const row = (pid: number, active: boolean, started: string, query: string) => ({
+  pid,
+  active,
+  started,
+  query,
+});
+
 describe("foldActivity", () => {
-  it("counts a connection as having queried if any sample saw it active", () => {
-    const folded = foldActivity([
+  it("counts each (connection, start) seen active as one query, by text", () => {
+    const folded = foldActivity(
       [
-        { pid: 1, active: false, query: "select 1" },
-        { pid: 2, active: false, query: "" },
+        [row(1, false, "t0", "select 1"), row(2, false, "t0", "")],
+        [row(1, true, "t1", "select * from x"), row(2, false, "t0", "")],
+        [row(1, true, "t1", "select * from x"), row(2, true, "t2", "select * from x")],
+        [row(2, true, "t3", "select * from y")], // connection 1 closed after its query: still counted
       ],
-      [
-        { pid: 1, active: true, query: "select * from api_keys" },
-        { pid: 2, active: false, query: "" },
-      ],
-      [{ pid: 2, active: false, query: "" }], // pid 1 closed after its query: still counted
-    ]);
+      1500,
+    );
     expect(folded).toEqual({
       connections: 2,
-      connectionsThatQueried: 1,
-      queries: ["select * from api_keys"],
-      samples: 3,
+      connectionsThatQueried: 2,
+      queries: [
+        { query: "select * from x", seen: 2 },
+        { query: "select * from y", seen: 1 },
+      ],
+      samples: 4,
+      watchedMs: 1500,
     });
   });
 
   it("is zero when no connection did anything", () => {
-    expect(foldActivity([[{ pid: 5, active: false, query: "select 1" }], []])).toMatchObject({
+    expect(foldActivity([[row(5, false, "t0", "select 1")], []])).toMatchObject({
       connections: 1,
       connectionsThatQueried: 0,
       queries: [],
@@ -48,13 +57,13 @@ describe("watchIntakePostgres", () => {
       const quiet = await idle.stop();
       expect(quiet.connections).toBeGreaterThanOrEqual(1);
       // Its query ran before the watch began: not counted.
-      expect(quiet.queries).not.toContain("select 1");
+      expect(quiet.queries.map((q) => q.query)).not.toContain("select 1");
 
       const busy = await watchIntakePostgres([url.toString()]);
       await pool.query("select 2 as watched");
       const seen = await busy.stop();
       expect(seen.connectionsThatQueried).toBeGreaterThanOrEqual(1);
-      expect(seen.queries).toContain("select 2 as watched");
+      expect(seen.queries).toContainEqual({ query: "select 2 as watched", seen: 1 });
     } finally {
       await pool.end();
     }
