@@ -134,4 +134,17 @@ describe("./floodgate reconcile", () => {
     expect(config.stderr).toContain("STREAM_PARTITIONS");
     expect(config.stdout).toBe("");
   });
+
+  it("exits 2 with SHARD_URLS swapped, naming both shards, repairing nothing", async () => {
+    await redis.hset(keys.productState(productId), "available", 4);
+    const [first, second] = env.config.shardUrls;
+    const { status, stdout, stderr } = await reconcileCommand([], { SHARD_URLS: `${second},${first}` });
+    expect(status).toBe(2);
+    expect(stderr).toMatch(
+      /^\[reconcile\] could not reconcile: SHARD_URLS\[0\] \S+_s1 is shard 1 of deployment [0-9a-f-]{36}, not shard 0: SHARD_URLS is out of order\n$/,
+    );
+    expect(stdout).toBe("");
+    expect(await available()).toBe("4");
+    expect((await reconcileCommand()).status).toBe(0); // the right order repairs it
+  });
 });

@@ -1,5 +1,5 @@
 // Opens the stores reconcile needs, runs it and closes them: shared by `./floodgate reconcile` and `start`.
-import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import { checkShardIdentities, createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import { createRedis, QueueKeys, waitForRedis } from "@floodgate/queue";
 import { type ReconcileProgress, type ReconcileReport, reconcile } from "@floodgate/reconcile";
 
@@ -22,6 +22,8 @@ export async function runReconcile(
   target: ReconcileTarget,
   options: RunReconcileOptions,
 ): Promise<ReconcileReport> {
+  // Repairing Redis from a shard that is not the one its position says would copy the wrong shard's counts.
+  await checkShardIdentities(target.databaseUrl, target.shardUrls);
   // Its own connection: reconcile WATCHes keys on it.
   const redis = createRedis(target.redisUrl, { name: "floodgate-reconcile" });
   redis.on("error", () => {}); // reported by the command that fails, not as an unhandled event

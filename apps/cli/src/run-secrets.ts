@@ -13,5 +13,8 @@ export function secretForRun(configured: string | null, bytes: number): { key: s
 /** The admin key: 24 bytes, 32 characters (printed once when generated, so an operator can use it). */
 export const adminKeyForRun = (configured: string | null) => secretForRun(configured, 24);
 
+/** The customer tokens' HMAC key: 32 bytes, 256 bits (never printed: it signs). */
+export const customerTokenSecretForRun = (configured: string | null) => secretForRun(configured, 32);
+
 /** The admission tokens' HMAC key: 32 bytes, 256 bits (never printed: it signs). */
 export const admissionSecretForRun = (configured: string | null) => secretForRun(configured, 32);

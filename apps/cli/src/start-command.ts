@@ -1,12 +1,14 @@
 // `./floodgate start`: find (or start) Redis and Postgres, migrate, reconcile, then run the intake and WORKERS
 // worker processes in the foreground. Ctrl-C / SIGTERM stops them gracefully.
 import { fileURLToPath } from "node:url";
+import { isLoopbackHost } from "@floodgate/config";
 import { redactUrl } from "@floodgate/db";
+import { developmentServerKey } from "./development-server-key.ts";
 import { config } from "./env.ts";
 import { prepareDatabases } from "./prepare-databases.ts";
 import { ProcessSupervisor } from "./process-supervisor.ts";
 import { reconcileAtStart } from "./reconcile-at-start.ts";
-import { adminKeyForRun, admissionSecretForRun } from "./run-secrets.ts";
+import { adminKeyForRun, admissionSecretForRun, customerTokenSecretForRun } from "./run-secrets.ts";
 import { findOrStartPostgres } from "./services/find-or-start-postgres.ts";
 import { findOrStartRedis } from "./services/find-or-start-redis.ts";
 
@@ -39,8 +41,25 @@ await reconcileAtStart(
   log,
 );
 
+// On a developer's machine (a loopback HOST) start signs the demo's shoppers in and hands out a server key,
+// so the quick start works in one command; on any other address neither happens.
+const local = isLoopbackHost(config.host);
+const demoLogin = local && process.env.DEMO_LOGIN !== "off";
+let devKey: { key: string; created: boolean } | null = null;
+if (local && config.auth === "on") {
+  try {
+    devKey = await developmentServerKey(postgres.databaseUrl, `${root}.data/dev-server-key`);
+  } catch (error) {
+    process.stderr.write(
+      `[floodgate] cannot create the development server key: ${(error as Error).message}\n`,
+    );
+    process.exit(1);
+  }
+}
+
 const env: NodeJS.ProcessEnv = {
   ...process.env,
+  DEMO_LOGIN: demoLogin ? "on" : "off",
   REDIS_URL: redis.redisUrl,
   DATABASE_URL: postgres.databaseUrl,
   SHARD_URLS: postgres.shardUrls.join(","),
@@ -49,12 +68,18 @@ const env: NodeJS.ProcessEnv = {
 // intake process gets the same token secret: a token one signs, the others accept.
 const admin = adminKeyForRun(config.adminApiKey);
 const admissionSecret = admissionSecretForRun(config.admissionTokenSecret);
+const customerSecret = customerTokenSecretForRun(config.customerTokenSecret);
 const supervisor = new ProcessSupervisor(log);
 for (let i = 0; i < config.intakeProcesses; i++) {
   supervisor.start({
     name: `intake-${i}`,
     script: `${root}apps/intake/src/server.ts`,
-    env: { ...env, ADMIN_API_KEY: admin.key, ADMISSION_TOKEN_SECRET: admissionSecret.key },
+    env: {
+      ...env,
+      ADMIN_API_KEY: admin.key,
+      ADMISSION_TOKEN_SECRET: admissionSecret.key,
+      CUSTOMER_TOKEN_SECRET: customerSecret.key,
+    },
   });
 }
 for (let i = 0; i < config.workers; i++) {
@@ -77,7 +102,22 @@ log(
 );
 log(`intake   ${base}  (${config.intakeProcesses} process${config.intakeProcesses > 1 ? "es" : ""})`);
 log(`         POST ${base}/v1/payments   GET ${base}/readyz   GET ${base}/metrics`);
-log(`demo     ${base}/demo/  (a flash sale on one page: paste the admin key below into its admin strip)`);
+log(
+  demoLogin
+    ? `demo     ${base}/demo/  (a flash sale on one page: sign in as any shopper (DEMO_LOGIN=on, loopback only); paste the admin key below into its admin strip)`
+    : `demo     ${base}/demo/  (DEMO_LOGIN is off: the page cannot sign shoppers in)`,
+);
+if (config.auth === "off") {
+  log(
+    "AUTH     OFF: requests are not authenticated; anyone who can reach this address can move anyone's money",
+  );
+} else if (devKey !== null) {
+  log(
+    `server   key ${devKey.key} (${devKey.created ? "created" : "kept"} for development in .data/dev-server-key): Authorization: Bearer <key> on POST ${base}/v1/payments`,
+  );
+} else {
+  log(`server   keys: create one with POST ${base}/v1/api-keys {"name": "..."} and the admin key`);
+}
 log(
   admin.generated
     ? `admin    key ${admin.key} (generated for this run; set ADMIN_API_KEY to choose one): Authorization: Bearer <key> on POST ${base}/v1/coupons`

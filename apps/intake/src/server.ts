@@ -1,8 +1,13 @@
+import { ShardIdentityError } from "@floodgate/db";
 import { buildApp } from "./app.ts";
 import { config } from "./env.ts";
 import { backlogCapWarning, LISTEN_BACKLOG, readSomaxconn } from "./listen-backlog.ts";
 
-const app = await buildApp(config);
+const app = await buildApp(config).catch((error: unknown) => {
+  if (!(error instanceof ShardIdentityError)) throw error;
+  process.stderr.write(`floodgate intake: ${error.message}\n`); // a wrong SHARD_URLS: one line, not restarted
+  process.exit(78);
+});
 // reusePort lets several intake processes share the port (INTAKE_PROCESSES); the kernel spreads connections.
 // (Fastify hands these options to net.Server#listen as they are; its types do not list reusePort yet.)
 // backlog: a flash crowd opens thousands of connections (WebSockets, keep-alive pools) within a second. With

@@ -1,7 +1,15 @@
 // The worker's Postgres pools: one per shard and one for the global database, tuned for batch statements.
 import type { Config } from "@floodgate/config";
-import { createKysely, type GlobalDatabase, type PoolOptions, type ShardDatabase } from "@floodgate/db";
+import {
+  createKysely,
+  type GlobalDatabase,
+  type PoolOptions,
+  readDeploymentId,
+  type ShardDatabase,
+  shardIdentityCheck,
+} from "@floodgate/db";
 import type { Kysely } from "kysely";
+import { refuseAndExit } from "./shard-identity-guard.ts";
 
 // Every batch statement looks rows up by a list of keys (`user_id = any($1)`, a join with unnest). Priced as
 // disk seeks (Postgres' default of 4), a few hundred lookups cost more than reading the whole table, so the
@@ -26,13 +34,28 @@ export function createBatchPools(config: Config): {
   shards: Kysely<ShardDatabase>[];
   global: Kysely<GlobalDatabase>;
 } {
+  const global = createKysely<GlobalDatabase>(
+    config.databaseUrl,
+    batchPoolOptions(config, "floodgate-worker-global"),
+  );
+  // Read once (then kept) by the first shard connection that needs it; a failed read is tried again.
+  let deployment: Promise<string> | undefined;
+  const deploymentId = () => {
+    deployment ??= readDeploymentId(global, config.databaseUrl).catch((error: unknown) => {
+      deployment = undefined;
+      throw error;
+    });
+    return deployment;
+  };
   return {
+    // Each new shard connection is checked to be the shard its place says before its first statement: one
+    // query per connection (the pools keep theirs), none per batch.
     shards: config.shardUrls.map((url, i) =>
-      createKysely<ShardDatabase>(url, batchPoolOptions(config, `floodgate-worker-shard-${i}`)),
+      createKysely<ShardDatabase>(url, {
+        ...batchPoolOptions(config, `floodgate-worker-shard-${i}`),
+        onNewConnection: shardIdentityCheck(url, i, deploymentId, refuseAndExit),
+      }),
     ),
-    global: createKysely<GlobalDatabase>(
-      config.databaseUrl,
-      batchPoolOptions(config, "floodgate-worker-global"),
-    ),
+    global,
   };
 }

@@ -5,11 +5,13 @@ import { pino } from "pino";
 import { config } from "./env.ts";
 import { startMetricsServer } from "./metrics-server.ts";
 import { OperationWorker } from "./operation-worker.ts";
+import { checkShardIdentitiesOrExit } from "./shard-identity-guard.ts";
 
 const index = config.workerIndex;
 const consumer = `${hostname()}-${process.pid}`;
 const log = pino({ level: config.logLevel, base: { service: "worker", consumer } });
 const metrics = createWorkerMetrics();
+await checkShardIdentitiesOrExit(config, log);
 const worker = new OperationWorker(config, consumer, log, metrics);
 await worker.start();
 const metricsServer =

@@ -90,11 +90,19 @@ describe("token buckets", () => {
   });
 
   it("give a token back at the bucket's rate", async () => {
-    const user = { rate: 20, burst: 1 };
+    // One token every 2 s: a refusal right after the first call holds unless the machine stalls 2 s between two
+    // calls, and the refill is waited for as long as the bucket says it needs (a late timer only adds tokens).
+    const user = { rate: 0.5, burst: 1 };
     expect((await pay({ userId: "refill-user", user })).result).toBe("accepted");
+    const refused = await pay({ userId: "refill-user", user });
+    if (refused.result !== "rate_limited") throw new Error(`expected rate_limited, got ${refused.result}`);
+    expect(refused.scope).toBe("user");
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(2000);
+    await sleep(refused.retryAfterMs + 20); // + timer and clock rounding between Node and Redis TIME
+    expect((await pay({ userId: "refill-user", user })).result).toBe("accepted");
+    // One token came back, not more.
     expect((await pay({ userId: "refill-user", user })).result).toBe("rate_limited");
-    await sleep(120); // one token every 50 ms
-    expect((await pay({ userId: "refill-user", user })).result).toBe("accepted");
   });
 
   it("share an IP's bucket between its users, and take no user token when the IP refuses", async () => {

@@ -115,8 +115,9 @@ export class CustomerTokenVerifier {
 function shopKey(shop: CustomerJwtSettings): Uint8Array | KeyObject | JWTVerifyGetKey {
   if (shop.jwksUrl !== undefined) {
     // jose caches the set and fetches it again when a token names a kid it does not hold (a rotation), at
-    // most once per cooldown, so a flood of unknown kids cannot turn into a flood of fetches.
-    return createRemoteJWKSet(new URL(shop.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+    // most once per cooldown, so a flood of unknown kids cannot turn into a flood of fetches; a new signing
+    // key is accepted within the cooldown of its first use.
+    return createRemoteJWKSet(new URL(shop.jwksUrl), { cooldownDuration: 5_000, cacheMaxAge: 600_000 });
   }
   if (shop.publicKeyPem !== undefined) return createPublicKey(shop.publicKeyPem);
   return new TextEncoder().encode(shop.secret!);

@@ -69,6 +69,9 @@ describe("loadConfig reads", () => {
       BACKPRESSURE_SECONDS: "0",
       ROOM_COOLDOWN_SECONDS: "5",
       CORS_ORIGINS: "https://shop.example, http://localhost:5173",
+      AUTH: "off",
+      CUSTOMER_TOKEN_SECRET: "c".repeat(40),
+      CUSTOMER_TOKEN_TTL_SECONDS: "300",
     });
     const noLimit = { user: null, ip: null };
     expect(config).toEqual({
@@ -106,6 +109,11 @@ describe("loadConfig reads", () => {
       backpressureSeconds: 0,
       roomCooldownSeconds: 5,
       corsOrigins: ["https://shop.example", "http://localhost:5173"],
+      auth: "off",
+      customerTokenSecret: "c".repeat(40),
+      customerTokenTtlSeconds: 300,
+      customerJwt: null,
+      demoLogin: false,
     });
   });
 
@@ -267,5 +275,63 @@ describe("TRUST_PROXY", () => {
     expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
     expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, ::1" }).trustProxy).toEqual(["10.0.0.0/8", "::1"]);
+  });
+});
+
+describe("identity settings", () => {
+  it("require callers to authenticate unless AUTH=off is set explicitly", () => {
+    expect(loadConfig({})).toMatchObject({
+      auth: "on",
+      customerTokenSecret: null,
+      customerTokenTtlSeconds: 900,
+    });
+    expect(loadConfig({ AUTH: "off" }).auth).toBe("off");
+    expect(() => loadConfig({ AUTH: "false" })).toThrow(/AUTH must be one of on, off/);
+  });
+
+  it("allow the demo's sign-in only on a loopback HOST", () => {
+    expect(loadConfig({}).demoLogin).toBe(false);
+    expect(loadConfig({ DEMO_LOGIN: "on" }).demoLogin).toBe(true);
+    expect(loadConfig({ DEMO_LOGIN: "on", HOST: "::1" }).demoLogin).toBe(true);
+    expect(() => loadConfig({ DEMO_LOGIN: "on", HOST: "0.0.0.0" })).toThrow(
+      /DEMO_LOGIN.*loopback.*HOST=0\.0\.0\.0/,
+    );
+  });
+
+  it("take the shop's JWT key from exactly one source, always with an issuer and an audience", () => {
+    expect(loadConfig({}).customerJwt).toBeNull();
+    const jwks = {
+      CUSTOMER_JWT_JWKS_URL: "https://shop.example/jwks.json",
+      CUSTOMER_JWT_ISSUER: "https://shop.example",
+    };
+    expect(() => loadConfig(jwks)).toThrow(/CUSTOMER_JWT_AUDIENCE is required/);
+    expect(loadConfig({ ...jwks, CUSTOMER_JWT_AUDIENCE: "floodgate" }).customerJwt).toMatchObject({
+      jwksUrl: "https://shop.example/jwks.json",
+      issuer: "https://shop.example",
+      audience: "floodgate",
+    });
+    expect(() =>
+      loadConfig({ ...jwks, CUSTOMER_JWT_AUDIENCE: "x", CUSTOMER_JWT_SECRET: "s".repeat(40) }),
+    ).toThrow(/set exactly one/);
+    expect(() => loadConfig({ CUSTOMER_JWT_ISSUER: "x" })).toThrow(/no key is/);
+    const secret = {
+      CUSTOMER_JWT_SECRET: "s".repeat(40),
+      CUSTOMER_JWT_ISSUER: "shop",
+      CUSTOMER_JWT_AUDIENCE: "fg",
+    };
+    expect(loadConfig(secret).customerJwt?.algorithms).toEqual(["HS256"]);
+    expect(() => loadConfig({ ...secret, CUSTOMER_JWT_ALGORITHMS: "none" })).toThrow(
+      /CUSTOMER_JWT_ALGORITHMS/,
+    );
+    expect(() => loadConfig({ ...secret, CUSTOMER_JWT_ALGORITHMS: "RS256" })).toThrow(
+      /CUSTOMER_JWT_ALGORITHMS/,
+    );
+  });
+
+  it("never repeat a refused secret", () => {
+    expect(() => loadConfig({ CUSTOMER_TOKEN_SECRET: "short-secret" })).toThrow(
+      /CUSTOMER_TOKEN_SECRET must be/,
+    );
+    expect(() => loadConfig({ CUSTOMER_TOKEN_SECRET: "short-secret" })).not.toThrow(/short-secret/);
   });
 });

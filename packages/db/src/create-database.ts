@@ -39,6 +39,37 @@ function sessionOptions(randomPageCost: number): string {
   return [`-c random_page_cost=${randomPageCost}`, process.env.PGOPTIONS].filter(Boolean).join(" ");
 }
 
-export function createKysely<DB>(url: string, options: PoolOptions = {}): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool(url, options) }) });
+export interface KyselyOptions extends PoolOptions {
+  /**
+   * Runs once on each new connection, before its first use. A throw discards the connection and fails the
+   * query that asked for it. (Kysely's own onCreateConnection would keep a connection whose hook threw.)
+   */
+  onNewConnection?: (client: pg.PoolClient) => Promise<void>;
+}
+
+export function createKysely<DB>(url: string, options: KyselyOptions = {}): Kysely<DB> {
+  const pool = createPool(url, options);
+  const { onNewConnection } = options;
+  return new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: onNewConnection ? checkedPool(pool, onNewConnection) : pool }),
+  });
+}
+
+function checkedPool(pool: pg.Pool, check: (client: pg.PoolClient) => Promise<void>) {
+  const checked = new WeakSet<pg.PoolClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      if (checked.has(client)) return client;
+      try {
+        await check(client);
+      } catch (error) {
+        client.release(error as Error); // destroyed, not returned to the pool
+        throw error;
+      }
+      checked.add(client);
+      return client;
+    },
+    end: () => pool.end(),
+  };
 }

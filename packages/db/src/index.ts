@@ -1,11 +1,21 @@
+export {
+  type CheckShardIdentitiesOptions,
+  checkShardIdentities,
+  readDeploymentId,
+  readShardIdentity,
+  type ShardIdentity,
+  ShardIdentityError,
+  shardIdentityCheck,
+} from "./check-shard-identity.ts";
 export { type BucketRange, checkShardMap } from "./check-shard-map.ts";
-export { createKysely, createPool, type PoolOptions } from "./create-database.ts";
+export { createKysely, createPool, type KyselyOptions, type PoolOptions } from "./create-database.ts";
 export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
 export { migrateAll } from "./migrate.ts";
 export { redactUrl } from "./redact-url.ts";
 export type {
   ApiKeysTable,
   CouponsTable,
+  DeploymentTable,
   GlobalDatabase,
   IssuedCouponsTable,
   OperationsTable,
@@ -14,6 +24,7 @@ export type {
   PaymentsTable,
   ProductsTable,
   ShardDatabase,
+  ShardIdentityTable,
   StockMovementsTable,
   StoredOrderStatus,
   WalletsTable,

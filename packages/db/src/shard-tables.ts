@@ -73,6 +73,22 @@ export interface ShardDatabase {
   issued_coupons: IssuedCouponsTable;
   orders: OrdersTable;
   order_items: OrderItemsTable;
+  shard_identity: ShardIdentityTable;
+}
+
+/** One row: which shard of which deployment this database is (see check-shard-identity.ts). */
+export interface ShardIdentityTable {
+  one_row: ColumnType<boolean, boolean | undefined, never>;
+  deployment_id: string;
+  shard: number;
+  recorded_at: DefaultedTimestamp;
+}
+
+/** One row: the deployment's id, made by the global migration. */
+export interface DeploymentTable {
+  one_row: ColumnType<boolean, boolean | undefined, never>;
+  id: string;
+  created_at: DefaultedTimestamp;
 }
 
 export interface ShardMapTable {
@@ -120,6 +136,7 @@ export interface ApiKeysTable {
 }
 
 export interface GlobalDatabase {
+  deployment: DeploymentTable;
   shard_map: ShardMapTable;
   api_keys: ApiKeysTable;
   coupons: CouponsTable;

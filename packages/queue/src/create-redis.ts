@@ -27,6 +27,19 @@ export function createRedis(url: string, options: RedisConnectionOptions = {}): 
   return defineScripts(new Redis(url, redisOptions));
 }
 
+/**
+ * A pub/sub connection: it queues its SUBSCRIBE until Redis answers (a start while Redis is away still
+ * subscribes), never gives up on a command, and reconnects with a capped backoff; ioredis subscribes again
+ * after a reconnect, and callers that need to know listen for "ready".
+ */
+export function createSubscriber(url: string, name: string): Redis {
+  return new Redis(url, {
+    connectionName: name,
+    maxRetriesPerRequest: null,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
+  });
+}
+
 /** Resolves once the connection is ready (commands fail fast before that, by design). */
 export async function waitForRedis(redis: ScriptedRedis, timeoutMs = 10_000): Promise<void> {
   if (redis.status === "ready") return;

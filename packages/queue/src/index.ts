@@ -10,7 +10,7 @@ export {
   type WaitingRoomRefusalReason,
 } from "./admission-check.ts";
 export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
-export { createRedis, type RedisConnectionOptions, waitForRedis } from "./create-redis.ts";
+export { createRedis, createSubscriber, type RedisConnectionOptions, waitForRedis } from "./create-redis.ts";
 export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";
 export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-coupon.ts";
 export {

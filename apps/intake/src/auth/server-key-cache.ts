@@ -5,8 +5,9 @@
 // subscription was down were not heard) and once a minute as a safety net.
 import { type ActiveApiKey, activeApiKeys, apiKeyId, apiKeyMatches } from "@floodgate/auth";
 import type { GlobalDatabase } from "@floodgate/db";
+import { createSubscriber } from "@floodgate/queue";
 import type { FastifyBaseLogger } from "fastify";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Kysely } from "kysely";
 
 const RELOAD_EVERY_MS = 60_000;
@@ -35,11 +36,7 @@ export class ServerKeyCache {
 
   async start(): Promise<void> {
     const { redisUrl, channel, log } = this.#deps;
-    const subscriber = new Redis(redisUrl, {
-      connectionName: "floodgate-intake-api-keys",
-      maxRetriesPerRequest: null,
-      retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
-    });
+    const subscriber = createSubscriber(redisUrl, "floodgate-intake-api-keys");
     this.#subscriber = subscriber;
     subscriber.on("error", (error) => log.warn({ err: error.message }, "api key subscriber error"));
     let subscribedBefore = false;

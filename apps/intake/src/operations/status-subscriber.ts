@@ -3,8 +3,9 @@
 // changed). After a reconnect the subscription is made again and the watchers re-read everything, since
 // what was published while it was down was not heard.
 import type { StatusChange } from "@floodgate/queue";
+import { createSubscriber } from "@floodgate/queue";
 import type { FastifyBaseLogger } from "fastify";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 
 const SUBSCRIBED_WITHIN_MS = 5000;
 
@@ -29,11 +30,7 @@ export class StatusSubscriber {
 
   start(): void {
     const { redisUrl, channel, log } = this.#deps;
-    const redis = new Redis(redisUrl, {
-      connectionName: "floodgate-intake-operation-status",
-      maxRetriesPerRequest: null,
-      retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
-    });
+    const redis = createSubscriber(redisUrl, "floodgate-intake-operation-status");
     this.#redis = redis;
     redis.on("error", (error) => log.warn({ err: error.message }, "operation status subscriber error"));
     redis.on("close", () => {

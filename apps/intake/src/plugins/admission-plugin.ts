@@ -7,7 +7,7 @@ import { hostname } from "node:os";
 import websocket from "@fastify/websocket";
 import { AdmissionKeys, AdmissionLeader, AdmissionTokens, ThrottledWarning } from "@floodgate/admission";
 import type { Config } from "@floodgate/config";
-import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { createRedis, createSubscriber, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Redis } from "ioredis";
@@ -39,13 +39,7 @@ const LIMITS_EVERY_MS = 5000;
 
 export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
   const redis = createRedis(config.redisUrl, { name: "floodgate-intake-admission", autoPipelining: true });
-  // The subscriber queues its SUBSCRIBE until Redis answers (a start while Redis is away still subscribes), and
-  // ioredis subscribes again after a reconnect.
-  const subscriber = new Redis(config.redisUrl, {
-    connectionName: "floodgate-intake-admission-events",
-    maxRetriesPerRequest: null,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
-  });
+  const subscriber = createSubscriber(config.redisUrl, "floodgate-intake-admission-events");
   for (const connection of [redis, subscriber]) {
     connection.on("error", (error) =>
       app.log.warn({ err: error.message }, "admission redis connection error"),

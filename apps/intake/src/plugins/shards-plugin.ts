@@ -1,5 +1,5 @@
 import type { Config } from "@floodgate/config";
-import { createKysely, type ShardDatabase } from "@floodgate/db";
+import { checkShardIdentities, createKysely, type ShardDatabase } from "@floodgate/db";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
@@ -20,6 +20,8 @@ declare module "fastify" {
 
 // Read paths only (status after its Redis TTL, wallets, readiness): accepting a request never touches Postgres.
 export const shardsPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
+  // A swapped SHARD_URLS would answer wallets from the wrong shard; a shard down now is not checked (reads only).
+  await checkShardIdentities(config.databaseUrl, config.shardUrls, { skipUnreachable: true });
   const map = ShardMap.contiguous(config.shardUrls.length);
   const databases = config.shardUrls.map((url, i) =>
     createKysely<ShardDatabase>(url, { max: 4, applicationName: `floodgate-intake-shard-${i}` }),

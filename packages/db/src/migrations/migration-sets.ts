@@ -4,15 +4,18 @@ import type { Migration } from "kysely";
 import * as globalShardMap from "./global/2026-11-22-0001-shard-map.ts";
 import * as globalCoupons from "./global/2026-11-22-0002-coupons.ts";
 import * as globalProducts from "./global/2026-11-22-0003-products.ts";
+import * as globalDeployment from "./global/2026-11-25-0001-deployment.ts";
 import * as globalApiKeys from "./global/2026-11-25-0003-api-keys.ts";
 import * as shardWalletsPaymentsDeposits from "./shard/2026-11-22-0001-wallets-payments-deposits.ts";
 import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
 import * as shardOrders from "./shard/2026-11-22-0003-orders.ts";
+import * as shardIdentity from "./shard/2026-11-25-0001-shard-identity.ts";
 
 export const globalMigrations: Record<string, Migration> = {
   "2026-11-22-0001-shard-map": globalShardMap,
   "2026-11-22-0002-coupons": globalCoupons,
   "2026-11-22-0003-products": globalProducts,
+  "2026-11-25-0001-deployment": globalDeployment,
   "2026-11-25-0003-api-keys": globalApiKeys,
 };
 
@@ -20,4 +23,5 @@ export const shardMigrations: Record<string, Migration> = {
   "2026-11-22-0001-wallets-payments-deposits": shardWalletsPaymentsDeposits,
   "2026-11-22-0002-issued-coupons": shardIssuedCoupons,
   "2026-11-22-0003-orders": shardOrders,
+  "2026-11-25-0001-shard-identity": shardIdentity,
 };

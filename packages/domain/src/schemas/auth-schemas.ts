@@ -16,7 +16,7 @@ export const apiKeyIdParamsSchema = {
   properties: { id: { type: "string", pattern: "^[a-z2-9]{12}$" } },
 } as const;
 
-const apiKeyView = {
+const apiKeyListItem = {
   type: "object",
   required: ["id", "name", "createdAt", "revokedAt"],
   properties: {
@@ -24,31 +24,19 @@ const apiKeyView = {
     name: { type: "string" },
     createdAt: { type: "string" },
     revokedAt: { type: ["string", "null"] },
-    /** Only in the answer that creates it: the one time the key is shown. */
-    key: { type: "string" },
   },
 } as const;
 
-export const apiKeyResponseSchema = apiKeyView;
+/** A key as listed; the answer that creates it also carries `key`, the one time the key is shown. */
+export const apiKeyResponseSchema = {
+  ...apiKeyListItem,
+  properties: { ...apiKeyListItem.properties, key: { type: "string" } },
+} as const;
 
 export const apiKeyListResponseSchema = {
   type: "object",
   required: ["data"],
-  properties: {
-    data: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["id", "name", "createdAt", "revokedAt"],
-        properties: {
-          id: { type: "string" },
-          name: { type: "string" },
-          createdAt: { type: "string" },
-          revokedAt: { type: ["string", "null"] },
-        },
-      },
-    },
-  },
+  properties: { data: { type: "array", items: apiKeyListItem } },
 } as const;
 
 export const customerSessionRequestSchema = {
