@@ -102,6 +102,8 @@ export class FloodgateSystem {
       LOG_LEVEL: "warn",
       // Worker /metrics listeners off: fixed ports would collide with a `./floodgate start` running alongside.
       WORKER_METRICS_PORT: "0",
+      // A deployment has no demo sign-in (start turns it on for a loopback HOST unless told otherwise).
+      DEMO_LOGIN: "off",
       ...this.config.extraEnvironment,
       AUTH: this.config.auth,
       ADMIN_API_KEY: masked ? "***" : this.config.secrets.adminApiKey,
