@@ -48,6 +48,10 @@ const couponRows = async () =>
     ).n,
   );
 
+/** POST /v1/coupons with exactly these headers (the test kit's `post` would add the server key). */
+const createAs = (target: FastifyInstance, headers: Record<string, string>, body: unknown = couponBody()) =>
+  target.inject({ method: "POST", url: "/v1/coupons", headers, payload: body as object });
+
 const wrongKeys: [string, Record<string, string>][] = [
   ["no Authorization header", {}],
   ["an empty Authorization header", { authorization: "" }],
@@ -72,7 +76,7 @@ describe("POST /v1/coupons authentication", () => {
 
   it.each(wrongKeys)("answers 401 with WWW-Authenticate for %s, and writes nothing", async (_, headers) => {
     const rows = await couponRows();
-    const response = await post(app, "/v1/coupons", couponBody(), headers);
+    const response = await createAs(app, headers);
     expectProblem(response, 401, "unauthorized", "Authorization");
     expect(response.headers["www-authenticate"]).toMatch(/^Bearer realm="floodgate-admin"/);
     expect(await couponRows()).toBe(rows);
@@ -95,6 +99,8 @@ describe("POST /v1/coupons authentication", () => {
 
   it("protects GET /v1/coupons/:couponId too, without saying whether the coupon exists", async () => {
     const { id } = await createCoupon(app);
+    expectProblem(await get(app, `/v1/coupons/${id}`, { authorization: "" }), 401, "unauthorized");
+    // The shop's server key is no admin key either.
     expectProblem(await get(app, `/v1/coupons/${id}`), 401, "unauthorized");
     const unknown = await app.inject({
       method: "GET",
@@ -104,7 +110,9 @@ describe("POST /v1/coupons authentication", () => {
     expectProblem(unknown, 401, "unauthorized");
   });
 
-  it("leaves issuing public: no key needed to ask for a coupon", async () => {
+  // Identity (issue 17): issuing takes a caller (the shop's server key or the shopper's customer token), but
+  // never the admin key.
+  it("leaves issuing to callers: no admin key needed to ask for a coupon", async () => {
     const { id } = await createCoupon(app);
     expect((await issue(app, id, "public-user")).statusCode).toBe(202);
   });
@@ -128,7 +136,7 @@ describe("without ADMIN_API_KEY", () => {
   it("answers 503 admin_disabled on the admin routes, whatever key is sent, and writes nothing", async () => {
     const rows = await couponRows();
     for (const headers of [{}, adminHeaders()]) {
-      const created = await post(keyless, "/v1/coupons", couponBody(), headers);
+      const created = await createAs(keyless, headers);
       const body = expectProblem(created, 503, "admin_disabled");
       expect(body.retryable).toBe(false);
       expect(String(body.detail)).toContain("ADMIN_API_KEY");
@@ -142,7 +150,7 @@ describe("without ADMIN_API_KEY", () => {
     expect(await couponRows()).toBe(rows);
   });
 
-  it("still issues coupons (issuing needs no key)", async () => {
+  it("still issues coupons (issuing needs no admin key)", async () => {
     const { id } = await createCoupon(app);
     expect((await issue(keyless, id, "keyless-user")).statusCode).toBe(202);
   });

@@ -4,6 +4,7 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
+import { withCredentials } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -29,7 +30,7 @@ const preflight = (target: FastifyInstance, origin: string) =>
     headers: {
       origin,
       "access-control-request-method": "POST",
-      "access-control-request-headers": "content-type,idempotency-key,admission-token",
+      "access-control-request-headers": "authorization,content-type,idempotency-key,admission-token",
     },
   });
 
@@ -39,10 +40,12 @@ describe("CORS", () => {
     expect(answer.statusCode).toBe(204);
     expect(answer.headers["access-control-allow-origin"]).toBe(SHOP);
     expect(String(answer.headers["access-control-allow-headers"])).toContain("admission-token");
+    // The SDK sends the shopper's customer token as a bearer.
+    expect(String(answer.headers["access-control-allow-headers"])).toContain("authorization");
     const paid = await app.inject({
       method: "POST",
       url: "/v1/payments",
-      headers: { origin: SHOP, "content-type": "application/json" },
+      headers: withCredentials(app, { origin: SHOP, "content-type": "application/json" }),
       payload: { userId: "cross-origin", amount: 5 },
     });
     expect(paid.statusCode).toBe(202);

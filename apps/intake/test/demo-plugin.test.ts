@@ -1,22 +1,38 @@
 // The demo store's files at /demo/ (apps/web/public) and the SDK's browser bundle beside them: the right
-// content types, the redirect that makes the page's relative links work, and nothing outside that folder.
+// content types, the redirect that makes the page's relative links work, and nothing outside that folder. With
+// DEMO_LOGIN on, the demo's sign-in (a customer token for the id picked) and its server-side deposit into the
+// signed-in shopper's own wallet, applied by a real worker.
 import { readFile } from "node:fs/promises";
-import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import { loadConfig } from "@floodgate/config";
+import {
+  configToEnv,
+  createTestEnvironment,
+  startWorkerProcess,
+  type TestEnvironment,
+  type WorkerProcess,
+} from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
+/** The same deployment started with DEMO_LOGIN=on (and its loopback HOST, which DEMO_LOGIN requires). */
+let demoApp: FastifyInstance;
+let worker: WorkerProcess;
 
 beforeAll(async () => {
   env = await createTestEnvironment("demo-plugin");
   app = await buildApp(env.config, { logger: false });
-  await app.ready();
+  const demoConfig = loadConfig({ ...configToEnv(env.config), DEMO_LOGIN: "on", HOST: "127.0.0.1" });
+  demoApp = await buildApp(demoConfig, { logger: false });
+  [worker] = await Promise.all([startWorkerProcess(env.config), app.ready(), demoApp.ready()]);
 });
 
 afterAll(async () => {
+  await worker?.stop();
   await app?.close();
+  await demoApp?.close();
   await env?.cleanup();
 });
 
@@ -80,5 +96,129 @@ describe("the demo store at /demo/", () => {
       code: "not_found",
       detail: "the demo has no missing.js",
     });
+  });
+});
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const login = (userId: unknown, target = demoApp) =>
+  target.inject({ method: "POST", url: "/demo/login", payload: { userId } });
+const demoDeposit = (amount: number, headers: Record<string, string> = {}) =>
+  demoApp.inject({ method: "POST", url: "/demo/deposits", headers, payload: { amount } });
+
+/** Reads the wallet as its shopper until it holds `balance` (the worker applies deposits on its own time). */
+async function walletToHold(userId: string, token: string, balance: number) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const wallet = await demoApp.inject({
+      method: "GET",
+      url: `/v1/wallets/${userId}`,
+      headers: bearer(token),
+    });
+    expect(wallet.statusCode, wallet.body).toBe(200);
+    if (wallet.json().balance === balance) return wallet.json();
+    if (Date.now() > deadline) throw new Error(`wallet of ${userId} never held ${balance}: ${wallet.body}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("the demo's sign-in and deposit (DEMO_LOGIN)", () => {
+  it("are not there unless DEMO_LOGIN is on", async () => {
+    expect(app.config.demoLogin).toBe(false);
+    expect(demoApp.config.demoLogin).toBe(true);
+    expect((await login("shopper-a", app)).statusCode).toBe(404);
+    const deposit = await app.inject({ method: "POST", url: "/demo/deposits", payload: { amount: 100 } });
+    expect(deposit.statusCode).toBe(404);
+  });
+
+  it("signs a shopper in: a customer token for that user, which the API takes as theirs", async () => {
+    const answer = await login("shopper-a");
+    expect(answer.statusCode, answer.body).toBe(201);
+    const session = answer.json();
+    expect(session).toEqual({
+      token: expect.any(String),
+      userId: "shopper-a",
+      expiresAt: expect.any(String),
+    });
+    expect(Date.parse(session.expiresAt)).toBeGreaterThan(Date.now());
+    const own = await demoApp.inject({
+      method: "GET",
+      url: "/v1/wallets/shopper-a",
+      headers: bearer(session.token),
+    });
+    expect(own.statusCode, own.body).toBe(200);
+    // Someone else's wallet is not found for this shopper.
+    const other = await demoApp.inject({
+      method: "GET",
+      url: "/v1/wallets/shopper-b",
+      headers: bearer(session.token),
+    });
+    expect(other.statusCode).toBe(404);
+  });
+
+  it.each([
+    ["a user id with a space", "not a user"],
+    ["an empty user id", ""],
+    ["a 65-character user id", "u".repeat(65)],
+    ["a number", 7],
+    ["no user id", undefined],
+  ])("refuses %s with a 400 naming userId", async (_case, userId) => {
+    const answer = await login(userId);
+    expect(answer.statusCode).toBe(400);
+    expect(answer.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect(answer.json()).toMatchObject({ code: "validation_error", field: "userId" });
+  });
+
+  it("deposits into the signed-in shopper's own wallet, whoever else the page might name", async () => {
+    const { token } = (await login("depositor")).json();
+    const answer = await demoDeposit(2500, bearer(token));
+    expect(answer.statusCode, answer.body).toBe(202);
+    const { id } = answer.json();
+    expect(id).toMatch(/^dep_/);
+    expect(await walletToHold("depositor", token, 2500)).toMatchObject({
+      userId: "depositor",
+      balance: 2500,
+    });
+    const deposit = await demoApp.inject({
+      method: "GET",
+      url: `/v1/deposits/${id}`,
+      headers: bearer(token),
+    });
+    expect(deposit.json()).toMatchObject({ id, userId: "depositor", amount: 2500, status: "succeeded" });
+
+    // The body cannot name another wallet: the user is the token's.
+    const elsewhere = await demoApp.inject({
+      method: "POST",
+      url: "/demo/deposits",
+      headers: bearer(token),
+      payload: { amount: 100, userId: "someone-else" },
+    });
+    expect(elsewhere.statusCode).toBe(400);
+    expect(elsewhere.json()).toMatchObject({ code: "validation_error" });
+  });
+
+  it("takes only a shopper's token: none is 401, a server key or a forged token is refused", async () => {
+    const anonymous = await demoDeposit(100);
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json()).toMatchObject({ code: "unauthorized" });
+    expect(anonymous.headers["www-authenticate"]).toMatch(/^Bearer/);
+
+    const server = await demoDeposit(100, bearer(env.serverKey));
+    expect(server.statusCode).toBe(403);
+    expect(server.json()).toMatchObject({ code: "forbidden_caller" });
+
+    const { token } = (await login("forger")).json();
+    const [header, payload] = token.split(".");
+    const forged = await demoDeposit(100, bearer(`${header}.${payload}.${"A".repeat(43)}`));
+    expect(forged.statusCode).toBe(401);
+    expect(forged.json()).toMatchObject({ code: "invalid_token" });
+  });
+
+  it("refuses an amount that is not a positive integer, naming it", async () => {
+    const { token } = (await login("careless")).json();
+    for (const amount of [0, -5, 1.5]) {
+      const answer = await demoDeposit(amount, bearer(token));
+      expect(answer.statusCode).toBe(400);
+      expect(answer.json()).toMatchObject({ code: "validation_error", field: "amount" });
+    }
   });
 });

@@ -10,7 +10,10 @@ import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { get } from "./support/intake-test-kit.ts";
+import { get as getAs, withCredentials } from "./support/intake-test-kit.ts";
+
+/** As a load balancer's probe: health and readiness are public, so no credentials. */
+const get = (target: FastifyInstance, url: string) => getAs(target, url, { authorization: "" });
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -86,6 +89,7 @@ describe("GET /readyz", () => {
       const response = await proxied.inject({
         method: "POST",
         url: "/v1/payments",
+        headers: withCredentials(proxied),
         payload: { userId: "ready-1", amount: 10 },
       });
       expect(response.statusCode).toBe(202);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY } from "./support/coupon-test-kit.ts";
 import { get, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
-import { type JsonSocket, openJsonSocket } from "./support/json-socket.ts";
+import { type JsonSocket, openJsonSocket, withAccessToken } from "./support/json-socket.ts";
 import { createProduct } from "./support/product-test-kit.ts";
 
 interface OperationMessage {
@@ -55,7 +55,7 @@ const stopWorker = async () => {
 async function openOperationSocket(app: FastifyInstance, id: string): Promise<OperationSocket> {
   const { port } = app.server.address() as { port: number };
   const socket = await openJsonSocket<OperationMessage>(
-    `ws://127.0.0.1:${port}/v1/operations/${encodeURIComponent(id)}/ws`,
+    withAccessToken(`ws://127.0.0.1:${port}/v1/operations/${encodeURIComponent(id)}/ws`, env.serverKey),
   );
   return { ...socket, next: (what, match = () => true) => socket.next(match, what, 20_000) };
 }

@@ -98,6 +98,8 @@ describe("a client address's token bucket", () => {
 
 describe("the admin API", () => {
   it("changes a limit at run time for every process, and DELETE goes back to the configured one", async () => {
+    expect((await get(app, "/v1/rate-limits", { authorization: "" })).statusCode).toBe(401);
+    // The shop's server key is no admin key either.
     expect((await get(app, "/v1/rate-limits")).statusCode).toBe(401);
     const unauthorized = await app.inject({
       method: "PUT",

@@ -3,7 +3,13 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { expectProblem, post, prefixKeys, streamLengths } from "./support/intake-test-kit.ts";
+import {
+  expectProblem,
+  post,
+  prefixKeys,
+  streamLengths,
+  withCredentials,
+} from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -108,7 +114,9 @@ const paymentCases: BadRequest[] = [
   invalidBody("a JSON array", [valid], "body"),
   invalidBody("JSON null", "null", "body"),
   invalidBody("a JSON string", '"user-1 100"', "body"),
-  invalidBody("an empty object", {}, "userId"),
+  // userId is optional in the schema now (a customer token names its user), so for a server key the schema
+  // names the missing amount first; a missing userId alone is still a 400 naming userId (below).
+  invalidBody("an empty object", {}, "amount"),
   invalidBody("a missing amount", { userId: "user-1" }, "amount"),
   invalidBody("a missing userId", { amount: 100 }, "userId"),
   invalidBody("amount as a string", { userId: "user-1", amount: "100" }, "amount"),
@@ -218,10 +226,14 @@ const depositCases: BadRequest[] = [
   },
 ];
 
+// As the shop's server (its key names the user in the body or the path, so userId is still required).
+const inject = (request: InjectOptions) =>
+  app.inject({ ...request, headers: withCredentials(app, request.headers as Record<string, string>) });
+
 async function expectRefusedWithoutWrites(bad: BadRequest) {
   const streams = await streamLengths(app);
   const keys = await prefixKeys(app);
-  const response = await app.inject(bad.request);
+  const response = await inject(bad.request);
   expect(response.statusCode).not.toBe(202);
   expectProblem(response, bad.status, bad.code, bad.field);
   expect(await streamLengths(app)).toEqual(streams);
@@ -238,7 +250,7 @@ describe("POST /v1/wallets/:userId/deposits refuses", () => {
 
 describe("problem details", () => {
   it("carry every field error and the RFC 9457 members", async () => {
-    const response = await app.inject(json({ userId: "a b", amount: 1.5, extra: 1 }));
+    const response = await inject(json({ userId: "a b", amount: 1.5, extra: 1 }));
     const problem = expectProblem(response, 400, "validation_error");
     expect(problem).toMatchObject({
       type: "/problems/validation-error",
@@ -258,7 +270,7 @@ describe("problem details", () => {
   });
 
   it("answer an unknown route with a 404 problem", async () => {
-    const response = await app.inject({ method: "GET", url: "/v1/nothing-here" });
+    const response = await inject({ method: "GET", url: "/v1/nothing-here" });
     expectProblem(response, 404, "not_found");
   });
 });

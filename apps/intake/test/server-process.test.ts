@@ -66,7 +66,7 @@ describe("node apps/intake/src/server.ts", () => {
     expect(health?.status).toBe(200);
     const accepted = await fetch(`http://127.0.0.1:${port}/v1/payments`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${env.serverKey}` },
       body: JSON.stringify({ userId: "server-1", amount: 5 }),
     });
     expect(accepted.status).toBe(202);

@@ -1,6 +1,8 @@
 // The operator's strip: set up the demo product, open and close the room, restock, and send a crowd into the
 // queue, so one person can run a whole flash sale. Plain fetch on the admin routes with the key the operator
-// pasted (kept in this tab's sessionStorage only); the crowd joins through the public ticket route.
+// pasted (kept in this tab's sessionStorage only): configuration only. The crowd are shoppers like any other:
+// each signs in through the demo's login and joins the room with its own token.
+import { crowdToken } from "./demo-session.js";
 
 const KEY_STORAGE = "floodgate-demo:admin-key";
 const DEMO_PRODUCT = { name: "Floodgate flash-sale sneaker", price: 49_000, stock: 10 };
@@ -111,11 +113,14 @@ export function mountAdminStrip(store) {
   onClick("#crowd", async () => {
     const tag = Date.now().toString(36);
     const joins = await Promise.all(
-      Array.from({ length: CROWD_SIZE }, (_, i) =>
+      Array.from({ length: CROWD_SIZE }, async (_, i) =>
         fetch(`/v1/rooms/${store.roomId}/tickets`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ userId: `crowd-${tag}-${i}` }),
+          headers: {
+            authorization: `Bearer ${await crowdToken(`crowd-${tag}-${i}`)}`,
+            "content-type": "application/json",
+          },
+          body: "{}",
         }),
       ),
     );

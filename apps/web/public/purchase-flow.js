@@ -1,11 +1,13 @@
-// One "Buy now": reserve the unit (the waiting room may queue the shopper first: the SDK joins it, reports the
-// place, and resubmits once admitted), top the wallet up if it is short (demo wallets start empty), pay the
-// order, and end on a final state in words. Every step shows on the page as it happens.
+// One "Buy now" of the signed-in shopper: reserve the unit (the waiting room may queue the shopper first: the SDK
+// joins it, reports the place, and resubmits once admitted), top the wallet up if it is short (demo wallets
+// start empty; the demo's server-side deposit funds it), pay the order, and end on a final state in words.
+// Every step shows on the page as it happens. No call names the shopper: the token does.
 import { refusalMessage } from "./refusal-message.js";
 
 /** @typedef {import("./stock-poll.js").Checkout} Checkout */
 /** @typedef {import("./checkout-steps.js").CheckoutSteps} CheckoutSteps */
 /** @typedef {import("./checkout-steps.js").StepName} StepName */
+/** @typedef {import("./demo-session.js").DemoSession} DemoSession */
 
 /** How long the page waits for one operation's final status before it says so (the SDK keeps no spinner). */
 const OPERATION_TIMEOUT_MS = 120_000;
@@ -18,16 +20,16 @@ function settleQueue(/** @type {CheckoutSteps} */ steps) {
 }
 
 /**
- * @param {{ checkout: Checkout; steps: CheckoutSteps; productId: string; shopperId: string;
+ * @param {{ checkout: Checkout; session: DemoSession; steps: CheckoutSteps; productId: string;
  *           formatAmount(amount: number): string }} purchase
  */
-export async function buyOne({ checkout, steps, productId, shopperId, formatAmount }) {
+export async function buyOne({ checkout, session, steps, productId, formatAmount }) {
   steps.start();
   /** @type {StepName} */
   let current = "order";
   try {
     steps.set("order", "active", "placing the order…");
-    const order = checkout.placeOrder({ userId: shopperId, items: [{ productId, quantity: 1 }] });
+    const order = checkout.placeOrder({ items: [{ productId, quantity: 1 }] });
     order.on("position", (place) => {
       steps.queuePosition(place);
       steps.set("order", "active", "sent once it is your turn");
@@ -46,21 +48,19 @@ export async function buyOne({ checkout, steps, productId, shopperId, formatAmou
     steps.set("order", "done", `order ${placed.id} reserved, ${formatAmount(placed.amount)} to pay`);
 
     current = "deposit";
-    const wallet = await checkout.wallet(shopperId);
+    const wallet = await checkout.wallet(session.userId);
     if (wallet.balance >= placed.amount) {
       steps.set("deposit", "skipped", `the wallet holds ${formatAmount(wallet.balance)}: enough`);
     } else {
       const missing = placed.amount - wallet.balance;
       steps.set("deposit", "active", `depositing ${formatAmount(missing)}…`);
-      const deposit = await checkout
-        .deposit({ userId: shopperId, amount: missing })
-        .result({ timeoutMs: OPERATION_TIMEOUT_MS });
+      const deposit = await session.fund(missing);
       steps.set("deposit", "done", `deposit ${deposit.id} of ${formatAmount(missing)} succeeded`);
     }
 
     current = "payment";
     steps.set("payment", "active", "paying…");
-    const payment = checkout.pay({ userId: shopperId, amount: placed.amount, orderId: placed.id });
+    const payment = checkout.pay({ amount: placed.amount, orderId: placed.id });
     // Paying is guarded too: an admission that lapsed meanwhile queues the shopper again.
     payment.on("position", (place) => steps.queuePosition(place));
     payment.on("admitted", (admission) => steps.queueAdmitted(admission));

@@ -1,6 +1,7 @@
 // A failed purchase in words a shopper understands: the SDK's typed errors carry the server's problem+json, so
 // a refusal (sold out, not enough money) reads differently from a network that never answered.
 import {
+  AuthenticationError,
   FloodgateError,
   InsufficientFundsError,
   OutOfStockError,
@@ -17,6 +18,9 @@ import {
 
 /** @param {unknown} error @returns {Refusal} */
 export function refusalMessage(error) {
+  if (error instanceof AuthenticationError) {
+    return { kind: "refused", title: "Signed out:", detail: "sign in again to buy." };
+  }
   if (error instanceof OutOfStockError || error instanceof SoldOutError) {
     return { kind: "refused", title: "Sold out.", detail: "Every unit is taken. The operator can restock." };
   }

@@ -1,5 +1,6 @@
 // Where the page finds its product, room and shopper: the URL first (a link an operator shares, the tests),
-// then what this browser remembered (the product the admin strip set up; the shopper for this tab).
+// then what this browser remembered (the product the admin strip set up; the shopper id last signed in as in
+// this tab: the id only, never a token).
 
 const PRODUCT_KEY = "floodgate-demo:product";
 const SHOPPER_KEY = "floodgate-demo:shopper";
@@ -9,7 +10,7 @@ export const DEFAULT_ROOM_ID = "demo";
  * @typedef {object} StoreLocation
  * @property {string | null} productId
  * @property {string} roomId
- * @property {string} shopperId
+ * @property {string} shopperId  the id the sign-in form starts with
  */
 
 /** @returns {StoreLocation} */
@@ -18,7 +19,6 @@ export function readStoreLocation() {
   const productId = query.get("product") || localStorage.getItem(PRODUCT_KEY);
   const roomId = query.get("room") || DEFAULT_ROOM_ID;
   const shopperId = query.get("shopper") || sessionStorage.getItem(SHOPPER_KEY) || newShopperId();
-  sessionStorage.setItem(SHOPPER_KEY, shopperId);
   return { productId, roomId, shopperId };
 }
 
@@ -30,11 +30,14 @@ export function rememberProduct(/** @type {string} */ productId) {
   history.replaceState(null, "", url);
 }
 
-/** A fresh shopper for this tab: demo wallets start empty, so each newcomer deposits before paying. */
+/** The shopper this tab signed in as, offered again on the next visit. */
+export function rememberShopper(/** @type {string} */ shopperId) {
+  sessionStorage.setItem(SHOPPER_KEY, shopperId);
+}
+
+/** A fresh shopper id: demo wallets start empty, so each newcomer deposits before paying. */
 export function newShopperId() {
   // getRandomValues, not randomUUID: the page may be served over plain http on a LAN address.
   const bytes = crypto.getRandomValues(new Uint8Array(5));
-  const shopperId = `shopper-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
-  sessionStorage.setItem(SHOPPER_KEY, shopperId);
-  return shopperId;
+  return `shopper-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
 }

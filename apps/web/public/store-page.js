@@ -1,12 +1,14 @@
-// The demo store's entry: one SDK instance for the shop calls (same origin as the API), the product with its
-// live stock, the Buy now button, and the admin strip.
+// The demo store's entry: the sign-in as a shopper (one SDK instance per signed-in shopper, its getToken the
+// demo session's), the product with its live stock (the public catalogue, read without a token), the Buy now
+// button, and the admin strip. Same origin as the API: no CORS.
 import { createCheckout, FloodgateError } from "@floodgate/checkout-sdk";
 import { mountAdminStrip } from "./admin-strip.js";
 import { CheckoutSteps } from "./checkout-steps.js";
+import { signIn } from "./demo-session.js";
 import { formatMoney } from "./money-format.js";
 import { buyOne } from "./purchase-flow.js";
 import { watchStock } from "./stock-poll.js";
-import { newShopperId, readStoreLocation, rememberProduct } from "./store-location.js";
+import { newShopperId, readStoreLocation, rememberProduct, rememberShopper } from "./store-location.js";
 
 /** @typedef {import("./stock-poll.js").CatalogProduct} CatalogProduct */
 
@@ -18,11 +20,15 @@ function element(selector) {
 }
 
 const where = readStoreLocation();
-const checkout = createCheckout({ baseUrl: location.origin });
+/** The catalogue is public: the stock is read before anyone signs in. */
+const catalog = createCheckout({ baseUrl: location.origin });
 const steps = new CheckoutSteps();
 const buyButton = /** @type {HTMLButtonElement} */ (element("#buy"));
+const shopperInput = /** @type {HTMLInputElement} */ (element("#shopper-id"));
+const signInButton = /** @type {HTMLButtonElement} */ (element("#sign-in"));
 let productId = where.productId;
-let shopperId = where.shopperId;
+/** @type {{ session: import("./demo-session.js").DemoSession; checkout: import("./stock-poll.js").Checkout } | null} */
+let shopper = null;
 /** @type {CatalogProduct | null} */
 let product = null;
 let buying = false;
@@ -31,8 +37,32 @@ let stock = null;
 
 const formatAmount = (/** @type {number} */ amount) => formatMoney(amount, product?.currency ?? "KRW");
 
-function showShopper() {
-  element("#shopper").textContent = shopperId;
+function updateBuyButton() {
+  buyButton.disabled = buying || !shopper || !product;
+}
+
+/** @param {string} userId */
+async function signInAs(userId) {
+  signInButton.disabled = true;
+  const status = element("#signed-in");
+  status.textContent = `Signing in as ${userId}…`;
+  try {
+    const session = await signIn(userId);
+    // A new checkout per shopper: the token and any admission tokens belong to this one.
+    shopper = { session, checkout: createCheckout({ baseUrl: location.origin, getToken: session.getToken }) };
+    rememberShopper(session.userId);
+    status.textContent = `Signed in as ${session.userId}.`;
+    status.dataset.user = session.userId;
+    element("#shopper").textContent = session.userId;
+  } catch (error) {
+    shopper = null;
+    delete status.dataset.user;
+    status.textContent = error instanceof Error ? error.message : String(error);
+    element("#shopper").textContent = "not signed in";
+  } finally {
+    signInButton.disabled = false;
+    updateBuyButton();
+  }
 }
 
 /** @param {CatalogProduct} latest */
@@ -44,7 +74,7 @@ function showProduct(latest) {
   element("#stock").textContent = String(latest.available);
   // Buy now stays enabled at 0: the page's figure may lag, and the server has the last word (a refusal).
   element("#stock-note").textContent = latest.available === 0 ? "Sold out: the operator can restock." : "";
-  buyButton.disabled = buying;
+  updateBuyButton();
 }
 
 /** @param {unknown} error */
@@ -56,7 +86,7 @@ function showStockError(error) {
     element("#product-name").textContent = "Product not found";
     element("#product-note").textContent =
       `No product ${productId} here: set up a demo product in the admin strip.`;
-    buyButton.disabled = true;
+    updateBuyButton();
     return;
   }
   element("#stock-note").textContent =
@@ -67,25 +97,30 @@ function showStockError(error) {
 function watchProduct(id) {
   stock?.stop();
   productId = id;
-  stock = watchStock(checkout, id, { onProduct: showProduct, onError: showStockError });
+  stock = watchStock(catalog, id, { onProduct: showProduct, onError: showStockError });
 }
 
 buyButton.addEventListener("click", async () => {
-  if (!productId || buying) return;
+  if (!productId || !shopper || buying) return;
   buying = true;
-  buyButton.disabled = true;
+  updateBuyButton();
   try {
-    await buyOne({ checkout, steps, productId, shopperId, formatAmount });
+    await buyOne({ ...shopper, steps, productId, formatAmount });
   } finally {
     buying = false;
-    buyButton.disabled = false;
+    updateBuyButton();
     stock?.refresh();
   }
 });
 
+element("#sign-in-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  void signInAs(shopperInput.value.trim());
+});
+
 element("#new-shopper").addEventListener("click", () => {
-  shopperId = newShopperId();
-  showShopper();
+  shopperInput.value = newShopperId();
+  void signInAs(shopperInput.value);
 });
 
 mountAdminStrip({
@@ -98,6 +133,6 @@ mountAdminStrip({
   onStockChanged: () => stock?.refresh(),
 });
 
-showShopper();
+shopperInput.value = where.shopperId;
 if (productId) watchProduct(productId);
 document.body.dataset.ready = "true";

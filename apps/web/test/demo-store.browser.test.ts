@@ -1,7 +1,8 @@
 // The demo store in real headless Chromium, served by a real intake process at /demo/ with real workers behind
-// it: a purchase with the room closed, one behind a queue of 200, one whose payment answer the network loses,
-// and a refusal. Each test has its own product, room and shopper; the shards are read directly to count what
-// the server recorded.
+// it (DEMO_LOGIN on, as ./floodgate start sets it on a laptop): each page signs in as its shopper, and the wallet
+// is funded through the demo's server-side deposit. A purchase with the room closed, one behind a queue of 200,
+// one whose payment answer the network loses, and a refusal. Each test has its own product, room and shopper; the
+// shards are read directly to count what the server recorded.
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import {
@@ -33,7 +34,9 @@ let shards: ShardRecords;
 let demo: DemoPage | undefined;
 
 beforeAll(async () => {
-  env = await createTestEnvironment("demo-store-browser", { env: { ADMIN_API_KEY } });
+  env = await createTestEnvironment("demo-store-browser", {
+    env: { ADMIN_API_KEY, DEMO_LOGIN: "on", HOST: "127.0.0.1" },
+  });
   [intake, ...workers] = await Promise.all([
     startIntakeProcess(env.config),
     startWorkerProcess(env.config),
@@ -67,7 +70,7 @@ const newProduct = (name: string, stock: number) =>
   createProduct(intake.baseUrl, { name, price: PRICE, stock });
 
 describe("the demo store in Chromium", () => {
-  it("with the room closed, buys at once: the order is paid and the stock on the page drops by one", async () => {
+  it("signed in, funds the wallet server-side and buys at once: paid, and the stock on the page drops by one", async () => {
     const product = await newProduct("Room-off sneaker", 5);
     demo = await openDemoPage(browser, intake.baseUrl, { product, room: "closed", shopper: "shopper-off" });
     expect(await demo.stock()).toBe(5);
@@ -87,6 +90,29 @@ describe("the demo store in Chromium", () => {
     expect(records.payments).toEqual([
       { id: expect.any(String), status: "succeeded", amount: PRICE, orderId: records.orders[0]!.id },
     ]);
+    expect(records.deposits).toEqual([{ id: expect.any(String), status: "succeeded", amount: PRICE }]);
+
+    // The browser never held a server key: it signed in, funded through the demo's deposit, and every API call
+    // carried the shopper's own customer token.
+    const calls = demo.apiRequests;
+    expect(calls.filter((call) => call.path === "/demo/login").map((call) => call.authorization)).toEqual([
+      undefined,
+    ]);
+    expect(calls.filter((call) => call.method === "POST").map((call) => call.path)).toEqual([
+      "/demo/login",
+      "/v1/orders",
+      "/demo/deposits",
+      "/v1/payments",
+    ]);
+    // (The stock is read from the public catalogue, with no token at all.)
+    const signedIn = calls.filter(
+      (call) => call.path !== "/demo/login" && !call.path.startsWith("/v1/catalog/"),
+    );
+    const bearers = new Set(signedIn.map((call) => call.authorization));
+    expect(bearers.size).toBe(1);
+    const [bearer] = bearers;
+    expect(bearer).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(bearer).not.toContain("fg_sk_");
   });
 
   it("behind 200 queued shoppers, shows its place falling live, is admitted, and pays once", async () => {
@@ -98,6 +124,7 @@ describe("the demo store in Chromium", () => {
     try {
       await joinAhead(
         intake.baseUrl,
+        env.serverKey,
         room,
         Array.from({ length: 200 }, (_, i) => `crowd-${i}`),
       );
@@ -199,7 +226,7 @@ describe("the demo store in Chromium", () => {
       payment: "idle",
     });
     expect(await demo.page.isEnabled("#buy")).toBe(true);
-    expect(await shards.forShopper("shopper-late")).toEqual({ orders: [], payments: [] });
+    expect(await shards.forShopper("shopper-late")).toEqual({ orders: [], payments: [], deposits: [] });
   });
 });
 

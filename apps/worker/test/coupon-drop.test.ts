@@ -13,7 +13,7 @@ import {
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createCoupon, requestIssue } from "./support/coupon-client.ts";
-import { type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { asShop, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import { deadLetters, pendingCount, pendingStatuses } from "./support/queue-inspection.ts";
 import { waitFor } from "./support/wait-for.ts";
 
@@ -139,7 +139,9 @@ describe("after the workers drained the queue", () => {
     const ids = accepted().map((a) => a.body.id as string);
     expect(await pendingStatuses(redis, keys, ids)).toEqual([]);
     for (const id of ids.slice(0, 20)) {
-      const view = (await app.inject({ method: "GET", url: `/v1/coupon-issues/${id}` })).json();
+      const view = (
+        await app.inject({ method: "GET", url: `/v1/coupon-issues/${id}`, headers: asShop(app) })
+      ).json();
       expect(view).toMatchObject({ id, couponId, status: "succeeded" });
     }
     expect(await deadLetters(redis, keys)).toEqual([]);

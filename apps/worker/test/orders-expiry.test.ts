@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bullPrefix, expiryJobId, ORDER_EXPIRY_QUEUE, OrderExpiry } from "../src/orders/order-expiry.ts";
 import { ADMIN_KEY } from "./support/coupon-client.ts";
 import { counterValue, type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
-import { deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { asShop, deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import {
   createProduct,
   operationView,
@@ -197,7 +197,8 @@ describe("an expiry racing a payment", () => {
     for (const { userId, id, paymentId } of payments) {
       const order = await orderView(app, id);
       const payment = await operationView(app, `/v1/payments/${paymentId}`);
-      const balance = (await app.inject({ url: `/v1/wallets/${userId}` })).json().balance;
+      const balance = (await app.inject({ url: `/v1/wallets/${userId}`, headers: asShop(app) })).json()
+        .balance;
       if (order.status === "paid") {
         paid += 1;
         expect(payment).toMatchObject({ status: "succeeded" });

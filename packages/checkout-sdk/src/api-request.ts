@@ -2,7 +2,10 @@
 // call keeps its Idempotency-Key and cannot create twice. Only what can succeed unchanged is retried: a network
 // error, a 429, a 503 (or a gateway's 502/504) unless its problem says `retryable: false`. A business refusal
 // (sold out, out of stock, a validation error) would be refused again exactly as it is: it is thrown at once.
+// Every attempt carries the page's bearer; a 401 token_expired asks the page for a new one ONCE and sends the
+// same request again (same Idempotency-Key): the first was refused before it did anything.
 import { retryDelayMs, sleep } from "./backoff.ts";
+import type { BearerToken } from "./bearer-token.ts";
 import { FloodgateError, type Problem, parseRetryAfter, problemError } from "./floodgate-errors.ts";
 
 /** The part of fetch the SDK uses; pass your own (a wrapper that adds tracing headers, a test's). */
@@ -13,6 +16,8 @@ export interface ApiEndpoint {
   baseUrl: string;
   fetch: FetchFunction;
   maxRetries: number;
+  /** undefined: no getToken was given, so no Authorization header (a deployment with AUTH=off). */
+  token: BearerToken | undefined;
 }
 
 export interface ApiCall {
@@ -29,11 +34,14 @@ export async function apiRequest<T>(
   call: ApiCall = {},
   maxRetries = api.maxRetries,
 ): Promise<T> {
-  const headers = { ...call.headers };
+  const headers: Record<string, string> = { ...call.headers };
   // No content-type on a GET: a browser then sends it as a simple request, without a CORS preflight.
   if (call.body !== undefined) headers["content-type"] = "application/json";
   const init: RequestInit = { method: call.method ?? "GET", headers, body: JSON.stringify(call.body) };
+  let refreshed = false;
+  let token = await api.token?.current();
   for (let attempt = 0; ; attempt++) {
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
     let response: Response;
     let text: string;
     try {
@@ -58,6 +66,14 @@ export async function apiRequest<T>(
       body && typeof body === "object"
         ? { ...body, status }
         : { status, title: response.statusText, detail: text.slice(0, 200) };
+    const requestId = response.headers.get("x-request-id");
+    if (requestId !== null) problem.requestId ??= requestId;
+    if (status === 401 && problem.code === "token_expired" && token !== undefined && !refreshed) {
+      refreshed = true;
+      token = await api.token?.refresh(token);
+      attempt--; // not a retry of a failure: the same request, now with a token the server can take
+      continue;
+    }
     const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
     if (attempt >= maxRetries || !RETRIED_STATUSES.includes(status) || problem.retryable === false) {
       throw problemError(problem);

@@ -1,8 +1,9 @@
 // What the calls take and what the operations' GET routes answer, as a shop page sees them. Amounts are integers
-// in the deployment's minor unit; user ids are 1-64 characters of [A-Za-z0-9_-].
+// in the deployment's minor unit; user ids are 1-64 characters of [A-Za-z0-9_-]. A shopper's calls may leave
+// userId out: their user is their token's (a different one is refused 403 forbidden_user). A server key names it.
 
 export interface PaymentRequest {
-  userId: string;
+  userId?: string;
   amount: number;
   /** Pays this order (the amount must be the order's). */
   orderId?: string;
@@ -10,6 +11,7 @@ export interface PaymentRequest {
   idempotencyKey?: string;
 }
 
+/** Only a server key may deposit (a shopper's token is refused 403 forbidden_caller). */
 export interface DepositRequest {
   userId: string;
   amount: number;
@@ -22,7 +24,7 @@ export interface OrderLine {
 }
 
 export interface OrderRequest {
-  userId: string;
+  userId?: string;
   items: OrderLine[];
   couponIssueId?: string;
   idempotencyKey?: string;

@@ -2,6 +2,7 @@
 // and the two reads a page shows. One instance per page is the intent: the admission tokens its waiting rooms
 // gave are kept on it, so the order and then the payment of one shopper queue once.
 import { apiRequest, type FetchFunction } from "./api-request.ts";
+import { bearerToken, type GetToken } from "./bearer-token.ts";
 import type { CheckoutContext } from "./checkout-context.ts";
 import type {
   CouponIssueView,
@@ -19,6 +20,10 @@ import { type Operation, type OperationSpec, startOperation } from "./operation-
 export interface CheckoutOptions {
   /** e.g. https://api.shop.example; a relative one ("" or "/api") resolves against the page in a browser. */
   baseUrl: string;
+  /** The bearer every call sends: in a browser, the signed-in shopper's customer token, which the shop's server
+   * mints (POST /v1/customer-sessions with its server key); in a Node service, a server key. Asked once, and
+   * again once when the server answers 401 token_expired. Without it no Authorization header is sent (AUTH=off). */
+  getToken?: GetToken;
   /** Default: the global fetch. */
   fetch?: FetchFunction;
   /** Default: the global WebSocket; null polls only. */
@@ -35,13 +40,14 @@ export interface Checkout {
   /** One coupon per user: the server dedupes by (coupon, user) and refuses a second with AlreadyIssuedError. */
   claimCoupon(
     couponId: string,
-    options: { userId: string; idempotencyKey?: string },
+    options?: { userId?: string; idempotencyKey?: string },
   ): Operation<CouponIssueView>;
   /** Final once the order leaves "pending": awaiting_payment (then pay it with orderId), or it failed. */
   placeOrder(request: OrderRequest): Operation<OrderView>;
   /** Final once the order has ended: cancelled, or paid/expired if that came first. */
   cancelOrder(orderId: string, options?: { userId?: string; idempotencyKey?: string }): Operation<OrderView>;
   product(productId: string): Promise<ProductView>;
+  /** A shopper may read only their own wallet (another user's answers 404). */
   wallet(userId: string): Promise<WalletView>;
 }
 
@@ -56,6 +62,7 @@ export function createCheckout(options: CheckoutOptions): Checkout {
     WebSocket: (options.WebSocket === undefined ? globalThis.WebSocket : options.WebSocket) ?? undefined,
     maxRetries: options.maxRetries ?? 4,
     pollIntervalMs: options.pollIntervalMs ?? 1000,
+    token: options.getToken ? bearerToken(options.getToken) : undefined,
     tokens: new Map(),
     guards: new Map(),
   };
@@ -77,7 +84,7 @@ export function createCheckout(options: CheckoutOptions): Checkout {
       start("deposits", `/v1/wallets/${encoded(userId)}/deposits`, "/v1/deposits/", userId, idempotencyKey, {
         amount,
       }),
-    claimCoupon: (couponId, { userId, idempotencyKey }) =>
+    claimCoupon: (couponId, { userId, idempotencyKey } = {}) =>
       start(
         "coupon-issues",
         `/v1/coupons/${encoded(couponId)}/issues`,

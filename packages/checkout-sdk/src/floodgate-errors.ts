@@ -21,6 +21,8 @@ export interface Problem {
   roomId?: string;
   joinUrl?: string;
   reason?: string;
+  /** The server's id of the request, when it sent one: what its logs know the refusal by. */
+  requestId?: string;
   /** A final failure: the operation's view as the server last showed it. */
   operation?: unknown;
   [extension: string]: unknown;
@@ -32,6 +34,8 @@ export class FloodgateError extends Error {
   /** The HTTP status of a refusal; undefined when the request never got an answer or the operation failed later. */
   readonly status: number | undefined;
   readonly problem: Problem;
+  /** The server's request id, when the refusal carried one. */
+  readonly requestId: string | undefined;
 
   constructor(problem: Problem, options?: { cause?: unknown }) {
     const code = problem.code ?? `http_${problem.status}`;
@@ -40,6 +44,7 @@ export class FloodgateError extends Error {
     this.code = code;
     this.status = problem.status;
     this.problem = problem;
+    this.requestId = problem.requestId;
   }
 }
 
@@ -71,18 +76,38 @@ export class ValidationError extends FloodgateError {
   readonly field = this.problem.field;
 }
 
+/** 401 unauthorized, invalid_token or token_expired: the bearer was missing, refused, or still expired after the
+ * one refresh the SDK asks getToken() for. Sign the shopper in again. */
+export class AuthenticationError extends FloodgateError {
+  override name = "AuthenticationError";
+}
+
+/** 403 forbidden_user (a userId other than the token's own) or forbidden_caller (a shopper's token where only a
+ * server key may act, e.g. a deposit). */
+export class PermissionError extends FloodgateError {
+  override name = "PermissionError";
+}
+
 const TYPED: Record<string, typeof FloodgateError> = {
+  forbidden_user: PermissionError,
+  forbidden_caller: PermissionError,
   out_of_stock: OutOfStockError,
   sold_out: SoldOutError,
   already_issued: AlreadyIssuedError,
   insufficient_funds: InsufficientFundsError,
 };
 
-/** The error class a problem maps to: by code first, then any 400 or 422 is a validation error. */
+/** The error class a problem maps to: by code first, then any 401 is an authentication error and any 400 or
+ * 422 a validation error. */
 export function problemError(problem: Problem): FloodgateError {
   const status = problem.status;
   const Type =
-    TYPED[problem.code ?? ""] ?? (status === 400 || status === 422 ? ValidationError : FloodgateError);
+    TYPED[problem.code ?? ""] ??
+    (status === 401
+      ? AuthenticationError
+      : status === 400 || status === 422
+        ? ValidationError
+        : FloodgateError);
   return new Type(problem);
 }
 

@@ -2,6 +2,7 @@
 // waiting rooms and its operations' final statuses. No runtime dependencies: fetch, WebSocket and crypto come
 // from the platform.
 export type { FetchFunction } from "./api-request.ts";
+export type { GetToken } from "./bearer-token.ts";
 export type {
   CouponIssueView,
   DepositRequest,
@@ -17,9 +18,11 @@ export type {
 export { type Checkout, type CheckoutOptions, createCheckout } from "./create-checkout.ts";
 export {
   AlreadyIssuedError,
+  AuthenticationError,
   FloodgateError,
   InsufficientFundsError,
   OutOfStockError,
+  PermissionError,
   type Problem,
   SoldOutError,
   ValidationError,

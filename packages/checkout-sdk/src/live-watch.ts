@@ -2,7 +2,8 @@
 // its WebSocket first. A socket that ends before the end is reopened after a backoff (any intake will do: the
 // first message is the current state); after MAX_SOCKET_FAILURES failures in a row, or with no WebSocket at
 // all, a GET every pollIntervalMs does the same job. `step` sees each message (or polled body) and returns the
-// value to finish with, undefined to keep following, or throws to fail.
+// value to finish with, undefined to keep following, or throws to fail. The socket carries the bearer as
+// ?access_token=; a socket refused with token_expired is reopened once with the token getToken() gives next.
 import { apiRequest } from "./api-request.ts";
 import { retryDelayMs, sleep } from "./backoff.ts";
 import type { CheckoutContext } from "./checkout-context.ts";
@@ -27,6 +28,8 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
     let done = false;
     let socket: JsonSocket | undefined;
     let failures = 0;
+    let sentToken: string | undefined;
+    let refreshed = false;
 
     const finish = (settle: () => void) => {
       done = true;
@@ -38,8 +41,18 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
       if (done) return;
       try {
         // The sockets' refusal ({type: "error", problem} or the ticket's {type: "error", code, detail}).
-        if (data.type === "error")
-          throw problemError(data.problem ?? { code: data.code, detail: data.detail });
+        if (data.type === "error") {
+          const problem = data.problem ?? { code: data.code, detail: data.detail };
+          if (fromSocket && problem.code === "token_expired" && sentToken !== undefined && !refreshed) {
+            refreshed = true;
+            socket?.close();
+            context.token?.refresh(sentToken).then(connect, (error) => finish(() => reject(error)));
+            return;
+          }
+          throw problemError(problem);
+        }
+        // The token was taken: a later expiry (a long wait in a room, a reconnect) may refresh once again.
+        if (fromSocket) refreshed = false;
         const value = source.step(data, fromSocket);
         if (value !== undefined) finish(() => resolve(value));
       } catch (error) {
@@ -52,20 +65,28 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
         try {
           take(await apiRequest(context, source.pollPath, {}, 0), false);
         } catch (error) {
-          // A 4xx (not found, malformed) will not change; offline for a moment or a 5xx: the next poll retries.
-          const status = (error as FloodgateError).status ?? 0;
-          if (status >= 400 && status < 500 && status !== 429 && !done) finish(() => reject(error));
+          // A 4xx (not found, malformed, a token refused) will not change, nor will a page that gives no token;
+          // offline for a moment or a 5xx: the next poll retries.
+          const { status = 0, code } = error as FloodgateError;
+          const final = (status >= 400 && status < 500 && status !== 429) || code === "token_unavailable";
+          if (final && !done) finish(() => reject(error));
         }
         if (!done) await sleep(context.pollIntervalMs);
       }
     };
 
-    const connect = () => {
+    const connect = async () => {
       if (done) return;
       if (!context.WebSocket || failures >= MAX_SOCKET_FAILURES) return void poll();
+      try {
+        sentToken = await context.token?.current();
+      } catch (error) {
+        return finish(() => reject(error));
+      }
+      if (done) return;
       socket = openJsonSocket(
         context.WebSocket,
-        socketUrl(context.baseUrl, source.socketPath),
+        socketUrl(context.baseUrl, source.socketPath, sentToken),
         (message) => take(message, true),
         (heardFrom) => {
           // A socket that worked and then dropped (an intake restarting) starts a new run of failures.
@@ -74,6 +95,6 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
         },
       );
     };
-    connect();
+    void connect();
   });
 }

@@ -41,7 +41,7 @@ export interface OperationSpec {
   readPath: string;
   /** Its route class, the one a waiting room guards (payments, deposits, coupon-issues, orders). */
   guard: string;
-  /** Whose place to take in a waiting room. */
+  /** Whose place to take in a waiting room; undefined: the token's own user (a shopper). */
   userId: string | undefined;
   idempotencyKey: string | undefined;
   /** Statuses that are not final for this call (an order awaiting payment is final for placeOrder). */
@@ -75,7 +75,8 @@ export function startOperation<V extends { status: string; failureReason?: strin
 
   const submit = async (): Promise<{ id: string; status: string }> => {
     for (let visits = 0; ; visits++) {
-      const roomKey = `${context.guards.get(spec.guard)} ${spec.userId}`;
+      const user = spec.userId ?? "";
+      const roomKey = `${context.guards.get(spec.guard)} ${user}`;
       const token = context.tokens.get(roomKey);
       const headers: Record<string, string> = { "idempotency-key": idempotencyKey };
       if (token) headers["admission-token"] = token;
@@ -83,10 +84,9 @@ export function startOperation<V extends { status: string; failureReason?: strin
         return await apiRequest(context, spec.path, { method: "POST", body: spec.body, headers });
       } catch (error) {
         const problem = (error as FloodgateError).problem;
-        if (problem?.code !== "waiting_room_required" || !spec.userId || visits >= MAX_ROOM_VISITS)
-          throw error;
+        if (problem?.code !== "waiting_room_required" || visits >= MAX_ROOM_VISITS) throw error;
         const roomId = problem.roomId;
-        const key = `${roomId} ${spec.userId}`;
+        const key = `${roomId} ${user}`;
         context.guards.set(spec.guard, roomId ?? "");
         // The token sent was refused (expired, revoked): queue again. One this user holds for the room that
         // guards the route now is sent without queueing.

@@ -31,14 +31,15 @@ export type RoomEmitter = (event: keyof RoomEvents, value: RoomEvents[keyof Room
 export async function waitInRoom(
   context: CheckoutContext,
   problem: Problem,
-  userId: string,
+  userId: string | undefined,
   emit: RoomEmitter,
 ): Promise<string> {
   const roomId = problem.roomId ?? "";
   const ticket = await apiRequest<{ ticketId: string }>(
     context,
     problem.joinUrl ?? `/v1/rooms/${encodeURIComponent(roomId)}/tickets`,
-    { method: "POST", body: { userId } },
+    // A shopper joins as their token's user; a server key names the user.
+    { method: "POST", body: userId === undefined ? {} : { userId } },
   );
   const ticketPath = `/v1/rooms/${encodeURIComponent(roomId)}/tickets/${encodeURIComponent(ticket.ticketId)}`;
   let shown: number | undefined;

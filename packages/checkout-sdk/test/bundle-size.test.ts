@@ -19,9 +19,11 @@ describe("the browser bundle", () => {
     const sdk = await import(`data:text/javascript;base64,${Buffer.from(text).toString("base64")}`);
     expect(Object.keys(sdk).sort()).toEqual([
       "AlreadyIssuedError",
+      "AuthenticationError",
       "FloodgateError",
       "InsufficientFundsError",
       "OutOfStockError",
+      "PermissionError",
       "SoldOutError",
       "ValidationError",
       "createCheckout",
@@ -39,5 +41,8 @@ describe("the browser bundle", () => {
     const error = new sdk.SoldOutError({ status: 410, code: "sold_out", detail: "gone" });
     expect(error).toBeInstanceOf(sdk.FloodgateError);
     expect(error).toMatchObject({ name: "SoldOutError", code: "sold_out", status: 410, message: "gone" });
+    const expired = new sdk.AuthenticationError({ status: 401, code: "token_expired", requestId: "req-1" });
+    expect(expired).toBeInstanceOf(sdk.FloodgateError);
+    expect(expired).toMatchObject({ name: "AuthenticationError", code: "token_expired", requestId: "req-1" });
   });
 });

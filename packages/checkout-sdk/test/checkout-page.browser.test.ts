@@ -1,7 +1,9 @@
 // The checkout page in real headless Chromium, on a shop origin of its own, against a real intake and worker,
 // with the SDK's minified bundle: one pay() meets a waiting room, the SDK joins the room the problem names,
 // the page shows the live place from the ticket's WebSocket, and the SDK resubmits the payment with the same
-// Idempotency-Key and the admission token, then hears its final status over the operation's WebSocket.
+// Idempotency-Key and the admission token, then hears its final status over the operation's WebSocket. The page
+// is signed in as a shopper: its getToken() asks the shop's server, which mints the customer token with its
+// server key; every call and both sockets carry that token.
 import {
   createTestEnvironment,
   type IntakeProcess,
@@ -25,7 +27,7 @@ import { type ShopPageServer, startShopPageServer } from "./support/shop-page-se
 /** What shop-page.html puts on window. */
 interface ShopWindow {
   shopReady?: boolean;
-  checkout(userId: string, amount: number): Promise<void>;
+  checkout(amount: number): Promise<void>;
   checkoutLog: {
     idempotencyKey: string;
     positions: PositionEvent[];
@@ -50,6 +52,7 @@ const socketFrames: string[] = [];
 const requests: { method: string; url: string }[] = [];
 const paymentAnswers: number[] = [];
 const paymentHeaders: Record<string, string>[] = [];
+const apiAuthorizations: string[] = [];
 
 beforeAll(async () => {
   // The page's origin must be known before the intake starts: its CORS_ORIGINS lists it.
@@ -58,6 +61,7 @@ beforeAll(async () => {
     env: { ADMIN_API_KEY, CORS_ORIGINS: shop.origin },
   });
   [intake, worker] = await Promise.all([startIntakeProcess(env.config), startWorkerProcess(env.config)]);
+  shop.useFloodgate(intake.baseUrl, env.serverKey);
   browser = await launchChromium(executablePath);
   page = await browser.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
@@ -70,6 +74,8 @@ beforeAll(async () => {
   });
   page.on("request", (request) => {
     requests.push({ method: request.method(), url: request.url() });
+    if (request.url().startsWith(`${intake.baseUrl}/v1/`) && request.method() !== "OPTIONS")
+      apiAuthorizations.push(request.headers().authorization ?? "");
     if (request.method() === "POST" && request.url().endsWith("/v1/payments"))
       paymentHeaders.push(request.headers());
   });
@@ -77,7 +83,7 @@ beforeAll(async () => {
     if (response.request().method() === "POST" && response.url().endsWith("/v1/payments"))
       paymentAnswers.push(response.status());
   });
-  await page.goto(`${shop.origin}/?api=${encodeURIComponent(intake.baseUrl)}`);
+  await page.goto(`${shop.origin}/?api=${encodeURIComponent(intake.baseUrl)}&shopper=browser-shopper`);
   await page
     .waitForFunction(() => (window as unknown as ShopWindow).shopReady === true, null, { timeout: 15_000 })
     .catch((error: Error) => {
@@ -96,18 +102,20 @@ afterAll(async () => {
 
 describe("the checkout page in Chromium", () => {
   it("waits its turn with live places over a WebSocket, then pays once with the same key and the token", async () => {
-    await createCheckout({ baseUrl: intake.baseUrl })
+    // The shop's server funds the shopper's wallet with its key.
+    await createCheckout({ baseUrl: intake.baseUrl, getToken: () => env.serverKey })
       .deposit({ userId: "browser-shopper", amount: 5000 })
       .result({ timeoutMs: 30_000 });
     await putRoom(intake.baseUrl, "flash-sale", { admitPerSecond: 2, guards: ["payments"] });
     await joinAhead(
       intake.baseUrl,
+      env.serverKey,
       "flash-sale",
       Array.from({ length: 6 }, (_, i) => `crowd-${i}`),
     );
 
     await page.evaluate(() => {
-      void (window as unknown as ShopWindow).checkout("browser-shopper", 1500);
+      void (window as unknown as ShopWindow).checkout(1500);
     });
     await page.waitForFunction(() => document.querySelector("#position")?.textContent !== "-", null, {
       timeout: 15_000,
@@ -143,11 +151,21 @@ describe("the checkout page in Chromium", () => {
     expect(paymentHeaders[0]!["admission-token"]).toBeUndefined();
     expect(paymentHeaders[1]!["admission-token"]).toBeTruthy();
 
-    // The place came through the ticket's WebSocket and the status through the operation's; nothing polled.
+    // One token, asked of the shop's server once, on every API call the page made.
+    expect(shop.minted).toEqual([{ shopper: "browser-shopper", token: expect.any(String) }]);
+    const token = shop.minted[0]!.token;
+    expect(apiAuthorizations.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(apiAuthorizations)).toEqual(new Set([`Bearer ${token}`]));
+
+    // The place came through the ticket's WebSocket and the status through the operation's, each opened with
+    // the token as access_token (a browser cannot set headers on a WebSocket); nothing polled.
     expect(socketUrls).toEqual([
-      expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/v1\/rooms\/flash-sale\/tickets\/tkt_\w+\/ws$/),
-      `ws://127.0.0.1:${intake.port}/v1/operations/${payment.id}/ws`,
+      expect.stringMatching(
+        /^ws:\/\/127\.0\.0\.1:\d+\/v1\/rooms\/flash-sale\/tickets\/tkt_\w+\/ws\?access_token=[\w.-]+$/,
+      ),
+      `ws://127.0.0.1:${intake.port}/v1/operations/${payment.id}/ws?access_token=${token}`,
     ]);
+    expect(socketUrls.map((url) => new URL(url).searchParams.get("access_token"))).toEqual([token, token]);
     const frameTypes = socketFrames.map((frame) => JSON.parse(frame).type);
     expect(frameTypes).toContain("position");
     expect(frameTypes).toContain("admitted");

@@ -1,7 +1,8 @@
 // Retries against a real intake process and worker: a network failure after the server took the payment (the
 // retry carries the same Idempotency-Key, so the server holds one payment), a real 429 from the rate limiter
 // and a real 503 from an intake whose Redis is unreachable (reached through a proxy the test takes down), each
-// retried with the same key no sooner than the Retry-After the server sent.
+// retried with the same key no sooner than the Retry-After the server sent. Shoppers pay with a customer token;
+// the shop's server funds their wallets with its key.
 import {
   createTestEnvironment,
   type IntakeProcess,
@@ -13,7 +14,8 @@ import {
   type WorkerProcess,
 } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCheckout } from "../src/index.ts";
+import { type CheckoutOptions, createCheckout } from "../src/index.ts";
+import { shopperTokens } from "./support/customer-sessions.ts";
 import { type RecordedCall, recordingFetch } from "./support/recording-fetch.ts";
 import { ADMIN_API_KEY, resetRateLimit, setUserRateLimit } from "./support/room-admin.ts";
 
@@ -42,6 +44,16 @@ afterAll(async () => {
 });
 
 const RESULT_WAIT = { timeoutMs: 30_000 };
+
+type Options = Omit<CheckoutOptions, "baseUrl" | "getToken">;
+const shopServer = (options: Options = {}) =>
+  createCheckout({ baseUrl: intake.baseUrl, getToken: () => env.serverKey, ...options });
+const shopper = (userId: string, options: Options = {}) =>
+  createCheckout({
+    baseUrl: intake.baseUrl,
+    getToken: shopperTokens(intake.baseUrl, env.serverKey, userId).getToken,
+    ...options,
+  });
 // Timers may fire a hair before the millisecond they were set for; anything beyond this is a real early retry.
 const TIMER_SLACK_MS = 15;
 
@@ -57,15 +69,14 @@ function expectRetryAfterHonoured(attempts: RecordedCall[]) {
 
 describe("retries", () => {
   it("retries a lost answer with the same Idempotency-Key, and the server holds one payment", async () => {
-    const funding = createCheckout({ baseUrl: intake.baseUrl });
-    await funding.deposit({ userId: "unlucky", amount: 1000 }).result(RESULT_WAIT);
+    await shopServer().deposit({ userId: "unlucky", amount: 1000 }).result(RESULT_WAIT);
 
     let dropped = 0;
     const recorder = recordingFetch({
       dropAnswer: (call) => call.method === "POST" && call.path === "/v1/payments" && dropped++ === 0,
     });
-    const checkout = createCheckout({ baseUrl: intake.baseUrl, fetch: recorder.fetch });
-    const payment = checkout.pay({ userId: "unlucky", amount: 300 });
+    const checkout = shopper("unlucky", { fetch: recorder.fetch });
+    const payment = checkout.pay({ amount: 300 });
     const final = await payment.result(RESULT_WAIT);
     expect(final).toMatchObject({ id: payment.id, status: "succeeded", amount: 300 });
 
@@ -84,10 +95,10 @@ describe("retries", () => {
     await setUserRateLimit(intake.baseUrl, "payments", { rate: 1, burst: 1 });
     try {
       const recorder = recordingFetch();
-      const checkout = createCheckout({ baseUrl: intake.baseUrl, fetch: recorder.fetch });
-      await checkout.deposit({ userId: "impatient", amount: 100 }).result(RESULT_WAIT);
-      const first = checkout.pay({ userId: "impatient", amount: 5 });
-      const second = checkout.pay({ userId: "impatient", amount: 5 });
+      await shopServer().deposit({ userId: "impatient", amount: 100 }).result(RESULT_WAIT);
+      const checkout = shopper("impatient", { fetch: recorder.fetch });
+      const first = checkout.pay({ amount: 5 });
+      const second = checkout.pay({ amount: 5 });
       await Promise.all([first.result(RESULT_WAIT), second.result(RESULT_WAIT)]);
 
       const posts = recorder.to("POST", /^\/v1\/payments$/);
@@ -109,8 +120,7 @@ describe("retries", () => {
   it("waits Retry-After after a 503 and retries with the same key until the intake recovers", async () => {
     let broken = false;
     const recorder = recordingFetch();
-    const checkout = createCheckout({
-      baseUrl: intake.baseUrl,
+    const checkout = shopServer({
       maxRetries: 20,
       fetch: async (url, init) => {
         // Redis goes away just before the deposit is sent, and comes back once the intake refused it.

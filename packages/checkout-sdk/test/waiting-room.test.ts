@@ -2,7 +2,8 @@
 // the room its 403 names, reports the place live (over the ticket's WebSocket, or by polling when that is
 // refused), and once admitted resubmits the same operation with the same Idempotency-Key and the token, which
 // the checkout keeps for the user's next calls. A ticket revoked while waiting, a timeout and an abort end
-// result() without ending the operation.
+// result() without ending the operation. Deposits are the shop's server's (its key); a shopper's payment queues
+// as the token's own user.
 import {
   createTestEnvironment,
   type IntakeProcess,
@@ -14,12 +15,14 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type AdmittedEvent,
+  type CheckoutOptions,
   createCheckout,
   FloodgateError,
   type MoneyOperationView,
   type Operation,
   type PositionEvent,
 } from "../src/index.ts";
+import { shopperTokens } from "./support/customer-sessions.ts";
 import { eventually } from "./support/eventually.ts";
 import { recordingFetch } from "./support/recording-fetch.ts";
 import { refusal } from "./support/refusal.ts";
@@ -52,6 +55,10 @@ const later = () => new Date(Date.now() + 600_000).toISOString();
 const now = () => new Date().toISOString();
 const RESULT_WAIT = { timeoutMs: 30_000 };
 
+/** The shop's server: its key deposits for any user it names. */
+const shopServer = (options: Omit<CheckoutOptions, "baseUrl" | "getToken"> = {}) =>
+  createCheckout({ baseUrl: intake.baseUrl, getToken: () => env.serverKey, ...options });
+
 /** The room's events an operation emitted, in order. */
 function listen(operation: Operation<MoneyOperationView>) {
   const positions: PositionEvent[] = [];
@@ -67,11 +74,7 @@ describe("a waiting room in front of deposits", () => {
     await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
     const sockets = watchedWebSocket();
     const recorder = recordingFetch();
-    const checkout = createCheckout({
-      baseUrl: intake.baseUrl,
-      WebSocket: sockets.WebSocket,
-      fetch: recorder.fetch,
-    });
+    const checkout = shopServer({ WebSocket: sockets.WebSocket, fetch: recorder.fetch });
     const deposit = checkout.deposit({ userId: "queued", amount: 800 });
     const { positions, admissions } = listen(deposit);
 
@@ -97,10 +100,12 @@ describe("a waiting room in front of deposits", () => {
     const token = posts[1]!.admissionToken;
     expect(token).toBeTruthy();
     expect(recorder.to("POST", /\/tickets$/)).toHaveLength(1);
-    // The place came over the ticket's socket (no polls), then the status over the operation's.
+    // The place came over the ticket's socket (no polls), then the status over the operation's, each opened
+    // with the bearer as access_token.
+    const access = `/ws\\?access_token=${env.serverKey}$`;
     expect(sockets.urls).toEqual([
-      expect.stringMatching(new RegExp(`/v1/rooms/${room}/tickets/tkt_\\w+/ws$`)),
-      expect.stringMatching(new RegExp(`/v1/operations/${deposit.id}/ws$`)),
+      expect.stringMatching(new RegExp(`/v1/rooms/${room}/tickets/tkt_\\w+${access}`)),
+      expect.stringMatching(new RegExp(`/v1/operations/${deposit.id}${access}`)),
     ]);
     expect(recorder.to("GET", /./)).toEqual([]);
 
@@ -119,12 +124,7 @@ describe("a waiting room in front of deposits", () => {
     await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
     const refused = refusedWebSocket();
     const recorder = recordingFetch();
-    const checkout = createCheckout({
-      baseUrl: intake.baseUrl,
-      WebSocket: refused.WebSocket,
-      fetch: recorder.fetch,
-      pollIntervalMs: 100,
-    });
+    const checkout = shopServer({ WebSocket: refused.WebSocket, fetch: recorder.fetch, pollIntervalMs: 100 });
     const deposit = checkout.deposit({ userId: "old-proxy", amount: 50 });
     const { positions, admissions } = listen(deposit);
     await eventually(() => recorder.to("GET", /\/tickets\/tkt_\w+$/).length > 0, "a polled ticket");
@@ -142,7 +142,7 @@ describe("a waiting room in front of deposits", () => {
     room = "sdk-revoked";
     await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
     const recorder = recordingFetch();
-    const checkout = createCheckout({ baseUrl: intake.baseUrl, fetch: recorder.fetch });
+    const checkout = shopServer({ fetch: recorder.fetch });
     const deposit = checkout.deposit({ userId: "revoked", amount: 50 });
     const { positions } = listen(deposit);
     await eventually(() => positions.length > 0, "a position");
@@ -157,7 +157,7 @@ describe("a waiting room in front of deposits", () => {
   it("rejects result() on timeoutMs or an abort, while the operation goes on to its end", async () => {
     room = "sdk-patience";
     await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
-    const checkout = createCheckout({ baseUrl: intake.baseUrl });
+    const checkout = shopServer();
     const deposit = checkout.deposit({ userId: "patient", amount: 75 });
 
     expect(await refusal(deposit.result({ timeoutMs: 50 }))).toMatchObject({ name: "TimeoutError" });
@@ -171,5 +171,52 @@ describe("a waiting room in front of deposits", () => {
 
     await putRoom(intake.baseUrl, room, { startsAt: now(), guards: ["deposits"] });
     expect(await deposit.result(RESULT_WAIT)).toMatchObject({ status: "succeeded", amount: 75 });
+  });
+});
+
+describe("a waiting room in front of a shopper's payments", () => {
+  it("queues the token's own user (no userId anywhere), then pays with the same key and the token", async () => {
+    room = "sdk-shopper-sale";
+    await shopServer().deposit({ userId: "signed-in", amount: 1000 }).result(RESULT_WAIT);
+    await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["payments"] });
+    const sockets = watchedWebSocket();
+    const recorder = recordingFetch();
+    const tokens = shopperTokens(intake.baseUrl, env.serverKey, "signed-in");
+    const checkout = createCheckout({
+      baseUrl: intake.baseUrl,
+      getToken: tokens.getToken,
+      WebSocket: sockets.WebSocket,
+      fetch: recorder.fetch,
+    });
+    const payment = checkout.pay({ amount: 300 });
+    const { positions, admissions } = listen(payment);
+    await eventually(() => positions.length > 0, "a position");
+    expect(payment.status()).toBe("waiting");
+    await putRoom(intake.baseUrl, room, { startsAt: now(), guards: ["payments"] });
+    expect(await payment.result(RESULT_WAIT)).toMatchObject({
+      userId: "signed-in",
+      amount: 300,
+      status: "succeeded",
+    });
+    expect(admissions).toHaveLength(1);
+
+    const [join] = recorder.to("POST", /\/tickets$/);
+    // The join names nobody: the room queues the token's user.
+    expect(JSON.parse(join!.sent!)).toEqual({});
+    expect(JSON.parse(join!.body)).toMatchObject({ ticketId: expect.stringMatching(/^tkt_/) });
+    const posts = recorder.to("POST", /^\/v1\/payments$/);
+    expect(posts.map((call) => [call.status, call.idempotencyKey])).toEqual([
+      [403, payment.idempotencyKey],
+      [202, payment.idempotencyKey],
+    ]);
+    expect(posts[1]!.admissionToken).toBeTruthy();
+    // One token asked of the page, carried by every call and by both sockets.
+    expect(tokens.minted).toHaveLength(1);
+    expect(recorder.calls.every((call) => call.authorization === `Bearer ${tokens.minted[0]}`)).toBe(true);
+    expect(sockets.urls.map((url) => new URL(url).searchParams.get("access_token"))).toEqual([
+      tokens.minted[0],
+      tokens.minted[0],
+    ]);
+    expect(await checkout.wallet("signed-in")).toMatchObject({ balance: 700 });
   });
 });

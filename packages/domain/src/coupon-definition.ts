@@ -1,6 +1,7 @@
 // A first-come-first-served coupon: `quantity` of them, each user at most one, issued only inside the
 // window. Definitions never change after creation, which is what lets every intake cache them forever.
-import type { FailureReason, OperationStatus } from "./operation-status.ts";
+import type { Static } from "typebox";
+import type { couponIssueResponseSchema } from "./schemas/coupon-schemas.ts";
 
 export const DISCOUNT_TYPES = ["fixed", "percent"] as const;
 export type DiscountType = (typeof DISCOUNT_TYPES)[number];
@@ -21,12 +22,4 @@ export interface CouponDefinition {
 }
 
 /** What GET /v1/coupon-issues/:id answers, whether read from Redis or from the user's shard. */
-export interface CouponIssueView {
-  id: string;
-  couponId: string;
-  userId: string;
-  status: OperationStatus;
-  failureReason?: FailureReason;
-  createdAt: string;
-  completedAt?: string;
-}
+export type CouponIssueView = Static<typeof couponIssueResponseSchema>;

@@ -9,6 +9,7 @@ export * from "./product-id.ts";
 export * from "./route-classes.ts";
 export * from "./schemas/auth-schemas.ts";
 export * from "./schemas/coupon-schemas.ts";
+export * from "./schemas/operation-message-schemas.ts";
 export * from "./schemas/operation-schemas.ts";
 export * from "./schemas/order-schemas.ts";
 export * from "./schemas/product-schemas.ts";

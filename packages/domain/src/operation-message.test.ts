@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { newCouponId } from "./coupon-id.ts";
 import { newOperationId } from "./operation-id.ts";
-import {
-  type CouponIssueMessage,
-  decodeOperationMessage,
-  encodeOperationMessage,
-  MessageDecodeError,
-  type OperationMessage,
-} from "./operation-message.ts";
+import { decodeOperationMessage, encodeOperationMessage, MessageDecodeError } from "./operation-message.ts";
 import { newProductId } from "./product-id.ts";
+import type { CouponIssueMessage, OperationMessage } from "./schemas/operation-message-schemas.ts";
 
 const payment: OperationMessage = {
   v: 1,
@@ -70,6 +65,8 @@ describe("encodeOperationMessage / decodeOperationMessage", () => {
     ["a missing createdAt", encodedWith({ createdAt: undefined })],
     ["createdAt as an ISO string", encodedWith({ createdAt: "2026-11-22T00:00:00Z" })],
     ["createdAt zero", encodedWith({ createdAt: 0 })],
+    ["an unsafe createdAt", encodedWith({ createdAt: 2 ** 60 })],
+    ["a fractional createdAt", encodedWith({ createdAt: 1.5 })],
   ])("rejects %s", (_, raw) => {
     expect(() => decodeOperationMessage(raw)).toThrow(MessageDecodeError);
   });
@@ -79,6 +76,16 @@ describe("encodeOperationMessage / decodeOperationMessage", () => {
       /undecodable operation message: bad amount/,
     );
     expect(() => decodeOperationMessage("{")).toThrow(/not JSON/);
+    expect(() => decodeOperationMessage(encodedWith({ currency: undefined }))).toThrow(/bad currency/);
+    expect(() => decodeOperationMessage(encodedWith({ id: "pay_nope" }))).toThrow(/bad id or kind/);
+    expect(() => decodeOperationMessage(encodedWith({ v: 2 }))).toThrow(/unknown version 2/);
+  });
+
+  it("tolerates a field it does not know (a newer intake may add one before every worker knows it)", () => {
+    expect(decodeOperationMessage(encodedWith({ traceId: "t-1" }))).toMatchObject({
+      ...payment,
+      traceId: "t-1",
+    });
   });
 });
 
@@ -110,6 +117,11 @@ describe("coupon issue messages", () => {
     ["a missing createdAt", issueWith({ createdAt: undefined })],
   ])("rejects %s", (_, raw) => {
     expect(() => decodeOperationMessage(raw)).toThrow(MessageDecodeError);
+  });
+
+  it("names the money field a coupon issue must not carry", () => {
+    expect(() => decodeOperationMessage(issueWith({ amount: 100 }))).toThrow(/bad amount/);
+    expect(() => decodeOperationMessage(issueWith({ couponId: "cpn_nope" }))).toThrow(/bad couponId/);
   });
 
   it("does not take a coupon issue's fields for a payment", () => {
@@ -171,6 +183,21 @@ describe("order messages", () => {
     ["an end request with another reason", JSON.stringify({ ...end, reason: "refunded" })],
   ])("reject %s", (_, raw) => {
     expect(() => decodeOperationMessage(raw)).toThrow(MessageDecodeError);
+  });
+
+  it("name the field of the line at fault", () => {
+    const items = [order.items[0], { ...line, quantity: 101 }];
+    expect(() => decodeOperationMessage(orderWith({ items }))).toThrow(/bad quantity/);
+    const { unitPrice: _u, ...noPrice } = line;
+    expect(() => decodeOperationMessage(orderWith({ items: [noPrice] }))).toThrow(/bad unitPrice/);
+    expect(() => decodeOperationMessage(orderWith({ amount: 4_000 }))).toThrow(
+      /amount is not subtotal - discount/,
+    );
+  });
+
+  it("decode an order as the reserving script encodes it (cjson: no coupon, a 100 % discount)", () => {
+    const raw = `{"v":1,"kind":"order","id":"${order.id}","userId":"buyer","createdAt":1763780000000,"items":[{"productId":"${line.productId}","quantity":2,"unitPrice":1500}],"discount":3000,"amount":0,"currency":"KRW","expiresAt":1763780600000}`;
+    expect(decodeOperationMessage(raw)).toMatchObject({ kind: "order", amount: 0, discount: 3_000 });
   });
 
   it("refuse a payment whose orderId is not an order id", () => {

@@ -1,4 +1,6 @@
+import type { Static } from "typebox";
 import type { MoneyOperationKind } from "./operation-id.ts";
+import type { operationResponseSchema } from "./schemas/operation-schemas.ts";
 
 export const OPERATION_STATUSES = ["pending", "succeeded", "failed"] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
@@ -19,16 +21,8 @@ export const FAILURE_REASONS = [
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
-/** What GET /v1/payments/:id and /v1/deposits/:id answer, whether read from Redis or from the shard. */
-export interface OperationView {
-  id: string;
-  kind: MoneyOperationKind;
-  userId: string;
-  amount: number;
-  currency: string;
-  orderId?: string;
-  status: OperationStatus;
-  failureReason?: FailureReason;
-  createdAt: string;
-  completedAt?: string;
-}
+/**
+ * What GET /v1/payments/:id and /v1/deposits/:id answer, whether read from Redis or from the shard, plus the
+ * kind the reader checks (the response schema leaves it out).
+ */
+export type OperationView = Static<typeof operationResponseSchema> & { kind: MoneyOperationKind };

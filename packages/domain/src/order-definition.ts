@@ -1,5 +1,7 @@
 // Orders: every line reserved at the edge in one Redis script, persisted on the user's shard, paid through
 // the payment pipeline. Limits are the HTTP contract and the stream's (a message is the request it carries).
+import type { Static } from "typebox";
+import type { orderResponseSchema } from "./schemas/order-schemas.ts";
 
 export const MAX_ORDER_LINES = 20;
 export const MAX_LINE_QUANTITY = 100;
@@ -18,26 +20,5 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export const ORDER_END_REASONS = ["cancelled", "expired"] as const;
 export type OrderEndReason = (typeof ORDER_END_REASONS)[number];
 
-export interface OrderLine {
-  productId: string;
-  quantity: number;
-  /** Price per unit when the order was reserved (minor units). */
-  unitPrice: number;
-}
-
-export interface OrderView {
-  id: string;
-  userId: string;
-  status: OrderStatus;
-  failureReason?: string;
-  items: OrderLine[];
-  subtotal: number;
-  discount: number;
-  amount: number;
-  currency: string;
-  couponIssueId?: string;
-  paymentId?: string;
-  createdAt: string;
-  expiresAt: string;
-  updatedAt?: string;
-}
+/** What GET /v1/orders/:orderId answers. */
+export type OrderView = Static<typeof orderResponseSchema>;

@@ -1,5 +1,7 @@
 // A product on sale. The global database is the truth for its price and stock; its Redis state (`price`,
 // `available`) is what orders reserve against, ahead of Postgres by the orders still in the queue.
+import type { Static } from "typebox";
+import type { productResponseSchema } from "./schemas/product-schemas.ts";
 
 /** The most units one request may put on sale (a create's stock, a change's stockAdded). */
 export const MAX_STOCK = 10_000_000;
@@ -18,24 +20,8 @@ export interface ProductDefinition {
   updatedAt: number;
 }
 
-/** POST /v1/products. */
-export type ProductCreateRequest = Pick<ProductDefinition, "name" | "price" | "stock">;
-
-/** PATCH /v1/products/:productId: at least one of the two. */
-export interface ProductChangeRequest {
-  price?: number;
-  stockAdded?: number;
-}
-
-/** What the product admin routes answer. */
-export interface ProductView {
-  id: string;
-  name: string;
-  price: number;
-  stock: number;
-  received: number;
-  /** Units new orders can still reserve (from Redis); null when Redis holds no state for the product. */
-  available: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/**
+ * What the product admin routes answer; `available`: units new orders can still reserve (from Redis), null
+ * when Redis holds no state for the product.
+ */
+export type ProductView = Static<typeof productResponseSchema>;

@@ -1,5 +1,8 @@
 // Route classes: the groups of routes that admission control treats alike. Each has one rate-limit policy (a
 // token bucket per user and one per client IP); a guarded class can also be guarded by one waiting room.
+import type { Static } from "typebox";
+import type { tokenBucketPolicySchema } from "./schemas/room-schemas.ts";
+
 export const GUARDED_ROUTE_CLASSES = ["payments", "deposits", "coupon-issues", "orders"] as const;
 export type GuardedRouteClass = (typeof GUARDED_ROUTE_CLASSES)[number];
 
@@ -19,12 +22,8 @@ export const isGuardedRouteClass = (name: string): name is GuardedRouteClass =>
 export const isRouteClass = (name: string): name is RouteClass =>
   (ROUTE_CLASSES as readonly string[]).includes(name);
 
-/** A token bucket: `burst` tokens at most, one more every 1/`rate` seconds. */
-export interface TokenBucketPolicy {
-  /** Tokens per second (a fraction allows fewer than one a second). */
-  rate: number;
-  burst: number;
-}
+/** A token bucket: `burst` tokens at most, one more every 1/`rate` seconds (the schema holds the bounds). */
+export type TokenBucketPolicy = Static<typeof tokenBucketPolicySchema>;
 
 /** null: no limit in that scope. */
 export interface RateLimitPolicy {

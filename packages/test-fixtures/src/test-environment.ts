@@ -50,24 +50,27 @@ export async function createTestEnvironment(
   await ensureDatabases([databaseUrl, ...shardUrls]);
   await migrateAll(databaseUrl, shardUrls);
   const serverKey = await createServerKey(databaseUrl, `test ${name}`);
-  serverKeys.set(config, serverKey);
+  serverKeys.set(databaseUrl, serverKey);
   return {
     config,
     serverKey,
     async cleanup() {
       await deleteKeys(REDIS_URL, config.redisPrefix);
       await dropDatabases([databaseUrl, ...shardUrls]);
+      serverKeys.delete(databaseUrl);
     },
   };
 }
 
-// The key each environment's config was made with, so a test kit given only the app (app.config) can
-// authenticate as the shop's server without every call site passing the key along.
-const serverKeys = new WeakMap<Config, string>();
+// The key each environment made, by its global database (where the key lives), so a test kit given only the
+// app (app.config) can authenticate as the shop's server without every call site passing the key along. A
+// copy of the environment's config with another setting changed ({ ...env.config, corsOrigins: [] }) keeps
+// the database, and so the key.
+const serverKeys = new Map<string, string>();
 
-/** The server key createTestEnvironment stored for this config. */
+/** The server key createTestEnvironment stored for this config's global database. */
 export function serverKeyFor(config: Config): string {
-  const key = serverKeys.get(config);
+  const key = serverKeys.get(config.databaseUrl);
   if (key === undefined)
     throw new Error("this config was not made by createTestEnvironment: it has no server key");
   return key;

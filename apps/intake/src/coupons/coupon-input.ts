@@ -1,15 +1,7 @@
 // The rules of POST /v1/coupons the JSON Schema cannot say, answered like schema errors (400 naming the
 // field): a timestamp that does not exist, an end not after the start, a percentage above 100.
-import type { CouponDefinition, DiscountType } from "@floodgate/domain";
+import type { CouponCreateRequest, CouponDefinition } from "@floodgate/domain";
 import { ProblemError } from "../errors/error-catalogue.ts";
-
-export interface CouponCreateBody {
-  name: string;
-  quantity: number;
-  startsAt?: string;
-  endsAt?: string;
-  discount: { type: DiscountType; value: number };
-}
 
 const invalid = (field: string, detail: string) =>
   new ProblemError("validation_error", {
@@ -45,7 +37,7 @@ export function parseTimestamp(field: string, text: string): number {
 }
 
 export function checkCouponInput(
-  body: CouponCreateBody,
+  body: CouponCreateRequest,
 ): Pick<CouponDefinition, "name" | "quantity" | "startsAt" | "endsAt" | "discount"> {
   const startsAt = body.startsAt === undefined ? null : parseTimestamp("startsAt", body.startsAt);
   const endsAt = body.endsAt === undefined ? null : parseTimestamp("endsAt", body.endsAt);

@@ -10,7 +10,6 @@ import type { Config } from "@floodgate/config";
 import { createRedis, createSubscriber, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { Redis } from "ioredis";
 import { AdmissionControl } from "../admission/admission-control.ts";
 import { RateLimitBook } from "../admission/rate-limit-book.ts";
 import { RoomDirectory } from "../admission/room-directory.ts";

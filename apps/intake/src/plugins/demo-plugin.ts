@@ -1,11 +1,16 @@
 // The demo store (apps/web/public) at /demo/, on the API's own origin so the page needs no CORS, and the
 // checkout SDK's browser bundle beside it at /demo/checkout-sdk.js (built once per process, on first request:
 // the bundler is imported then, so an intake nobody opens the demo on never loads it).
+// With DEMO_LOGIN=on (loopback only, config refuses it elsewhere) it also signs shoppers in and funds their
+// wallets, the two steps a real shop's server does: /demo/login mints a customer token for the id the visitor
+// picks, and /demo/deposits deposits into the signed-in shopper's own wallet server-side, so the page never
+// holds a server key.
 // Off the hot path: these routes share nothing with the checkout routes but the server.
 import { readFile } from "node:fs/promises";
-import { problemResponseSchema } from "@floodgate/domain";
+import { acceptedResponseSchema, problemResponseSchema, USER_ID_PATTERN } from "@floodgate/domain";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
+import { acceptOperation } from "../routes/accept-operation.ts";
 
 const PUBLIC_DIR = new URL("../../../web/public/", import.meta.url);
 
@@ -23,9 +28,32 @@ const CONTENT_TYPES: Record<string, string> = {
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
+const demoLoginBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["userId"],
+  properties: { userId: { type: "string", pattern: USER_ID_PATTERN } },
+} as const;
+
+const demoSessionResponseSchema = {
+  type: "object",
+  required: ["token", "userId", "expiresAt"],
+  properties: { token: { type: "string" }, userId: { type: "string" }, expiresAt: { type: "string" } },
+} as const;
+
+// What a shop's server would deposit after its payment provider confirmed a top-up: here, whatever the demo
+// shopper asks for, up to one large demo top-up.
+const demoDepositBodySchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["amount"],
+  properties: { amount: { type: "integer", minimum: 1, maximum: 100_000_000 } },
+} as const;
+
 const notFound = (path: string) => new ProblemError("not_found", { detail: `the demo has no ${path}` });
 
 export async function demoPlugin(app: FastifyInstance) {
+  if (app.config.demoLogin === true) demoShopperRoutes(app);
   let bundle: Promise<string> | undefined;
   const sdkBundle = () => {
     bundle ??= import("@floodgate/checkout-sdk/browser-bundle")
@@ -69,6 +97,45 @@ export async function demoPlugin(app: FastifyInstance) {
         throw error;
       });
       return send(reply, extension, body);
+    },
+  );
+}
+
+function demoShopperRoutes(app: FastifyInstance) {
+  app.post<{ Body: { userId: string } }>(
+    "/demo/login",
+    {
+      // The visitor has no credential yet: this route is what gives one (and exists only with DEMO_LOGIN).
+      config: { auth: "public" },
+      schema: { body: demoLoginBodySchema, response: { 201: demoSessionResponseSchema, ...problems } },
+    },
+    async (request, reply) => {
+      const { userId } = request.body;
+      const { token, expiresAt } = await app.auth.customerTokens.mint(
+        userId,
+        app.config.customerTokenTtlSeconds,
+      );
+      return reply.code(201).send({ token, userId, expiresAt: expiresAt.toISOString() });
+    },
+  );
+
+  app.post<{ Body: { amount: number } }>(
+    "/demo/deposits",
+    { schema: { body: demoDepositBodySchema, response: { 202: acceptedResponseSchema, ...problems } } },
+    (request, reply) => {
+      // The auth hook answered 401 already without a valid bearer. Only a shopper's own token may fund: the
+      // user is the one it was minted for, never one the body names.
+      const caller = request.caller;
+      if (caller.kind !== "customer") {
+        throw new ProblemError("forbidden_caller", {
+          detail: "the demo's deposit takes a shopper's customer token (sign in with POST /demo/login)",
+        });
+      }
+      return acceptOperation(request, reply, {
+        kind: "deposit",
+        userId: caller.userId,
+        amount: request.body.amount,
+      });
     },
   );
 }

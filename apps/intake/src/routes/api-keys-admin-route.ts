@@ -1,6 +1,8 @@
 // The shops' server keys, managed by the admin: a key is shown once, when created; the database keeps only
 // its hash. A change is published so every intake process's cache has it within the publish's round trip.
+
 import { createApiKey, listApiKeys, revokeApiKey } from "@floodgate/auth";
+import type { ApiKeyCreateRequest, ApiKeyIdParams } from "@floodgate/domain";
 import {
   apiKeyCreateRequestSchema,
   apiKeyIdParamsSchema,
@@ -33,7 +35,7 @@ export async function apiKeysAdminRoute(app: FastifyInstance) {
       );
     });
 
-  app.post<{ Body: { name: string } }>(
+  app.post<{ Body: ApiKeyCreateRequest }>(
     "/v1/api-keys",
     { schema: { body: apiKeyCreateRequestSchema, response: { 201: apiKeyResponseSchema, ...problems } } },
     async (request, reply) => {
@@ -51,7 +53,7 @@ export async function apiKeysAdminRoute(app: FastifyInstance) {
     async () => ({ data: (await listApiKeys(app.globalDb)).map(view) }),
   );
 
-  app.delete<{ Params: { id: string } }>(
+  app.delete<{ Params: ApiKeyIdParams }>(
     "/v1/api-keys/:id",
     { schema: { params: apiKeyIdParamsSchema, response: { 200: apiKeyResponseSchema, ...problems } } },
     async (request) => {

@@ -1,6 +1,7 @@
 // GET /v1/catalog/products/:productId: what a shop page shows of a product (no admin key): its name, its
 // price and the units new orders may still reserve. Price and availability come from the Redis state orders
 // reserve against (one call); the name from this process's memory once Postgres gave it.
+import type { ProductIdParams } from "@floodgate/domain";
 import { problemResponseSchema, productIdParamsSchema } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
@@ -25,7 +26,7 @@ const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 export async function catalogProductsRoute(app: FastifyInstance) {
   const names = new CatalogProductNames();
 
-  app.get<{ Params: { productId: string } }>(
+  app.get<{ Params: ProductIdParams }>(
     "/v1/catalog/products/:productId",
     {
       // The public catalogue: what a shop page shows anyone before they sign in.

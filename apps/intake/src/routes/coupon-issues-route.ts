@@ -1,5 +1,6 @@
 // First-come-first-served issue: the cached definition (no Postgres once warm), then ONE Redis call that
 // decides and, when it accepts, reserves and enqueues. A refusal enqueues nothing.
+import type { CouponIdParams, CouponIssueRequest, OperationIdParams } from "@floodgate/domain";
 import {
   type CouponIssueMessage,
   couponIdParamsSchema,
@@ -54,7 +55,7 @@ function refusal(
 }
 
 export async function couponIssuesRoute(app: FastifyInstance) {
-  app.post<{ Params: { couponId: string }; Body: { userId?: string } }>(
+  app.post<{ Params: CouponIdParams; Body: CouponIssueRequest }>(
     "/v1/coupons/:couponId/issues",
     {
       schema: {
@@ -114,7 +115,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: OperationIdParams }>(
     "/v1/coupon-issues/:id",
     {
       schema: { params: operationIdParamsSchema, response: { 200: couponIssueResponseSchema, ...problems } },

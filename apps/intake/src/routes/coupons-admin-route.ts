@@ -1,5 +1,6 @@
 // Admin: define a coupon and look at it. Redis state is written before the definition row: a row without
 // its Redis state would answer coupon_state_missing, while state without a row is invisible (unknown id).
+import type { CouponCreateRequest, CouponIdParams } from "@floodgate/domain";
 import {
   type CouponDefinition,
   couponCreateRequestSchema,
@@ -11,7 +12,7 @@ import {
 } from "@floodgate/domain";
 import { deleteCouponState, readIssuedCounts, writeCouponState } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
-import { type CouponCreateBody, checkCouponInput } from "../coupons/coupon-input.ts";
+import { checkCouponInput } from "../coupons/coupon-input.ts";
 import { couponJson, insertCouponDefinition } from "../coupons/coupon-rows.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { adminRoutes } from "../plugins/admin-auth.ts";
@@ -21,7 +22,7 @@ const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 export async function couponsAdminRoute(app: FastifyInstance) {
   adminRoutes(app);
 
-  app.post<{ Body: CouponCreateBody }>(
+  app.post<{ Body: CouponCreateRequest }>(
     "/v1/coupons",
     { schema: { body: couponCreateRequestSchema, response: { 201: couponResponseSchema, ...problems } } },
     async (request, reply) => {
@@ -43,7 +44,7 @@ export async function couponsAdminRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: { couponId: string } }>(
+  app.get<{ Params: CouponIdParams }>(
     "/v1/coupons/:couponId",
     {
       schema: {

@@ -1,5 +1,6 @@
 // POST /v1/customer-sessions: the shop's server asks for a short-lived token its page hands to the checkout
 // SDK (like Stripe's ephemeral keys). Pure crypto: nothing is stored, so minting costs no Redis or Postgres.
+import type { CustomerSessionRequest } from "@floodgate/domain";
 import {
   customerSessionRequestSchema,
   customerSessionResponseSchema,
@@ -11,7 +12,7 @@ import { requireServer } from "../auth/caller.ts";
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 export async function customerSessionsRoute(app: FastifyInstance) {
-  app.post<{ Body: { userId: string; ttlSeconds?: number } }>(
+  app.post<{ Body: CustomerSessionRequest }>(
     "/v1/customer-sessions",
     {
       schema: {

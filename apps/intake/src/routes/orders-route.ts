@@ -1,5 +1,6 @@
 // POST /v1/orders, GET /v1/orders/:orderId, POST /v1/orders/:orderId/cancel. Placing and cancelling are one
 // Redis script call each and no Postgres; reading goes to the order's shard (the id names it).
+import type { OrderCreateRequest, OrderIdParams } from "@floodgate/domain";
 import {
   newOperationId,
   orderAcceptedResponseSchema,
@@ -24,12 +25,6 @@ import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/erro
 import { readOrder } from "../orders/read-order.ts";
 import { idempotencyKeyOf } from "./accept-operation.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
-
-interface OrderBody {
-  userId?: string;
-  items: { productId: string; quantity: number }[];
-  couponIssueId?: string;
-}
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
@@ -62,7 +57,7 @@ export async function ordersRoute(app: FastifyInstance) {
     },
   });
 
-  app.post<{ Body: OrderBody }>(
+  app.post<{ Body: OrderCreateRequest }>(
     "/v1/orders",
     {
       schema: { body: orderCreateRequestSchema, response: { 202: orderAcceptedResponseSchema, ...problems } },
@@ -107,7 +102,7 @@ export async function ordersRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: { orderId: string } }>(
+  app.get<{ Params: OrderIdParams }>(
     "/v1/orders/:orderId",
     { schema: { params: orderIdParamsSchema, response: { 200: orderResponseSchema, ...problems } } },
     async (request) =>
@@ -119,7 +114,7 @@ export async function ordersRoute(app: FastifyInstance) {
       ),
   );
 
-  app.post<{ Params: { orderId: string } }>(
+  app.post<{ Params: OrderIdParams }>(
     "/v1/orders/:orderId/cancel",
     {
       schema: {

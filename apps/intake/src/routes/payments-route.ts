@@ -1,3 +1,4 @@
+import type { OperationIdParams, PaymentRequest } from "@floodgate/domain";
 import {
   acceptedResponseSchema,
   operationIdParamsSchema,
@@ -10,17 +11,10 @@ import { actingUser, visibleTo } from "../auth/caller.ts";
 import { acceptOperation } from "./accept-operation.ts";
 import { readOperation } from "./read-operation.ts";
 
-interface PaymentBody {
-  userId?: string;
-  amount: number;
-  currency?: string;
-  orderId?: string;
-}
-
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 export async function paymentsRoute(app: FastifyInstance) {
-  app.post<{ Body: PaymentBody }>(
+  app.post<{ Body: PaymentRequest }>(
     "/v1/payments",
     { schema: { body: paymentRequestSchema, response: { 202: acceptedResponseSchema, ...problems } } },
     (request, reply) =>
@@ -31,7 +25,7 @@ export async function paymentsRoute(app: FastifyInstance) {
       }),
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: OperationIdParams }>(
     "/v1/payments/:id",
     { schema: { params: operationIdParamsSchema, response: { 200: operationResponseSchema, ...problems } } },
     async (request) =>

@@ -1,5 +1,6 @@
 // Admin: put products on sale, change their price, add stock, look at them. Postgres is written first: it is
 // the truth reconcile rebuilds Redis from, so a Redis state without its row can never exist to be sold.
+import type { ProductIdParams } from "@floodgate/domain";
 import {
   newProductId,
   type ProductChangeRequest,
@@ -58,7 +59,7 @@ export async function productsAdminRoute(app: FastifyInstance) {
     },
   );
 
-  app.patch<{ Params: { productId: string }; Body: ProductChangeRequest }>(
+  app.patch<{ Params: ProductIdParams; Body: ProductChangeRequest }>(
     "/v1/products/:productId",
     {
       schema: {
@@ -81,7 +82,7 @@ export async function productsAdminRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: { productId: string } }>(
+  app.get<{ Params: ProductIdParams }>(
     "/v1/products/:productId",
     { schema: { params: productIdParamsSchema, response: { 200: productResponseSchema, ...problems } } },
     async (request) => {

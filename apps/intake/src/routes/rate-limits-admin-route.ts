@@ -1,10 +1,11 @@
 // Rate limits at run time, for operators (Authorization: Bearer <ADMIN_API_KEY>): every process applies a
 // change within a moment (config channel). DELETE returns a class to its configured policy.
+
 import { clearRateLimitOverride, writeRateLimitOverride } from "@floodgate/admission";
+import type { RateLimitChangeRequest, RouteClassParams } from "@floodgate/domain";
 import {
   hasUserLimit,
   problemResponseSchema,
-  type RateLimitPolicy,
   ROUTE_CLASSES,
   type RouteClass,
   rateLimitChangeRequestSchema,
@@ -31,7 +32,7 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
     },
   );
 
-  app.put<{ Params: { routeClass: RouteClass }; Body: Partial<RateLimitPolicy> }>(
+  app.put<{ Params: RouteClassParams; Body: RateLimitChangeRequest }>(
     "/v1/rate-limits/:routeClass",
     {
       schema: {
@@ -55,7 +56,7 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
     },
   );
 
-  app.delete<{ Params: { routeClass: RouteClass } }>(
+  app.delete<{ Params: RouteClassParams }>(
     "/v1/rate-limits/:routeClass",
     {
       schema: {

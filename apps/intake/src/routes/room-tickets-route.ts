@@ -1,6 +1,8 @@
 // Joining a waiting room and watching the place: POST a ticket (rate limited per client IP), poll it (a poll is
 // a heartbeat), or open its WebSocket for live positions and the admission token.
+
 import { joinRoom, readTicket } from "@floodgate/admission";
+import type { RoomIdParams, TicketJoinRequest, TicketParams } from "@floodgate/domain";
 import {
   problemResponseSchema,
   roomIdParamsSchema,
@@ -17,7 +19,7 @@ import { ProblemError } from "../errors/error-catalogue.ts";
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 export async function roomTicketsRoute(app: FastifyInstance) {
-  app.post<{ Params: { roomId: string }; Body: { userId?: string } }>(
+  app.post<{ Params: RoomIdParams; Body: TicketJoinRequest }>(
     "/v1/rooms/:roomId/tickets",
     {
       schema: {
@@ -50,7 +52,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: { roomId: string; ticketId: string } }>(
+  app.get<{ Params: TicketParams }>(
     "/v1/rooms/:roomId/tickets/:ticketId",
     { schema: { params: ticketParamsSchema, response: { 200: ticketResponseSchema, ...problems } } },
     async (request) => {
@@ -67,7 +69,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: { roomId: string; ticketId: string } }>(
+  app.get<{ Params: TicketParams }>(
     "/v1/rooms/:roomId/tickets/:ticketId/ws",
     { websocket: true, config: { auth: "socket" }, schema: { params: ticketParamsSchema } },
     async (socket, request) => {

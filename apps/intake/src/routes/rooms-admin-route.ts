@@ -1,18 +1,18 @@
 // Waiting rooms, for operators (Authorization: Bearer <ADMIN_API_KEY>): define or change a room, look at it,
 // revoke an admission. A route class is guarded by one active room at most.
+
 import {
   DEFAULT_ABANDON_SECONDS,
   type RoomDefinition,
   RoomDefinitionBusyError,
-  type RoomMode,
   readRoomDefinition,
   readRoomStats,
   revokeTicket,
   withRoomDefinitionLock,
   writeRoomDefinition,
 } from "@floodgate/admission";
+import type { RoomDefinitionRequest, RoomIdParams, TicketParams } from "@floodgate/domain";
 import {
-  type GuardedRouteClass,
   problemResponseSchema,
   roomDefinitionRequestSchema,
   roomIdParamsSchema,
@@ -25,15 +25,6 @@ import { ProblemError } from "../errors/error-catalogue.ts";
 import { adminRoutes } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
-
-interface RoomBody {
-  mode: RoomMode;
-  admitPerSecond: number;
-  sessionSeconds: number;
-  abandonSeconds?: number;
-  startsAt?: string | null;
-  guards: GuardedRouteClass[];
-}
 
 async function roomView(app: FastifyInstance, roomId: string) {
   const { redis, keys } = app.admission;
@@ -62,7 +53,7 @@ async function roomView(app: FastifyInstance, roomId: string) {
 export async function roomsAdminRoute(app: FastifyInstance) {
   adminRoutes(app);
 
-  app.put<{ Params: { roomId: string }; Body: RoomBody }>(
+  app.put<{ Params: { roomId: string }; Body: RoomDefinitionRequest }>(
     "/v1/rooms/:roomId",
     {
       schema: {
@@ -127,7 +118,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: { roomId: string } }>(
+  app.get<{ Params: RoomIdParams }>(
     "/v1/rooms/:roomId",
     {
       schema: { params: roomIdParamsSchema, response: { 200: roomResponseSchema, ...problems } },
@@ -135,7 +126,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
     (request) => roomView(app, request.params.roomId),
   );
 
-  app.delete<{ Params: { roomId: string; ticketId: string } }>(
+  app.delete<{ Params: TicketParams }>(
     "/v1/rooms/:roomId/tokens/:ticketId",
     { schema: { params: ticketParamsSchema, response: problems } },
     async (request, reply) => {

@@ -1,3 +1,4 @@
+import type { UserIdParams } from "@floodgate/domain";
 import { problemResponseSchema, userCouponsResponseSchema, userIdParamsSchema } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
 import { mayRead } from "../auth/caller.ts";
@@ -10,7 +11,7 @@ const MAX_LISTED = 1000;
 export async function userCouponsRoute(app: FastifyInstance) {
   // From the user's shard: coupons the workers recorded, newest first. An issue still pending (202 given,
   // not yet applied) shows up here once a worker commits it; its status is at /v1/coupon-issues/:id.
-  app.get<{ Params: { userId: string } }>(
+  app.get<{ Params: UserIdParams }>(
     "/v1/users/:userId/coupons",
     { schema: { params: userIdParamsSchema, response: { 200: userCouponsResponseSchema, ...problems } } },
     async (request) => {

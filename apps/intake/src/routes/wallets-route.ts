@@ -1,3 +1,4 @@
+import type { DepositRequest, OperationIdParams, UserIdParams } from "@floodgate/domain";
 import {
   acceptedResponseSchema,
   depositRequestSchema,
@@ -16,7 +17,7 @@ import { readOperation } from "./read-operation.ts";
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 export async function walletsRoute(app: FastifyInstance) {
-  app.post<{ Params: { userId: string }; Body: { amount: number; currency?: string } }>(
+  app.post<{ Params: UserIdParams; Body: DepositRequest }>(
     "/v1/wallets/:userId/deposits",
     {
       schema: {
@@ -36,7 +37,7 @@ export async function walletsRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: OperationIdParams }>(
     "/v1/deposits/:id",
     { schema: { params: operationIdParamsSchema, response: { 200: operationResponseSchema, ...problems } } },
     async (request) =>
@@ -49,7 +50,7 @@ export async function walletsRoute(app: FastifyInstance) {
   );
 
   // The balance lives on the user's shard; a user who never deposited has a balance of 0.
-  app.get<{ Params: { userId: string } }>(
+  app.get<{ Params: UserIdParams }>(
     "/v1/wallets/:userId",
     { schema: { params: userIdParamsSchema, response: { 200: walletResponseSchema, ...problems } } },
     async (request) => {

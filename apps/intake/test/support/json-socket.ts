@@ -9,6 +9,10 @@ export interface JsonSocket<M> {
   close(): void;
 }
 
+/** The URL with the caller's credential in `?access_token=` (a browser's WebSocket cannot set headers). */
+export const withAccessToken = (url: string, accessToken: string): string =>
+  `${url}${url.includes("?") ? "&" : "?"}access_token=${encodeURIComponent(accessToken)}`;
+
 export async function openJsonSocket<M>(url: string): Promise<JsonSocket<M>> {
   const socket = new WebSocket(url);
   const messages: M[] = [];

@@ -1,5 +1,5 @@
 // A waiting-room WebSocket as a test sees it (json-socket.ts): the messages a ticket's socket sends.
-import { type JsonSocket, openJsonSocket } from "./json-socket.ts";
+import { type JsonSocket, openJsonSocket, withAccessToken } from "./json-socket.ts";
 
 export interface TicketMessage {
   type: string;
@@ -13,8 +13,17 @@ export interface TicketMessage {
 
 export type TicketSocket = JsonSocket<TicketMessage>;
 
-export function openTicketSocket(baseUrl: string, roomId: string, ticketId: string): Promise<TicketSocket> {
+/** `accessToken`: the caller's credential (a server key or the ticket owner's customer token). */
+export function openTicketSocket(
+  baseUrl: string,
+  roomId: string,
+  ticketId: string,
+  accessToken: string,
+): Promise<TicketSocket> {
   return openJsonSocket<TicketMessage>(
-    `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${ticketId}/ws`,
+    withAccessToken(
+      `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${ticketId}/ws`,
+      accessToken,
+    ),
   );
 }

@@ -1,11 +1,16 @@
-// Drives the demo store in a browser tab the way a shopper does (open the link, read the stock, press Buy now)
-// and reads back what the page shows: the steps, the queue line, the final outcome.
+// Drives the demo store in a browser tab the way a shopper does (open the link, sign in as the shopper, read the
+// stock, press Buy now) and reads back what the page shows: the steps, the queue line, the final outcome, and
+// every API request the page sent with the bearer it carried.
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
 export interface DemoPage {
   page: Page;
   /** Uncaught exceptions in the page: a demo that throws is broken even if it looks right. */
   pageErrors: string[];
+  /** Every request the page sent to the API or the demo routes (not its files), with its Authorization. */
+  apiRequests: ApiRequest[];
+  /** Signs in as `shopper` through the page's form and waits until the page says so. */
+  signIn(shopper: string): Promise<void>;
   /** The stock figure on screen, once it is a number. */
   stock(): Promise<number>;
   /** Waits for the stock on screen to read `units`. */
@@ -19,6 +24,12 @@ export interface DemoPage {
   outcome(): Promise<Outcome>;
   stepStates(): Promise<Record<string, string>>;
   close(): Promise<void>;
+}
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
 }
 
 export interface QueueLine {
@@ -39,7 +50,17 @@ export async function openDemoPage(
   const context: BrowserContext = await browser.newContext();
   const page = await context.newPage();
   const pageErrors: string[] = [];
+  const apiRequests: ApiRequest[] = [];
   page.on("pageerror", (error) => pageErrors.push(error.message));
+  page.on("request", (request) => {
+    const { pathname } = new URL(request.url());
+    if (!/^\/v1\/|^\/demo\/(login|deposits)$/.test(pathname)) return;
+    apiRequests.push({
+      method: request.method(),
+      path: pathname,
+      authorization: request.headers().authorization,
+    });
+  });
   const query = new URLSearchParams(
     Object.entries(link).filter(([, value]) => value !== undefined),
   ).toString();
@@ -61,9 +82,28 @@ export async function openDemoPage(
     };
   };
 
+  const signIn = async (shopper: string) => {
+    await page.fill("#shopper-id", shopper);
+    await page.click("#sign-in");
+    await page
+      .waitForFunction(
+        (expected) => (document.querySelector("#signed-in") as HTMLElement | null)?.dataset.user === expected,
+        shopper,
+        { timeout: 15_000 },
+      )
+      .catch(async (error: Error) => {
+        throw new Error(
+          `sign-in as ${shopper} failed (${error.message}): ${await page.textContent("#signed-in")}`,
+        );
+      });
+  };
+  await signIn(link.shopper);
+
   return {
     page,
     pageErrors,
+    apiRequests,
+    signIn,
     stock,
     async stockToRead(units) {
       await page.waitForFunction(

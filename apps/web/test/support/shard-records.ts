@@ -5,6 +5,7 @@ import { createKysely, type ShardDatabase } from "@floodgate/db";
 export interface ShopperRecords {
   orders: { id: string; status: string; amount: number }[];
   payments: { id: string; status: string; amount: number; orderId: string | null }[];
+  deposits: { id: string; status: string; amount: number }[];
 }
 
 export class ShardRecords {
@@ -29,6 +30,11 @@ export class ShardRecords {
           .select(["id", "status", "amount", "order_id"])
           .where("user_id", "=", userId)
           .execute(),
+        deposits: await db
+          .selectFrom("deposits")
+          .select(["id", "status", "amount"])
+          .where("user_id", "=", userId)
+          .execute(),
       })),
     );
     return {
@@ -36,6 +42,7 @@ export class ShardRecords {
       payments: perShard.flatMap((shard) =>
         shard.payments.map(({ order_id, ...payment }) => ({ ...payment, orderId: order_id })),
       ),
+      deposits: perShard.flatMap((shard) => shard.deposits),
     };
   }
 

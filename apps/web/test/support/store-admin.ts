@@ -38,15 +38,21 @@ export async function putRoom(
   await expectStatus(response, [200, 201], `PUT room ${roomId}`);
 }
 
-/** Other shoppers take their places first (a few joins at a time: their order among them does not matter). */
-export async function joinAhead(baseUrl: string, roomId: string, userIds: string[]): Promise<void> {
+/** Other shoppers take their places first (a few joins at a time: their order among them does not matter),
+ * joined by the shop's server naming each. */
+export async function joinAhead(
+  baseUrl: string,
+  serverKey: string,
+  roomId: string,
+  userIds: string[],
+): Promise<void> {
   const batch = 20;
   for (let i = 0; i < userIds.length; i += batch) {
     await Promise.all(
       userIds.slice(i, i + batch).map(async (userId) => {
         const response = await fetch(`${baseUrl}/v1/rooms/${roomId}/tickets`, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: { authorization: `Bearer ${serverKey}`, "content-type": "application/json" },
           body: JSON.stringify({ userId }),
         });
         await expectStatus(response, [201], `join of ${userId}`);

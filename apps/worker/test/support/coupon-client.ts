@@ -1,7 +1,7 @@
 // Coupons through the real intake (buildApp + inject), and coupon issue messages for applying directly.
 import { type CouponIssueMessage, newCouponId, newOperationId } from "@floodgate/domain";
 import { bucketForUser } from "@floodgate/shard-router";
-import type { IntakeApp } from "./intake-client.ts";
+import { asShop, type IntakeApp } from "./intake-client.ts";
 
 export const ADMIN_KEY = "worker-test-admin-key-0123456789";
 
@@ -17,7 +17,12 @@ export async function createCoupon(app: IntakeApp, quantity: number): Promise<st
 }
 
 export const requestIssue = (app: IntakeApp, couponId: string, userId: string) =>
-  app.inject({ method: "POST", url: `/v1/coupons/${couponId}/issues`, payload: { userId } });
+  app.inject({
+    method: "POST",
+    url: `/v1/coupons/${couponId}/issues`,
+    headers: asShop(app),
+    payload: { userId },
+  });
 
 export function couponIssueMessage(userId: string, couponId = newCouponId()): CouponIssueMessage {
   return {

@@ -6,6 +6,12 @@ import type { AcceptedOperation } from "./ledger-assertions.ts";
 
 export type IntakeApp = Awaited<ReturnType<typeof buildApp>>;
 
+/** Headers as the shop's server sends them: its test environment's server key, which acts for any user. */
+export const asShop = (app: IntakeApp, headers: Record<string, string> = {}): Record<string, string> => ({
+  ...headers,
+  authorization: `Bearer ${serverKeyFor(app.config)}`,
+});
+
 export async function startIntake(config: Config): Promise<IntakeApp> {
   const app = await buildApp(config, { logger: false });
   await app.ready();
@@ -16,7 +22,7 @@ export async function deposit(app: IntakeApp, userId: string, amount: number): P
   const response = await app.inject({
     method: "POST",
     url: `/v1/wallets/${userId}/deposits`,
-    headers: { authorization: `Bearer ${serverKeyFor(app.config)}` },
+    headers: asShop(app),
     payload: { amount },
   });
   if (response.statusCode !== 202)
@@ -28,7 +34,7 @@ export async function pay(app: IntakeApp, userId: string, amount: number): Promi
   const response = await app.inject({
     method: "POST",
     url: "/v1/payments",
-    headers: { authorization: `Bearer ${serverKeyFor(app.config)}` },
+    headers: asShop(app),
     payload: { userId, amount },
   });
   if (response.statusCode !== 202)

@@ -4,7 +4,7 @@ import { auditProducts, type GlobalDatabase, type ProductAudit, type ShardDataba
 import { type QueueKeys, readAvailable, type ScriptedRedis } from "@floodgate/queue";
 import type { Kysely } from "kysely";
 import { ADMIN_KEY } from "./coupon-client.ts";
-import type { IntakeApp } from "./intake-client.ts";
+import { asShop, type IntakeApp } from "./intake-client.ts";
 
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };
 
@@ -31,14 +31,14 @@ export const placeOrder = (app: IntakeApp, body: OrderRequest, idempotencyKey?: 
     method: "POST",
     url: "/v1/orders",
     payload: body,
-    headers: idempotencyKey ? { "idempotency-key": idempotencyKey } : {},
+    headers: asShop(app, idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
   });
 
 export const cancelOrder = (app: IntakeApp, orderId: string) =>
-  app.inject({ method: "POST", url: `/v1/orders/${orderId}/cancel` });
+  app.inject({ method: "POST", url: `/v1/orders/${orderId}/cancel`, headers: asShop(app) });
 
 export async function orderView(app: IntakeApp, orderId: string) {
-  const response = await app.inject({ method: "GET", url: `/v1/orders/${orderId}` });
+  const response = await app.inject({ method: "GET", url: `/v1/orders/${orderId}`, headers: asShop(app) });
   if (response.statusCode !== 200) throw new Error(`GET order: ${response.statusCode} ${response.body}`);
   return response.json();
 }
@@ -47,6 +47,7 @@ export async function payOrder(app: IntakeApp, userId: string, orderId: string, 
   const response = await app.inject({
     method: "POST",
     url: "/v1/payments",
+    headers: asShop(app),
     payload: { userId, amount, orderId },
   });
   if (response.statusCode !== 202)
@@ -55,7 +56,7 @@ export async function payOrder(app: IntakeApp, userId: string, orderId: string, 
 }
 
 export async function operationView(app: IntakeApp, path: string) {
-  const response = await app.inject({ method: "GET", url: path });
+  const response = await app.inject({ method: "GET", url: path, headers: asShop(app) });
   return response.statusCode === 200 ? response.json() : null;
 }
 

@@ -7,6 +7,9 @@ export interface RecordedCall {
   path: string;
   idempotencyKey: string | null;
   admissionToken: string | null;
+  authorization: string | null;
+  /** The request's body as sent, or null. */
+  sent: string | null;
   /** 0 when the answer was dropped by the injected failure (the server's status is in `droppedStatus`). */
   status: number;
   droppedStatus?: number;
@@ -29,6 +32,8 @@ export function recordingFetch(options: { dropAnswer?: (call: RecordedCall) => b
       path: new URL(url).pathname,
       idempotencyKey: headers.get("idempotency-key"),
       admissionToken: headers.get("admission-token"),
+      authorization: headers.get("authorization"),
+      sent: typeof init?.body === "string" ? init.body : null,
       status: response.status,
       retryAfter: response.headers.get("retry-after"),
       body,

@@ -61,12 +61,17 @@ export async function resetRateLimit(baseUrl: string, routeClass: string): Promi
   await expectStatus(response, [200], `reset rate limit of ${routeClass}`);
 }
 
-/** Other shoppers take their places first, in this order. */
-export async function joinAhead(baseUrl: string, roomId: string, userIds: string[]): Promise<void> {
+/** Other shoppers take their places first, in this order (joined by the shop's server, naming each). */
+export async function joinAhead(
+  baseUrl: string,
+  serverKey: string,
+  roomId: string,
+  userIds: string[],
+): Promise<void> {
   for (const userId of userIds) {
     const response = await fetch(`${baseUrl}/v1/rooms/${roomId}/tickets`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { authorization: `Bearer ${serverKey}`, "content-type": "application/json" },
       body: JSON.stringify({ userId }),
     });
     await expectStatus(response, [201], `join of ${userId}`);

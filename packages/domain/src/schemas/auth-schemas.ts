@@ -1,56 +1,51 @@
-// Bodies of the identity routes: server keys (admin) and customer sessions (the shop's server).
-import { USER_ID_PATTERN } from "./operation-schemas.ts";
+// Schemas of the identity routes: the shop server's secret API keys (admin) and the customer sessions a shop
+// server mints for its shoppers' browsers.
+import Type, { type Static } from "typebox";
+import { nullableStringSchema, PRINTABLE_TEXT_PATTERN } from "./coupon-schemas.ts";
+import { userIdSchema } from "./operation-schemas.ts";
 
-export const apiKeyCreateRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["name"],
-  properties: {
-    name: { type: "string", minLength: 1, maxLength: 100, pattern: "^[^\\u0000-\\u001F\\u007F]+$" },
+/** POST /v1/api-keys: a name that says which server holds the key (printable, as product names are). */
+export const apiKeyCreateRequestSchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100, pattern: PRINTABLE_TEXT_PATTERN }) },
+  { additionalProperties: false },
+);
+export type ApiKeyCreateRequest = Static<typeof apiKeyCreateRequestSchema>;
+
+/** DELETE /v1/api-keys/:id: the 12-character id a key carries after `fg_sk_`. */
+export const apiKeyIdParamsSchema = Type.Object({ id: Type.String({ pattern: "^[a-z2-9]{12}$" }) });
+export type ApiKeyIdParams = Static<typeof apiKeyIdParamsSchema>;
+
+/** An API key as listed; `key` only in the answer that creates it (it is stored as a hash, never again shown). */
+export const apiKeyResponseSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  createdAt: Type.String(),
+  revokedAt: nullableStringSchema,
+  key: Type.Optional(Type.String()),
+});
+export type ApiKeyResponse = Static<typeof apiKeyResponseSchema>;
+
+export const apiKeyListResponseSchema = Type.Object({ data: Type.Array(apiKeyResponseSchema) });
+export type ApiKeyListResponse = Static<typeof apiKeyListResponseSchema>;
+
+export const MIN_CUSTOMER_SESSION_SECONDS = 60;
+export const MAX_CUSTOMER_SESSION_SECONDS = 86_400;
+
+/** POST /v1/customer-sessions (server key): a short-lived token whose subject is `userId`. */
+export const customerSessionRequestSchema = Type.Object(
+  {
+    userId: userIdSchema,
+    ttlSeconds: Type.Optional(
+      Type.Integer({ minimum: MIN_CUSTOMER_SESSION_SECONDS, maximum: MAX_CUSTOMER_SESSION_SECONDS }),
+    ),
   },
-} as const;
+  { additionalProperties: false },
+);
+export type CustomerSessionRequest = Static<typeof customerSessionRequestSchema>;
 
-export const apiKeyIdParamsSchema = {
-  type: "object",
-  required: ["id"],
-  properties: { id: { type: "string", pattern: "^[a-z2-9]{12}$" } },
-} as const;
-
-const apiKeyListItem = {
-  type: "object",
-  required: ["id", "name", "createdAt", "revokedAt"],
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-    createdAt: { type: "string" },
-    revokedAt: { type: ["string", "null"] },
-  },
-} as const;
-
-/** A key as listed; the answer that creates it also carries `key`, the one time the key is shown. */
-export const apiKeyResponseSchema = {
-  ...apiKeyListItem,
-  properties: { ...apiKeyListItem.properties, key: { type: "string" } },
-} as const;
-
-export const apiKeyListResponseSchema = {
-  type: "object",
-  required: ["data"],
-  properties: { data: { type: "array", items: apiKeyListItem } },
-} as const;
-
-export const customerSessionRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["userId"],
-  properties: {
-    userId: { type: "string", pattern: USER_ID_PATTERN },
-    ttlSeconds: { type: "integer", minimum: 60, maximum: 86_400 },
-  },
-} as const;
-
-export const customerSessionResponseSchema = {
-  type: "object",
-  required: ["token", "userId", "expiresAt"],
-  properties: { token: { type: "string" }, userId: { type: "string" }, expiresAt: { type: "string" } },
-} as const;
+export const customerSessionResponseSchema = Type.Object({
+  token: Type.String(),
+  userId: Type.String(),
+  expiresAt: Type.String(),
+});
+export type CustomerSessionResponse = Static<typeof customerSessionResponseSchema>;

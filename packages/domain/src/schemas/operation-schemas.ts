@@ -1,115 +1,112 @@
-// JSON Schemas for the HTTP edge, one per body and response. Fastify validates requests with them and
-// serializes responses through them, so nothing undeclared leaks out.
+// Schemas for the HTTP edge, one per body and response, written once with TypeBox: Fastify validates requests
+// with them and serializes responses through them (so nothing undeclared leaks out), and the TypeScript types
+// are derived from them (`Static`), so a field is added in one place.
+import Type, { type Static, type TUnsafe } from "typebox";
 import { OPERATION_ID_PATTERN, ORDER_ID_PATTERN } from "../operation-id.ts";
 import { FAILURE_REASONS, OPERATION_STATUSES } from "../operation-status.ts";
 
 export const USER_ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
 export const MAX_AMOUNT = 1_000_000_000_000;
 
-const userId = { type: "string", pattern: USER_ID_PATTERN } as const;
-const amount = { type: "integer", minimum: 1, maximum: MAX_AMOUNT } as const;
+export const userIdSchema = Type.String({ pattern: USER_ID_PATTERN });
+/** Minor units of the deployment's currency. */
+export const amountSchema = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT });
+export const currencySchema = Type.String({ pattern: "^[A-Z]{3}$" });
+/**
+ * A string that is one of `values`, typed as their union. Written as `{type, enum}` (what the edge has always
+ * validated and serialized); the TypeScript type keeps that shape too, for code that walks a schema.
+ */
+export const stringEnum = <const Values extends readonly string[]>(values: Values) =>
+  Type.Unsafe<Values[number]>({ type: "string", enum: values }) as TUnsafe<Values[number]> & {
+    type: "string";
+    enum: Values;
+  };
 
-export const paymentRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["amount"],
-  properties: {
-    userId,
-    amount,
-    currency: { type: "string", pattern: "^[A-Z]{3}$" },
-    orderId: { type: "string", pattern: ORDER_ID_PATTERN },
+/**
+ * A body's userId is optional where a shopper may call: their user comes from their token (a differing one
+ * is refused by the route); a shop server's key names the user it acts for. Queue messages always carry it.
+ */
+export const requestUserIdSchema = Type.Optional(userIdSchema);
+
+export const paymentRequestSchema = Type.Object(
+  {
+    userId: requestUserIdSchema,
+    amount: amountSchema,
+    currency: Type.Optional(currencySchema),
+    orderId: Type.Optional(Type.String({ pattern: ORDER_ID_PATTERN })),
   },
-} as const;
+  { additionalProperties: false },
+);
+export type PaymentRequest = Static<typeof paymentRequestSchema>;
 
-export const depositRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["amount"],
-  properties: { amount, currency: { type: "string", pattern: "^[A-Z]{3}$" } },
-} as const;
+export const depositRequestSchema = Type.Object(
+  { amount: amountSchema, currency: Type.Optional(currencySchema) },
+  { additionalProperties: false },
+);
+export type DepositRequest = Static<typeof depositRequestSchema>;
 
-export const userIdParamsSchema = {
-  type: "object",
-  required: ["userId"],
-  properties: { userId },
-} as const;
+export const userIdParamsSchema = Type.Object({ userId: userIdSchema });
+export type UserIdParams = Static<typeof userIdParamsSchema>;
 
-export const operationIdParamsSchema = {
-  type: "object",
-  required: ["id"],
-  properties: { id: { type: "string", maxLength: 64 } },
-} as const;
+export const operationIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export type OperationIdParams = Static<typeof operationIdParamsSchema>;
 
 /** `Idempotency-Key`: 1-255 visible ASCII characters. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 
-export const acceptedResponseSchema = {
-  type: "object",
-  required: ["id", "status"],
-  properties: {
-    id: { type: "string", pattern: OPERATION_ID_PATTERN },
-    status: { type: "string", const: "pending" },
-  },
-} as const;
+export const acceptedResponseSchema = Type.Object({
+  id: Type.String({ pattern: OPERATION_ID_PATTERN }),
+  status: Type.Literal("pending"),
+});
 
-export const operationResponseSchema = {
-  type: "object",
-  required: ["id", "userId", "amount", "currency", "status", "createdAt"],
-  properties: {
-    id: { type: "string" },
-    userId: { type: "string" },
-    amount: { type: "integer" },
-    currency: { type: "string" },
-    orderId: { type: "string" },
-    status: { type: "string", enum: OPERATION_STATUSES },
-    failureReason: { type: "string", enum: FAILURE_REASONS },
-    createdAt: { type: "string" },
-    completedAt: { type: "string" },
-  },
-} as const;
+export const operationResponseSchema = Type.Object({
+  id: Type.String(),
+  userId: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  orderId: Type.Optional(Type.String()),
+  status: stringEnum(OPERATION_STATUSES),
+  failureReason: Type.Optional(stringEnum(FAILURE_REASONS)),
+  createdAt: Type.String(),
+  completedAt: Type.Optional(Type.String()),
+});
 
-export const walletResponseSchema = {
-  type: "object",
-  required: ["userId", "balance", "currency"],
-  properties: { userId: { type: "string" }, balance: { type: "integer" }, currency: { type: "string" } },
-} as const;
+export const walletResponseSchema = Type.Object({
+  userId: Type.String(),
+  balance: Type.Integer(),
+  currency: Type.String(),
+});
 
-export const problemResponseSchema = {
-  type: "object",
-  required: ["type", "title", "status"],
-  properties: {
-    type: { type: "string" },
-    title: { type: "string" },
-    status: { type: "integer" },
-    detail: { type: "string" },
-    instance: { type: "string" },
-    code: { type: "string" },
-    field: { type: "string" },
-    retryable: { type: "boolean" },
-    existingId: { type: "string" },
-    /** waiting_room_required: the room to join, where, and why the request's admission did not count. */
-    roomId: { type: "string" },
-    joinUrl: { type: "string" },
-    reason: { type: "string" },
-    /** out_of_stock: the lines that could not be reserved. */
-    lines: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          line: { type: "integer" },
-          productId: { type: "string" },
-          requested: { type: "integer" },
-          available: { type: "integer" },
-        },
-      },
-    },
-    errors: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: { field: { type: "string" }, pointer: { type: "string" }, detail: { type: "string" } },
-      },
-    },
-  },
-} as const;
+export const problemResponseSchema = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.Optional(Type.String()),
+  instance: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+  field: Type.Optional(Type.String()),
+  retryable: Type.Optional(Type.Boolean()),
+  existingId: Type.Optional(Type.String()),
+  /** waiting_room_required: the room to join, where, and why the request's admission did not count. */
+  roomId: Type.Optional(Type.String()),
+  joinUrl: Type.Optional(Type.String()),
+  reason: Type.Optional(Type.String()),
+  /** out_of_stock: the lines that could not be reserved. */
+  lines: Type.Optional(
+    Type.Array(
+      Type.Partial(
+        Type.Object({
+          line: Type.Integer(),
+          productId: Type.String(),
+          requested: Type.Integer(),
+          available: Type.Integer(),
+        }),
+      ),
+    ),
+  ),
+  errors: Type.Optional(
+    Type.Array(
+      Type.Partial(Type.Object({ field: Type.String(), pointer: Type.String(), detail: Type.String() })),
+    ),
+  ),
+});

@@ -1,51 +1,46 @@
-// JSON Schemas of the product admin routes. Limits hold per request: several changes may take a product's
-// stock past MAX_STOCK.
+// Schemas of the product admin routes. Limits hold per request: several changes may take a product's stock
+// past MAX_STOCK.
+import Type, { type Static, type TUnsafe } from "typebox";
 import { MAX_STOCK } from "../product-definition.ts";
 import { PRODUCT_ID_PATTERN } from "../product-id.ts";
-import { MAX_AMOUNT } from "./operation-schemas.ts";
+import { PRINTABLE_TEXT_PATTERN } from "./coupon-schemas.ts";
+import { amountSchema } from "./operation-schemas.ts";
 
-const price = { type: "integer", minimum: 1, maximum: MAX_AMOUNT } as const;
-
-export const productCreateRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["name", "price", "stock"],
-  properties: {
-    // Printable text, the rule of coupon names: no control characters (they end up in logs and admin screens).
-    name: { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\u0000-\\u001F\\u007F]+$" },
-    price,
-    stock: { type: "integer", minimum: 0, maximum: MAX_STOCK },
+export const productCreateRequestSchema = Type.Object(
+  {
+    // The rule of coupon names: printable text.
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE_TEXT_PATTERN }),
+    price: amountSchema,
+    stock: Type.Integer({ minimum: 0, maximum: MAX_STOCK }),
   },
-} as const;
+  { additionalProperties: false },
+);
+/** POST /v1/products. */
+export type ProductCreateRequest = Static<typeof productCreateRequestSchema>;
 
 /** Name and stock are not writable: stock only grows by stockAdded, so orders in flight stay reserved. */
-export const productChangeRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    price,
-    stockAdded: { type: "integer", minimum: 1, maximum: MAX_STOCK },
+export const productChangeRequestSchema = Type.Object(
+  {
+    price: Type.Optional(amountSchema),
+    stockAdded: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_STOCK })),
   },
-} as const;
+  { additionalProperties: false, minProperties: 1 },
+);
+/** PATCH /v1/products/:productId: at least one of the two. */
+export type ProductChangeRequest = Static<typeof productChangeRequestSchema>;
 
-export const productIdParamsSchema = {
-  type: "object",
-  required: ["productId"],
-  properties: { productId: { type: "string", pattern: PRODUCT_ID_PATTERN } },
-} as const;
+export const productIdParamsSchema = Type.Object({ productId: Type.String({ pattern: PRODUCT_ID_PATTERN }) });
+export type ProductIdParams = Static<typeof productIdParamsSchema>;
 
-export const productResponseSchema = {
-  type: "object",
-  required: ["id", "name", "price", "stock", "received", "available", "createdAt", "updatedAt"],
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-    price: { type: "integer" },
-    stock: { type: "integer" },
-    received: { type: "integer" },
-    available: { type: ["integer", "null"] },
-    createdAt: { type: "string" },
-    updatedAt: { type: "string" },
+export const productResponseSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  price: Type.Integer(),
+  stock: Type.Integer(),
+  received: Type.Integer(),
+  available: Type.Unsafe<number | null>({ type: ["integer", "null"] }) as TUnsafe<number | null> & {
+    type: ["integer", "null"];
   },
-} as const;
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});

@@ -1,144 +1,108 @@
-// JSON Schemas of the waiting-room and rate-limit routes.
-import { GUARDED_ROUTE_CLASSES, ROUTE_CLASSES } from "../route-classes.ts";
-import { TIMESTAMP_PATTERN } from "./coupon-schemas.ts";
-import { USER_ID_PATTERN } from "./operation-schemas.ts";
+// Schemas of the waiting-room and rate-limit routes.
+import Type, { type Static, type TUnsafe } from "typebox";
+import { GUARDED_ROUTE_CLASSES, ROUTE_CLASSES, type TokenBucketPolicy } from "../route-classes.ts";
+import { nullableStringSchema, timestampSchema } from "./coupon-schemas.ts";
+import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
 
 export const ROOM_ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
 export const TICKET_ID_SCHEMA_PATTERN = "^tkt_[0-9A-HJKMNP-TV-Z]{26}$";
 export const MAX_ADMIT_PER_SECOND = 100_000;
 
-export const roomIdParamsSchema = {
-  type: "object",
-  required: ["roomId"],
-  properties: { roomId: { type: "string", pattern: ROOM_ID_PATTERN } },
-} as const;
+const roomId = Type.String({ pattern: ROOM_ID_PATTERN });
 
-export const ticketParamsSchema = {
-  type: "object",
-  required: ["roomId", "ticketId"],
-  properties: {
-    roomId: { type: "string", pattern: ROOM_ID_PATTERN },
-    ticketId: { type: "string", pattern: TICKET_ID_SCHEMA_PATTERN },
-  },
-} as const;
+export const roomIdParamsSchema = Type.Object({ roomId });
+export type RoomIdParams = Static<typeof roomIdParamsSchema>;
 
-export const roomDefinitionRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["mode", "admitPerSecond", "sessionSeconds", "guards"],
-  properties: {
-    mode: { type: "string", enum: ["off", "auto", "on"] },
-    admitPerSecond: { type: "integer", minimum: 1, maximum: MAX_ADMIT_PER_SECOND },
-    sessionSeconds: { type: "integer", minimum: 10, maximum: 86_400 },
-    abandonSeconds: { type: "integer", minimum: 1, maximum: 3600 },
-    startsAt: { anyOf: [{ type: "string", pattern: TIMESTAMP_PATTERN }, { type: "null" }] },
-    guards: {
-      type: "array",
+export const ticketParamsSchema = Type.Object({
+  roomId,
+  ticketId: Type.String({ pattern: TICKET_ID_SCHEMA_PATTERN }),
+});
+export type TicketParams = Static<typeof ticketParamsSchema>;
+
+export const roomDefinitionRequestSchema = Type.Object(
+  {
+    mode: stringEnum(["off", "auto", "on"] as const),
+    admitPerSecond: Type.Integer({ minimum: 1, maximum: MAX_ADMIT_PER_SECOND }),
+    sessionSeconds: Type.Integer({ minimum: 10, maximum: 86_400 }),
+    abandonSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+    startsAt: Type.Optional(Type.Union([timestampSchema, Type.Null()])),
+    guards: Type.Array(stringEnum(GUARDED_ROUTE_CLASSES), {
       uniqueItems: true,
       maxItems: GUARDED_ROUTE_CLASSES.length,
-      items: { type: "string", enum: GUARDED_ROUTE_CLASSES },
-    },
+    }),
   },
-} as const;
+  { additionalProperties: false },
+);
+export type RoomDefinitionRequest = Static<typeof roomDefinitionRequestSchema>;
 
-export const roomResponseSchema = {
-  type: "object",
-  required: [
-    "roomId",
-    "mode",
-    "queueing",
-    "waiting",
-    "admittedLastMinute",
-    "abandoned",
-    "measuredAdmitRate",
-    "admitPerSecond",
-    "sessionSeconds",
-    "abandonSeconds",
-    "startsAt",
-    "guards",
-    "updatedAt",
-  ],
-  properties: {
-    roomId: { type: "string" },
-    mode: { type: "string" },
-    queueing: { type: "boolean" },
-    waiting: { type: "integer" },
-    admittedLastMinute: { type: "integer" },
-    abandoned: { type: "integer" },
-    measuredAdmitRate: { type: "number" },
-    admitPerSecond: { type: "integer" },
-    sessionSeconds: { type: "integer" },
-    abandonSeconds: { type: "integer" },
-    startsAt: { type: ["string", "null"] },
-    guards: { type: "array", items: { type: "string" } },
-    updatedAt: { type: "string" },
+export const roomResponseSchema = Type.Object({
+  roomId: Type.String(),
+  mode: Type.String(),
+  queueing: Type.Boolean(),
+  waiting: Type.Integer(),
+  admittedLastMinute: Type.Integer(),
+  abandoned: Type.Integer(),
+  measuredAdmitRate: Type.Number(),
+  admitPerSecond: Type.Integer(),
+  sessionSeconds: Type.Integer(),
+  abandonSeconds: Type.Integer(),
+  startsAt: nullableStringSchema,
+  guards: Type.Array(Type.String()),
+  updatedAt: Type.String(),
+});
+
+export const ticketJoinRequestSchema = Type.Object(
+  { userId: requestUserIdSchema },
+  { additionalProperties: false },
+);
+export type TicketJoinRequest = Static<typeof ticketJoinRequestSchema>;
+
+export const ticketResponseSchema = Type.Object({
+  ticketId: Type.String(),
+  roomId: Type.String(),
+  status: Type.String(),
+  position: Type.Optional(Type.Integer()),
+  etaSeconds: Type.Optional(Type.Integer()),
+  admissionToken: Type.Optional(Type.String()),
+  expiresAt: Type.Optional(Type.String()),
+  startsAt: Type.Optional(Type.String()),
+});
+
+/** A token bucket: `burst` tokens at most, one more every 1/`rate` seconds. */
+export const tokenBucketPolicySchema = Type.Object(
+  {
+    /** Tokens per second (a fraction allows fewer than one a second). */
+    rate: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }),
+    burst: Type.Integer({ minimum: 1, maximum: 10_000_000 }),
   },
-} as const;
+  { additionalProperties: false },
+);
 
-export const ticketJoinRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  // Optional: a shopper's user comes from the token; a server key names it (the route requires it then).
-  properties: { userId: { type: "string", pattern: USER_ID_PATTERN } },
-} as const;
+/** null: no limit in that scope. */
+const bucket = Type.Union([tokenBucketPolicySchema, Type.Null()]);
 
-export const ticketResponseSchema = {
-  type: "object",
-  required: ["ticketId", "roomId", "status"],
-  properties: {
-    ticketId: { type: "string" },
-    roomId: { type: "string" },
-    status: { type: "string" },
-    position: { type: "integer" },
-    etaSeconds: { type: "integer" },
-    admissionToken: { type: "string" },
-    expiresAt: { type: "string" },
-    startsAt: { type: "string" },
-  },
-} as const;
+export const routeClassParamsSchema = Type.Object({ routeClass: stringEnum(ROUTE_CLASSES) });
+export type RouteClassParams = Static<typeof routeClassParamsSchema>;
 
-const bucket = {
-  anyOf: [
-    {
-      type: "object",
-      additionalProperties: false,
-      required: ["rate", "burst"],
-      properties: {
-        rate: { type: "number", exclusiveMinimum: 0, maximum: 1_000_000 },
-        burst: { type: "integer", minimum: 1, maximum: 10_000_000 },
-      },
-    },
-    { type: "null" },
-  ],
-} as const;
+export const rateLimitChangeRequestSchema = Type.Object(
+  { user: Type.Optional(bucket), ip: Type.Optional(bucket) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type RateLimitChangeRequest = Static<typeof rateLimitChangeRequestSchema>;
 
-export const routeClassParamsSchema = {
-  type: "object",
-  required: ["routeClass"],
-  properties: { routeClass: { type: "string", enum: ROUTE_CLASSES } },
-} as const;
-
-export const rateLimitChangeRequestSchema = {
-  type: "object",
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { user: bucket, ip: bucket },
-} as const;
-
-const bucketView = {
+const bucketViewShape = {
   type: ["object", "null"],
   required: ["rate", "burst"],
   properties: { rate: { type: "number" }, burst: { type: "integer" } },
 } as const;
+const bucketView = Type.Unsafe<TokenBucketPolicy | null>(
+  bucketViewShape,
+) as TUnsafe<TokenBucketPolicy | null> & typeof bucketViewShape;
 
-export const rateLimitPolicyResponseSchema = {
-  type: "object",
-  required: ["routeClass", "user", "ip"],
-  properties: { routeClass: { type: "string" }, user: bucketView, ip: bucketView },
-} as const;
+export const rateLimitPolicyResponseSchema = Type.Object({
+  routeClass: Type.String(),
+  user: bucketView,
+  ip: bucketView,
+});
 
-export const rateLimitsResponseSchema = {
-  type: "object",
-  required: ["policies"],
-  properties: { policies: { type: "array", items: rateLimitPolicyResponseSchema } },
-} as const;
+export const rateLimitsResponseSchema = Type.Object({ policies: Type.Array(rateLimitPolicyResponseSchema) });
