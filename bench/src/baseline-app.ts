@@ -14,6 +14,16 @@ interface PaymentBody {
   currency?: string;
 }
 
+/**
+ * The baseline has no identity: the paying user comes from the body, so it stays required here. Floodgate's
+ * schema lets a shopper leave it out (the token names the user); the baseline answers a body without it 400, as
+ * before.
+ */
+const baselinePaymentSchema = {
+  ...paymentRequestSchema,
+  required: [...new Set([...(paymentRequestSchema.required ?? []), "userId"])],
+};
+
 const idempotencyHeaderSchema = {
   type: "object",
   required: ["idempotency-key"],
@@ -32,7 +42,7 @@ export function buildBaselineApp(pool: Pool, currency: string): FastifyInstance 
     "/v1/payments",
     {
       schema: {
-        body: paymentRequestSchema,
+        body: baselinePaymentSchema,
         headers: idempotencyHeaderSchema,
         response: { 200: paymentResultSchema, 201: paymentResultSchema },
       },

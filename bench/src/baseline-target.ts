@@ -1,6 +1,7 @@
 // --baseline: a fresh database and the synchronous baseline server, reachable like Floodgate.
 import { dropDatabases, ensureDatabases } from "@floodgate/db";
 import { prepareBaselineDatabase } from "./baseline-schema.ts";
+import { NO_IDENTITY } from "./bench-identity.ts";
 import type { BenchTarget } from "./bench-target.ts";
 import { freePort, type RunningService, startService } from "./child-service.ts";
 import { FUNDING_AMOUNT } from "./payment-requests.ts";
@@ -31,7 +32,8 @@ export async function startBaseline(options: {
   });
   const shards = new ShardSet([options.databaseUrl]);
   return {
-    target: { name: "baseline", baseUrl: service.baseUrl, shards },
+    // The baseline has no identity: its requests stay as they were (the body's userId).
+    target: { name: "baseline", baseUrl: service.baseUrl, shards, identity: NO_IDENTITY },
     close: async () => {
       await service.stop();
       await shards.close();

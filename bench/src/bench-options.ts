@@ -5,9 +5,11 @@ export type OptionSpec =
   | { name: string; kind: "flag"; help: string }
   | { name: string; kind: "int"; help: string; default: number; min: number; max: number }
   /** `--drain` alone takes the default; `--drain 5000` or `--drain=5000` sets it; absent means null. */
-  | { name: string; kind: "optional-int"; help: string; default: number; min: number; max: number };
+  | { name: string; kind: "optional-int"; help: string; default: number; min: number; max: number }
+  /** One word of `choices` (`--auth compare` or `--auth=compare`); absent means null (the scenario's default). */
+  | { name: string; kind: "choice"; help: string; choices: readonly string[] };
 
-export type OptionValues = Record<string, number | boolean | null>;
+export type OptionValues = Record<string, number | boolean | string | null>;
 
 export class OptionError extends Error {
   constructor(message: string) {
@@ -55,6 +57,18 @@ export function parseOptions(specs: readonly OptionSpec[], args: readonly string
       }
       if (inline === undefined) i++;
       values[name] = parseInteger(spec, text);
+    } else if (spec.kind === "choice") {
+      const text = inline ?? args[i + 1];
+      if (text === undefined || (inline === undefined && text.startsWith("--"))) {
+        throw new OptionError(`--${name} needs one of ${spec.choices.join(", ")}`);
+      }
+      if (inline === undefined) i++;
+      if (!spec.choices.includes(text)) {
+        throw new OptionError(
+          `--${name} must be one of ${spec.choices.join(", ")}, got ${JSON.stringify(text)}`,
+        );
+      }
+      values[name] = text;
     } else {
       const next = args[i + 1];
       if (inline !== undefined) values[name] = parseInteger(spec, inline);
@@ -75,8 +89,10 @@ export function describeOptions(specs: readonly OptionSpec[]): string {
           ? `--${spec.name}`
           : spec.kind === "int"
             ? `--${spec.name} N`
-            : `--${spec.name} [N]`;
-      const fallback = spec.kind === "flag" ? "" : ` (default ${spec.default})`;
+            : spec.kind === "choice"
+              ? `--${spec.name} ${spec.choices.join("|")}`
+              : `--${spec.name} [N]`;
+      const fallback = spec.kind === "flag" || spec.kind === "choice" ? "" : ` (default ${spec.default})`;
       return `  ${usage.padEnd(22)} ${spec.help}${fallback}`;
     })
     .join("\n");

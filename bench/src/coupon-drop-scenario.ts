@@ -1,7 +1,7 @@
 // `./floodgate bench coupon-drop`: a first-come-first-served drop. Floodgate started fresh with an admin key,
-// one coupon created, then `--requests` issue requests from `--users` users as fast as the intake answers;
+// a customer token minted for every user, one coupon created, then `--requests` issue requests from `--users`
+// users (each with its own token) as fast as the intake answers;
 // after the drain, the invariants: exactly `--quantity` issued, to as many users, one row each on the shards.
-import { randomBytes } from "node:crypto";
 import { adminRequest } from "./admin-client.ts";
 import { waitForApplied } from "./applied-wait.ts";
 import {
@@ -10,7 +10,7 @@ import {
   toCouponDropOptions,
 } from "./coupon-drop-options.ts";
 import { type CouponDropResult, checkInvariants, summarizeCouponDrop } from "./coupon-drop-summary.ts";
-import { couponIssueRequest, dropOrder } from "./coupon-requests.ts";
+import { couponIssueRequest, dropOrder, dropUserId } from "./coupon-requests.ts";
 import { startCpuMeter } from "./cpu-meter.ts";
 import { freshFloodgate } from "./fresh-floodgate.ts";
 import { summarizeLatencies } from "./latency-summary.ts";
@@ -39,12 +39,13 @@ const createCoupon = async (baseUrl: string, key: string, name: string, quantity
   );
 
 async function runCouponDrop(options: CouponDropOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
-  const adminKey = randomBytes(24).toString("base64url");
-  const floodgate = freshFloodgate(context, { adminApiKey: adminKey });
+  const floodgate = freshFloodgate(context);
   const { system } = floodgate;
+  const { adminKey } = system;
   const result: CouponDropResult = {
     ...resultHeader("coupon-drop", context, options, describeLoadGenerator(null)),
     couponId: null,
+    customerTokens: null,
     load: null,
     invariants: null,
     error: null,
@@ -53,7 +54,11 @@ async function runCouponDrop(options: CouponDropOptions, context: ScenarioContex
     result,
     async () => {
       await floodgate.start(options.workers, result);
-      const { baseUrl, shards } = system.target;
+      const { baseUrl, shards, identity } = system.target;
+      // Setup, not measured: the drop's users, then the warm-up's (indexes after them).
+      result.customerTokens = await identity.addShoppers(
+        Array.from({ length: options.users + options.warmup }, (_, i) => dropUserId(i)),
+      );
 
       if (options.warmup > 0) {
         const warmupCoupon = await createCoupon(baseUrl, adminKey, "bench warm-up", options.warmup);
@@ -68,6 +73,7 @@ async function runCouponDrop(options: CouponDropOptions, context: ScenarioContex
             order: Uint32Array.from({ length: options.warmup }, (_, i) => options.users + i),
             accepted: new Map(),
             attempts: new Map(),
+            identity,
           }),
         });
       }
@@ -89,6 +95,7 @@ async function runCouponDrop(options: CouponDropOptions, context: ScenarioContex
           order: dropOrder(options.requests, options.users),
           accepted,
           attempts,
+          identity,
         }),
       });
       result.load = {

@@ -1,4 +1,6 @@
 // The coupon-drop result as JSON types, its invariants, and the printed summary.
+
+import type { MintedTokens } from "./bench-identity.ts";
 import { type CpuUsage, describeCpuUsage } from "./cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "./latency-summary.ts";
 import { formatCount } from "./progress-line.ts";
@@ -48,6 +50,8 @@ export interface CouponDropResult extends CommitInfo {
   settings: Record<string, unknown>;
   loadGenerator: string;
   couponId: string | null;
+  /** One customer token per user (and warm-up user), minted before the drop (not measured). */
+  customerTokens: MintedTokens | null;
   load: DropLoad | null;
   invariants: DropInvariants | null;
   error: string | null;
@@ -83,6 +87,12 @@ export function summarizeCouponDrop(result: CouponDropResult): string[] {
   lines.push(
     `note: the load generator (autocannon, one thread), intake, workers, Redis and Postgres share these ${m.cpuCount} cpus.`,
   );
+  if (result.customerTokens) {
+    const t = result.customerTokens;
+    lines.push(
+      `  minted ${formatCount(t.minted)} customer tokens in ${t.seconds.toFixed(1)} s (not measured); each request carries its user's`,
+    );
+  }
   const load = result.load;
   if (load) {
     const counts = Object.entries(load.statusCounts)

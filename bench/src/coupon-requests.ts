@@ -1,6 +1,8 @@
 // The requests of the coupon drop, as an autocannon request builder: a fixed, shuffled order in which every
-// user appears requests/users times, so a user's attempts race each other and everyone else's.
+// user appears requests/users times, so a user's attempts race each other and everyone else's. Each request
+// carries its user's customer token: one client can no longer claim for made-up users.
 import type { Request } from "autocannon";
+import type { BenchIdentity } from "./bench-identity.ts";
 
 export const dropUserId = (index: number): string => `drop-user-${index}`;
 
@@ -30,6 +32,7 @@ export function couponIssueRequest(options: {
   order: Uint32Array;
   accepted: Map<string, string>;
   attempts: Map<string, number>;
+  identity: BenchIdentity;
 }): Request {
   let next = 0;
   return {
@@ -41,7 +44,7 @@ export function couponIssueRequest(options: {
       context.userId = userId; // pipelining 1: the next response on this connection answers this request
       return {
         ...request,
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...options.identity.shopperHeaders(userId) },
         body: JSON.stringify({ userId }),
       };
     },

@@ -46,7 +46,12 @@ export async function runDrainPhase(options: {
     connections: options.connections,
     rate: null,
     amount: options.count,
-    request: paymentRequest({ users: options.users, keyPrefix: options.keyPrefix, acceptedIds }),
+    request: paymentRequest({
+      users: options.users,
+      keyPrefix: options.keyPrefix,
+      acceptedIds,
+      identity: system.identity,
+    }),
   });
   const queueRate = Math.round(load.ok / load.durationS);
   log(`drain: ${acceptedIds.length} payments queued at ${queueRate}/s; starting ${options.workers} workers`);

@@ -1,6 +1,9 @@
 // The crowd of a flash sale: every shopper joins the room (a paced autocannon load), then watches the place,
 // over a WebSocket (kept open to the end, as a checkout page would) or by polling its ticket, and pays once,
-// with the admission token, as soon as it is admitted. What each one saw is kept for the summary.
+// with the admission token, as soon as it is admitted. Every request is the shopper's own: its customer token in
+// the Authorization header, or `?access_token=` on the WebSocket (a browser cannot set a socket's headers).
+// What each one saw is kept for the summary.
+import type { BenchIdentity } from "./bench-identity.ts";
 import { runJoinsOnThread } from "./join-thread.ts";
 import type { KeepAliveClient } from "./keep-alive-client.ts";
 import { LeanWebSocket } from "./lean-websocket.ts";
@@ -43,6 +46,8 @@ export interface CrowdOptions {
   sessionMs: number;
   /** Idempotency keys are `${keyPrefix}-${userId}`: a payment retried by the bench cannot be taken twice. */
   keyPrefix: string;
+  /** The shoppers' customer tokens (none with AUTH=off). */
+  identity: BenchIdentity;
   /** Separate pools: a payment must not queue behind thousands of polls in the client (each shopper has a
    * connection of its own in a browser). */
   pollClient: KeepAliveClient;
@@ -100,6 +105,7 @@ export class Crowd {
         url: this.#options.baseUrl,
         roomId: this.#options.roomId,
         userIds: this.shoppers.map((shopper) => shopper.userId),
+        tokens: this.shoppers.map((shopper) => this.#options.identity.shopperToken(shopper.userId)),
         connections: this.#options.connections,
         rate: this.#options.joinRate,
         slices: this.#options.slices,
@@ -165,7 +171,11 @@ export class Crowd {
         "POST",
         "/v1/payments",
         { userId: shopper.userId, amount: 100 },
-        { "admission-token": token, "idempotency-key": `${this.#options.keyPrefix}-${shopper.userId}` },
+        {
+          ...this.#options.identity.shopperHeaders(shopper.userId),
+          "admission-token": token,
+          "idempotency-key": `${this.#options.keyPrefix}-${shopper.userId}`,
+        },
       )
       .catch(() => ({ status: -1, body: "", latencyMs: 0 }));
     shopper.paymentStatus = answer.status;
@@ -175,8 +185,11 @@ export class Crowd {
   }
 
   #watchSocket(shopper: Shopper) {
-    const { baseUrl, roomId } = this.#options;
-    const url = `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${shopper.ticketId}/ws`;
+    const { baseUrl, roomId, identity } = this.#options;
+    const token = identity.shopperToken(shopper.userId);
+    const url =
+      `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${shopper.ticketId}/ws` +
+      (token === null ? "" : `?access_token=${encodeURIComponent(token)}`);
     shopper.socketRequestedAt = Date.now();
     const socket = new LeanWebSocket(url);
     this.#held.push(socket);
@@ -216,10 +229,15 @@ export class Crowd {
   }
 
   #watchByPolling(shopper: Shopper) {
-    const { pollClient: client, roomId, pollIntervalMs, sessionMs } = this.#options;
+    const { pollClient: client, roomId, pollIntervalMs, sessionMs, identity } = this.#options;
     const poll = async () => {
       const answer = await client
-        .send("GET", `/v1/rooms/${roomId}/tickets/${shopper.ticketId}`)
+        .send(
+          "GET",
+          `/v1/rooms/${roomId}/tickets/${shopper.ticketId}`,
+          undefined,
+          identity.shopperHeaders(shopper.userId),
+        )
         .catch(() => null);
       const ticket = answer?.status === 200 ? (JSON.parse(answer.body) as Record<string, string>) : null;
       if (answer) shopper.updates++;

@@ -1,8 +1,14 @@
 // While the room queues, guarded requests that hold no valid admission keep arriving: no token, a token signed
 // with another secret, another shopper's real token. Every one must be refused (403); a single 2xx is a
-// request that got past the room. The probe runs until stopped and counts the answers.
+// request that got past the room. The probe runs until stopped and counts the answers. Its users are signed in
+// (their own customer tokens): it tests the room, which a request without identity would never reach.
 import { createHmac } from "node:crypto";
+import type { BenchIdentity } from "./bench-identity.ts";
 import type { KeepAliveClient } from "./keep-alive-client.ts";
+
+/** The probe's users (signed in, never admitted). */
+export const PROBE_USERS = 1000;
+export const probeUserId = (index: number): string => `probe-user-${index % PROBE_USERS}`;
 
 export interface ProbeCounts {
   sent: number;
@@ -28,6 +34,7 @@ function forgedToken(roomId: string, userId: string): string {
 
 export function startGuardProbe(options: {
   client: KeepAliveClient;
+  identity: BenchIdentity;
   roomId: string;
   everyMs: number;
   /** A real admission token of some admitted shopper, once there is one (presented for another user). */
@@ -37,12 +44,17 @@ export function startGuardProbe(options: {
   const inFlight = new Set<Promise<void>>();
   const send = () => {
     const kind = counts.sent % 3;
-    const userId = `probe-user-${counts.sent % 1000}`;
+    const userId = probeUserId(counts.sent);
     const token =
       kind === 1 ? forgedToken(options.roomId, userId) : kind === 2 ? options.someoneElsesToken() : null;
     counts.sent++;
     const request = options.client
-      .send("POST", "/v1/payments", { userId, amount: 1 }, token ? { "admission-token": token } : {})
+      .send(
+        "POST",
+        "/v1/payments",
+        { userId, amount: 1 },
+        { ...options.identity.shopperHeaders(userId), ...(token ? { "admission-token": token } : {}) },
+      )
       .then(
         ({ status }) => {
           counts.byStatus[status] = (counts.byStatus[status] ?? 0) + 1;

@@ -1,11 +1,9 @@
 // `./floodgate bench flash-sale`: a limited drop behind a waiting room. Floodgate starts fresh; the shoppers'
-// wallets are funded; a room in mode `on` guards payments at --admit per second; --users shoppers join over
+// wallets are funded (the shop's server key) and each shopper gets a customer token; a room in mode `on` guards payments at --admit per second; --users shoppers join over
 // --join-seconds, --websockets of them watch over a WebSocket and the rest poll; each pays once admitted. A
 // probe keeps sending payments without a valid admission meanwhile. Then the payments are audited on the
 // shards, FIFO is checked against the room's records, and Redis round trips per accepted payment are counted
 // with rate limits on and off.
-import { randomBytes } from "node:crypto";
-import { loadConfig } from "@floodgate/config";
 import { Redis } from "ioredis";
 import { adminRequest } from "./admin-client.ts";
 import { startCpuMeter } from "./cpu-meter.ts";
@@ -13,7 +11,7 @@ import { awaitDelivery } from "./delivery-wait.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import { auditFifo, parseTicketRecords } from "./flash-sale-fifo.ts";
 import { FLASH_SALE_OPTION_SPECS, type FlashSaleOptions, toFlashSaleOptions } from "./flash-sale-options.ts";
-import { startGuardProbe } from "./flash-sale-probe.ts";
+import { PROBE_USERS, probeUserId, startGuardProbe } from "./flash-sale-probe.ts";
 import {
   checkFlashSale,
   type FlashSaleResult,
@@ -22,6 +20,7 @@ import {
 } from "./flash-sale-summary.ts";
 import { warmUp } from "./flash-sale-warm-up.ts";
 import { freshFloodgate } from "./fresh-floodgate.ts";
+import { intakeProcesses } from "./intake-budget.ts";
 import { KeepAliveClient } from "./keep-alive-client.ts";
 import { summarizeLatencies } from "./latency-summary.ts";
 import { startLoopLateness } from "./loop-lateness.ts";
@@ -44,9 +43,9 @@ export const flashSaleScenario: Scenario = {
 };
 
 async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
-  const adminKey = randomBytes(24).toString("base64url");
-  const floodgate = freshFloodgate(context, { adminApiKey: adminKey });
+  const floodgate = freshFloodgate(context);
   const { system } = floodgate;
+  const { adminKey } = system;
   const result: FlashSaleResult = {
     ...resultHeader(
       "flash-sale",
@@ -56,6 +55,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         "sockets, polls and payments (ws, keep-alive HTTP) on its main thread; on the same machine as everything it measures",
     ),
     funding: null,
+    customerTokens: null,
     sale: null,
     roundTrips: null,
     checks: [],
@@ -72,16 +72,22 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
     result,
     async () => {
       await floodgate.start(options.workers, result);
-      const { baseUrl, shards } = system.target;
+      const { baseUrl, shards, identity } = system.target;
       const client = newClient(baseUrl, 50);
       result.funding = await fundWallets({
         baseUrl,
         shards,
         users: options.users,
         connections: options.connections,
+        identity,
       });
+      // Setup, not measured: every shopper's token, and the probe's users' (the room, not auth, must refuse them).
+      result.customerTokens = await identity.addShoppers([
+        ...Array.from({ length: options.users }, (_, i) => benchUserId(i)),
+        ...Array.from({ length: PROBE_USERS }, (_, i) => probeUserId(i)),
+      ]);
 
-      await warmUp(baseUrl, adminKey, options, `flash-${context.stamp}-warm-up`, newClient);
+      await warmUp(identity, baseUrl, adminKey, options, `flash-${context.stamp}-warm-up`, newClient);
 
       const startsAt = options.startsInSeconds > 0 ? Date.now() + options.startsInSeconds * 1000 : null;
       await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${ROOM}`, {
@@ -104,12 +110,14 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         pollIntervalMs: options.pollIntervalMs,
         sessionMs: SESSION_SECONDS * 1000,
         keyPrefix,
+        identity,
         pollClient: newClient(baseUrl, options.connections),
         payClient: newClient(baseUrl, options.connections),
       });
       const shoppers = crowd.shoppers;
       const probe = startGuardProbe({
         client: newClient(baseUrl, 10),
+        identity,
         roomId: ROOM,
         everyMs: 20,
         someoneElsesToken: () => crowd?.someToken() ?? null,
@@ -245,11 +253,10 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         measureRoundTrips({
           client,
           baseUrl,
-          intakeProcesses: Number(
-            system.environment(options.workers).INTAKE_PROCESSES ?? loadConfig({}).intakeProcesses,
-          ),
+          intakeProcesses: intakeProcesses(system, options.workers),
           payments: options.roundTripPayments,
           userId: (i) => benchUserId(i % options.users),
+          identity,
           keyPrefix: `${keyPrefix}-${name}`,
           parallel: 50,
         });

@@ -1,6 +1,7 @@
 // The flash sale's result: what the shoppers saw (joins, sockets, pushes, payments), what the room's records
 // say (FIFO), what the probes met, and the round trips with limits on and off; then the checks issue 3 asks
 // for, each with the figure it was judged on.
+import type { MintedTokens } from "./bench-identity.ts";
 import { type CpuUsage, describeCpuUsage } from "./cpu-meter.ts";
 import type { DeliveryAudit } from "./delivery-audit.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
@@ -73,6 +74,8 @@ export interface FlashSaleResult extends CommitInfo {
   settings: Record<string, unknown>;
   loadGenerator: string;
   funding: FundingResult | null;
+  /** One customer token per shopper (and probe user), minted before the sale (not measured). */
+  customerTokens: MintedTokens | null;
   sale: FlashSaleRun | null;
   roundTrips: { limitsOn: RoundTrips; limitsOff: RoundTrips } | null;
   /** ok null: the check does not apply to this run (no WebSocket shoppers, say); it neither holds nor fails. */
@@ -159,6 +162,10 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
   const sale = result.sale;
   if (result.funding)
     lines.push(`funded ${formatCount(result.funding.users)} shoppers in ${result.funding.seconds} s`);
+  if (result.customerTokens)
+    lines.push(
+      `minted ${formatCount(result.customerTokens.minted)} customer tokens in ${result.customerTokens.seconds.toFixed(1)} s (not measured)`,
+    );
   if (sale) {
     const a = sale.admission;
     lines.push(

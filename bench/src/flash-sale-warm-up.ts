@@ -1,6 +1,7 @@
 // The flash sale's warm-up: the first requests of a fresh process pay for JIT compilation, script loads and new
 // connections, which is not what the sale measures.
 import { adminRequest } from "./admin-client.ts";
+import type { BenchIdentity } from "./bench-identity.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import type { FlashSaleOptions } from "./flash-sale-options.ts";
 import type { KeepAliveClient } from "./keep-alive-client.ts";
@@ -18,6 +19,7 @@ const SESSION_SECONDS = 600;
  * loads, which is not what the flash sale measures. The room is turned off afterwards.
  */
 export async function warmUp(
+  identity: BenchIdentity,
   baseUrl: string,
   adminKey: string,
   options: FlashSaleOptions,
@@ -38,6 +40,7 @@ export async function warmUp(
     pollIntervalMs: 500,
     sessionMs: SESSION_SECONDS * 1000,
     keyPrefix,
+    identity,
     pollClient: newClient(baseUrl, 50),
     payClient: newClient(baseUrl, 50),
   });

@@ -1,6 +1,14 @@
 // Floodgate under test: `node apps/cli/src/start-command.ts` (what `./floodgate start` runs) as a child, on
 // its own port, Redis prefix and databases, restartable with a different worker count for --drain.
 import { defaultShardUrls } from "@floodgate/config";
+import {
+  type AuthSetting,
+  type BenchIdentity,
+  createServerKey,
+  NO_IDENTITY,
+  type RunSecrets,
+  TokenIdentity,
+} from "./bench-identity.ts";
 import type { BenchTarget } from "./bench-target.ts";
 import { freePort, type RunningService, startService } from "./child-service.ts";
 import { ShardSet } from "./shard-set.ts";
@@ -24,8 +32,10 @@ export interface FloodgateSystemConfig {
   redisUrl: string;
   redisPrefix: string;
   logFile: string;
-  /** Given to the intake as ADMIN_API_KEY (scenarios that create coupons); recorded masked. */
-  adminApiKey?: string;
+  /** ADMIN_API_KEY and CUSTOMER_TOKEN_SECRET, random per run (bench-identity.ts); recorded masked. */
+  secrets: RunSecrets;
+  /** AUTH: "on" as deployed; "off" only to measure what verification costs (payments --auth compare). */
+  auth: AuthSetting;
   /** Further configuration a scenario needs (e.g. ORDER_TTL_SECONDS); recorded with the rest. */
   extraEnvironment?: Record<string, string>;
 }
@@ -36,6 +46,7 @@ export class FloodgateSystem {
   readonly shards: ShardSet;
   #port = 0;
   #service: RunningService | null = null;
+  #identity: BenchIdentity = NO_IDENTITY;
 
   constructor(config: FloodgateSystemConfig) {
     this.config = config;
@@ -44,10 +55,32 @@ export class FloodgateSystem {
   }
 
   get target(): BenchTarget {
-    return { name: "floodgate", baseUrl: `http://127.0.0.1:${this.#port}`, shards: this.shards };
+    return { name: "floodgate", baseUrl: this.baseUrl, shards: this.shards, identity: this.#identity };
   }
 
-  /** The environment the system runs with; `masked` hides the admin key (for results). */
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  get adminKey(): string {
+    return this.config.secrets.adminApiKey;
+  }
+
+  /** The shop's server key and the shoppers' tokens (bench-identity.ts); none with AUTH=off. */
+  get identity(): BenchIdentity {
+    return this.#identity;
+  }
+
+  /** Creates the shop's server key through the admin route, once per run (it survives a restart). */
+  async authenticate(): Promise<BenchIdentity> {
+    if (this.config.auth === "on" && this.#identity === NO_IDENTITY) {
+      const key = await createServerKey(this.baseUrl, this.adminKey, "bench shop server");
+      this.#identity = new TokenIdentity(this.baseUrl, key);
+    }
+    return this.#identity;
+  }
+
+  /** The environment the system runs with; `masked` hides the secrets (for results). */
   environment(workers: number, masked = false): Record<string, string> {
     const passed = Object.fromEntries(
       PASSED_THROUGH.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
@@ -69,8 +102,12 @@ export class FloodgateSystem {
       LOG_LEVEL: "warn",
       // Worker /metrics listeners off: fixed ports would collide with a `./floodgate start` running alongside.
       WORKER_METRICS_PORT: "0",
+      // A deployment has no demo sign-in (start turns it on for a loopback HOST unless told otherwise).
+      DEMO_LOGIN: "off",
       ...this.config.extraEnvironment,
-      ...(this.config.adminApiKey ? { ADMIN_API_KEY: masked ? "***" : this.config.adminApiKey } : {}),
+      AUTH: this.config.auth,
+      ADMIN_API_KEY: masked ? "***" : this.config.secrets.adminApiKey,
+      CUSTOMER_TOKEN_SECRET: masked ? "***" : this.config.secrets.customerTokenSecret,
     };
   }
 

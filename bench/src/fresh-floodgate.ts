@@ -1,8 +1,10 @@
 // The setup and teardown every Floodgate scenario shares: a Redis prefix of its own (its keys deleted at the
-// end, or on Ctrl-C), the bench databases dropped, the system started, and what it ran with for the result.
+// end, or on Ctrl-C), the bench databases dropped, the system started with the run's random secrets, the shop's
+// server key created through the admin route, and what it ran with for the result.
 import { dropDatabases } from "@floodgate/db";
 import { benchEnvironment } from "./bench-environment.ts";
-import { FloodgateSystem, type FloodgateSystemConfig } from "./floodgate-system.ts";
+import { type AuthSetting, runSecrets } from "./bench-identity.ts";
+import { FloodgateSystem } from "./floodgate-system.ts";
 import { registerCleanup } from "./interrupt-cleanup.ts";
 import { log } from "./progress-line.ts";
 import { deleteKeysWithPrefix } from "./redis-cleanup.ts";
@@ -19,7 +21,8 @@ export interface FreshFloodgate {
   system: FloodgateSystem;
   /** The fixed bench databases' server and Redis (bench-environment.ts). */
   environment: ReturnType<typeof benchEnvironment>;
-  /** Drops leftover bench databases and starts the system; records its environment and services in `result`. */
+  /** Drops leftover bench databases, starts the system and creates the server key (auth on); records its
+   * environment (secrets masked) and services in `result`. */
   start(workers: number, result: RecordedSystem): Promise<void>;
   /** Stops the system and deletes the run's Redis keys. */
   close(): Promise<void>;
@@ -27,7 +30,7 @@ export interface FreshFloodgate {
 
 export function freshFloodgate(
   context: ScenarioContext,
-  options: Pick<FloodgateSystemConfig, "adminApiKey" | "extraEnvironment"> = {},
+  options: { auth?: AuthSetting; extraEnvironment?: Record<string, string> } = {},
 ): FreshFloodgate {
   const environment = benchEnvironment();
   // One Redis prefix per run: runs never share keys, and the run's keys are deleted at the end (or on Ctrl-C).
@@ -39,7 +42,9 @@ export function freshFloodgate(
     redisUrl: environment.redisUrl,
     redisPrefix,
     logFile: context.logFile,
-    ...options,
+    secrets: runSecrets(),
+    auth: options.auth ?? "on",
+    ...(options.extraEnvironment ? { extraEnvironment: options.extraEnvironment } : {}),
   });
   return {
     system,
@@ -48,6 +53,7 @@ export function freshFloodgate(
       log(`dropping leftover bench databases, starting Floodgate (log: ${context.logFile})`);
       await dropDatabases([environment.floodgateDatabaseUrl, ...system.shardUrls]);
       await system.start(workers);
+      await system.authenticate();
       result.settings.systemEnvironment = system.environment(workers, true);
       result.services = await serviceSettings(system.shardUrls[0]!, environment.redisUrl);
     },

@@ -3,6 +3,7 @@
 // every accepted order and the stock invariant on the drained queue. The fixed run and each --max stage.
 import { adminRequest } from "./admin-client.ts";
 import { waitForApplied } from "./applied-wait.ts";
+import type { BenchIdentity } from "./bench-identity.ts";
 import { type CpuUsage, startCpuMeter } from "./cpu-meter.ts";
 import { type LatencySummary, summarizeLatencies } from "./latency-summary.ts";
 import { runLoad, steadyRate } from "./load-runner.ts";
@@ -14,9 +15,14 @@ import type { ShardSet } from "./shard-set.ts";
 /** Price of one unit, in minor units: the funding (payment-requests.ts) covers 1,000 of them per user. */
 export const UNIT_PRICE = 10_000;
 
+/** The buyer of the order sent once a sale is over (it must meet an empty shelf). */
+export const LATE_BUYER = "hot-product-late-buyer";
+
 export interface SaleTarget {
   baseUrl: string;
   adminKey: string;
+  /** The buyers' customer tokens (LATE_BUYER's included). */
+  identity: BenchIdentity;
   shards: ShardSet;
   auditor: StockAuditor;
 }
@@ -69,10 +75,10 @@ export async function createProduct(target: SaleTarget, name: string, stock: num
 export const perSecond = (count: number, seconds: number) =>
   seconds > 0 ? Math.round((count / seconds) * 10) / 10 : 0;
 
-async function placeOneOrder(baseUrl: string, productId: string, userId: string) {
-  const response = await fetch(`${baseUrl}/v1/orders`, {
+async function placeOneOrder(target: SaleTarget, productId: string, userId: string) {
+  const response = await fetch(`${target.baseUrl}/v1/orders`, {
     method: "POST",
-    headers: jsonHeaders(),
+    headers: jsonHeaders(target.identity.shopperHeaders(userId)),
     body: JSON.stringify({ userId, items: [{ productId, quantity: 1 }] }),
     signal: AbortSignal.timeout(10_000),
   });
@@ -109,12 +115,13 @@ export async function runSale(
       users: options.users,
       keyPrefix: options.keyPrefix,
       accepted: orders,
+      identity: target.identity,
     }),
   });
   const cpu = meter.stop();
   const accepted = load.statusCounts["202"] ?? 0;
   const outOfStock = load.statusCounts["409"] ?? 0;
-  const nextOrder = await placeOneOrder(target.baseUrl, productId, "hot-product-late-buyer");
+  const nextOrder = await placeOneOrder(target, productId, LATE_BUYER);
   const wait = await waitForApplied({
     label: `${options.label}: orders recorded`,
     shards: target.shards,

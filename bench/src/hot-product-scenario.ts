@@ -1,9 +1,8 @@
-// `./floodgate bench hot-product` (issue 4): Floodgate started fresh with an admin key, the buyers funded, a
-// warm-up sale, then one product with `--stock` units ordered one unit at a time at `--rate`/s over
+// `./floodgate bench hot-product` (issue 4): Floodgate started fresh with an admin key, the buyers funded (the
+// shop's server key) and given customer tokens, a warm-up sale, then one product with `--stock` units ordered one unit at a time at `--rate`/s over
 // `--connections` until it is gone, and every accepted order paid. Checked after each drained phase: exactly the
 // stock sold, the rest and the next order refused with 409, the stock invariant, each order paid once.
 // `--max` replaces the sale and the payments with the rate search of hot-product-max-search.ts.
-import { randomBytes } from "node:crypto";
 import { freshFloodgate } from "./fresh-floodgate.ts";
 import { checkPayment, checkSale, collectChecks } from "./hot-product-invariants.ts";
 import { searchHotProductMax } from "./hot-product-max-search.ts";
@@ -12,10 +11,11 @@ import {
   type HotProductOptions,
   toHotProductOptions,
 } from "./hot-product-options.ts";
-import { runSale, type SaleTarget } from "./hot-product-sale.ts";
+import { LATE_BUYER, runSale, type SaleTarget } from "./hot-product-sale.ts";
 import { type HotProductResult, summarizeHotProduct } from "./hot-product-summary.ts";
 import { describeLoadGenerator } from "./load-runner.ts";
 import { payOrders } from "./order-payment-phase.ts";
+import { benchUserId } from "./payment-requests.ts";
 import { StockAuditor } from "./product-stock-check.ts";
 import { log } from "./progress-line.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
@@ -39,16 +39,13 @@ const ORDER_TTL_SECONDS = "3600";
 const MAX_UNITS_PER_USER = "1000000";
 
 async function runHotProduct(options: HotProductOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
-  const adminKey = randomBytes(24).toString("base64url");
-  const floodgate = freshFloodgate(context, {
-    adminApiKey: adminKey,
-    extraEnvironment: { ORDER_TTL_SECONDS, MAX_UNITS_PER_USER },
-  });
+  const floodgate = freshFloodgate(context, { extraEnvironment: { ORDER_TTL_SECONDS, MAX_UNITS_PER_USER } });
   const { system } = floodgate;
   const auditor = new StockAuditor(system.config.databaseUrl, system.shardUrls);
   const result: HotProductResult = {
     ...resultHeader("hot-product", context, options, describeLoadGenerator(options.slices)),
     funding: null,
+    customerTokens: null,
     sale: null,
     payment: null,
     invariants: null,
@@ -60,7 +57,13 @@ async function runHotProduct(options: HotProductOptions, context: ScenarioContex
     result,
     async () => {
       await floodgate.start(options.workers, result);
-      const target: SaleTarget = { baseUrl: system.target.baseUrl, adminKey, shards: system.shards, auditor };
+      const target: SaleTarget = {
+        baseUrl: system.baseUrl,
+        adminKey: system.adminKey,
+        identity: system.identity,
+        shards: system.shards,
+        auditor,
+      };
       const sale = (label: string, name: string, stock: number) =>
         runSale(target, {
           label,
@@ -77,8 +80,14 @@ async function runHotProduct(options: HotProductOptions, context: ScenarioContex
           shards: system.shards,
           users: options.users,
           connections: options.connections,
+          identity: target.identity,
         });
       }
+      // Setup, not measured (--max orders too, with no funding: its stages sell without payments).
+      result.customerTokens = await target.identity.addShoppers([
+        ...Array.from({ length: options.users }, (_, i) => benchUserId(i)),
+        LATE_BUYER,
+      ]);
       if (options.warmup > 0) {
         // Not measured: JIT, pool connections and the first BullMQ jobs are not the steady state.
         const warmup = (await sale("warm-up (not measured)", "warmup", options.warmup)).sale;

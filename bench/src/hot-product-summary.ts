@@ -1,4 +1,6 @@
 // The hot-product result as JSON types, and the printed summary.
+
+import type { MintedTokens } from "./bench-identity.ts";
 import { describeCpuUsage } from "./cpu-meter.ts";
 import type { HotProductInvariants, InvariantCheck } from "./hot-product-invariants.ts";
 import type { HotProductMaxResult } from "./hot-product-max-search.ts";
@@ -23,6 +25,8 @@ export interface HotProductResult extends CommitInfo {
   settings: Record<string, unknown> & { workers: number };
   loadGenerator: string;
   funding: FundingResult | null;
+  /** One customer token per buyer, minted before the sales (not measured). */
+  customerTokens: MintedTokens | null;
   sale: SaleResult | null;
   payment: OrderPaymentResult | null;
   invariants: HotProductInvariants | null;
@@ -99,6 +103,10 @@ export function summarizeHotProduct(result: HotProductResult): string[] {
     lines.push(
       `funded ${formatCount(f.users)} buyers in ${f.seconds.toFixed(1)} s (${formatCount(f.depositRate)} deposits/s)`,
     );
+  }
+  if (result.customerTokens) {
+    const t = result.customerTokens;
+    lines.push(`minted ${formatCount(t.minted)} customer tokens in ${t.seconds.toFixed(1)} s (not measured)`);
   }
   if (result.sale) lines.push(...saleLines(result.sale));
   if (result.payment) lines.push(...paymentLines(result.payment));

@@ -10,6 +10,8 @@ export interface JoinLoadSpec {
   url: string;
   roomId: string;
   userIds: string[];
+  /** Each shopper's customer token, by index (null with AUTH=off): the join is the shopper's own. */
+  tokens: (string | null)[];
   connections: number;
   rate: number;
   slices: number;
@@ -51,9 +53,13 @@ const request: Request = {
     const index = next++ % spec.userIds.length;
     context.index = index;
     builtAt[index] = Date.now();
+    const token = spec.tokens[index] ?? null;
     return {
       ...built,
-      headers: { "content-type": "application/json" },
+      headers: {
+        "content-type": "application/json",
+        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      },
       body: JSON.stringify({ userId: spec.userIds[index] }),
     };
   },

@@ -49,7 +49,7 @@ export async function payOrders(options: {
           connections: options.connections,
           rate: null,
           amount: orders.length,
-          request: orderPaymentRequest({ orders, payments }),
+          request: orderPaymentRequest({ orders, payments, identity: target.identity }),
         });
   const { audit, allApplied } = await awaitDelivery({
     label: "payments applied",

@@ -1,7 +1,8 @@
 // The requests of the hot-product scenario, as autocannon request builders: one-unit orders of one product
 // from users taken in turn, then one payment per accepted order. Each carries an Idempotency-Key, as a
-// checkout client retrying safely would, so the intake does that work too.
+// checkout client retrying safely would, so the intake does that work too; and its buyer's customer token.
 import type { Request } from "autocannon";
+import type { BenchIdentity } from "./bench-identity.ts";
 import { benchUserId, jsonHeaders, parseId } from "./payment-requests.ts";
 
 export interface AcceptedOrder {
@@ -30,6 +31,7 @@ export function orderRequest(options: {
   firstUser?: number;
   keyPrefix: string;
   accepted: AcceptedOrder[];
+  identity: BenchIdentity;
 }): Request {
   let sequence = 0;
   const firstUser = options.firstUser ?? 0;
@@ -42,7 +44,10 @@ export function orderRequest(options: {
       context.userId = userId; // pipelining 1: the next response on this connection answers this request
       return {
         ...request,
-        headers: jsonHeaders({ "idempotency-key": `${options.keyPrefix}-${sequence}` }),
+        headers: jsonHeaders({
+          ...options.identity.shopperHeaders(userId),
+          "idempotency-key": `${options.keyPrefix}-${sequence}`,
+        }),
         body: JSON.stringify({ userId, items: [{ productId: options.productId, quantity: 1 }] }),
       };
     },
@@ -54,10 +59,12 @@ export function orderRequest(options: {
   };
 }
 
-/** POST /v1/payments paying each of `orders` in turn, keyed by the order; `payments` collects id -> order. */
+/** POST /v1/payments paying each of `orders` in turn, keyed by the order, by its buyer; `payments` collects
+ * id -> order. */
 export function orderPaymentRequest(options: {
   orders: readonly AcceptedOrder[];
   payments: Map<string, string>;
+  identity: BenchIdentity;
 }): Request {
   let next = 0;
   return {
@@ -69,7 +76,10 @@ export function orderPaymentRequest(options: {
       context.orderId = order.id;
       return {
         ...request,
-        headers: jsonHeaders({ "idempotency-key": `pay-${order.id}` }),
+        headers: jsonHeaders({
+          ...options.identity.shopperHeaders(order.userId),
+          "idempotency-key": `pay-${order.id}`,
+        }),
         body: JSON.stringify({ userId: order.userId, amount: order.amount, orderId: order.id }),
       };
     },

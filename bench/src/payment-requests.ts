@@ -1,6 +1,8 @@
 // The requests the payments scenario sends, as autocannon request builders. Bodies are built per request
 // (unique Idempotency-Key, random user), so the server never sees a replay it could answer from a cache.
+// A payment carries its shopper's customer token; a deposit, the shop server's key (bench-identity.ts).
 import type { Request } from "autocannon";
+import type { BenchIdentity } from "./bench-identity.ts";
 
 /** Enough for every payment a long run can draw on one wallet (amounts below are at most 10,000). */
 export const FUNDING_AMOUNT = 10_000_000;
@@ -17,11 +19,15 @@ export const jsonHeaders = (extra: Record<string, string> = {}): Record<string, 
   ...extra,
 });
 
-/** POST /v1/payments for a random user among `users`; collects the ids of 2xx responses into `acceptedIds`. */
+/**
+ * POST /v1/payments for a random user among `users`, as that user (its customer token; the body still names it,
+ * as a shopper may, so a run with AUTH=off sends the same body); collects the ids of 2xx responses.
+ */
 export function paymentRequest(options: {
   users: number;
   keyPrefix: string;
   acceptedIds: string[];
+  identity: BenchIdentity;
 }): Request {
   let sequence = 0;
   return {
@@ -33,7 +39,10 @@ export function paymentRequest(options: {
       const amount = 100 * (1 + Math.floor(Math.random() * 100));
       return {
         ...request,
-        headers: jsonHeaders({ "idempotency-key": `${options.keyPrefix}-${sequence}` }),
+        headers: jsonHeaders({
+          ...options.identity.shopperHeaders(userId),
+          "idempotency-key": `${options.keyPrefix}-${sequence}`,
+        }),
         body: JSON.stringify({ userId, amount }),
       };
     },
@@ -45,8 +54,8 @@ export function paymentRequest(options: {
   };
 }
 
-/** POST /v1/wallets/:userId/deposits for each user in `userIds`, in order. */
-export function depositRequest(options: { userIds: readonly string[] }): Request {
+/** POST /v1/wallets/:userId/deposits for each user in `userIds`, in order, by the shop's server. */
+export function depositRequest(options: { userIds: readonly string[]; identity: BenchIdentity }): Request {
   let next = 0;
   return {
     method: "POST",
@@ -55,7 +64,7 @@ export function depositRequest(options: { userIds: readonly string[] }): Request
       return {
         ...request,
         path: `/v1/wallets/${userId}/deposits`,
-        headers: jsonHeaders(),
+        headers: jsonHeaders(options.identity.serverHeaders()),
         body: JSON.stringify({ amount: FUNDING_AMOUNT }),
       };
     },

@@ -1,6 +1,9 @@
 // Options of `./floodgate bench payments`. Defaults replay seed 000: 2,000 payments/s for 60 s, then the
-// 120,000-payment drain when --drain is given.
+// 120,000-payment drain when --drain is given. --max compares auth on with AUTH=off unless --auth says otherwise.
 import { OptionError, type OptionSpec, type OptionValues } from "./bench-options.ts";
+
+export const AUTH_MODES = ["on", "off", "compare"] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
 
 export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
   {
@@ -63,6 +66,12 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
     kind: "flag",
     help: "also run the synchronous baseline at the same settings and report the ratio",
   },
+  {
+    name: "auth",
+    kind: "choice",
+    choices: AUTH_MODES,
+    help: "on: shoppers pay with customer tokens; off: AUTH=off; compare: the measured phases with both, and the ratio (default: compare with --max, else on)",
+  },
 ];
 
 export interface PaymentsOptions {
@@ -76,6 +85,8 @@ export interface PaymentsOptions {
   stageDuration: number;
   drain: number | null;
   baseline: boolean;
+  /** on: customer tokens (as deployed); off: AUTH=off; compare: the measured phases once each way. */
+  auth: AuthMode;
   /** The fixed-rate run happens unless --max or --drain chose other phases. */
   fixedRate: boolean;
 }
@@ -93,11 +104,17 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
     stageDuration: int("stage-duration"),
     drain: values.drain === null ? null : int("drain"),
     baseline: values.baseline === true,
+    auth: (values.auth as AuthMode | null) ?? (values.max === true ? "compare" : "on"),
     fixedRate: values.max !== true && values.drain === null,
   };
   if (options.baseline && !options.fixedRate && !options.max) {
     throw new OptionError(
       "--baseline compares the fixed-rate run or --max; the synchronous baseline has no queue to --drain",
+    );
+  }
+  if (options.auth === "compare" && !options.fixedRate && !options.max) {
+    throw new OptionError(
+      "--auth compare compares the fixed-rate run or --max; --drain alone runs with auth on (or --auth off)",
     );
   }
   return options;

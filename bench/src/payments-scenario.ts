@@ -1,11 +1,16 @@
-// `./floodgate bench payments`: Floodgate started fresh, wallets funded, then the phases the options ask for
-// (fixed-rate run, --max search, --drain), then the same for the synchronous baseline with --baseline.
+// `./floodgate bench payments`: Floodgate started fresh, wallets funded by the shop's server key, a customer
+// token minted per shopper, then the phases the options ask for (fixed-rate run, --max search, --drain) and the
+// intake's budget; with --auth compare, the measured phases again on a fresh Floodgate with AUTH=off; then the
+// same for the synchronous baseline with --baseline.
+import { compareAuth } from "./auth-cost.ts";
 import { type BaselineHandle, startBaseline } from "./baseline-target.ts";
 import type { BenchTarget } from "./bench-target.ts";
 import { runDrainPhase } from "./drain-phase.ts";
-import { freshFloodgate } from "./fresh-floodgate.ts";
+import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "./fresh-floodgate.ts";
+import { measureIntakeBudget } from "./intake-budget.ts";
 import { describeLoadGenerator } from "./load-runner.ts";
 import { searchMaxRate } from "./max-rate-search.ts";
+import { benchUserId } from "./payment-requests.ts";
 import { PAYMENTS_OPTION_SPECS, type PaymentsOptions, toPaymentsOptions } from "./payments-options.ts";
 import {
   comparePhases,
@@ -27,12 +32,16 @@ export const paymentsScenario: Scenario = {
   run: (values, context) => runPayments(toPaymentsOptions(values), context),
 };
 
+/** Payments of the intake-budget count (Redis commands and Postgres queries per accepted payment). */
+const BUDGET_PAYMENTS = 5000;
+
 async function runPayments(options: PaymentsOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
-  const floodgate = freshFloodgate(context);
-  const { system, environment } = floodgate;
+  let floodgate = freshFloodgate(context, { auth: options.auth === "off" ? "off" : "on" });
   const result: PaymentsResult = {
     ...resultHeader("payments", context, options, describeLoadGenerator(options.slices)),
     floodgate: {},
+    floodgateAuthOff: options.auth === "compare" ? {} : null,
+    authCost: null,
     baseline: options.baseline ? {} : null,
     comparison: null,
     error: null,
@@ -41,36 +50,31 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
   return finishRun(
     result,
     async () => {
-      await floodgate.start(options.workers, result);
-      const { baseUrl, shards } = system.target;
-      result.floodgate.funding = await fundWallets({
-        baseUrl,
-        shards,
-        users: options.users,
-        connections: options.connections,
-      });
-      const keyspace = keyspaceReader(environment.redisUrl);
-      try {
-        await runPhases(system.target, options, keyPrefix, result.floodgate, keyspace.keys);
-      } finally {
-        keyspace.close();
-      }
-      if (options.drain !== null) {
-        result.floodgate.drain = await runDrainPhase({
-          system,
-          count: options.drain,
-          workers: options.workers,
-          connections: options.connections,
-          users: options.users,
-          keyPrefix: `${keyPrefix}-drain`,
-        });
+      await runFloodgate(floodgate, options, result, result.floodgate, keyPrefix, true);
+      if (result.floodgateAuthOff !== null) {
+        // A fresh system (databases dropped, the run's Redis keys deleted) so both searches start from the same
+        // state: the first one's rows and keys would otherwise load the second.
+        log("--auth compare: the same phases on a fresh Floodgate with AUTH=off");
+        await floodgate.close();
+        floodgate = freshFloodgate(context, { auth: "off" });
+        const recorded: RecordedSystem = { settings: {}, services: null };
+        await runFloodgate(
+          floodgate,
+          options,
+          recorded,
+          result.floodgateAuthOff,
+          `${keyPrefix}-auth-off`,
+          false,
+        );
+        result.settings.authOffSystemEnvironment = recorded.settings.systemEnvironment;
+        result.authCost = compareAuth(result.floodgate, result.floodgateAuthOff);
       }
       // Floodgate stops before the baseline starts: each gets the whole machine.
-      await system.stop();
+      await floodgate.system.stop();
       if (result.baseline !== null) {
         log("starting the synchronous baseline");
         const baseline: BaselineHandle = await startBaseline({
-          databaseUrl: environment.baselineDatabaseUrl,
+          databaseUrl: floodgate.environment.baselineDatabaseUrl,
           users: options.users,
           logFile: context.logFile,
         });
@@ -81,10 +85,69 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
         }
         result.comparison = comparePhases(result.floodgate, result.baseline);
       }
+      const broken = [result.floodgate, result.floodgateAuthOff].filter(
+        (phases) => phases?.intakeBudget && !phases.intakeBudget.held,
+      );
+      if (broken.length > 0) {
+        result.error =
+          "the intake budget does not hold (1 Redis command per accepted payment, no Postgres query): see intakeBudget";
+      }
     },
     () => floodgate.close(),
     summarizePayments,
   );
+}
+
+/** One Floodgate pass: start, fund (server key), mint the shoppers' tokens (auth on), the measured phases, the
+ * intake budget, and --drain when asked. */
+async function runFloodgate(
+  floodgate: FreshFloodgate,
+  options: PaymentsOptions,
+  recorded: RecordedSystem,
+  into: TargetPhases,
+  keyPrefix: string,
+  withDrain: boolean,
+) {
+  const { system, environment } = floodgate;
+  await floodgate.start(options.workers, recorded);
+  const { baseUrl, shards } = system.target;
+  into.funding = await fundWallets({
+    baseUrl,
+    shards,
+    users: options.users,
+    connections: options.connections,
+    identity: system.identity,
+  });
+  if (system.identity.auth === "on") {
+    into.customerTokens = await system.identity.addShoppers(
+      Array.from({ length: options.users }, (_, i) => benchUserId(i)),
+    );
+  }
+  const keyspace = keyspaceReader(environment.redisUrl);
+  try {
+    await runPhases(system.target, options, keyPrefix, into, keyspace.keys);
+  } finally {
+    keyspace.close();
+  }
+  if (options.fixedRate || options.max) {
+    into.intakeBudget = await measureIntakeBudget({
+      system,
+      workers: options.workers,
+      users: options.users,
+      payments: BUDGET_PAYMENTS,
+      keyPrefix: `${keyPrefix}-budget`,
+    });
+  }
+  if (withDrain && options.drain !== null) {
+    into.drain = await runDrainPhase({
+      system,
+      count: options.drain,
+      workers: options.workers,
+      connections: options.connections,
+      users: options.users,
+      keyPrefix: `${keyPrefix}-drain`,
+    });
+  }
 }
 
 /** The unmeasured warm-up each target takes before its measured phases. */

@@ -1,6 +1,8 @@
 // The payments result as JSON types, the Floodgate/baseline comparison, and the printed summary.
+import { type AuthCost, authCostLines } from "./auth-cost.ts";
 import { describeCpuUsage } from "./cpu-meter.ts";
 import type { DrainResult } from "./drain-phase.ts";
+import { budgetLine, type IntakeBudget } from "./intake-budget.ts";
 import { formatLatency } from "./latency-summary.ts";
 import type { MaxRateResult } from "./max-rate-search.ts";
 import { formatCount } from "./progress-line.ts";
@@ -17,6 +19,10 @@ export interface TargetPhases {
   rate?: RatePhaseResult;
   max?: MaxRateResult;
   drain?: DrainResult;
+  /** Floodgate: Redis commands per accepted payment and intake Postgres queries, after the measured phases. */
+  intakeBudget?: IntakeBudget;
+  /** Customer tokens minted before the load (auth on): count and seconds (setup, not measured). */
+  customerTokens?: { minted: number; seconds: number };
 }
 
 export interface Comparison {
@@ -36,7 +42,12 @@ export interface PaymentsResult extends CommitInfo {
   services: ServiceSettings | null;
   settings: Record<string, unknown>;
   loadGenerator: string;
+  /** The run with the `--auth` setting (on unless --auth off; with --auth compare, on). */
   floodgate: TargetPhases;
+  /** --auth compare: the same measured phases on a fresh system with AUTH=off. */
+  floodgateAuthOff: TargetPhases | null;
+  /** --auth compare: auth on against AUTH=off. */
+  authCost: AuthCost | null;
   baseline: TargetPhases | null;
   comparison: Comparison | null;
   error: string | null;
@@ -101,6 +112,12 @@ function targetLines(name: string, phases: TargetPhases): string[] {
       `${name}: funded ${formatCount(f.users)} wallets in ${f.seconds.toFixed(1)} s (${formatCount(f.depositRate)} deposits/s, ${f.passes} pass(es))`,
     );
   }
+  if (phases.customerTokens) {
+    const t = phases.customerTokens;
+    lines.push(
+      `${name}: minted ${formatCount(t.minted)} customer tokens in ${t.seconds.toFixed(1)} s through POST /v1/customer-sessions (not measured)`,
+    );
+  }
   if (phases.warmUp) {
     const w = phases.warmUp;
     lines.push(
@@ -110,19 +127,22 @@ function targetLines(name: string, phases: TargetPhases): string[] {
   if (phases.rate) lines.push(`${name}, fixed rate:`, ...rateLines(phases.rate));
   if (phases.max) lines.push(`${name}, --max:`, ...maxLines(phases.max));
   if (phases.drain) lines.push(`${name}, --drain:`, ...drainLines(phases.drain));
+  if (phases.intakeBudget) lines.push(budgetLine(name, phases.intakeBudget));
   return lines;
 }
 
 export function summarizePayments(result: PaymentsResult): string[] {
   const m = result.machine;
-  const settings = result.settings as { workers: number };
+  const settings = result.settings as { workers: number; auth: string };
   const lines = [
     headerLine("payments", result),
     servicesLine(result.services),
     ...busyWarning(m.loadAverageAtStart[0] ?? 0),
     `note: the load generator (${result.loadGenerator.split(",")[0]}, one thread), intake, ${settings.workers} workers, Redis and Postgres all share these ${m.cpuCount} cpus; figures are what this one machine sustains, not a ceiling of the design.`,
-    ...targetLines("floodgate", result.floodgate),
+    ...targetLines(`floodgate (auth ${settings.auth === "off" ? "off" : "on"})`, result.floodgate),
   ];
+  if (result.floodgateAuthOff) lines.push(...targetLines("floodgate (AUTH=off)", result.floodgateAuthOff));
+  if (result.authCost) lines.push(...authCostLines(result.authCost));
   if (result.baseline) lines.push(...targetLines("baseline (synchronous, pg pool of 10)", result.baseline));
   const c = result.comparison;
   if (c) {

@@ -55,7 +55,12 @@ export async function runRatePhase(options: {
     rate: options.rate,
     slices: options.slices,
     durationS: options.durationS,
-    request: paymentRequest({ users: options.users, keyPrefix: options.keyPrefix, acceptedIds }),
+    request: paymentRequest({
+      users: options.users,
+      keyPrefix: options.keyPrefix,
+      acceptedIds,
+      identity: target.identity,
+    }),
   });
   const cpu = meter.stop();
   const { audit, allApplied } = await awaitDelivery({

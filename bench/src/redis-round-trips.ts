@@ -2,6 +2,7 @@
 // /metrics before and after a phase of payments, so the figure is the intake's own, not an estimate. Several
 // intake processes share the port (INTAKE_PROCESSES): a scrape on a fresh connection reaches one of them, so
 // the counters are scraped until every process has answered, and summed.
+import type { BenchIdentity } from "./bench-identity.ts";
 import { KeepAliveClient } from "./keep-alive-client.ts";
 
 export interface RoundTrips {
@@ -47,7 +48,7 @@ async function counters(baseUrl: string, processes: number) {
   return { accepted, commands };
 }
 
-/** `payments` payments from `users` distinct users, `parallel` in flight. */
+/** `payments` payments, payment i from `userId(i)` with its credentials, `parallel` in flight. */
 export async function measureRoundTrips(options: {
   client: KeepAliveClient;
   baseUrl: string;
@@ -55,6 +56,7 @@ export async function measureRoundTrips(options: {
   intakeProcesses: number;
   payments: number;
   userId: (i: number) => string;
+  identity: BenchIdentity;
   keyPrefix: string;
   parallel: number;
 }): Promise<RoundTrips> {
@@ -63,11 +65,12 @@ export async function measureRoundTrips(options: {
   const lane = async () => {
     while (next < options.payments) {
       const i = next++;
+      const userId = options.userId(i);
       await options.client.send(
         "POST",
         "/v1/payments",
-        { userId: options.userId(i), amount: 1 },
-        { "idempotency-key": `${options.keyPrefix}-${i}` },
+        { userId, amount: 1 },
+        { ...options.identity.shopperHeaders(userId), "idempotency-key": `${options.keyPrefix}-${i}` },
       );
     }
   };

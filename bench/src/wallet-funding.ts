@@ -1,7 +1,8 @@
 // Gives every bench user money through the deposits API before payments start, so a payment only fails if
-// the system under test is wrong. Deposits carry no idempotency key: users are re-funded only if they have
+// the system under test is wrong. Deposits are the shop server's (its API key): a shopper may not deposit. Deposits carry no idempotency key: users are re-funded only if they have
 // no money after the previous pass, and a double deposit is harmless here.
 import { waitForApplied } from "./applied-wait.ts";
+import type { BenchIdentity } from "./bench-identity.ts";
 import { runLoad } from "./load-runner.ts";
 import { benchUserId, depositRequest } from "./payment-requests.ts";
 import { log } from "./progress-line.ts";
@@ -23,6 +24,7 @@ export async function fundWallets(options: {
   shards: ShardSet;
   users: number;
   connections: number;
+  identity: BenchIdentity;
 }): Promise<FundingResult> {
   const started = Date.now();
   let pending = Array.from({ length: options.users }, (_, i) => benchUserId(i));
@@ -35,7 +37,7 @@ export async function fundWallets(options: {
       connections: Math.min(options.connections, 50),
       rate: null,
       amount: pending.length,
-      request: depositRequest({ userIds: pending }),
+      request: depositRequest({ userIds: pending, identity: options.identity }),
     });
     deposits += load.ok;
     const wait = await waitForApplied({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OptionError, parseOptions } from "../src/bench-options.ts";
+import { describeOptions, OptionError, parseOptions } from "../src/bench-options.ts";
 import { PAYMENTS_OPTION_SPECS, toPaymentsOptions } from "../src/payments-options.ts";
 
 const parse = (...args: string[]) => toPaymentsOptions(parseOptions(PAYMENTS_OPTION_SPECS, args));
@@ -14,8 +14,21 @@ describe("payments options", () => {
       max: false,
       drain: null,
       baseline: false,
+      auth: "on",
       fixedRate: true,
     });
+  });
+
+  it("runs --max with auth on and with AUTH=off unless --auth says otherwise", () => {
+    expect(parse("--max")).toMatchObject({ max: true, auth: "compare" });
+    expect(parse("--max", "--auth", "on")).toMatchObject({ auth: "on" });
+    expect(parse("--max", "--auth=off")).toMatchObject({ auth: "off" });
+    expect(parse("--auth", "compare", "--duration", "10")).toMatchObject({
+      auth: "compare",
+      fixedRate: true,
+    });
+    expect(parse("--drain")).toMatchObject({ auth: "on" });
+    expect(parse("--drain", "--auth", "off")).toMatchObject({ auth: "off" });
   });
 
   it("reads values after a space or an equals sign", () => {
@@ -43,8 +56,21 @@ describe("payments options", () => {
     [["--max", "--max"], "--max is given twice"],
     [["--max=yes"], "--max takes no value"],
     [["--drain", "--baseline"], "no queue to --drain"],
+    [["--auth"], "--auth needs one of on, off, compare"],
+    [["--auth", "--max"], "--auth needs one of on, off, compare"],
+    [["--auth", "maybe"], '--auth must be one of on, off, compare, got "maybe"'],
+    [["--drain", "--auth", "compare"], "--auth compare compares the fixed-rate run or --max"],
   ])("rejects %j with a clear message", (args, message) => {
     expect(() => parse(...args)).toThrow(OptionError);
     expect(() => parse(...args)).toThrow(message);
+  });
+});
+
+describe("describeOptions", () => {
+  it("shows a choice's words, with no numeric default", () => {
+    const help = describeOptions([
+      { name: "auth", kind: "choice", choices: ["on", "off"], help: "who pays" },
+    ]);
+    expect(help).toBe(`  ${"--auth on|off".padEnd(22)} who pays`);
   });
 });

@@ -7,6 +7,7 @@ import {
   parseAcceptedOrder,
 } from "../src/order-requests.ts";
 import { jsonHeaders } from "../src/payment-requests.ts";
+import { knownTokens } from "./test-identity.ts";
 
 /** Builds one request the way autocannon does, and returns it with its context. */
 function build(request: ReturnType<typeof orderRequest>) {
@@ -17,7 +18,13 @@ function build(request: ReturnType<typeof orderRequest>) {
 
 describe("orderRequest", () => {
   it("orders one unit of the product from users in turn, each with its own Idempotency-Key", () => {
-    const request = orderRequest({ productId: "prd_1", users: 2, keyPrefix: "run", accepted: [] });
+    const request = orderRequest({
+      productId: "prd_1",
+      users: 2,
+      keyPrefix: "run",
+      accepted: [],
+      identity: knownTokens,
+    });
     const built = [build(request), build(request), build(request)];
     expect(built.map((b) => b.body)).toEqual([
       { userId: "bench-user-0", items: [{ productId: "prd_1", quantity: 1 }] },
@@ -27,11 +34,23 @@ describe("orderRequest", () => {
     const keys = built.map((b) => (b.params as RequestParams).headers?.["idempotency-key"]);
     expect(new Set(keys).size).toBe(3);
     expect(built[0]!.params).toMatchObject({ method: "POST", path: "/v1/orders" });
+    // Each order is its buyer's own: the buyer's customer token, not the shop's key.
+    expect(built.map((b) => b.params.headers?.authorization)).toEqual([
+      "Bearer token-of-bench-user-0",
+      "Bearer token-of-bench-user-1",
+      "Bearer token-of-bench-user-0",
+    ]);
   });
 
   it("collects the 202s with the user who ordered, and nothing else", () => {
     const accepted: AcceptedOrder[] = [];
-    const request = orderRequest({ productId: "prd_1", users: 10, keyPrefix: "run", accepted });
+    const request = orderRequest({
+      productId: "prd_1",
+      users: 10,
+      keyPrefix: "run",
+      accepted,
+      identity: knownTokens,
+    });
     const { context } = build(request);
     request.onResponse!(202, JSON.stringify({ id: "ord_1", status: "pending", amount: 10_000 }), context, {});
     request.onResponse!(409, JSON.stringify({ code: "out_of_stock" }), context, {});
@@ -47,7 +66,7 @@ describe("orderPaymentRequest", () => {
       { id: "ord_2", userId: "bench-user-4", amount: 20_000 },
     ];
     const payments = new Map<string, string>();
-    const request = orderPaymentRequest({ orders, payments });
+    const request = orderPaymentRequest({ orders, payments, identity: knownTokens });
     const first = build(request);
     const second = build(request);
     expect([first.body, second.body]).toEqual([
@@ -55,6 +74,8 @@ describe("orderPaymentRequest", () => {
       { userId: "bench-user-4", amount: 20_000, orderId: "ord_2" },
     ]);
     expect(first.params.headers?.["idempotency-key"]).toBe("pay-ord_1");
+    expect(first.params.headers?.authorization).toBe("Bearer token-of-bench-user-3");
+    expect(second.params.headers?.authorization).toBe("Bearer token-of-bench-user-4");
     request.onResponse!(202, JSON.stringify({ id: "pay_9", status: "pending" }), second.context, {});
     request.onResponse!(422, JSON.stringify({ code: "bad" }), first.context, {});
     expect([...payments]).toEqual([["pay_9", "ord_2"]]);

@@ -1,0 +1,69 @@
+// What verifying identity costs (payments --auth compare): the same measured phases with customer tokens and
+// with AUTH=off, in one invocation, as ratios. Issue 17's goal: auth on keeps at least 90 % of the --max rate.
+import { formatCount } from "./progress-line.ts";
+
+/** Auth on must keep this share of AUTH=off's max accepted rate. */
+export const AUTH_RATE_GOAL = 0.9;
+
+export interface AuthPhases {
+  rate?: { acceptedRate: number; intakeLatencyMs: { p99: number } | null };
+  max?: { maxAcceptedRate: number | null };
+}
+
+export interface AuthCost {
+  /** --max: highest accepted rate with customer tokens, and with AUTH=off. */
+  authOnMaxRate: number | null;
+  authOffMaxRate: number | null;
+  /** authOnMaxRate / authOffMaxRate (3 decimals); null without --max or when a search found no passing stage. */
+  maxRateRatio: number | null;
+  goal: number;
+  /** maxRateRatio >= goal; null when there is no ratio. */
+  goalMet: boolean | null;
+  /** The fixed-rate run: accepted rates' ratio and both intake p99s. */
+  acceptedRateRatio: number | null;
+  intakeP99Ms: { authOn: number | null; authOff: number | null };
+}
+
+const ratio3 = (a: number | null | undefined, b: number | null | undefined): number | null =>
+  a == null || b == null || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
+
+export function compareAuth(authOn: AuthPhases, authOff: AuthPhases): AuthCost {
+  const on = authOn.max?.maxAcceptedRate;
+  const off = authOff.max?.maxAcceptedRate;
+  const maxRateRatio = ratio3(on, off);
+  return {
+    authOnMaxRate: authOn.max?.maxAcceptedRate ?? null,
+    authOffMaxRate: authOff.max?.maxAcceptedRate ?? null,
+    maxRateRatio,
+    goal: AUTH_RATE_GOAL,
+    // Judged on the unrounded ratio: 89.99 % is not the goal met.
+    goalMet: maxRateRatio === null || on == null || off == null ? null : on / off >= AUTH_RATE_GOAL,
+    acceptedRateRatio: ratio3(authOn.rate?.acceptedRate, authOff.rate?.acceptedRate),
+    intakeP99Ms: {
+      authOn: authOn.rate?.intakeLatencyMs?.p99 ?? null,
+      authOff: authOff.rate?.intakeLatencyMs?.p99 ?? null,
+    },
+  };
+}
+
+const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
+
+export function authCostLines(cost: AuthCost): string[] {
+  const lines: string[] = [];
+  if (cost.authOnMaxRate !== null || cost.authOffMaxRate !== null) {
+    const rate = (value: number | null) => (value === null ? "none passed" : `${formatCount(value)}/s`);
+    const verdict =
+      cost.maxRateRatio === null
+        ? "no ratio (a search found no passing stage)"
+        : `auth on = ${percent(cost.maxRateRatio)} of AUTH=off (goal >= ${percent(cost.goal)}: ${cost.goalMet ? "met" : "NOT met"})`;
+    lines.push(
+      `auth cost, --max: auth on (customer tokens) ${rate(cost.authOnMaxRate)}, AUTH=off ${rate(cost.authOffMaxRate)}; ${verdict}`,
+    );
+  }
+  if (cost.acceptedRateRatio !== null) {
+    lines.push(
+      `auth cost, fixed rate: accepted rate auth on / AUTH=off ${cost.acceptedRateRatio}, intake p99 ${cost.intakeP99Ms.authOn ?? "n/a"} ms vs ${cost.intakeP99Ms.authOff ?? "n/a"} ms`,
+    );
+  }
+  return lines;
+}

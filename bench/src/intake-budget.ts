@@ -1,0 +1,105 @@
+// The intake's budget, measured on the running system: Redis commands per accepted payment (its own counters,
+// redis-round-trips.ts) and the Postgres queries its connections ran meanwhile (intake-postgres-watch.ts), for
+// payments sent the way the run sends them (customer tokens with auth on, nothing with AUTH=off).
+import { loadConfig } from "@floodgate/config";
+import type { FloodgateSystem } from "./floodgate-system.ts";
+import { type IntakePostgresActivity, watchIntakePostgres } from "./intake-postgres-watch.ts";
+import { KeepAliveClient } from "./keep-alive-client.ts";
+import { benchUserId } from "./payment-requests.ts";
+import { formatCount, log } from "./progress-line.ts";
+import { measureRoundTrips, type RoundTrips } from "./redis-round-trips.ts";
+
+/**
+ * The server-key cache's reload (apps/intake/src/auth/server-key-cache.ts): at start, after a resubscription and
+ * once a minute in each intake process, whatever the traffic. It is the cache's upkeep, not a request's query.
+ */
+const KEY_CACHE_RELOAD = /from "api_keys"/;
+const KEY_CACHE_RELOAD_EVERY_MS = 60_000;
+
+export interface PostgresBudget extends IntakePostgresActivity {
+  /** Queries seen that were not the key cache's reload: must be 0. */
+  requestQueries: number;
+  /** The key cache's reloads seen, and how many its once-a-minute timer allows in the watch. */
+  keyCacheReloads: number;
+  keyCacheReloadsAllowed: number;
+}
+
+export interface IntakeBudget {
+  auth: "on" | "off";
+  redis: RoundTrips;
+  postgres: PostgresBudget;
+  /** 1 Redis command per accepted payment and no intake query to Postgres but the key cache's timer. */
+  held: boolean;
+}
+
+export const isKeyCacheReload = (query: string): boolean => KEY_CACHE_RELOAD.test(query);
+
+export function postgresBudget(activity: IntakePostgresActivity, processes: number): PostgresBudget {
+  const count = (reload: boolean) =>
+    activity.queries.filter((q) => isKeyCacheReload(q.query) === reload).reduce((sum, q) => sum + q.seen, 0);
+  return {
+    ...activity,
+    requestQueries: count(false),
+    keyCacheReloads: count(true),
+    keyCacheReloadsAllowed: processes * (1 + Math.ceil(activity.watchedMs / KEY_CACHE_RELOAD_EVERY_MS)),
+  };
+}
+
+export const budgetHeld = (redis: RoundTrips, postgres: PostgresBudget): boolean =>
+  redis.accepted > 0 &&
+  redis.perAccepted === 1 &&
+  postgres.requestQueries === 0 &&
+  postgres.keyCacheReloads <= postgres.keyCacheReloadsAllowed;
+
+/** Intake processes behind the system's port (their counters are summed). */
+export const intakeProcesses = (system: FloodgateSystem, workers: number): number =>
+  loadConfig(system.environment(workers)).intakeProcesses;
+
+export async function measureIntakeBudget(options: {
+  system: FloodgateSystem;
+  workers: number;
+  users: number;
+  payments: number;
+  keyPrefix: string;
+}): Promise<IntakeBudget> {
+  const { system } = options;
+  const processes = intakeProcesses(system, options.workers);
+  log(
+    `counting Redis round trips and Postgres queries for ${options.payments} payments (auth ${system.config.auth})`,
+  );
+  const client = new KeepAliveClient(system.baseUrl, 50);
+  const watch = await watchIntakePostgres([system.config.databaseUrl, ...system.shardUrls]);
+  let redis: RoundTrips;
+  try {
+    redis = await measureRoundTrips({
+      client,
+      baseUrl: system.baseUrl,
+      intakeProcesses: processes,
+      payments: options.payments,
+      userId: (i) => benchUserId(i % options.users),
+      identity: system.identity,
+      keyPrefix: options.keyPrefix,
+      parallel: 50,
+    });
+  } finally {
+    client.close();
+  }
+  const postgres = postgresBudget(await watch.stop(), processes);
+  return { auth: system.config.auth, redis, postgres, held: budgetHeld(redis, postgres) };
+}
+
+export function budgetLine(name: string, budget: IntakeBudget): string {
+  const { redis, postgres } = budget;
+  const reloads =
+    postgres.keyCacheReloads === 0
+      ? ""
+      : ` (besides ${postgres.keyCacheReloads} reload(s) of the server-key cache, its once-a-minute timer, at most ${postgres.keyCacheReloadsAllowed})`;
+  const others = postgres.queries
+    .filter((q) => !isKeyCacheReload(q.query))
+    .map((q) => `${q.seen} x ${q.query || "(connection opened)"}`);
+  const queries =
+    postgres.requestQueries === 0
+      ? `0 Postgres queries from the intake's ${postgres.connections} connections${reloads}`
+      : `${postgres.requestQueries} Postgres queries seen from the intake (${others.join(" | ")})${reloads}`;
+  return `${name}: intake budget (auth ${budget.auth}) over ${formatCount(redis.payments)} payments, ${formatCount(redis.accepted)} accepted: ${redis.perAccepted ?? "n/a"} Redis commands per accepted payment (${formatCount(redis.redisCommands)} commands), ${queries}: ${budget.held ? "held" : "NOT held"}`;
+}

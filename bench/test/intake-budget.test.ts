@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { budgetHeld, budgetLine, postgresBudget } from "../src/intake-budget.ts";
+import type { IntakePostgresActivity } from "../src/intake-postgres-watch.ts";
+
+const RELOAD = 'select "id", "key_hash" from "api_keys" where "revoked_at" is null';
+const activity = (
+  queries: IntakePostgresActivity["queries"],
+  watchedMs = 10_000,
+): IntakePostgresActivity => ({
+  connections: 7,
+  connectionsThatQueried: queries.length,
+  queries,
+  samples: 20,
+  watchedMs,
+});
+const redis = (accepted: number, commands: number) => ({
+  payments: accepted,
+  accepted,
+  redisCommands: commands,
+  perAccepted: accepted === 0 ? null : commands / accepted,
+});
+
+describe("the intake budget", () => {
+  it("holds at 1 Redis command per accepted payment and no Postgres query", () => {
+    const postgres = postgresBudget(activity([]), 1);
+    expect(postgres).toMatchObject({ requestQueries: 0, keyCacheReloads: 0 });
+    expect(budgetHeld(redis(5000, 5000), postgres)).toBe(true);
+    expect(budgetLine("floodgate", { auth: "on", redis: redis(5000, 5000), postgres, held: true })).toContain(
+      "1 Redis commands per accepted payment (5,000 commands), 0 Postgres queries from the intake's 7 connections: held",
+    );
+  });
+
+  it("breaks on a second Redis command, on no accepted payment, or on any query of a request", () => {
+    const none = postgresBudget(activity([]), 1);
+    expect(budgetHeld(redis(5000, 5001), none)).toBe(false);
+    expect(budgetHeld(redis(0, 0), none)).toBe(false);
+    const queried = postgresBudget(activity([{ query: "select * from wallets", seen: 3 }]), 1);
+    expect(queried.requestQueries).toBe(3);
+    expect(budgetHeld(redis(5000, 5000), queried)).toBe(false);
+  });
+
+  it("leaves the server-key cache's once-a-minute reload out, as long as it keeps to its timer", () => {
+    const once = postgresBudget(activity([{ query: RELOAD, seen: 1 }], 10_000), 1);
+    expect(once).toMatchObject({ requestQueries: 0, keyCacheReloads: 1, keyCacheReloadsAllowed: 2 });
+    expect(budgetHeld(redis(5000, 5000), once)).toBe(true);
+    // Reloading on every request would be a query per request, whatever its text.
+    const perRequest = postgresBudget(activity([{ query: RELOAD, seen: 18 }], 10_000), 2);
+    expect(perRequest.keyCacheReloadsAllowed).toBe(4);
+    expect(budgetHeld(redis(5000, 5000), perRequest)).toBe(false);
+  });
+});
