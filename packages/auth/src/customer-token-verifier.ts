@@ -2,15 +2,13 @@
 // signed itself (CUSTOMER_JWT_*: a JWKS URL, a PEM public key or a shared secret, with its issuer and
 // audience). Local crypto only: no Redis or Postgres call, so the intake's budget per request is unchanged.
 // The issuer picks the key before anything is trusted; `alg` must be one the key was configured for, so
-// `alg: none` and an HS256 token signed with a public key are refused by construction.
-import { createPublicKey, type KeyObject } from "node:crypto";
+// `alg: none` and an HS256 token signed with a public key are refused by construction. Floodgate's own tokens
+// take a faster path of their own (own-token-check.ts).
+import { createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
 import type { CustomerJwtSettings } from "@floodgate/config";
-import { createRemoteJWKSet, decodeJwt, errors, type JWTVerifyGetKey, jwtVerify } from "jose";
-import {
-  CUSTOMER_TOKEN_ALGORITHM,
-  CUSTOMER_TOKEN_AUDIENCE,
-  CUSTOMER_TOKEN_ISSUER,
-} from "./customer-token-signer.ts";
+import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from "jose";
+import { CUSTOMER_TOKEN_ISSUER } from "./customer-token-signer.ts";
+import { checkOwnToken } from "./own-token-check.ts";
 import { VerifiedTokenCache } from "./verified-token-cache.ts";
 
 const USER_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -50,14 +48,11 @@ export interface CustomerTokenVerifierOptions {
 export class CustomerTokenVerifier {
   readonly #issuers = new Map<string, Issuer>();
   readonly #cache: VerifiedTokenCache;
+  readonly #ownKey: KeyObject;
 
   constructor(options: CustomerTokenVerifierOptions) {
     this.#cache = new VerifiedTokenCache(options.cacheSize ?? 100_000);
-    this.#issuers.set(CUSTOMER_TOKEN_ISSUER, {
-      key: new TextEncoder().encode(options.secret),
-      audience: CUSTOMER_TOKEN_AUDIENCE,
-      algorithms: [CUSTOMER_TOKEN_ALGORITHM],
-    });
+    this.#ownKey = createSecretKey(Buffer.from(options.secret, "utf8"));
     const shop = options.shop;
     if (shop !== null) {
       if (shop.issuer === CUSTOMER_TOKEN_ISSUER) {
@@ -77,29 +72,26 @@ export class CustomerTokenVerifier {
       if (cached.expiresAt <= now) throw new CustomerTokenError("expired", "the token has expired");
       return cached;
     }
-    let issuer: Issuer | undefined;
-    try {
-      const claims = decodeJwt(token);
-      issuer = typeof claims.iss === "string" ? this.#issuers.get(claims.iss) : undefined;
-    } catch {
-      throw new CustomerTokenError("invalid", "the bearer is neither a server key nor a JWT");
-    }
-    if (issuer === undefined)
+    const own = checkOwnToken(token, this.#ownKey, now);
+    if (own.ok) return this.#remember(token, own.userId, own.expiresAt);
+    if (own.reason !== "foreign") throw new CustomerTokenError(own.reason, own.message);
+    const issuer = typeof own.issuer === "string" ? this.#issuers.get(own.issuer) : undefined;
+    if (issuer === undefined) {
       throw new CustomerTokenError("invalid", "the token's issuer is not trusted here");
+    }
+    const options = {
+      audience: issuer.audience,
+      algorithms: issuer.algorithms,
+      requiredClaims: ["sub", "exp"],
+      currentDate: new Date(now),
+    };
     try {
-      const { payload } = await jwtVerify(token, issuer.key as Uint8Array, {
-        audience: issuer.audience,
-        algorithms: issuer.algorithms,
-        requiredClaims: ["sub", "exp"],
-        currentDate: new Date(now),
-      });
-      const userId = payload.sub!;
-      if (!USER_ID.test(userId)) {
-        throw new CustomerTokenError("invalid", "the token's subject is not a valid user id");
-      }
-      const verified = { userId, expiresAt: payload.exp! * 1000 };
-      this.#cache.set(token, verified);
-      return verified;
+      const { key } = issuer;
+      const { payload } =
+        typeof key === "function"
+          ? await jwtVerify(token, key, options)
+          : await jwtVerify(token, key, options);
+      return this.#remember(token, payload.sub!, payload.exp! * 1000);
     } catch (error) {
       if (error instanceof CustomerTokenError) throw error;
       if (error instanceof errors.JWTExpired)
@@ -109,6 +101,15 @@ export class CustomerTokenVerifier {
       }
       throw error;
     }
+  }
+
+  #remember(token: string, userId: string, expiresAt: number): VerifiedCustomer {
+    if (!USER_ID.test(userId)) {
+      throw new CustomerTokenError("invalid", "the token's subject is not a valid user id");
+    }
+    const verified = { userId, expiresAt };
+    this.#cache.set(token, verified);
+    return verified;
   }
 }
 

@@ -1,0 +1,103 @@
+// The token checks themselves, without a server: what Floodgate mints verifies, and every way of bending a
+// token (its header, claims or signature) is refused, through the fast path of our own tokens as through jose.
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { CustomerTokenError, CustomerTokenSigner, CustomerTokenVerifier } from "../src/index.ts";
+
+const SECRET = "s".repeat(40);
+const signer = new CustomerTokenSigner(SECRET);
+const verifier = () => new CustomerTokenVerifier({ secret: SECRET, shop: null });
+const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
+async function refusal(token: string, now?: number): Promise<CustomerTokenError> {
+  const error = await verifier()
+    .verify(token, now)
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  expect(error).toBeInstanceOf(CustomerTokenError);
+  return error as CustomerTokenError;
+}
+
+describe("Floodgate's customer tokens", () => {
+  it("verify to their subject and expiry, from the cache the second time", async () => {
+    const minted = await signer.mint("alice", 600);
+    const check = verifier();
+    const first = await check.verify(minted.token);
+    expect(first).toEqual({ userId: "alice", expiresAt: minted.expiresAt.getTime() });
+    expect(await check.verify(minted.token)).toEqual(first);
+  });
+
+  it("are refused once expired, also when the verification was cached", async () => {
+    const minted = await signer.mint("alice", 60);
+    expect((await refusal(minted.token, minted.expiresAt.getTime() + 1)).reason).toBe("expired");
+    const check = verifier();
+    await check.verify(minted.token);
+    await expect(check.verify(minted.token, minted.expiresAt.getTime())).rejects.toMatchObject({
+      reason: "expired",
+    });
+  });
+
+  it("are refused when any part is changed", async () => {
+    const { token } = await signer.mint("alice", 600);
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString());
+    const forgedPayload = part({ ...claims, sub: "mallory" });
+    expect((await refusal(`${header}.${forgedPayload}.${signature}`)).reason).toBe("invalid");
+    expect((await refusal(`${part({ alg: "none", typ: "JWT" })}.${payload}.`)).reason).toBe("invalid");
+    expect((await refusal(`${part({ alg: "HS512", typ: "JWT" })}.${payload}.${signature}`)).reason).toBe(
+      "invalid",
+    );
+    expect((await refusal(`${header}.${payload}.${signature.slice(0, -2)}AA`)).reason).toBe("invalid");
+    expect((await refusal(`${header}.${payload}`)).reason).toBe("invalid");
+  });
+
+  it("are refused for another audience, without a subject or expiry, or signed with another key", async () => {
+    const key = new TextEncoder().encode(SECRET);
+    const base = () =>
+      new SignJWT({}).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setIssuer("floodgate");
+    const wrongAudience = await base()
+      .setAudience("other")
+      .setSubject("alice")
+      .setExpirationTime("5m")
+      .sign(key);
+    const noSubject = await base().setAudience("floodgate:customer").setExpirationTime("5m").sign(key);
+    const noExpiry = await base().setAudience("floodgate:customer").setSubject("alice").sign(key);
+    const otherKey = await base()
+      .setAudience("floodgate:customer")
+      .setSubject("alice")
+      .setExpirationTime("5m")
+      .sign(new TextEncoder().encode("x".repeat(40)));
+    const badSubject = await base()
+      .setAudience("floodgate:customer")
+      .setSubject("a b")
+      .setExpirationTime("5m")
+      .sign(key);
+    for (const token of [wrongAudience, noSubject, noExpiry, otherKey, badSubject]) {
+      expect((await refusal(token)).reason).toBe("invalid");
+    }
+  });
+
+  it("from an issuer that is not configured are refused, and a shop's own are verified by jose", async () => {
+    const shopSecret = "shop".repeat(10);
+    const shopToken = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("https://shop.example")
+      .setAudience("floodgate")
+      .setSubject("bob")
+      .setExpirationTime("5m")
+      .sign(new TextEncoder().encode(shopSecret));
+    expect((await refusal(shopToken)).reason).toBe("invalid");
+    const withShop = new CustomerTokenVerifier({
+      secret: SECRET,
+      shop: {
+        secret: shopSecret,
+        issuer: "https://shop.example",
+        audience: "floodgate",
+        algorithms: ["HS256"],
+      },
+    });
+    expect((await withShop.verify(shopToken)).userId).toBe("bob");
+  });
+});
