@@ -24,9 +24,12 @@ export interface ServerKeyCacheDeps {
 export class ServerKeyCache {
   readonly #deps: ServerKeyCacheDeps;
   #keys = new Map<string, Buffer>();
-  /** Revocations heard while a reload was reading: applied again over its result. */
-  #revokedDuringReload = new Set<string>();
-  #reloading = false;
+  /**
+   * Changes heard while a reload was reading (its snapshot may predate them): applied again, in order, over
+   * the snapshot. Null when no reload runs.
+   */
+  #heardDuringReload: { id: string; hash: Buffer | null }[] | null = null;
+  #reload: Promise<void> | undefined;
   #subscriber: Redis | undefined;
   #timer: NodeJS.Timeout | undefined;
 
@@ -73,19 +76,31 @@ export class ServerKeyCache {
   /** For the process that made the change: its own cache changes before the answer, not on the echo. */
   add(key: ActiveApiKey): void {
     this.#keys.set(key.id, key.hash);
+    this.#heardDuringReload?.push({ id: key.id, hash: key.hash });
   }
 
   remove(id: string): void {
     this.#keys.delete(id);
-    if (this.#reloading) this.#revokedDuringReload.add(id);
+    this.#heardDuringReload?.push({ id, hash: null });
   }
 
-  async reload(): Promise<void> {
-    this.#reloading = true;
-    this.#revokedDuringReload.clear();
+  /** One reload at a time: a caller during one waits for it. */
+  reload(): Promise<void> {
+    this.#reload ??= this.#readAll().finally(() => {
+      this.#reload = undefined;
+    });
+    return this.#reload;
+  }
+
+  async #readAll(): Promise<void> {
+    const heard: { id: string; hash: Buffer | null }[] = [];
+    this.#heardDuringReload = heard;
     try {
       const keys = new Map((await activeApiKeys(this.#deps.db)).map((key) => [key.id, key.hash] as const));
-      for (const id of this.#revokedDuringReload) keys.delete(id);
+      for (const change of heard) {
+        if (change.hash === null) keys.delete(change.id);
+        else keys.set(change.id, change.hash);
+      }
       this.#keys = keys;
     } catch (error) {
       // Keep serving with the keys already known: a global database away must not log every shop out.
@@ -94,7 +109,7 @@ export class ServerKeyCache {
         "api keys: reload from the global database failed",
       );
     } finally {
-      this.#reloading = false;
+      this.#heardDuringReload = null;
     }
   }
 
