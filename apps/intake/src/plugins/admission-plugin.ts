@@ -4,7 +4,6 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import websocket from "@fastify/websocket";
 import { AdmissionKeys, AdmissionLeader, AdmissionTokens, ThrottledWarning } from "@floodgate/admission";
 import type { Config } from "@floodgate/config";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
@@ -121,7 +120,6 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
 
   // Like the request connection: give Redis a moment at start, then serve (and answer 503) while it is away.
   await waitForRedis(redis, 5000).catch(() => app.log.warn("admission: redis not ready yet"));
-  await app.register(websocket, { options: { maxPayload: 1024 } });
   app.decorate("admission", { control, sockets, directory, book, keys, tokens, leader, redis, refresh });
 
   app.addHook("onReady", async () => {
