@@ -31,6 +31,8 @@ import { walletsRoute } from "./routes/wallets-route.ts";
 declare module "fastify" {
   interface FastifyInstance {
     config: Config;
+    /** Set on SIGTERM (drain-then-close.ts): /readyz answers 503 from then on. */
+    lifecycle: { draining: boolean };
   }
 }
 
@@ -71,6 +73,7 @@ export async function buildApp(
   // JSON only: Fastify's built-in text/plain parser would turn a text body into a 400 about its type.
   app.removeContentTypeParser("text/plain");
   app.decorate("config", config);
+  app.decorate("lifecycle", { draining: false });
   await app.register(problemPlugin);
   if (config.corsOrigins.length > 0) {
     // Shop pages on these origins may call the API (the checkout SDK): the headers it sends and must read.

@@ -73,6 +73,11 @@ export interface Config {
   backpressureSeconds: number;
   /** A room in `auto` mode stops queueing after this long with an empty queue and traffic under its rate. */
   roomCooldownSeconds: number;
+  /**
+   * On SIGTERM the intake answers /readyz 503 for this long, still serving, so a load balancer stops sending
+   * it traffic before it stops accepting connections.
+   */
+  shutdownDrainSeconds: number;
   /** Web origins whose pages may call the API (the checkout SDK on a shop's site); none by default. */
   corsOrigins: string[];
   /**
@@ -153,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     backpressureSeconds: read.int("BACKPRESSURE_SECONDS", 30, 0, 86_400),
     roomCooldownSeconds: read.int("ROOM_COOLDOWN_SECONDS", 30, 1, 86_400),
+    shutdownDrainSeconds: read.int("SHUTDOWN_DRAIN_SECONDS", 5, 0, 3600),
     corsOrigins: parseOrigins(read.optional("CORS_ORIGINS")),
     auth: read.oneOf("AUTH", "on", ["on", "off"] as const),
     customerTokenSecret: read.secret(

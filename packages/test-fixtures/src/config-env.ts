@@ -36,6 +36,7 @@ export function configToEnv(config: Config): Record<string, string> {
     TRUST_PROXY: Array.isArray(config.trustProxy) ? config.trustProxy.join(",") : String(config.trustProxy),
     BACKPRESSURE_SECONDS: String(config.backpressureSeconds),
     ROOM_COOLDOWN_SECONDS: String(config.roomCooldownSeconds),
+    SHUTDOWN_DRAIN_SECONDS: String(config.shutdownDrainSeconds),
     ...(config.corsOrigins.length > 0 ? { CORS_ORIGINS: config.corsOrigins.join(",") } : {}),
     ...(config.adminApiKey === null ? {} : { ADMIN_API_KEY: config.adminApiKey }),
     ...(config.admissionTokenSecret === null ? {} : { ADMISSION_TOKEN_SECRET: config.admissionTokenSecret }),
