@@ -14,6 +14,7 @@ import { AdmissionControl } from "../admission/admission-control.ts";
 import { RateLimitBook } from "../admission/rate-limit-book.ts";
 import { RoomDirectory } from "../admission/room-directory.ts";
 import { type RoomEvent, TicketSockets } from "../admission/ticket-sockets.ts";
+import { markRedisErrors } from "../errors/store-errors.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -37,7 +38,9 @@ const DIRECTORY_EVERY_MS = 250;
 const LIMITS_EVERY_MS = 5000;
 
 export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
-  const redis = createRedis(config.redisUrl, { name: "floodgate-intake-admission", autoPipelining: true });
+  const redis = markRedisErrors(
+    createRedis(config.redisUrl, { name: "floodgate-intake-admission", autoPipelining: true }),
+  );
   // The subscriber queues its SUBSCRIBE until Redis answers (a start while Redis is away still subscribes), and
   // ioredis subscribes again after a reconnect.
   const subscriber = new Redis(config.redisUrl, {

@@ -1,8 +1,9 @@
 import type { Config } from "@floodgate/config";
-import { createKysely, type GlobalDatabase } from "@floodgate/db";
+import { createPool, type GlobalDatabase } from "@floodgate/db";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import type { Kysely } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
+import { markPoolErrors } from "../errors/store-errors.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -12,9 +13,9 @@ declare module "fastify" {
 }
 
 export const globalDbPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
-  const db = createKysely<GlobalDatabase>(config.databaseUrl, {
-    max: 2,
-    applicationName: "floodgate-intake-global",
+  const pool = createPool(config.databaseUrl, { max: 2, applicationName: "floodgate-intake-global" });
+  const db = new Kysely<GlobalDatabase>({
+    dialect: new PostgresDialect({ pool: markPoolErrors(pool, "global database") }),
   });
   app.decorate("globalDb", db);
   app.addHook("onClose", async () => {

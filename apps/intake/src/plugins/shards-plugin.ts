@@ -1,9 +1,10 @@
 import type { Config } from "@floodgate/config";
-import { createKysely, type ShardDatabase } from "@floodgate/db";
+import { createPool, type ShardDatabase } from "@floodgate/db";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import type { Kysely } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
+import { markPoolErrors } from "../errors/store-errors.ts";
 
 export interface Shards {
   map: ShardMap;
@@ -21,9 +22,12 @@ declare module "fastify" {
 // Read paths only (status after its Redis TTL, wallets, readiness): accepting a request never touches Postgres.
 export const shardsPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
   const map = ShardMap.contiguous(config.shardUrls.length);
-  const databases = config.shardUrls.map((url, i) =>
-    createKysely<ShardDatabase>(url, { max: 4, applicationName: `floodgate-intake-shard-${i}` }),
-  );
+  const databases = config.shardUrls.map((url, i) => {
+    const pool = createPool(url, { max: 4, applicationName: `floodgate-intake-shard-${i}` });
+    return new Kysely<ShardDatabase>({
+      dialect: new PostgresDialect({ pool: markPoolErrors(pool, `shard ${i} database`) }),
+    });
+  });
   const forBucket = (bucket: number) => databases[map.shardForBucket(bucket)]!;
   app.decorate("shards", {
     map,

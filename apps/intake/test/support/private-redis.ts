@@ -9,6 +9,8 @@ export interface PrivateRedis {
   /** A client for the test's own checks and setup. */
   client: Redis;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: whatever it held in memory is gone. */
+  kill(): Promise<void>;
 }
 
 export async function startPrivateRedis(extraArgs: string[]): Promise<PrivateRedis> {
@@ -52,15 +54,19 @@ export async function startPrivateRedis(extraArgs: string[]): Promise<PrivateRed
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+  // Either may be called after the other: a server already gone is not waited for again.
+  const end = async (signal: NodeJS.Signals) => {
+    process.off("exit", killOnExit);
+    client.disconnect();
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill(signal);
+    await exited;
+  };
   return {
     url,
     client,
-    stop: async () => {
-      process.off("exit", killOnExit);
-      client.disconnect();
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    },
+    stop: () => end("SIGTERM"),
+    kill: () => end("SIGKILL"),
   };
 }
