@@ -52,7 +52,7 @@ export async function createTestEnvironment(
   await ensureDatabases([databaseUrl, ...shardUrls]);
   await migrateAll(databaseUrl, shardUrls);
   const serverKey = await createServerKey(databaseUrl, `test ${name}`);
-  serverKeys.set(config, serverKey);
+  serverKeys.set(config.redisPrefix, serverKey);
   return {
     config,
     serverKey,
@@ -65,11 +65,13 @@ export async function createTestEnvironment(
 
 // The key each environment's config was made with, so a test kit given only the app (app.config) can
 // authenticate as the shop's server without every call site passing the key along.
-const serverKeys = new WeakMap<Config, string>();
+// By key prefix (unique per environment), so a config derived from the environment's ({ ...env.config, x })
+// finds its key too.
+const serverKeys = new Map<string, string>();
 
 /** The server key createTestEnvironment stored for this config. */
 export function serverKeyFor(config: Config): string {
-  const key = serverKeys.get(config);
+  const key = serverKeys.get(config.redisPrefix);
   if (key === undefined)
     throw new Error("this config was not made by createTestEnvironment: it has no server key");
   return key;
