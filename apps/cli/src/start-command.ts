@@ -11,6 +11,7 @@ import { reconcileAtStart } from "./reconcile-at-start.ts";
 import { adminKeyForRun, admissionSecretForRun, customerTokenSecretForRun } from "./run-secrets.ts";
 import { findOrStartPostgres } from "./services/find-or-start-postgres.ts";
 import { findOrStartRedis } from "./services/find-or-start-redis.ts";
+import { durabilityLine, readRedisDurability } from "./services/redis-durability.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const log = (line: string) => process.stdout.write(`[floodgate] ${line}\n`);
@@ -97,6 +98,10 @@ const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.h
 log(
   `redis    ${redactUrl(redis.redisUrl)}${redis.started ? " (started by floodgate, AOF on)" : ""} prefix ${config.redisPrefix}`,
 );
+// What a 202 survives on this Redis (README, "What a 202 survives"); a warning when a restart would lose them.
+const durability = durabilityLine(await readRedisDurability(redis.redisUrl));
+if (durability.warn) process.stderr.write(`[floodgate] ${durability.line}\n`);
+else log(durability.line);
 log(
   `postgres ${redactUrl(postgres.databaseUrl)}${postgres.embedded ? " (embedded)" : ""} + ${postgres.shardUrls.length} shards`,
 );
