@@ -46,7 +46,7 @@ async function call(intake: IntakeProcess, method: string, path: string, body: u
     method,
     headers: {
       "content-type": "application/json",
-      ...(admin ? { authorization: `Bearer ${ADMIN_KEY}` } : {}),
+      authorization: `Bearer ${admin ? ADMIN_KEY : env.serverKey}`,
     },
     body: JSON.stringify(body),
   });
@@ -98,7 +98,9 @@ describe("admission leader fail-over", () => {
     expect(new Set(admissions).size).toBe(60);
     expect(admissions).toEqual(joined);
     // The survivor serves the tickets the killed process handed out.
-    const last = await fetch(`${survivor.baseUrl}/v1/rooms/failover/tickets/${joined[59]}`);
+    const last = await fetch(`${survivor.baseUrl}/v1/rooms/failover/tickets/${joined[59]}`, {
+      headers: { authorization: `Bearer ${env.serverKey}` },
+    });
     expect(((await last.json()) as { status: string }).status).toBe("admitted");
   });
 });

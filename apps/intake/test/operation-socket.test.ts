@@ -55,7 +55,7 @@ const stopWorker = async () => {
 async function openOperationSocket(app: FastifyInstance, id: string): Promise<OperationSocket> {
   const { port } = app.server.address() as { port: number };
   const socket = await openJsonSocket<OperationMessage>(
-    `ws://127.0.0.1:${port}/v1/operations/${encodeURIComponent(id)}/ws`,
+    `ws://127.0.0.1:${port}/v1/operations/${encodeURIComponent(id)}/ws?access_token=${env.serverKey}`,
   );
   return { ...socket, next: (what, match = () => true) => socket.next(match, what, 20_000) };
 }

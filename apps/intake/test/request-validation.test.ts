@@ -3,7 +3,13 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { expectProblem, post, prefixKeys, streamLengths } from "./support/intake-test-kit.ts";
+import {
+  expectProblem,
+  post,
+  prefixKeys,
+  streamLengths,
+  withCredentials,
+} from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -221,7 +227,10 @@ const depositCases: BadRequest[] = [
 async function expectRefusedWithoutWrites(bad: BadRequest) {
   const streams = await streamLengths(app);
   const keys = await prefixKeys(app);
-  const response = await app.inject(bad.request);
+  const response = await app.inject({
+    ...bad.request,
+    headers: withCredentials(app, (bad.request.headers ?? {}) as Record<string, string>),
+  });
   expect(response.statusCode).not.toBe(202);
   expectProblem(response, bad.status, bad.code, bad.field);
   expect(await streamLengths(app)).toEqual(streams);
@@ -238,7 +247,11 @@ describe("POST /v1/wallets/:userId/deposits refuses", () => {
 
 describe("problem details", () => {
   it("carry every field error and the RFC 9457 members", async () => {
-    const response = await app.inject(json({ userId: "a b", amount: 1.5, extra: 1 }));
+    const request = json({ userId: "a b", amount: 1.5, extra: 1 });
+    const response = await app.inject({
+      ...request,
+      headers: withCredentials(app, (request.headers ?? {}) as Record<string, string>),
+    });
     const problem = expectProblem(response, 400, "validation_error");
     expect(problem).toMatchObject({
       type: "/problems/validation-error",
@@ -258,7 +271,11 @@ describe("problem details", () => {
   });
 
   it("answer an unknown route with a 404 problem", async () => {
-    const response = await app.inject({ method: "GET", url: "/v1/nothing-here" });
+    const response = await app.inject({
+      method: "GET",
+      url: "/v1/nothing-here",
+      headers: withCredentials(app),
+    });
     expectProblem(response, 404, "not_found");
   });
 });

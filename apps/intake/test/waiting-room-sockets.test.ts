@@ -56,7 +56,7 @@ describe("a waiting-room WebSocket", () => {
     const ahead = [];
     for (let i = 0; i < 3; i++) ahead.push(await join(follower, "live", `ahead-${i}`));
     const ticketId = await join(follower, "live", "watcher");
-    const socket = await openTicketSocket(baseUrl(follower), "live", ticketId);
+    const socket = await openTicketSocket(baseUrl(follower), "live", ticketId, env.serverKey);
     try {
       const first = await socket.next((m) => m.type === "position", "the first position");
       expect(first.position).toBeGreaterThanOrEqual(1);
@@ -87,12 +87,12 @@ describe("a waiting-room WebSocket", () => {
       (await putRoom("reconnect", { startsAt: new Date(Date.now() + 60_000).toISOString() })).statusCode,
     ).toBe(201);
     const ticketId = await join(leader, "reconnect", "reconnector");
-    const first = await openTicketSocket(baseUrl(leader), "reconnect", ticketId);
+    const first = await openTicketSocket(baseUrl(leader), "reconnect", ticketId, env.serverKey);
     expect(await first.next((m) => m.type === "position", "a position")).toMatchObject({ position: 1 });
     first.close();
     await first.closed;
     await join(leader, "reconnect", "second-in-pre-queue");
-    const again = await openTicketSocket(baseUrl(follower), "reconnect", ticketId);
+    const again = await openTicketSocket(baseUrl(follower), "reconnect", ticketId, env.serverKey);
     try {
       // Pre-queue: the place is drawn at the start; until then the position is the pre-queue's size.
       expect(await again.next((m) => m.type === "position", "a position")).toMatchObject({ position: 2 });
@@ -103,7 +103,12 @@ describe("a waiting-room WebSocket", () => {
 
   it("closes at once for a ticket the room does not have", async () => {
     await putRoom("strict", {});
-    const socket = await openTicketSocket(baseUrl(follower), "strict", "tkt_0000000000AAAAAAAAAAAAAAAA");
+    const socket = await openTicketSocket(
+      baseUrl(follower),
+      "strict",
+      "tkt_0000000000AAAAAAAAAAAAAAAA",
+      env.serverKey,
+    );
     const error = await socket.next((m: TicketMessage) => m.type === "error", "the error");
     expect(error).toMatchObject({ type: "error" });
     expect((await socket.closed).code).toBe(4404);
@@ -116,8 +121,8 @@ describe("a waiting-room WebSocket", () => {
     const kept = await join(follower, "heartbeat", "keeps-socket-open");
     const silent = await join(leader, "heartbeat", "says-nothing");
     const leaving = await join(leader, "heartbeat", "leaves-after-a-second");
-    const open = await openTicketSocket(baseUrl(follower), "heartbeat", kept);
-    const brief = await openTicketSocket(baseUrl(leader), "heartbeat", leaving);
+    const open = await openTicketSocket(baseUrl(follower), "heartbeat", kept, env.serverKey);
+    const brief = await openTicketSocket(baseUrl(leader), "heartbeat", leaving, env.serverKey);
     brief.close();
     try {
       const ticketStatus = async (ticketId: string) =>
@@ -148,7 +153,7 @@ describe("a waiting-room WebSocket", () => {
   it("is told when its admission is revoked, and closed", async () => {
     await putRoom("revocable", { mode: "off" });
     const ticketId = await join(leader, "revocable", "to-be-revoked");
-    const socket = await openTicketSocket(baseUrl(follower), "revocable", ticketId);
+    const socket = await openTicketSocket(baseUrl(follower), "revocable", ticketId, env.serverKey);
     await socket.next((m) => m.type === "admitted", "the admission");
     const revoked = await leader.inject({
       method: "DELETE",
@@ -168,7 +173,7 @@ describe("a waiting-room WebSocket", () => {
     const startsAt = new Date(Date.now() + 3_600_000).toISOString();
     expect((await putRoom("missed", { startsAt })).statusCode).toBe(201);
     const ticketId = await join(leader, "missed", "missed-event");
-    const socket = await openTicketSocket(baseUrl(follower), "missed", ticketId);
+    const socket = await openTicketSocket(baseUrl(follower), "missed", ticketId, env.serverKey);
     await socket.next((m) => m.type === "position", "the pre-queue position");
     const room = follower.admission.keys.room("missed");
     const before = await follower.admission.redis.revokeTicket(

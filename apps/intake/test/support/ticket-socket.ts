@@ -13,8 +13,14 @@ export interface TicketMessage {
 
 export type TicketSocket = JsonSocket<TicketMessage>;
 
-export function openTicketSocket(baseUrl: string, roomId: string, ticketId: string): Promise<TicketSocket> {
+/** `accessToken`: the credential a browser passes in the query (a socket carries no Authorization header). */
+export function openTicketSocket(
+  baseUrl: string,
+  roomId: string,
+  ticketId: string,
+  accessToken: string,
+): Promise<TicketSocket> {
   return openJsonSocket<TicketMessage>(
-    `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${ticketId}/ws`,
+    `${baseUrl.replace(/^http/, "ws")}/v1/rooms/${roomId}/tickets/${ticketId}/ws?access_token=${encodeURIComponent(accessToken)}`,
   );
 }
