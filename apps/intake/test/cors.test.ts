@@ -4,6 +4,7 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
+import { withCredentials } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -42,7 +43,7 @@ describe("CORS", () => {
     const paid = await app.inject({
       method: "POST",
       url: "/v1/payments",
-      headers: { origin: SHOP, "content-type": "application/json" },
+      headers: withCredentials(app, { origin: SHOP, "content-type": "application/json" }),
       payload: { userId: "cross-origin", amount: 5 },
     });
     expect(paid.statusCode).toBe(202);

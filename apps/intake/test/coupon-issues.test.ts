@@ -15,6 +15,7 @@ import {
   post,
   statusKey,
   streamLengths,
+  withCredentials,
 } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
@@ -214,7 +215,12 @@ describe("bad input is a 4xx problem naming the field, and nothing is enqueued",
     const raw =
       (payload: string, type = "application/json") =>
       () =>
-        app.inject({ method: "POST", url: url(), headers: { "content-type": type }, payload });
+        app.inject({
+          method: "POST",
+          url: url(),
+          headers: withCredentials(app, { "content-type": type }),
+          payload,
+        });
     expectProblem(await refusedWithoutWrites(couponId, raw('{"userId":')), 400, "malformed_json", "body");
     expectProblem(
       await refusedWithoutWrites(couponId, raw('{"userId":"a"}', "text/plain")),
@@ -222,7 +228,9 @@ describe("bad input is a 4xx problem naming the field, and nothing is enqueued",
       "unsupported_media_type",
     );
     expectProblem(
-      await refusedWithoutWrites(couponId, () => app.inject({ method: "POST", url: url() })),
+      await refusedWithoutWrites(couponId, () =>
+        app.inject({ method: "POST", url: url(), headers: withCredentials(app) }),
+      ),
       400,
       "validation_error",
       "body",

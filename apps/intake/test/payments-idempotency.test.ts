@@ -2,6 +2,7 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
+import { withCredentials } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -21,7 +22,7 @@ const pay = (body: unknown, key?: string) =>
   app.inject({
     method: "POST",
     url: "/v1/payments",
-    headers: key ? { "idempotency-key": key } : {},
+    headers: withCredentials(app, key ? { "idempotency-key": key } : {}),
     payload: body as object,
   });
 
