@@ -77,6 +77,8 @@ for (let i = 0; i < config.intakeProcesses; i++) {
     script: `${root}apps/intake/src/server.ts`,
     env: {
       ...env,
+      // No load balancer polls /readyz on a developer's machine: Ctrl-C need not wait out a drain window.
+      ...(local && process.env.SHUTDOWN_DRAIN_SECONDS === undefined ? { SHUTDOWN_DRAIN_SECONDS: "0" } : {}),
       ADMIN_API_KEY: admin.key,
       ADMISSION_TOKEN_SECRET: admissionSecret.key,
       CUSTOMER_TOKEN_SECRET: customerSecret.key,
