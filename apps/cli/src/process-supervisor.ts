@@ -10,16 +10,32 @@ export interface ProcessSpec {
   nice?: number;
 }
 
+/** apps/worker's exit code when WORKER_METRICS_PORT is taken (its metrics-server.ts); it logged which port. */
+export const EXIT_METRICS_PORT_IN_USE = 75;
+
+export interface Backoff {
+  /** The first restart's delay; each one after doubles it, up to maxMs. */
+  firstMs: number;
+  maxMs: number;
+  /** A child that ran this long was healthy: its next restart starts from firstMs again. */
+  healthyAfterMs: number;
+}
+
+const DEFAULT_BACKOFF: Backoff = { firstMs: 500, maxMs: 30_000, healthyAfterMs: 60_000 };
+
 export class ProcessSupervisor {
   readonly #children = new Map<string, ChildProcess>();
   readonly #log: (line: string) => void;
+  readonly #backoff: Backoff;
   #stopping = false;
 
-  constructor(log: (line: string) => void) {
+  constructor(log: (line: string) => void, backoff: Partial<Backoff> = {}) {
     this.#log = log;
+    this.#backoff = { ...DEFAULT_BACKOFF, ...backoff };
   }
 
   start(spec: ProcessSpec, restarts = 0): void {
+    const startedAt = Date.now();
     const child = spawn(process.execPath, [spec.script], { env: spec.env, stdio: "inherit" });
     if (spec.nice && child.pid !== undefined) {
       try {
@@ -38,9 +54,17 @@ export class ProcessSupervisor {
         this.#log(`${spec.name} refused its configuration; not restarting`);
         return;
       }
-      const delay = Math.min(500 * 2 ** restarts, 10_000);
-      this.#log(`${spec.name} exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
-      setTimeout(() => !this.#stopping && this.start(spec, restarts + 1), delay).unref();
+      const { firstMs, maxMs, healthyAfterMs } = this.#backoff;
+      const attempt = Date.now() - startedAt >= healthyAfterMs ? 0 : restarts;
+      const delay = Math.min(firstMs * 2 ** attempt, maxMs);
+      const why =
+        code === EXIT_METRICS_PORT_IN_USE
+          ? "its metrics port is in use (WORKER_METRICS_PORT, see its line above)"
+          : `exited (${signal ?? `code ${code}`})`;
+      this.#log(
+        `${spec.name} ${why}; restarting in ${delay} ms (backing off: each restart waits twice as long, up to ${maxMs} ms)`,
+      );
+      setTimeout(() => !this.#stopping && this.start(spec, attempt + 1), delay).unref();
     });
   }
 

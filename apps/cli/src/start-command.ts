@@ -11,6 +11,7 @@ import { reconcileAtStart } from "./reconcile-at-start.ts";
 import { adminKeyForRun, admissionSecretForRun, customerTokenSecretForRun } from "./run-secrets.ts";
 import { findOrStartPostgres } from "./services/find-or-start-postgres.ts";
 import { findOrStartRedis } from "./services/find-or-start-redis.ts";
+import { durabilityLine, readRedisDurability } from "./services/redis-durability.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const log = (line: string) => process.stdout.write(`[floodgate] ${line}\n`);
@@ -76,6 +77,8 @@ for (let i = 0; i < config.intakeProcesses; i++) {
     script: `${root}apps/intake/src/server.ts`,
     env: {
       ...env,
+      // No load balancer polls /readyz on a developer's machine: Ctrl-C need not wait out a drain window.
+      ...(local && process.env.SHUTDOWN_DRAIN_SECONDS === undefined ? { SHUTDOWN_DRAIN_SECONDS: "0" } : {}),
       ADMIN_API_KEY: admin.key,
       ADMISSION_TOKEN_SECRET: admissionSecret.key,
       CUSTOMER_TOKEN_SECRET: customerSecret.key,
@@ -97,6 +100,10 @@ const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.h
 log(
   `redis    ${redactUrl(redis.redisUrl)}${redis.started ? " (started by floodgate, AOF on)" : ""} prefix ${config.redisPrefix}`,
 );
+// What a 202 survives on this Redis (README, "What a 202 survives"); a warning when a restart would lose them.
+const durability = durabilityLine(await readRedisDurability(redis.redisUrl));
+if (durability.warn) process.stderr.write(`[floodgate] ${durability.line}\n`);
+else log(durability.line);
 log(
   `postgres ${redactUrl(postgres.databaseUrl)}${postgres.embedded ? " (embedded)" : ""} + ${postgres.shardUrls.length} shards`,
 );

@@ -11,6 +11,7 @@ import { metricsPlugin } from "./plugins/metrics-plugin.ts";
 import { problemPlugin, sendProblem } from "./plugins/problem-plugin.ts";
 import { redisPlugin } from "./plugins/redis-plugin.ts";
 import { shardsPlugin } from "./plugins/shards-plugin.ts";
+import { closeUpgradeAfterAnswer, websocketPlugin } from "./plugins/websocket-plugin.ts";
 import { apiKeysAdminRoute } from "./routes/api-keys-admin-route.ts";
 import { catalogProductsRoute } from "./routes/catalog-products-route.ts";
 import { couponIssuesRoute } from "./routes/coupon-issues-route.ts";
@@ -30,6 +31,8 @@ import { walletsRoute } from "./routes/wallets-route.ts";
 declare module "fastify" {
   interface FastifyInstance {
     config: Config;
+    /** Set on SIGTERM (drain-then-close.ts): /readyz answers 503 from then on. */
+    lifecycle: { draining: boolean };
   }
 }
 
@@ -54,10 +57,12 @@ export async function buildApp(
     // Long enough that an over-long id or userId reaches its schema (a 400 naming the field), not the router.
     routerOptions: { maxParamLength: 512 },
     // The router's own refusals (bad percent-encoding, a longer parameter) answer problem+json too.
-    frameworkErrors: (error, request, reply) =>
-      (error.statusCode ?? 500) < 500
+    frameworkErrors: (error, request, reply) => {
+      closeUpgradeAfterAnswer(request, reply);
+      return (error.statusCode ?? 500) < 500
         ? sendProblem(request, reply, "validation_error", { field: "path", detail: error.message })
-        : sendProblem(request, reply, "internal_error"),
+        : sendProblem(request, reply, "internal_error");
+    },
     // Per-request logs would cost more than the request itself at 10k/s; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     ajv: {
@@ -68,6 +73,7 @@ export async function buildApp(
   // JSON only: Fastify's built-in text/plain parser would turn a text body into a 400 about its type.
   app.removeContentTypeParser("text/plain");
   app.decorate("config", config);
+  app.decorate("lifecycle", { draining: false });
   await app.register(problemPlugin);
   if (config.corsOrigins.length > 0) {
     // Shop pages on these origins may call the API (the checkout SDK): the headers it sends and must read.
@@ -84,6 +90,7 @@ export async function buildApp(
   await app.register(shardsPlugin, { config });
   await app.register(globalDbPlugin, { config });
   await app.register(couponsPlugin);
+  await app.register(websocketPlugin);
   await app.register(admissionPlugin, { config });
   // Before every route: its onRequest hook authenticates each one registered after it.
   await app.register(authPlugin, { config });

@@ -1,6 +1,7 @@
 import { ShardIdentityError } from "@floodgate/db";
 import { buildApp } from "./app.ts";
 import { config } from "./env.ts";
+import { drainThenClose } from "./health/drain-then-close.ts";
 import { backlogCapWarning, LISTEN_BACKLOG, readSomaxconn } from "./listen-backlog.ts";
 
 const app = await buildApp(config).catch((error: unknown) => {
@@ -28,8 +29,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, async () => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, "intake closing: finishing in-flight requests");
-    await app.close();
+    app.log.info({ signal }, "intake stopping");
+    await drainThenClose(app, config.shutdownDrainSeconds);
     process.exit(0);
   });
 }

@@ -1,6 +1,7 @@
 // Backpressure: when the queued work would take longer than BACKPRESSURE_SECONDS to drain at the workers'
 // measured rate, guarded routes stop taking new users: a room in auto mode starts queueing, a class no room
-// guards answers 503 with Retry-After. Once workers drain the backlog, both end.
+// guards answers 503 with Retry-After, and while nothing drains, /readyz answers 503. Once workers drain the
+// backlog, all of it ends.
 import {
   createTestEnvironment,
   startWorkerProcess,
@@ -76,6 +77,11 @@ describe("with a backlog no worker drains", () => {
     expect(
       metricValue(text, "floodgate_backpressure_refusals_total", { route_class: "deposits" }),
     ).toBeGreaterThanOrEqual(2);
+    // Nothing drains: a load balancer should send its traffic elsewhere.
+    const ready = await get(app, "/readyz");
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json().checks.workers).toMatch(/acknowledge none/);
+    expect(ready.json().workers).toMatchObject({ backpressure: true, drainSeconds: null });
   });
 
   it("ends once a worker drains the backlog: the unguarded class accepts again and the room stops queueing", async () => {
@@ -92,5 +98,6 @@ describe("with a backlog no worker drains", () => {
       "the room to stop queueing",
       200,
     );
+    expect((await get(app, "/readyz")).statusCode).toBe(200);
   });
 });

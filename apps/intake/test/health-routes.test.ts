@@ -1,5 +1,6 @@
-// /healthz says the process lives; /readyz says Redis, the global database and every shard answer, and
-// names what does not.
+// /healthz says the process lives; /readyz says "send me traffic": Redis takes writes and the workers drain.
+// Every database's state is in its body and in floodgate_shard_up, but a shard down never makes it 503 (the
+// intake keeps accepting for that shard). On SIGTERM it answers 503 for the drain window while still serving.
 import {
   createTestEnvironment,
   startTcpProxy,
@@ -10,16 +11,16 @@ import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { get as getAs, withCredentials } from "./support/intake-test-kit.ts";
-
-/** As a load balancer's probe: health and readiness are public, so no credentials. */
-const get = (target: FastifyInstance, url: string) => getAs(target, url, { authorization: "" });
+import { drainThenClose } from "../src/health/drain-then-close.ts";
+import { get, metricValue, post } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
 let proxy: TcpProxy;
 /** The same deployment, but its shard 2 is reached through a proxy the test can take down. */
 let proxied: FastifyInstance;
+/** The proxied app's config is derived from the environment's, so its requests name the key themselves. */
+const shop = () => ({ authorization: `Bearer ${env.serverKey}` });
 
 beforeAll(async () => {
   env = await createTestEnvironment("health-routes");
@@ -48,57 +49,51 @@ describe("GET /healthz", () => {
 });
 
 describe("GET /readyz", () => {
-  it("answers 200 when Redis and every shard answer", async () => {
+  it("answers 200 with Redis, the workers and every database's state", async () => {
     const response = await get(app, "/readyz");
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       status: "ready",
-      checks: { redis: "ok", global: "ok", shard_0: "ok", shard_1: "ok", shard_2: "ok", shard_3: "ok" },
+      checks: { redis: "ok", workers: "ok" },
+      workers: { backpressure: false, backlog: expect.any(Number), drainSeconds: expect.any(Number) },
+      databases: { global: "ok", shards: { "0": "ok", "1": "ok", "2": "ok", "3": "ok" } },
     });
   });
 
-  it("answers 503 naming the shard that is down, and 200 again once it is back", async () => {
-    expect((await get(proxied, "/readyz")).statusCode).toBe(200);
-
-    await proxy.down();
-    const down = await get(proxied, "/readyz");
-    expect(down.statusCode).toBe(503);
-    const body = down.json();
-    expect(body.status).toBe("unavailable");
-    expect(body.checks.shard_2).not.toBe("ok");
-    expect(body.checks.shard_2.length).toBeGreaterThan(0);
-    expect(body.checks).toMatchObject({
-      redis: "ok",
-      global: "ok",
-      shard_0: "ok",
-      shard_1: "ok",
-      shard_3: "ok",
-    });
-    // Liveness does not depend on the shards.
-    expect((await get(proxied, "/healthz")).statusCode).toBe(200);
-
-    await proxy.up();
-    await expect
-      .poll(async () => (await get(proxied, "/readyz")).statusCode, { timeout: 15_000, interval: 100 })
-      .toBe(200);
-  });
-
-  it("keeps accepting payments while a shard is down (accepting never touches Postgres)", async () => {
+  it("stays 200 with a shard down, naming it in the body and in floodgate_shard_up, and while accepting for it", async () => {
     await proxy.down();
     try {
-      const response = await proxied.inject({
-        method: "POST",
-        url: "/v1/payments",
-        headers: withCredentials(proxied),
-        payload: { userId: "ready-1", amount: 10 },
-      });
-      expect(response.statusCode).toBe(202);
+      const down = await get(proxied, "/readyz", shop());
+      expect(down.statusCode).toBe(200);
+      const body = down.json();
+      expect(body.status).toBe("ready");
+      expect(body.databases.shards["2"]).not.toBe("ok");
+      expect(body.databases.shards["2"].length).toBeGreaterThan(0);
+      expect(body.databases).toMatchObject({ global: "ok", shards: { "0": "ok", "1": "ok", "3": "ok" } });
+      const metrics = (await get(proxied, "/metrics", shop())).body;
+      expect(metricValue(metrics, "floodgate_shard_up", { shard: "2" })).toBe(0);
+      expect(metricValue(metrics, "floodgate_shard_up", { shard: "0" })).toBe(1);
+      expect(metricValue(metrics, "floodgate_global_db_up")).toBe(1);
+      // Accepting never touches Postgres: the shard's payments wait in the queue.
+      expect(
+        (await post(proxied, "/v1/payments", { userId: "ready-1", amount: 10 }, shop())).statusCode,
+      ).toBe(202);
+      expect((await get(proxied, "/healthz", shop())).statusCode).toBe(200);
     } finally {
       await proxy.up();
     }
+    await expect
+      .poll(async () => (await get(proxied, "/readyz", shop())).json().databases.shards["2"], {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe("ok");
+    expect(
+      metricValue((await get(proxied, "/metrics", shop())).body, "floodgate_shard_up", { shard: "2" }),
+    ).toBe(1);
   });
 
-  it("survives a shard dying under a query in flight (the query fails, the process stays up)", async () => {
+  it("survives a shard dying under a query in flight (the query fails, the process stays up and ready)", async () => {
     // A slow query holds a client of the proxied shard; the real shard (not proxied) shows when it runs.
     const slow = sql`select pg_sleep(30) as slept`.execute(proxied.shards.databases[2]!);
     const outcome = slow.then(
@@ -118,14 +113,26 @@ describe("GET /readyz", () => {
     await proxy.down();
     try {
       expect(await outcome).not.toBe("finished");
-      const response = await get(proxied, "/readyz");
-      expect(response.statusCode).toBe(503);
-      expect(response.json().checks.shard_2).not.toBe("ok");
+      const response = await get(proxied, "/readyz", shop());
+      expect(response.statusCode).toBe(200);
+      expect(response.json().databases.shards["2"]).not.toBe("ok");
     } finally {
       await proxy.up();
     }
-    await expect
-      .poll(async () => (await get(proxied, "/readyz")).statusCode, { timeout: 15_000, interval: 100 })
-      .toBe(200);
+  });
+});
+
+describe("shutting down", () => {
+  it("answers /readyz 503 for the drain window while every route still serves, then closes", async () => {
+    const closing = await buildApp(env.config, { logger: false });
+    await closing.ready();
+    expect((await get(closing, "/readyz")).statusCode).toBe(200);
+    const closed = drainThenClose(closing, 2);
+    const draining = await get(closing, "/readyz");
+    expect(draining.statusCode).toBe(503);
+    expect(draining.json().status).toBe("draining");
+    expect((await get(closing, "/healthz")).statusCode).toBe(200);
+    expect((await post(closing, "/v1/payments", { userId: "draining-1", amount: 1 })).statusCode).toBe(202);
+    await closed;
   });
 });

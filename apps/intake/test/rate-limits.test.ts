@@ -6,7 +6,14 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
-import { expectProblem, get, metricValue, post, totalStreamLength } from "./support/intake-test-kit.ts";
+import {
+  expectProblem,
+  get,
+  metricValue,
+  post,
+  totalStreamLength,
+  waitUntil,
+} from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -225,5 +232,45 @@ describe("the cost of limiting", () => {
         decision: "allowed",
       }),
     ).toBeGreaterThanOrEqual(20);
+  });
+});
+
+describe("a policy tightened and then restored", () => {
+  it("takes effect at once: the tight policy's debt does not outlive it", async () => {
+    const setDeposits = async (user: { rate: number; burst: number }) => {
+      const response = await app.inject({
+        method: "PUT",
+        url: "/v1/rate-limits/deposits",
+        headers: adminHeaders(),
+        payload: { user, ip: null },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+    };
+    const statuses = async (count: number) => {
+      // Back to back: at 0.01/s no token comes back while they run.
+      const answers = [];
+      for (let i = 0; i < count; i++) answers.push((await deposit("tightened")).statusCode);
+      return answers;
+    };
+    try {
+      await setDeposits({ rate: 100, burst: 100 });
+      // One token per 100 s: the five taken leave the bucket 500 s in debt under this policy.
+      await setDeposits({ rate: 0.01, burst: 5 });
+      expect(await statuses(6)).toEqual([202, 202, 202, 202, 202, 429]);
+      await setDeposits({ rate: 100, burst: 100 });
+      // The bucket is at most empty under the restored policy, whose 100/s refills a token within 10 ms: a
+      // bounded wait of a few attempts tells "at once" from the 500 s the old debt would have lasted.
+      const accepted = await waitUntil(
+        () => deposit("tightened"),
+        (response) => response.statusCode === 202,
+        "the restored policy to accept",
+        40,
+      ).catch((error: Error) => {
+        throw new Error(error.message.slice(0, 300));
+      });
+      expect(accepted.headers["ratelimit-policy"]).toBe('"deposits-user";q=100;w=1');
+    } finally {
+      await app.inject({ method: "DELETE", url: "/v1/rate-limits/deposits", headers: adminHeaders() });
+    }
   });
 });

@@ -1,11 +1,11 @@
 // A full Redis (maxmemory reached, noeviction, as infra/redis/redis.conf sets it) refuses writes: the intake
 // answers 503 + Retry-After and stores nothing, never a 202 for a payment it could not keep, and accepts again
-// once there is room.
+// once there is room. /readyz says so: a Redis that answers PING but refuses writes cannot take traffic.
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { expectProblem, post, prefixKeys, totalStreamLength } from "./support/intake-test-kit.ts";
+import { expectProblem, get, post, prefixKeys, totalStreamLength } from "./support/intake-test-kit.ts";
 import { type PrivateRedis, startPrivateRedis } from "./support/private-redis.ts";
 
 let redis: PrivateRedis;
@@ -67,6 +67,13 @@ describe("with Redis at its maxmemory", () => {
     expect(await prefixKeys(app)).toEqual(keys);
   });
 
+  it("reports itself not ready while Redis refuses writes (it answers PING all the same)", async () => {
+    expect(await redis.client.ping()).toBe("PONG");
+    const response = await get(app, "/readyz");
+    expect(response.statusCode).toBe(503);
+    expect(response.json().checks.redis).toMatch(/^OOM/);
+  });
+
   it("accepts again, the refused Idempotency-Key included, once memory is freed", async () => {
     await redis.client.config("SET", "maxmemory", "64mb");
     expect(await memoryField("used_memory")).toBeLessThan(await memoryField("maxmemory"));
@@ -77,5 +84,6 @@ describe("with Redis at its maxmemory", () => {
       { "idempotency-key": "full-key-1" },
     );
     expect(response.statusCode).toBe(202);
+    expect((await get(app, "/readyz")).statusCode).toBe(200);
   });
 });

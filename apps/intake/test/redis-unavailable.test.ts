@@ -93,6 +93,8 @@ describe("when Redis goes away after start", () => {
   let proxied: FastifyInstance;
   /** The same Redis through a proxy the test can take down; `observer` looks at it directly. */
   let observer: FastifyInstance;
+  /** The proxied app's config is derived from the environment's, so its requests name the key themselves. */
+  const shop = () => ({ authorization: `Bearer ${redisEnv.serverKey}` });
 
   beforeAll(async () => {
     redisEnv = await createTestEnvironment("redis-goes-away");
@@ -112,14 +114,16 @@ describe("when Redis goes away after start", () => {
   });
 
   it("answers 503 while it is away, stores nothing, and accepts again once it is back", async () => {
-    expect((await post(proxied, "/v1/payments", { userId: "away-1", amount: 1 })).statusCode).toBe(202);
+    expect((await post(proxied, "/v1/payments", { userId: "away-1", amount: 1 }, shop())).statusCode).toBe(
+      202,
+    );
     const streams = await totalStreamLength(observer);
     const keys = await prefixKeys(observer);
 
     await proxy.down();
     try {
       for (let i = 0; i < 3; i++) {
-        expectUnavailable(await post(proxied, "/v1/payments", { userId: `away-${i}`, amount: 1 }));
+        expectUnavailable(await post(proxied, "/v1/payments", { userId: `away-${i}`, amount: 1 }, shop()));
       }
       expect(await totalStreamLength(observer)).toBe(streams);
       expect(await prefixKeys(observer)).toEqual(keys);
@@ -130,7 +134,8 @@ describe("when Redis goes away after start", () => {
     // Refused attempts store nothing, so exactly one payment more once one is accepted.
     await expect
       .poll(
-        async () => (await post(proxied, "/v1/payments", { userId: "away-back", amount: 1 })).statusCode,
+        async () =>
+          (await post(proxied, "/v1/payments", { userId: "away-back", amount: 1 }, shop())).statusCode,
         {
           timeout: 20_000,
           interval: 100,

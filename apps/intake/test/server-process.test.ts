@@ -75,4 +75,28 @@ describe("node apps/intake/src/server.ts", () => {
     server.child.kill("SIGTERM");
     expect(await server.exited).toEqual({ code: 0, signal: null });
   });
+
+  it("on SIGTERM answers /readyz 503 for SHUTDOWN_DRAIN_SECONDS while still serving, then exits 0", async () => {
+    const port = await closedPort();
+    const server = start({ PORT: String(port), HOST: "127.0.0.1", SHUTDOWN_DRAIN_SECONDS: "3" });
+    const url = `http://127.0.0.1:${port}`;
+    let ready: Response | undefined;
+    for (let i = 0; i < 200 && ready?.status !== 200; i++) {
+      ready = await fetch(`${url}/readyz`).catch(() => undefined);
+      if (ready?.status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
+    }
+    expect(ready?.status).toBe(200);
+
+    server.child.kill("SIGTERM");
+    let draining: Response | undefined;
+    for (let i = 0; i < 100 && draining?.status !== 503; i++) {
+      draining = await fetch(`${url}/readyz`);
+      if (draining.status !== 503) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(draining?.status).toBe(503);
+    expect(((await draining!.json()) as { status: string }).status).toBe("draining");
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  });
 });

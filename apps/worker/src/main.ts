@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { createWorkerMetrics } from "@floodgate/metrics";
 import { pino } from "pino";
 import { config } from "./env.ts";
-import { startMetricsServer } from "./metrics-server.ts";
+import { EXIT_METRICS_PORT_IN_USE, MetricsPortInUseError, startMetricsServer } from "./metrics-server.ts";
 import { OperationWorker } from "./operation-worker.ts";
 import { checkShardIdentitiesOrExit } from "./shard-identity-guard.ts";
 
@@ -13,16 +13,26 @@ const log = pino({ level: config.logLevel, base: { service: "worker", consumer }
 const metrics = createWorkerMetrics();
 await checkShardIdentitiesOrExit(config, log);
 const worker = new OperationWorker(config, consumer, log, metrics);
-await worker.start();
+let consuming = false;
+const metricsPort = config.workerMetricsPort > 0 ? config.workerMetricsPort + index : 0;
+// The port first: a taken one must stop this worker before it reads a single entry.
 const metricsServer =
-  config.workerMetricsPort > 0
-    ? await startMetricsServer(metrics.registry, config.workerMetricsPort + index, config.host)
+  metricsPort > 0
+    ? await startMetricsServer(metrics.registry, metricsPort, config.host, () => consuming).catch(
+        (error: Error) => {
+          if (!(error instanceof MetricsPortInUseError)) throw error;
+          log.fatal({ metricsPort }, error.message);
+          process.exit(EXIT_METRICS_PORT_IN_USE);
+        },
+      )
     : undefined;
+await worker.start();
+consuming = true;
 log.info(
   {
     partitions: config.streamPartitions,
     shards: config.shardUrls.length,
-    metricsPort: metricsServer ? config.workerMetricsPort + index : null,
+    metricsPort: metricsServer ? metricsPort : null,
   },
   "worker consuming",
 );
@@ -32,6 +42,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, async () => {
     if (stopping) return;
     stopping = true;
+    consuming = false;
     log.info({ signal }, "worker stopping: finishing the batch in flight");
     await worker.stop();
     metricsServer?.close();

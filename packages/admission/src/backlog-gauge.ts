@@ -9,6 +9,9 @@
 // Entries the workers hold for a shard that cannot take them now (frozen, down, read-only; each worker
 // publishes its count, stalled-entries.ts in the worker) are left out of the backlog: no worker capacity
 // drains them, and counting them would turn one shard's outage into backpressure on every shard.
+// is unknown (and backpressure does not start on it). A count that goes back (Redis restarted empty, its groups
+// created anew) starts the run over: read across it, the workers would look like they acknowledge nothing
+// and backpressure would stay on while they drain.
 import { CONSUMER_GROUP, type QueueKeys, type ScriptedRedis } from "@floodgate/queue";
 
 export interface BacklogReading {
@@ -43,16 +46,22 @@ export interface BacklogSample {
 
 /**
  * Acknowledgements per second over the latest run of samples that all had a backlog (the workers had work
- * the whole time), or null when that run is shorter than BUSY_EVIDENCE_MS.
+ * the whole time) and whose acknowledged count never went back, or null when that run is shorter than
+ * BUSY_EVIDENCE_MS.
  */
 export function busyRate(samples: readonly BacklogSample[], evidenceMs = BUSY_EVIDENCE_MS): number | null {
   let start = samples.length - 1;
   if (start < 0 || samples[start]!.backlog === 0) return null;
-  while (start > 0 && samples[start - 1]!.backlog > 0) start--;
+  while (
+    start > 0 &&
+    samples[start - 1]!.backlog > 0 &&
+    samples[start - 1]!.acknowledged <= samples[start]!.acknowledged
+  )
+    start--;
   const first = samples[start]!;
   const last = samples.at(-1)!;
   if (last.at - first.at < evidenceMs) return null;
-  return Math.max(0, last.acknowledged - first.acknowledged) / ((last.at - first.at) / 1000);
+  return (last.acknowledged - first.acknowledged) / ((last.at - first.at) / 1000);
 }
 
 export class BacklogGauge {

@@ -37,6 +37,20 @@ describe("the workers' busy rate", () => {
     expect(busyRate(samples)).toBe(0);
   });
 
+  it("starts over when the acknowledged count goes back (Redis restarted empty): unknown, not zero", () => {
+    // Before the restart the partitions' groups had read 120,000 entries; after it, new groups count from 0.
+    // Read across the restart the workers look like they acknowledge nothing, which kept backpressure on.
+    const samples = [
+      sample(0, 118_000, 4000),
+      sample(500, 120_000, 4000),
+      sample(1000, 0, 1500),
+      sample(1500, 400, 1500),
+    ];
+    expect(busyRate(samples)).toBeNull();
+    samples.push(sample(2500, 1200, 1500), sample(3500, 2000, 1500));
+    expect(busyRate(samples)).toBe(800);
+  });
+
   it("is unknown with no backlog now", () => {
     expect(busyRate([sample(0, 0, 3000), sample(3000, 9000, 0)])).toBeNull();
     expect(busyRate([])).toBeNull();

@@ -83,6 +83,11 @@ export interface Config {
    * server too stuck to enforce its own), the connect timeout and the TCP keepalive's first probe.
    */
   postgresTimeouts: { statementMs: number; queryMs: number; connectMs: number; keepAliveMs: number };
+  /**
+   * On SIGTERM the intake answers /readyz 503 for this long, still serving, so a load balancer stops sending
+   * it traffic before it stops accepting connections.
+   */
+  shutdownDrainSeconds: number;
   /** Web origins whose pages may call the API (the checkout SDK on a shop's site); none by default. */
   corsOrigins: string[];
   /**
@@ -164,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     backpressureSeconds: read.int("BACKPRESSURE_SECONDS", 30, 0, 86_400),
     roomCooldownSeconds: read.int("ROOM_COOLDOWN_SECONDS", 30, 1, 86_400),
+    shutdownDrainSeconds: read.int("SHUTDOWN_DRAIN_SECONDS", 5, 0, 3600),
     corsOrigins: parseOrigins(read.optional("CORS_ORIGINS")),
     auth: read.oneOf("AUTH", "on", ["on", "off"] as const),
     customerTokenSecret: read.secret(

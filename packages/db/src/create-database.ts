@@ -66,11 +66,13 @@ export interface KyselyOptions extends PoolOptions {
    * query that asked for it. (Kysely's own onCreateConnection would keep a connection whose hook threw.)
    */
   onNewConnection?: (client: pg.PoolClient) => Promise<void>;
+  /** Wraps the pool Kysely sees (e.g. to mark its errors with the store's name), over the typed failures. */
+  decoratePool?: (pool: PostgresPool) => PostgresPool;
 }
 
 export function createKysely<DB>(url: string, options: KyselyOptions = {}): Kysely<DB> {
   const pool = typedFailures(createPool(url, options), options.onNewConnection);
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: options.decoratePool?.(pool) ?? pool }) });
 }
 
 /**

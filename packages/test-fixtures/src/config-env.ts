@@ -41,6 +41,7 @@ export function configToEnv(config: Config): Record<string, string> {
     PG_QUERY_TIMEOUT_MS: String(config.postgresTimeouts.queryMs),
     PG_CONNECT_TIMEOUT_MS: String(config.postgresTimeouts.connectMs),
     PG_KEEPALIVE_MS: String(config.postgresTimeouts.keepAliveMs),
+    SHUTDOWN_DRAIN_SECONDS: String(config.shutdownDrainSeconds),
     ...(config.corsOrigins.length > 0 ? { CORS_ORIGINS: config.corsOrigins.join(",") } : {}),
     ...(config.adminApiKey === null ? {} : { ADMIN_API_KEY: config.adminApiKey }),
     ...(config.admissionTokenSecret === null ? {} : { ADMISSION_TOKEN_SECRET: config.admissionTokenSecret }),

@@ -4,7 +4,6 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import websocket from "@fastify/websocket";
 import { AdmissionKeys, AdmissionLeader, AdmissionTokens, ThrottledWarning } from "@floodgate/admission";
 import type { Config } from "@floodgate/config";
 import { createRedis, createSubscriber, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
@@ -14,6 +13,7 @@ import { AdmissionControl } from "../admission/admission-control.ts";
 import { RateLimitBook } from "../admission/rate-limit-book.ts";
 import { RoomDirectory } from "../admission/room-directory.ts";
 import { type RoomEvent, TicketSockets } from "../admission/ticket-sockets.ts";
+import { markRedisErrors } from "../errors/store-errors.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -37,7 +37,9 @@ const DIRECTORY_EVERY_MS = 250;
 const LIMITS_EVERY_MS = 5000;
 
 export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
-  const redis = createRedis(config.redisUrl, { name: "floodgate-intake-admission", autoPipelining: true });
+  const redis = markRedisErrors(
+    createRedis(config.redisUrl, { name: "floodgate-intake-admission", autoPipelining: true }),
+  );
   const subscriber = createSubscriber(config.redisUrl, "floodgate-intake-admission-events");
   for (const connection of [redis, subscriber]) {
     connection.on("error", (error) =>
@@ -114,7 +116,6 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
 
   // Like the request connection: give Redis a moment at start, then serve (and answer 503) while it is away.
   await waitForRedis(redis, 5000).catch(() => app.log.warn("admission: redis not ready yet"));
-  await app.register(websocket, { options: { maxPayload: 1024 } });
   app.decorate("admission", { control, sockets, directory, book, keys, tokens, leader, redis, refresh });
 
   app.addHook("onReady", async () => {

@@ -3,6 +3,7 @@ import { createKysely, type GlobalDatabase } from "@floodgate/db";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { Kysely } from "kysely";
+import { markPoolErrors } from "../errors/store-errors.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -16,6 +17,7 @@ export const globalDbPlugin = fp(async (app: FastifyInstance, { config }: { conf
     max: 2,
     applicationName: "floodgate-intake-global",
     timeouts: config.postgresTimeouts,
+    decoratePool: (pool) => markPoolErrors(pool, "global database"),
   });
   app.decorate("globalDb", db);
   app.addHook("onClose", async () => {

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ERRORS, type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
+import { unavailableStore } from "../errors/store-errors.ts";
 
 /** The RFC 9457 body of a problem: what an HTTP reply sends and what a WebSocket refusal carries. */
 export function problemBody(code: ErrorCode, extras: ProblemExtras, instance: string) {
@@ -62,13 +63,6 @@ function fieldErrors(validation: AjvError[], context: string | undefined) {
   });
 }
 
-const REDIS_DOWN =
-  /Connection is closed|Stream isn't writeable|ECONNREFUSED|Command timed out|MaxRetriesPerRequest|ETIMEDOUT|LOADING|MISCONF|OOM/;
-
-export function isRedisUnavailable(error: Error): boolean {
-  return REDIS_DOWN.test(error.message);
-}
-
 export const problemPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ProblemError) return sendProblem(request, reply, error.code, error.extras);
@@ -92,10 +86,14 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     if (error.statusCode === 400 && error instanceof SyntaxError) {
       return sendProblem(request, reply, "malformed_json", { field: "body", detail: error.message });
     }
-    if (isRedisUnavailable(error)) {
-      request.log.warn({ err: error }, "redis unavailable; answering 503");
+    const store = unavailableStore(error);
+    if (store !== null) {
+      request.log.warn({ err: error.message, store }, "store unavailable; answering 503");
       return sendProblem(request, reply, "service_unavailable", {
-        detail: "The queue is unreachable; nothing was stored. Retry with the same Idempotency-Key.",
+        detail:
+          store === "redis"
+            ? "The queue is unreachable; nothing was stored. Retry with the same Idempotency-Key."
+            : `The ${store} is unavailable; retry shortly.`,
         retryAfterSeconds: 1,
       });
     }

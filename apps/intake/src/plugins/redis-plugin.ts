@@ -2,6 +2,7 @@ import type { Config } from "@floodgate/config";
 import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import { markRedisErrors } from "../errors/store-errors.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -14,14 +15,17 @@ declare module "fastify" {
 }
 
 export const redisPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
-  const redis = createRedis(config.redisUrl, { autoPipelining: true, name: "floodgate-intake" });
+  // Errors marked with their store, so problem-plugin.ts tells an unreachable Redis from a bug by type.
+  const redis = markRedisErrors(
+    createRedis(config.redisUrl, { autoPipelining: true, name: "floodgate-intake" }),
+  );
   // Counts every command this connection sends, so /metrics shows the real Redis round trips per request.
   const sendCommand = redis.sendCommand.bind(redis);
   redis.sendCommand = (...args: Parameters<typeof sendCommand>) => {
     app.metrics.redisCommands.inc();
     return sendCommand(...args);
   };
-  const statsRedis = createRedis(config.redisUrl, { name: "floodgate-intake-stats" });
+  const statsRedis = markRedisErrors(createRedis(config.redisUrl, { name: "floodgate-intake-stats" }));
   for (const connection of [redis, statsRedis]) {
     connection.on("error", (error) => app.log.warn({ err: error.message }, "redis connection error"));
   }

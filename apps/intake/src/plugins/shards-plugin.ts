@@ -10,6 +10,7 @@ import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { Kysely } from "kysely";
+import { markPoolErrors } from "../errors/store-errors.ts";
 
 export interface Shards {
   map: ShardMap;
@@ -46,6 +47,7 @@ export const shardsPlugin = fp(async (app: FastifyInstance, { config }: { config
       applicationName: `floodgate-intake-shard-${i}`,
       timeouts: config.postgresTimeouts,
       onNewConnection: shardIdentityCheck(url, i, deploymentId, refused),
+      decoratePool: (pool) => markPoolErrors(pool, `shard ${i} database`),
     }),
   );
   const forBucket = (bucket: number) => databases[map.shardForBucket(bucket)]!;

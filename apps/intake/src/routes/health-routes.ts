@@ -1,34 +1,34 @@
+// /healthz: the process lives. /readyz: send me traffic. 200 when this process can accept (Redis takes a write,
+// the workers drain, not shutting down); 503 otherwise, naming why. Every database's state is in the body and in
+// floodgate_shard_up / floodgate_global_db_up, but never decides: one shard down must not take every intake out
+// of a load balancer while they accept payments for it (applied once it is back).
 import type { FastifyInstance } from "fastify";
-import { sql } from "kysely";
-
-const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
-  Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)),
-  ]);
+import { redisWritable, workersDraining } from "../health/readiness-checks.ts";
+import { StoreProbes } from "../health/store-probes.ts";
 
 export async function healthRoutes(app: FastifyInstance) {
+  const stores = new StoreProbes(app);
+
   app.get("/healthz", { config: { auth: "public" } }, async () => ({ status: "ok" }));
 
-  // Ready when Redis, every shard and the global database (coupon and product definitions, the admin API)
-  // answer: a load balancer should not send traffic to an intake that would answer 503, and an operator sees
-  // which dependency is missing.
   app.get("/readyz", { config: { auth: "public" } }, async (_request, reply) => {
-    const checks: Record<string, string> = {};
-    const probe = async (name: string, check: () => Promise<unknown>) => {
-      try {
-        await withTimeout(check(), 2000);
-        checks[name] = "ok";
-      } catch (error) {
-        checks[name] = (error as Error).message || "unreachable";
-      }
-    };
-    await Promise.all([
-      probe("redis", () => app.redis.ping()),
-      probe("global", () => sql`select 1`.execute(app.globalDb)),
-      ...app.shards.databases.map((db, i) => probe(`shard_${i}`, () => sql`select 1`.execute(db))),
-    ]);
-    const ready = Object.values(checks).every((value) => value === "ok");
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "unavailable", checks });
+    const [redis, databases] = await Promise.all([redisWritable(app), stores.states()]);
+    const workers = workersDraining(app);
+    const draining = app.lifecycle.draining;
+    const ready = !draining && redis === "ok" && workers.state === "ok";
+    const shards: Record<string, string> = {};
+    databases.shards.forEach((state, shard) => {
+      shards[String(shard)] = state;
+    });
+    return reply.code(ready ? 200 : 503).send({
+      status: draining ? "draining" : ready ? "ready" : "unavailable",
+      checks: { redis, workers: workers.state },
+      workers: {
+        backpressure: workers.backpressure,
+        backlog: workers.backlog,
+        drainSeconds: workers.drainSeconds,
+      },
+      databases: { global: databases.global, shards },
+    });
   });
 }

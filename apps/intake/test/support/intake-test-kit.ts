@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { serverKeyFor } from "@floodgate/test-fixtures";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
+import { readinessKey } from "../../src/health/readiness-checks.ts";
 
 /**
  * The shop's server key of the app's test environment, unless the test names its own Authorization; an
@@ -44,9 +45,14 @@ export async function totalStreamLength(app: FastifyInstance): Promise<number> {
  * there are). The admission leader's lease and backlog signal are left out: the leader writes them on its own
  * timer, and the signal first appears a moment after start, so a "nothing changed" snapshot taken across that
  * moment differed for no reason of the request under test (seen as a rare failure of the first refusal case).
+ * The readiness probe's key is left out for the same reason.
  */
 export async function prefixKeys(app: FastifyInstance): Promise<string[]> {
-  const leaderKeys = new Set([app.admission.keys.leaderLease(), app.admission.keys.backlogSignal()]);
+  const leaderKeys = new Set([
+    app.admission.keys.leaderLease(),
+    app.admission.keys.backlogSignal(),
+    readinessKey(app.config.redisPrefix),
+  ]);
   const keys: string[] = [];
   let cursor = "0";
   do {

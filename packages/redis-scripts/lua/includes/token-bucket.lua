@@ -2,7 +2,13 @@
   A token bucket computed as GCRA: one number per bucket, the time (epoch ms, Redis TIME) at which it would be
   full again. A bucket of burst b refilling every i ms admits b at once, then one per i.
 
-  token_bucket_peek(key, intervalMs, burst, nowMs) reads and decides without writing; it returns
+  The stored time is read against the policy of the call, which an operator may have changed since it was
+  written. Under one policy it is never more than burst * interval ahead (an empty bucket); a time further
+  ahead is the debt of a tighter policy since replaced. It is cut to an empty bucket of the current policy and
+  stored so, which refills at the current rate from now: a restored policy takes effect at once, not after the
+  old debt runs out (it could be minutes).
+
+  token_bucket_peek(key, intervalMs, burst, nowMs) decides, writing only to cut such a debt; it returns
     ok          whether a token is there now
     nextTat     what to store when the token is taken (nil when there is no limit or no token)
     remaining   tokens left once it is taken (-1: no limit)
@@ -19,6 +25,10 @@ local function token_bucket_peek(key, interval, burst, nowMs)
     tat = nowMs
   end
   local tolerance = interval * burst
+  if tat > nowMs + tolerance then
+    tat = nowMs + tolerance
+    redis.call("SET", key, tostring(tat), "PX", math.max(1, math.ceil(tolerance)))
+  end
   local nextTat = tat + interval
   local allowAt = nextTat - tolerance
   if nowMs < allowAt then
