@@ -16,9 +16,18 @@ import { measureRoundTrips, type RoundTrips } from "./redis-round-trips.ts";
 const KEY_CACHE_RELOAD = /from "api_keys"/;
 const KEY_CACHE_RELOAD_EVERY_MS = 60_000;
 
+/**
+ * The databases' probe (apps/intake/src/health/store-probes.ts): `select 1` on each pool when /readyz is asked
+ * or /metrics is scraped (floodgate_shard_up), as this measurement itself scrapes /metrics before and after its
+ * payments. Asked for by the operator's tools, never by a request: reported, not counted against the budget.
+ */
+const HEALTH_PROBE = /^\s*select 1\s*$/i;
+
 export interface PostgresBudget extends IntakePostgresActivity {
-  /** Queries seen that were not the key cache's reload: must be 0. */
+  /** Queries seen that were neither the key cache's reload nor a health probe: must be 0. */
   requestQueries: number;
+  /** `select 1` probes of /readyz and the /metrics scrapes (floodgate_shard_up). */
+  healthProbes: number;
   /** The key cache's reloads seen, and how many its once-a-minute timer allows in the watch. */
   keyCacheReloads: number;
   keyCacheReloadsAllowed: number;
@@ -33,14 +42,20 @@ export interface IntakeBudget {
 }
 
 export const isKeyCacheReload = (query: string): boolean => KEY_CACHE_RELOAD.test(query);
+export const isHealthProbe = (query: string): boolean => HEALTH_PROBE.test(query);
+
+type QueryKind = "reload" | "probe" | "request";
+const kindOf = (query: string): QueryKind =>
+  isKeyCacheReload(query) ? "reload" : isHealthProbe(query) ? "probe" : "request";
 
 export function postgresBudget(activity: IntakePostgresActivity, processes: number): PostgresBudget {
-  const count = (reload: boolean) =>
-    activity.queries.filter((q) => isKeyCacheReload(q.query) === reload).reduce((sum, q) => sum + q.seen, 0);
+  const count = (kind: QueryKind) =>
+    activity.queries.filter((q) => kindOf(q.query) === kind).reduce((sum, q) => sum + q.seen, 0);
   return {
     ...activity,
-    requestQueries: count(false),
-    keyCacheReloads: count(true),
+    requestQueries: count("request"),
+    healthProbes: count("probe"),
+    keyCacheReloads: count("reload"),
     keyCacheReloadsAllowed: processes * (1 + Math.ceil(activity.watchedMs / KEY_CACHE_RELOAD_EVERY_MS)),
   };
 }
@@ -94,12 +109,16 @@ export function budgetLine(name: string, budget: IntakeBudget): string {
     postgres.keyCacheReloads === 0
       ? ""
       : ` (besides ${postgres.keyCacheReloads} reload(s) of the server-key cache, its once-a-minute timer, at most ${postgres.keyCacheReloadsAllowed})`;
+  const probes =
+    postgres.healthProbes === 0
+      ? ""
+      : ` (besides ${postgres.healthProbes} select 1 health probe(s) of the /metrics scrapes and /readyz)`;
   const others = postgres.queries
-    .filter((q) => !isKeyCacheReload(q.query))
+    .filter((q) => kindOf(q.query) === "request")
     .map((q) => `${q.seen} x ${q.query || "(connection opened)"}`);
   const queries =
     postgres.requestQueries === 0
-      ? `0 Postgres queries from the intake's ${postgres.connections} connections${reloads}`
-      : `${postgres.requestQueries} Postgres queries seen from the intake (${others.join(" | ")})${reloads}`;
+      ? `0 Postgres queries from the intake's ${postgres.connections} connections${reloads}${probes}`
+      : `${postgres.requestQueries} Postgres queries seen from the intake (${others.join(" | ")})${reloads}${probes}`;
   return `${name}: intake budget (auth ${budget.auth}) over ${formatCount(redis.payments)} payments, ${formatCount(redis.accepted)} accepted: ${redis.perAccepted ?? "n/a"} Redis commands per accepted payment (${formatCount(redis.redisCommands)} commands), ${queries}: ${budget.held ? "held" : "NOT held"}`;
 }

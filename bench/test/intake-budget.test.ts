@@ -48,4 +48,18 @@ describe("the intake budget", () => {
     expect(perRequest.keyCacheReloadsAllowed).toBe(4);
     expect(budgetHeld(redis(5000, 5000), perRequest)).toBe(false);
   });
+
+  it("reports the health probes of /readyz and the /metrics scrapes apart, never as a request's query", () => {
+    const probed = postgresBudget(
+      activity([
+        { query: "select 1", seen: 10 },
+        { query: "select balance from wallets where user_id = $1", seen: 1 },
+      ]),
+      1,
+    );
+    expect(probed).toMatchObject({ requestQueries: 1, healthProbes: 10 });
+    expect(budgetHeld(redis(5000, 5000), probed)).toBe(false);
+    const onlyProbes = postgresBudget(activity([{ query: "select 1", seen: 10 }]), 1);
+    expect(budgetHeld(redis(5000, 5000), onlyProbes)).toBe(true);
+  });
 });
