@@ -1,16 +1,15 @@
 // Orders end to end through the real intake, a worker, Redis and the shards: placed (stock reserved in one
 // script), recorded on the user's shard with the global stock moved once per batch, paid through the payment
 // pipeline, cancelled with stock and coupon given back in Redis and Postgres, and never oversold.
-import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
 import { newOperationId } from "@floodgate/domain";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import type { QueueKeys, ScriptedRedis } from "@floodgate/queue";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
-import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import type { TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY, createCoupon, requestIssue } from "./support/coupon-client.ts";
-import { type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
-import { asShop, deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { createCoupon, requestIssue } from "./support/coupon-client.ts";
+import { asShop, deposit, type IntakeApp } from "./support/intake-client.ts";
 import {
   cancelOrder,
   createProduct,
@@ -20,6 +19,7 @@ import {
   placeOrder,
   stockState,
 } from "./support/order-client.ts";
+import { type OrdersStack, startOrdersStack } from "./support/orders-stack.ts";
 import { pendingCount } from "./support/queue-inspection.ts";
 import { waitFor } from "./support/wait-for.ts";
 
@@ -29,25 +29,16 @@ let redis: ScriptedRedis;
 let keys: QueueKeys;
 let global: Kysely<GlobalDatabase>;
 let shards: Kysely<ShardDatabase>[];
-let worker: InProcessWorker;
+
+let stack: OrdersStack | undefined;
 
 beforeAll(async () => {
-  env = await createTestEnvironment("orders-lifecycle", { env: { ADMIN_API_KEY: ADMIN_KEY } });
-  app = await startIntake(env.config);
-  redis = createRedis(env.config.redisUrl);
-  await waitForRedis(redis);
-  keys = new QueueKeys(env.config.redisPrefix, env.config.streamPartitions);
-  global = createKysely<GlobalDatabase>(env.config.databaseUrl, { max: 1 });
-  shards = env.config.shardUrls.map((url) => createKysely<ShardDatabase>(url, { max: 1 }));
-  worker = await startInProcessWorker(env.config, "orders-lifecycle");
+  stack = await startOrdersStack("orders-lifecycle");
+  ({ env, app, redis, keys, global, shards } = stack);
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await app?.close();
-  redis?.disconnect();
-  await Promise.all([global, ...(shards ?? [])].map((db) => db?.destroy()));
-  await env?.cleanup();
+  await stack?.stop();
 });
 
 const settled = (status: string) => status !== "pending";

@@ -2,22 +2,17 @@
 // an order counts stop counting once it is paid or cancelled, exactly once whatever comes after (a second
 // payment, a cancel of a paid order, a redelivered settlement or release). Expiry is in orders-expiry.test.ts,
 // which runs with a short ORDER_TTL_SECONDS.
-import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
 import {
-  createRedis,
   execOrThrow,
-  QueueKeys,
+  type QueueKeys,
   queueOrderReleases,
   queueUnpaidSettlements,
   type ScriptedRedis,
-  waitForRedis,
 } from "@floodgate/queue";
-import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_KEY } from "./support/coupon-client.ts";
-import { type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
-import { deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { deposit, type IntakeApp } from "./support/intake-client.ts";
 import {
   cancelOrder,
   createProduct,
@@ -27,34 +22,25 @@ import {
   placeOrder,
   stockState,
 } from "./support/order-client.ts";
+import { type OrdersStack, startOrdersStack } from "./support/orders-stack.ts";
 import { pendingCount } from "./support/queue-inspection.ts";
 import { waitFor } from "./support/wait-for.ts";
 
-let env: TestEnvironment;
 let app: IntakeApp;
 let redis: ScriptedRedis;
 let keys: QueueKeys;
 let global: Kysely<GlobalDatabase>;
 let shards: Kysely<ShardDatabase>[];
-let worker: InProcessWorker;
+
+let stack: OrdersStack | undefined;
 
 beforeAll(async () => {
-  env = await createTestEnvironment("orders-unit-limit", { env: { ADMIN_API_KEY: ADMIN_KEY } });
-  app = await startIntake(env.config);
-  redis = createRedis(env.config.redisUrl);
-  await waitForRedis(redis);
-  keys = new QueueKeys(env.config.redisPrefix, env.config.streamPartitions);
-  global = createKysely<GlobalDatabase>(env.config.databaseUrl, { max: 1 });
-  shards = env.config.shardUrls.map((url) => createKysely<ShardDatabase>(url, { max: 1 }));
-  worker = await startInProcessWorker(env.config, "orders-unit-limit");
+  stack = await startOrdersStack("orders-unit-limit");
+  ({ app, redis, keys, global, shards } = stack);
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await app?.close();
-  redis?.disconnect();
-  await Promise.all([global, ...(shards ?? [])].map((db) => db?.destroy()));
-  await env?.cleanup();
+  await stack?.stop();
 });
 
 const held = async (productId: string, userId: string) =>
