@@ -137,7 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: read.int("WORKERS", 2, 0, 256),
     workerNice: read.int("WORKER_NICE", 10, 0, 19),
     // One per cpu but one, at least 1 and at most 4: Redis, Postgres and the workers need a cpu of their own when
-    // they share the machine. Measured on the 2-vCPU development machine (bench/results/20261123T11*): one intake
+    // they share the machine. Measured on the 2-vCPU development machine (result files of 2026-11-23, in git history): one intake
     // process answered the coupon drop at p99 20.8-22.0 ms where two took 24.9-29.9 ms, and reached the same
     // highest payment rate (9,380/s against 9,195/s).
     intakeProcesses: read.int(
