@@ -9,24 +9,44 @@ import {
 } from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 
-/** The return codes of issue-coupon-9.lua, the one place they are named (admission codes aside). */
+/** The return codes of issue-coupon-10.lua, the one place they are named (admission codes aside). */
 export const IssueCouponCode = {
   accepted: 1,
+  replayed: 0,
   unknownCoupon: -1,
   notOpenYet: -2,
   closed: -3,
   alreadyIssued: -4,
   soldOut: -5,
+  conflict: -6,
 } as const;
 
-export type IssueCouponOutcome =
-  | { result: "accepted"; id: string; admission: AdmissionInfo | null }
-  | { result: "unknown_coupon" }
+/** A refusal the script decided; `replayed` when it is an Idempotency-Key's recorded first answer. */
+export type CouponIssueRefusal = (
   | { result: "not_open"; opensAt: number }
   | { result: "closed"; closedAt: number }
   | { result: "already_issued"; existingId: string }
   | { result: "sold_out" }
+) & { replayed: boolean };
+
+export type IssueCouponOutcome =
+  | { result: "accepted"; id: string; admission: AdmissionInfo | null }
+  | { result: "replayed"; id: string; admission: AdmissionInfo | null }
+  | { result: "conflict"; existingId: string }
+  | { result: "unknown_coupon" }
+  | CouponIssueRefusal
   | AdmissionRefusal;
+
+export interface IssueCouponIdempotency {
+  /** The request's Idempotency-Key, if it sent one. */
+  key?: string;
+  /** Hash of the request (coupon, user), compared on replays of the key. */
+  fingerprint: string;
+  ttlSeconds: number;
+}
+
+/** For callers outside the HTTP edge (tests, tools): one coupon per user already makes an issue idempotent. */
+const WITHOUT_IDEMPOTENCY_KEY: IssueCouponIdempotency = { fingerprint: "", ttlSeconds: 0 };
 
 /**
  * The intake's whole Redis budget for a coupon issue: ONE script call (admission, window, one per user, count,
@@ -38,15 +58,17 @@ export async function issueCoupon(
   message: CouponIssueMessage,
   discount: CouponDefinition["discount"],
   admission: AdmissionCheck,
+  idempotency: IssueCouponIdempotency = WITHOUT_IDEMPOTENCY_KEY,
 ): Promise<IssueCouponOutcome> {
   const partition = keys.partitionForUser(message.userId);
-  const [code, value, info] = await redis.issueCoupon(
+  const [code, value, info, replayedFlag] = await redis.issueCoupon(
     ...admission.keys,
     keys.couponState(message.couponId),
     keys.couponHolders(message.couponId),
     keys.status(partition, message.id),
     keys.stream(partition),
     keys.couponIssue(partition, message.id),
+    keys.idempotency(partition, message.userId, idempotency.key ?? ""),
     ...admission.args,
     message.id,
     message.userId,
@@ -54,24 +76,31 @@ export async function issueCoupon(
     message.couponId,
     discount.type,
     discount.value,
+    idempotency.fingerprint,
+    idempotency.key === undefined ? 0 : idempotency.ttlSeconds,
   );
+  const replayed = replayedFlag === 1;
   switch (code) {
     case IssueCouponCode.accepted:
       return { result: "accepted", id: value, admission: admissionInfo(info) };
+    case IssueCouponCode.replayed:
+      return { result: "replayed", id: value, admission: admissionInfo(info) };
+    case IssueCouponCode.conflict:
+      return { result: "conflict", existingId: value };
     case IssueCouponCode.unknownCoupon:
       return { result: "unknown_coupon" };
     case IssueCouponCode.notOpenYet:
-      return { result: "not_open", opensAt: Number(value) };
+      return { result: "not_open", opensAt: Number(value), replayed };
     case IssueCouponCode.closed:
-      return { result: "closed", closedAt: Number(value) };
+      return { result: "closed", closedAt: Number(value), replayed };
     case IssueCouponCode.alreadyIssued:
-      return { result: "already_issued", existingId: value };
+      return { result: "already_issued", existingId: value, replayed };
     case IssueCouponCode.soldOut:
-      return { result: "sold_out" };
+      return { result: "sold_out", replayed };
     default: {
       const refusal = admissionRefusal(code, value);
       if (refusal) return refusal;
-      throw new Error(`issue-coupon-9.lua returned an unknown code ${code}`);
+      throw new Error(`issue-coupon-10.lua returned an unknown code ${code}`);
     }
   }
 }

@@ -43,10 +43,8 @@ export interface OverLimitLine {
   limit: number;
 }
 
-export type ReserveOrderOutcome =
-  | { result: "accepted"; id: string; amount: number; admission: AdmissionInfo | null }
-  | { result: "replayed"; id: string; amount: number; admission: AdmissionInfo | null }
-  | { result: "conflict"; existingId: string }
+/** A refusal the script decided; `replayed` when it is an Idempotency-Key's recorded first answer. */
+export type OrderRefusal = (
   | { result: "unknown_product"; line: number; productId: string }
   | { result: "out_of_stock"; lines: ShortLine[] }
   | { result: "unknown_coupon" }
@@ -54,6 +52,13 @@ export type ReserveOrderOutcome =
   | { result: "coupon_used"; orderId: string }
   | { result: "amount_too_large"; amount: number }
   | { result: "unit_limit_exceeded"; lines: OverLimitLine[] }
+) & { replayed: boolean };
+
+export type ReserveOrderOutcome =
+  | { result: "accepted"; id: string; amount: number; admission: AdmissionInfo | null }
+  | { result: "replayed"; id: string; amount: number; admission: AdmissionInfo | null }
+  | { result: "conflict"; existingId: string }
+  | OrderRefusal
   | AdmissionRefusal;
 
 export interface ReserveOrderRequest {
@@ -109,7 +114,7 @@ export async function reserveOrder(
     ...productKeys,
     ...request.items.map((item) => keys.unpaidUnits(item.productId, request.userId)),
   ];
-  const [code, value, info] = await redis.reserveOrder(
+  const [code, value, info, replayedFlag] = await redis.reserveOrder(
     orderKeys.length,
     ...orderKeys,
     ...request.admission.args,
@@ -127,6 +132,7 @@ export async function reserveOrder(
     request.unpaidUnitsTtlSeconds,
     ...request.items.map((item) => item.quantity),
   );
+  const replayed = replayedFlag === 1;
   switch (code) {
     case ReserveOrderCode.accepted:
       return {
@@ -143,7 +149,7 @@ export async function reserveOrder(
       return { result: "conflict", existingId: value };
     case ReserveOrderCode.unknownProduct: {
       const line = Number(value);
-      return { result: "unknown_product", line, productId: request.items[line - 1]!.productId };
+      return { result: "unknown_product", line, productId: request.items[line - 1]!.productId, replayed };
     }
     case ReserveOrderCode.outOfStock:
       return {
@@ -153,17 +159,18 @@ export async function reserveOrder(
           const item = request.items[line - 1]!;
           return { line, productId: item.productId, requested: item.quantity, available };
         }),
+        replayed,
       };
     case ReserveOrderCode.unknownCoupon:
-      return { result: "unknown_coupon" };
+      return { result: "unknown_coupon", replayed };
     case ReserveOrderCode.couponNotYours:
-      return { result: "coupon_not_yours" };
+      return { result: "coupon_not_yours", replayed };
     case ReserveOrderCode.couponUsed:
-      return { result: "coupon_used", orderId: value };
+      return { result: "coupon_used", orderId: value, replayed };
     case ReserveOrderCode.amountTooLarge:
-      return { result: "amount_too_large", amount: Number(value) };
+      return { result: "amount_too_large", amount: Number(value), replayed };
     case ReserveOrderCode.unitLimitExceeded:
-      return { result: "unit_limit_exceeded", lines: overLimitLines(request.items, value) };
+      return { result: "unit_limit_exceeded", lines: overLimitLines(request.items, value), replayed };
     default: {
       const refusal = admissionRefusal(code, value);
       if (refusal) return refusal;

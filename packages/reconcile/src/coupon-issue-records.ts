@@ -1,4 +1,4 @@
-// Each coupon issue's redemption record in Redis ({p}:cis:<issueId>, written by issue-coupon-9.lua and read by
+// Each coupon issue's redemption record in Redis ({p}:cis:<issueId>, written by issue-coupon-10.lua and read by
 // reserve-order-n.lua): without it the holder cannot use the coupon, and its `orderId` is what stops a second
 // order using it. With the queue drained, `orderId` names exactly the order the shard says uses it.
 

@@ -18,10 +18,12 @@
   Returns
     {1, id, admission}          accepted: status written, entry appended
     {0, existingId, admission}  replay: same key, same body; nothing written
-    {-1, existingId}            conflict: same key, different body; nothing written
+    {-1, existingId}            conflict: same key, different body; nothing written ("" when the key's first
+                                request was refused by another script: includes/idempotency-record.lua)
     {-90 | -91, detail}         refused by admission control (includes/admission-gate.lua); nothing written
 ]]
 --- @include "admission-gate"
+--- @include "idempotency-record"
 local refusal = admission_gate()
 if refusal then
   return refusal
@@ -34,17 +36,16 @@ local fingerprint = ARGV[2]
 local idempotencyTtl = tonumber(ARGV[3])
 
 if idempotencyTtl > 0 then
-  local previous = redis.call("GET", KEYS[1])
-  if previous then
-    local separator = string.find(previous, " ", 1, true)
-    local previousFingerprint = string.sub(previous, 1, separator - 1)
-    local previousId = string.sub(previous, separator + 1)
-    if previousFingerprint == fingerprint then
-      return {0, previousId, ADMISSION_INFO}
+  local record = idempotency_lookup(KEYS[1], fingerprint)
+  if record then
+    if record.kind == "accepted" then
+      return {0, record.id, ADMISSION_INFO}
     end
-    return {-1, previousId}
+    -- A payment or deposit is never refused here, so a refused record with this fingerprint cannot exist:
+    -- any record that is not this request's acceptance is another request's.
+    return {-1, record.id or ""}
   end
-  redis.call("SET", KEYS[1], fingerprint .. " " .. operationId, "EX", idempotencyTtl)
+  idempotency_remember_accepted(KEYS[1], idempotencyTtl, fingerprint, operationId)
 end
 
 -- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.

@@ -20,7 +20,7 @@
                                  awaiting payment (includes/unpaid-units.lua)
 
   Redis Cluster: KEYS[1..5] carry the user's partition tag, each product (with its unpaid counters) its own; like
-  issue-coupon-9.lua this script runs on standalone Redis (or Sentinel). A cluster deployment would give one
+  issue-coupon-10.lua this script runs on standalone Redis (or Sentinel). A cluster deployment would give one
   product's orders their own stream in the product's slot and allow one product per order.
 
   ARGV[1] order id (new, minted by the intake)
@@ -41,7 +41,8 @@
   Returns {code, value}; codes are mapped by ReserveOrderCode (packages/queue/src/reserve-order.ts)
     { 1, amount, admission}    accepted
     { 0, "<orderId> <amount>", admission} replay: same key, same body; nothing written
-    {-1, existingId}           conflict: same key, different body
+    {code, value, "", 1}       replay of a refusal below (-2 .. -8): the first answer, word for word
+    {-1, existingId}           conflict: same key, different body ("" when the key's first request was refused)
     {-2, line}                 unknown product (1-based line number of the first)
     {-3, "line:available,..."} out of stock: every short line and what is left of its product
     {-4, ""}                   unknown coupon issue
@@ -55,6 +56,7 @@
     {-90 | -91, detail}        refused by admission control (includes/admission-gate.lua)
 ]]
 --- @include "admission-gate"
+--- @include "idempotency-record"
 local refusal = admission_gate()
 if refusal then
   return refusal
@@ -70,16 +72,21 @@ local lines = (#KEYS - 5) / 2
 local defaultCap = tonumber(ARGV[11])
 
 if idempotencyTtl > 0 then
-  local previous = redis.call("GET", KEYS[1])
-  if previous then
-    local separator = string.find(previous, " ", 1, true)
-    local previousId = string.sub(previous, separator + 1)
-    if string.sub(previous, 1, separator - 1) == fingerprint then
-      local amount = redis.call("HGET", string.gsub(KEYS[4], "[^:]+$", previousId), "amount")
-      return {0, previousId .. " " .. (amount or ""), ADMISSION_INFO}
+  local record = idempotency_lookup(KEYS[1], fingerprint)
+  if record then
+    if record.kind == "accepted" then
+      local amount = redis.call("HGET", string.gsub(KEYS[4], "[^:]+$", record.id), "amount")
+      return {0, record.id .. " " .. (amount or ""), ADMISSION_INFO}
     end
-    return {-1, previousId}
+    if record.kind == "refused" then
+      return idempotency_replayed_refusal(record)
+    end
+    return {-1, record.id}
   end
+end
+-- Every refusal from here on is the request's answer: recorded, so a retry with its key gets it again.
+local function refuse(code, value)
+  return idempotency_refuse(KEYS[1], idempotencyTtl, fingerprint, code, value)
 end
 
 -- Read every line first: a line may repeat a product, so stock is checked against the product's total.
@@ -91,7 +98,7 @@ for i = 1, lines do
   local key = KEYS[5 + i]
   local state = redis.call("HMGET", key, "price", "available", "maxUnitsPerUser")
   if not state[1] then
-    return {-2, tostring(i)}
+    return refuse(-2, tostring(i))
   end
   prices[i] = tonumber(state[1])
   available[key] = tonumber(state[2])
@@ -106,7 +113,7 @@ for i = 1, lines do
   end
 end
 if #short > 0 then
-  return {-3, table.concat(short, ",")}
+  return refuse(-3, table.concat(short, ","))
 end
 -- The per-user cap, per product (a product's lines together), reported on the product's first line.
 local overCap = {}
@@ -122,7 +129,7 @@ for i = 1, lines do
   end
 end
 if #overCap > 0 then
-  return {-8, table.concat(overCap, ",")}
+  return refuse(-8, table.concat(overCap, ","))
 end
 
 local subtotal = 0
@@ -139,13 +146,13 @@ local discount = 0
 if couponIssueId ~= "" then
   local coupon = redis.call("HMGET", KEYS[5], "userId", "discountType", "discountValue", "orderId")
   if not coupon[1] then
-    return {-4, ""}
+    return refuse(-4, "")
   end
   if coupon[1] ~= userId then
-    return {-5, ""}
+    return refuse(-5, "")
   end
   if coupon[4] then
-    return {-6, coupon[4]}
+    return refuse(-6, coupon[4])
   end
   local value = tonumber(coupon[3])
   if coupon[2] == "percent" then
@@ -156,7 +163,7 @@ if couponIssueId ~= "" then
 end
 local amount = subtotal - discount
 if amount > tonumber(ARGV[10]) then
-  return {-7, tostring(amount)}
+  return refuse(-7, tostring(amount))
 end
 
 for key, quantity in pairs(needed) do
@@ -174,9 +181,7 @@ end
 if couponIssueId ~= "" then
   redis.call("HSET", KEYS[5], "orderId", orderId)
 end
-if idempotencyTtl > 0 then
-  redis.call("SET", KEYS[1], fingerprint .. " " .. orderId, "EX", idempotencyTtl)
-end
+idempotency_remember_accepted(KEYS[1], idempotencyTtl, fingerprint, orderId)
 local message = {
   v = 1, kind = "order", id = orderId, userId = userId, createdAt = tonumber(ARGV[6]), items = items,
   discount = discount, amount = amount, currency = ARGV[8], expiresAt = tonumber(ARGV[7]),

@@ -23,19 +23,19 @@ export function scriptSource(file: string): string {
 export interface ScriptedRedis extends Redis {
   /** enqueue-operation-7.lua: the 4 admission keys, 3 keys, the 7 admission arguments, 4 arguments. */
   enqueueOperation(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
-  /** issue-coupon-9.lua: the 4 admission keys, 5 keys, the 7 admission arguments, 6 arguments. */
-  issueCoupon(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
+  /** issue-coupon-10.lua: the 4 admission keys, 6 keys, the 7 admission arguments, 8 arguments. */
+  issueCoupon(...keysThenArgs: (string | number)[]): Promise<[number, string, string?, number?]>;
   changeProduct(
     productStateKey: string,
     price: number | "",
     stockAdded: number,
     maxUnitsPerUser: number | "",
   ): Promise<[number, number]>;
-  /** reserve-order-n.lua: the caller passes the number of keys first. */
+  /** reserve-order-n.lua: the caller passes the number of keys first. The 4th element is 1 on a replayed refusal. */
   reserveOrder(
     numberOfKeys: number,
     ...keysThenArgs: (string | number)[]
-  ): Promise<[number, string, string?]>;
+  ): Promise<[number, string, string?, number?]>;
   requestOrderEnd(
     orderStateKey: string,
     statusKey: string,

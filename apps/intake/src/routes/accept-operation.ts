@@ -9,7 +9,7 @@ import {
 import { enqueueOperation } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ProblemError } from "../errors/error-catalogue.ts";
+import { ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
 
 export interface OperationInput {
@@ -26,6 +26,16 @@ const LOCATION_BASE: Record<MoneyOperationKind, string> = {
 };
 
 const ROUTE_CLASS = { payment: "payments", deposit: "deposits" } as const;
+
+/** Stripe's mark on an answer that is an Idempotency-Key's recorded first answer, not a new decision. */
+export const REPLAYED_HEADER = { "Idempotent-Replayed": "true" } as const;
+
+/** The 422 for a key reused with another body: names the key's operation, if its first request created one. */
+export function conflictExtras(existingId: string): ProblemExtras {
+  return existingId === ""
+    ? { field: "Idempotency-Key", detail: "this key's first request, with a different body, was refused" }
+    : { field: "Idempotency-Key", existingId };
+}
 
 export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers["idempotency-key"];
@@ -77,14 +87,11 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
     throw admission.control.refusalProblem(routeClass, outcome);
   }
   if (outcome.result === "conflict") {
-    throw new ProblemError("idempotency_key_reused", {
-      field: "Idempotency-Key",
-      existingId: outcome.existingId,
-    });
+    throw new ProblemError("idempotency_key_reused", conflictExtras(outcome.existingId));
   }
   metrics.accepted.inc({ kind: input.kind, outcome: outcome.result });
   admission.control.accepted(reply, routeClass, outcome.admission);
-  if (outcome.result === "replayed") reply.header("Idempotent-Replayed", "true");
+  if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
   return reply
     .code(202)
     .header("Location", LOCATION_BASE[input.kind] + outcome.id)

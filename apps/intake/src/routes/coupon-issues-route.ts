@@ -17,7 +17,9 @@ import type { FastifyInstance } from "fastify";
 import { actingUser, visibleTo } from "../auth/caller.ts";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 import { sendProblem } from "../plugins/problem-plugin.ts";
+import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
 import { readCouponIssue } from "./read-coupon-issue.ts";
+import { requestFingerprint } from "./request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
@@ -25,9 +27,11 @@ const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 // which spares each one an Error's stack trace and Fastify's error path.
 function refusal(
   couponId: string,
-  outcome: Exclude<IssueCouponOutcome, { result: "accepted" } | AdmissionRefusal>,
+  outcome: Exclude<IssueCouponOutcome, { result: "accepted" | "replayed" } | AdmissionRefusal>,
 ): [ErrorCode, ProblemExtras] {
   switch (outcome.result) {
+    case "conflict":
+      return ["idempotency_key_reused", conflictExtras(outcome.existingId)];
     case "already_issued":
       return [
         "already_issued",
@@ -67,6 +71,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
     async (request, reply) => {
       const { couponId } = request.params;
       const userId = actingUser(request.caller, request.body.userId);
+      const idempotencyKey = idempotencyKeyOf(request);
       const { metrics } = app;
       // Warm after this process's first request for the coupon: no Postgres query on the hot path.
       const coupon = app.couponDefinitions.cached(couponId) ?? (await app.couponDefinitions.find(couponId));
@@ -89,11 +94,16 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         message,
         coupon.discount,
         app.admission.control.admissionFor(request, "coupon-issues", userId),
+        {
+          ...(idempotencyKey === undefined ? {} : { key: idempotencyKey }),
+          fingerprint: requestFingerprint("coupon_issue", userId, couponId),
+          ttlSeconds: app.config.idempotencyTtlSeconds,
+        },
       );
       if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
         throw app.admission.control.refusalProblem("coupon-issues", outcome);
       }
-      if (outcome.result !== "accepted") {
+      if (outcome.result !== "accepted" && outcome.result !== "replayed") {
         const label =
           outcome.result === "closed"
             ? "not_open"
@@ -103,11 +113,15 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         metrics.couponIssueDecisions.inc({ outcome: label });
         if (outcome.result === "unknown_coupon")
           request.log.error({ couponId }, "coupon state missing in Redis");
-        return sendProblem(request, reply, ...refusal(couponId, outcome));
+        const [code, extras] = refusal(couponId, outcome);
+        // A retry of a refused key gets the first refusal again (the script recorded it), marked as Stripe does.
+        if ("replayed" in outcome && outcome.replayed) extras.headers = REPLAYED_HEADER;
+        return sendProblem(request, reply, code, extras);
       }
-      metrics.couponIssueDecisions.inc({ outcome: "accepted" });
-      metrics.accepted.inc({ kind: "coupon_issue", outcome: "accepted" });
+      metrics.couponIssueDecisions.inc({ outcome: outcome.result });
+      metrics.accepted.inc({ kind: "coupon_issue", outcome: outcome.result });
       app.admission.control.accepted(reply, "coupon-issues", outcome.admission);
+      if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
       return reply
         .code(202)
         .header("Location", `/v1/coupon-issues/${outcome.id}`)

@@ -24,7 +24,7 @@ import { actingUser, adminNotAllowed, visibleTo } from "../auth/caller.ts";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 import { orderConflictResponseSchema } from "../orders/order-problem-schema.ts";
 import { readOrder } from "../orders/read-order.ts";
-import { idempotencyKeyOf } from "./accept-operation.ts";
+import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
@@ -101,13 +101,15 @@ export async function ordersRoute(app: FastifyInstance) {
       metrics.orderDecisions.inc({ outcome: outcome.result });
       if (outcome.result !== "accepted" && outcome.result !== "replayed") {
         const [code, extras] = refusal(outcome);
+        // A retry of a refused key gets the first refusal again (the script recorded it), marked as Stripe does.
+        if ("replayed" in outcome && outcome.replayed) extras.headers = REPLAYED_HEADER;
         throw new ProblemError(code, extras);
       }
       metrics.accepted.inc({ kind: "order", outcome: outcome.result });
       app.admission.control.accepted(reply, "orders", outcome.admission);
       // Only accepted orders name real products: a stream of unknown ids cannot fill the gauge's slots.
       for (const { productId } of items) if (ordered.size < MAX_GAUGED_PRODUCTS) ordered.add(productId);
-      if (outcome.result === "replayed") reply.header("Idempotent-Replayed", "true");
+      if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
       return reply
         .code(202)
         .header("Location", `/v1/orders/${outcome.id}`)
@@ -171,7 +173,7 @@ function refusal(
 ): [ErrorCode, ProblemExtras] {
   switch (outcome.result) {
     case "conflict":
-      return ["idempotency_key_reused", { field: "Idempotency-Key", existingId: outcome.existingId }];
+      return ["idempotency_key_reused", conflictExtras(outcome.existingId)];
     case "unknown_product":
       return [
         "not_found",

@@ -2,7 +2,8 @@
   Issue one first-come-first-served coupon to one user, or refuse, atomically, in the intake's single round
   trip: admission (rate limits, waiting room), window check (Redis TIME, one clock for every intake), one per
   user, count < quantity, then the reservation, the pending status and the stream entry. A refusal writes
-  nothing.
+  nothing but its Idempotency-Key's record, so a retry with the key gets the first answer again
+  (includes/idempotency-record.lua).
 
   KEYS[1..4] admission: user bucket, IP bucket, room state, room tickets (includes/admission-gate.lua)
   then, numbered below as the script sees them once the admission keys are taken:
@@ -11,8 +12,9 @@
   KEYS[3] status hash         {p}:op:<issueId>  (same shape as an operation's: status, message)
   KEYS[4] partition stream    {p}:ops           (the user's partition, as for payments)
   KEYS[5] redemption record   {p}:cis:<issueId> couponId, userId, discount; read by reserve-order-n.lua
+  KEYS[6] idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[8] is "0")
 
-  Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..5] the user's partition tag, so they are
+  Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..6] the user's partition tag, so they are
   in different slots and this script runs on standalone Redis (or Sentinel) only. A cluster deployment would
   keep the status hash under the coupon's tag and append to a per-coupon stream {cpn_...}:ops that workers
   also read (the worker routes by the message's userId, not by the stream), so one coupon is one slot.
@@ -24,9 +26,14 @@
   ARGV[4] coupon id
   ARGV[5] discount type ("fixed" | "percent")
   ARGV[6] discount value
+  ARGV[7] request fingerprint (compared on replays of the same Idempotency-Key)
+  ARGV[8] idempotency TTL in seconds, "0" without an Idempotency-Key
 
   Returns {code, value}; codes are mapped by IssueCouponCode (packages/queue/src/issue-coupon.ts)
     { 1, issueId, admission} accepted: reserved, status written, entry appended
+    { 0, issueId, admission} replay: same key, same body; nothing written
+    {code, value, "", 1}     replay of a refusal below (-2 .. -5): the first answer, word for word
+    {-6, existingId}         conflict: same key, different body ("" when the key's first request was refused)
     {-90 | -91, detail} refused by admission control (includes/admission-gate.lua)
     {-1, ""}          unknown: no coupon state in Redis
     {-2, startsAt}    not open yet
@@ -35,6 +42,7 @@
     {-5, ""}          sold out
 ]]
 --- @include "admission-gate"
+--- @include "idempotency-record"
 local refusal = admission_gate()
 if refusal then
   return refusal
@@ -42,9 +50,29 @@ end
 local KEYS = {unpack(KEYS, ADMISSION_KEYS + 1)}
 local ARGV = {unpack(ARGV, ADMISSION_ARGS + 1)}
 
+local fingerprint = ARGV[7]
+local idempotencyTtl = tonumber(ARGV[8])
+if idempotencyTtl > 0 then
+  local record = idempotency_lookup(KEYS[6], fingerprint)
+  if record then
+    if record.kind == "accepted" then
+      return {0, record.id, ADMISSION_INFO}
+    end
+    if record.kind == "refused" then
+      return idempotency_replayed_refusal(record)
+    end
+    return {-6, record.id}
+  end
+end
+-- Every refusal from here on is the request's answer: recorded, so a retry with its key gets it again.
+local function refuse(code, value)
+  return idempotency_refuse(KEYS[6], idempotencyTtl, fingerprint, code, value)
+end
+
 local state = redis.call("HMGET", KEYS[1], "quantity", "startsAt", "endsAt", "issued")
 local quantity = tonumber(state[1])
 if not quantity then
+  -- Not the request's answer but the deployment's fault (a 503 until an operator restores it): not recorded.
   return {-1, ""}
 end
 
@@ -53,18 +81,18 @@ local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local startsAt = tonumber(state[2])
 local endsAt = tonumber(state[3])
 if startsAt and nowMs < startsAt then
-  return {-2, state[2]}
+  return refuse(-2, state[2])
 end
 if endsAt and nowMs >= endsAt then
-  return {-3, state[3]}
+  return refuse(-3, state[3])
 end
 
 local existing = redis.call("HGET", KEYS[2], ARGV[2])
 if existing then
-  return {-4, existing}
+  return refuse(-4, existing)
 end
 if (tonumber(state[4]) or 0) >= quantity then
-  return {-5, ""}
+  return refuse(-5, "")
 end
 
 redis.call("HINCRBY", KEYS[1], "issued", 1)
@@ -73,4 +101,5 @@ redis.call("HSET", KEYS[2], ARGV[2], ARGV[1])
 redis.call("HSET", KEYS[3], "status", "pending", "message", ARGV[3])
 redis.call("HSET", KEYS[5], "couponId", ARGV[4], "userId", ARGV[2], "discountType", ARGV[5], "discountValue", ARGV[6])
 redis.call("XADD", KEYS[4], "*", "id", ARGV[1], "m", ARGV[3])
+idempotency_remember_accepted(KEYS[6], idempotencyTtl, fingerprint, ARGV[1])
 return {1, ARGV[1], ADMISSION_INFO}
