@@ -1,0 +1,67 @@
+// Where a worker's entries come from: entries other consumers left pending past the visibility timeout
+// (claimed every half timeout), then new entries from every partition, with a linger that lets a small read
+// grow into a batch.
+import type { Config } from "@floodgate/config";
+import {
+  claimStaleEntries,
+  type QueueKeys,
+  readNewEntries,
+  type ScriptedRedis,
+  type StreamEntry,
+} from "@floodgate/queue";
+import { lingerAfterRead } from "./batch-linger.ts";
+
+const READ_BLOCK_MS = 100;
+const BUSY_READ_BLOCK_MS = 20; // lanes have entries queued: come back to them soon
+const CLAIM_COUNT = 100;
+
+export class EntryReader {
+  readonly #config: Config;
+  readonly #keys: QueueKeys;
+  readonly #consumer: string;
+  /** For claims (short commands). */
+  readonly #redis: ScriptedRedis;
+  /** For blocking reads, on a connection of their own so they hold up nothing else. */
+  readonly #reader: ScriptedRedis;
+  #lastClaim = 0;
+
+  constructor(
+    config: Config,
+    keys: QueueKeys,
+    consumer: string,
+    redis: ScriptedRedis,
+    reader: ScriptedRedis,
+  ) {
+    this.#config = config;
+    this.#keys = keys;
+    this.#consumer = consumer;
+    this.#redis = redis;
+    this.#reader = reader;
+  }
+
+  /** Stale entries of other consumers, at most every half visibility timeout. */
+  async claimStale(now: number): Promise<StreamEntry[]> {
+    if (now - this.#lastClaim < this.#config.visibilityTimeoutMs / 2) return [];
+    this.#lastClaim = now;
+    return claimStaleEntries(
+      this.#redis,
+      this.#keys,
+      this.#consumer,
+      this.#config.visibilityTimeoutMs,
+      CLAIM_COUNT,
+    );
+  }
+
+  /** New entries of every partition; blocks briefly when there are none, shorter while `busy`. */
+  async readNew(busy: boolean): Promise<StreamEntry[]> {
+    const perPartition = Math.max(16, Math.ceil(this.#config.batchSize / this.#keys.partitions));
+    const block = busy ? BUSY_READ_BLOCK_MS : READ_BLOCK_MS;
+    const fresh = await readNewEntries(this.#reader, this.#keys, this.#consumer, perPartition, block);
+    // A small batch costs a transaction per shard all the same: linger so the next entries join it, the
+    // longer the busier the stream (batch-linger.ts).
+    const linger = lingerAfterRead(fresh.length, this.#config.lingerMs, this.#config.batchSize);
+    if (linger <= 0) return fresh;
+    await new Promise((resolve) => setTimeout(resolve, linger));
+    return [...fresh, ...(await readNewEntries(this.#reader, this.#keys, this.#consumer, perPartition))];
+  }
+}

@@ -1,0 +1,178 @@
+// One batch of one shard's lane: stock reserved (orders), one transaction on the shard, stock of ended orders
+// released, expiry jobs, then releases, settlements, statuses and acknowledgement in one Redis round trip.
+// Settles every entry of the group: done (acknowledged, waiting for its order, or left for redelivery) or
+// given back to the lane for a retry with backoff. A worker touches each shard once per batch.
+import type { Config } from "@floodgate/config";
+import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
+import type { OperationMessage } from "@floodgate/domain";
+import type { WorkerMetrics } from "@floodgate/metrics";
+import {
+  execOrThrow,
+  type QueueKeys,
+  queueFinishedOperations,
+  queueOrderReleases,
+  queueUnpaidSettlements,
+  type ScriptedRedis,
+  type StreamEntry,
+} from "@floodgate/queue";
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { AwaitingOrderBook } from "./awaiting-order-book.ts";
+import { recordShardBatch } from "./batch-metrics.ts";
+import { isRetryable } from "./classify-error.ts";
+import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts";
+import { ordersChangedBy } from "./orders/order-changes.ts";
+import type { OrderExpiry } from "./orders/order-expiry.ts";
+import { reserveLaneStock } from "./orders/reserve-lane-stock.ts";
+import { moveStock } from "./orders/stock-ledger.ts";
+import { applyOnShard, NOTHING_APPLIED } from "./shard-apply.ts";
+import { type DecodedEntry, mayBeApplied } from "./shard-groups.ts";
+import type { ShardLane } from "./shard-lane.ts";
+
+export interface LaneBatchDependencies {
+  config: Config;
+  log: Logger;
+  metrics: WorkerMetrics;
+  keys: QueueKeys;
+  redis: ScriptedRedis;
+  shards: Kysely<ShardDatabase>[];
+  global: Kysely<GlobalDatabase>;
+  expiry: OrderExpiry;
+  awaitingOrder: AwaitingOrderBook;
+}
+
+export class LaneBatchRunner {
+  readonly #deps: LaneBatchDependencies;
+
+  constructor(deps: LaneBatchDependencies) {
+    this.#deps = deps;
+  }
+
+  async run(lane: ShardLane, group: DecodedEntry[]): Promise<void> {
+    const { config, log, metrics, keys, redis, global, expiry, awaitingOrder } = this.#deps;
+    const started = performance.now();
+    const poisoned: Poisoned[] = [];
+    const onOwnFailure = (entry: StreamEntry, reason: string) => this.onOwnFailure(entry, reason, poisoned);
+    const suspects = new Set<OperationMessage>(
+      group.filter((g) => mayBeApplied(g) || awaitingOrder.isRetried(g)).map((g) => g.message),
+    );
+    let outcome = NOTHING_APPLIED;
+    try {
+      const reserved = await reserveLaneStock(global, group, {
+        onStatement: () => metrics.orderSqlStatements.inc(),
+        onOwnFailure: (item, reason) => onOwnFailure(item.entry, reason),
+        log,
+      });
+      if (!Array.isArray(reserved)) {
+        this.giveBack(lane, group, reserved.retryError);
+        return;
+      }
+      if (reserved.length > 0) {
+        outcome = await applyOnShard(
+          {
+            db: this.#deps.shards[lane.shard]!,
+            shard: lane.shard,
+            log,
+            awaitingOrder,
+            record: (result) => recordShardBatch(metrics, result),
+            onOwnFailure,
+          },
+          reserved,
+          suspects,
+        );
+      }
+      const ended = [...outcome.ended, ...deadLetteredOrders(poisoned)];
+      const endedOnce = [...new Map(ended.map((order) => [order.orderId, order])).values()];
+      // Before the acknowledgement: if either fails, the entries are retried and these steps redone (the
+      // ledger and the job ids make them idempotent).
+      if (endedOnce.length > 0) {
+        await moveStock(global, "release", endedOnce);
+        metrics.orderSqlStatements.inc();
+      }
+      await expiry.schedule(outcome.awaiting);
+      if (outcome.statuses.length > 0 || outcome.acked.length > 0 || endedOnce.length > 0) {
+        // Releases, settlements of paid orders' unpaid units, status, publish and XACK after the commit, in one
+        // round trip; the settlements before the statuses, so a client that sees its payment succeed finds its
+        // units free for its next order. A failure here leaves the entries pending: they are retried, the shard
+        // recognises them, and all of this is written again (each step is idempotent).
+        const pipeline = redis.pipeline();
+        queueOrderReleases(pipeline, keys, endedOnce);
+        queueUnpaidSettlements(pipeline, keys, outcome.paid);
+        queueFinishedOperations(
+          pipeline,
+          keys,
+          {
+            statuses: outcome.statuses,
+            acknowledged: outcome.acked,
+            changedOrders: ordersChangedBy(
+              outcome.statuses,
+              group.map((g) => g.message),
+            ),
+          },
+          config.statusTtlSeconds,
+        );
+        await execOrThrow(pipeline, `final statuses and acknowledgement of ${outcome.acked.length} entries`);
+      }
+      await this.deadLetter(poisoned);
+      if (outcome.acked.length > 0) {
+        metrics.batchSize.observe(outcome.acked.length);
+        metrics.batchSeconds.observe((performance.now() - started) / 1000);
+      }
+    } catch (error) {
+      // Redis or the global database failed after the shard: nothing of the group is settled yet but the
+      // shard's commit; all of it is retried (recognised on the shard), except what failed on its own. A
+      // failure that is no store's is a bug: retried all the same (nothing is lost), and said loudly.
+      if (!isRetryable(error) && !storeUnavailable(error, "redis")) {
+        log.error({ err: error, shard: lane.shard }, "lane batch failed after its commit; retrying it");
+      }
+      const own = new Set(poisoned.map((p) => p.entry));
+      this.giveBack(
+        lane,
+        group.filter((g) => !own.has(g.entry)),
+        error,
+      );
+      lane.done(group.filter((g) => own.has(g.entry)));
+      return;
+    }
+    const retried = new Set(outcome.retry);
+    const settled = group.filter((g) => !retried.has(g));
+    awaitingOrder.settled(settled);
+    lane.done(settled);
+    if (outcome.retry.length > 0) this.giveBack(lane, outcome.retry, outcome.retryError);
+    else lane.attempts = 0;
+  }
+
+  /** The shard, or a store around it, cannot take the group now: back to its lane, retried with backoff. */
+  giveBack(lane: ShardLane, group: DecodedEntry[], error: unknown): void {
+    lane.attempts += 1;
+    const backoff = Math.min(100 * 2 ** lane.attempts, 10_000);
+    lane.giveBack(group, backoff * (0.5 + Math.random() / 2));
+    this.#deps.metrics.shardRetries.inc({ shard: String(lane.shard) });
+    if (lane.attempts === 1 || lane.attempts % 10 === 0) {
+      this.#deps.log.warn(
+        { shard: lane.shard, attempts: lane.attempts, held: lane.heldCount, err: (error as Error)?.message },
+        "shard unavailable; holding its entries and retrying with backoff (other shards go on)",
+      );
+    }
+  }
+
+  async deadLetter(poisoned: Poisoned[]): Promise<void> {
+    if (poisoned.length === 0) return;
+    const { redis, keys, config, metrics, log } = this.#deps;
+    await deadLetter(redis, keys, poisoned, config.statusTtlSeconds);
+    metrics.deadLettered.inc(poisoned.length);
+    log.warn({ ids: poisoned.map((p) => p.entry.operationId) }, "dead-lettered messages");
+  }
+
+  /** A failure of the message itself: dead-letter after MAX_DELIVERIES, else leave it for redelivery. */
+  onOwnFailure(entry: StreamEntry, reason: string, poisoned: Poisoned[]): void {
+    if (entry.deliveries >= this.#deps.config.maxDeliveries) {
+      poisoned.push({ entry, reason });
+    } else {
+      this.#deps.log.warn(
+        { id: entry.operationId, deliveries: entry.deliveries, reason },
+        "message failed; will be redelivered",
+      );
+    }
+  }
+}

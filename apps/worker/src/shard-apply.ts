@@ -1,0 +1,110 @@
+// One shard's group in one transaction (apply-shard-batch.ts); when the group fails for a reason of one of
+// its messages, applied one by one so that message is found and the rest go through. What fails for the
+// store's sake (isRetryable) comes back in `retry`, for the lane to retry with backoff.
+import type { ShardDatabase } from "@floodgate/db";
+import type { OperationMessage } from "@floodgate/domain";
+import type { FinalStatus, PaidOrder, StreamEntry } from "@floodgate/queue";
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import { applyShardBatch, type ShardBatchResult } from "./apply-shard-batch.ts";
+import type { AwaitingOrderBook } from "./awaiting-order-book.ts";
+import { isRetryable } from "./classify-error.ts";
+import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
+import type { DecodedEntry } from "./shard-groups.ts";
+
+export interface ShardApplyOutcome {
+  statuses: FinalStatus[];
+  /** Entries to acknowledge: the group's, but for those waiting for their order or retried. */
+  acked: StreamEntry[];
+  ended: EndedOrder[];
+  awaiting: AwaitingOrder[];
+  paid: PaidOrder[];
+  retry: DecodedEntry[];
+  retryError: unknown;
+}
+
+export const NOTHING_APPLIED: ShardApplyOutcome = {
+  statuses: [],
+  acked: [],
+  ended: [],
+  awaiting: [],
+  paid: [],
+  retry: [],
+  retryError: undefined,
+};
+
+export interface ShardApplyContext {
+  db: Kysely<ShardDatabase>;
+  shard: number;
+  log: Logger;
+  awaitingOrder: AwaitingOrderBook;
+  /** Every result that committed, for the metrics. */
+  record(result: ShardBatchResult): void;
+  /** A message failed on its own (dead-lettered after MAX_DELIVERIES, else redelivered). */
+  onOwnFailure(entry: StreamEntry, reason: string): void;
+}
+
+export async function applyOnShard(
+  context: ShardApplyContext,
+  group: DecodedEntry[],
+  suspects: Set<OperationMessage>,
+): Promise<ShardApplyOutcome> {
+  const { db, awaitingOrder } = context;
+  try {
+    const result = await applyShardBatch(
+      db,
+      group.map((g) => g.message),
+      { mayBeApplied: (message) => suspects.has(message), mayAwaitOrder: awaitingOrder.mayWait() },
+    );
+    context.record(result);
+    return {
+      statuses: result.statuses,
+      acked: awaitingOrder.setAside(group, result.awaitingOrder),
+      ended: result.orders.ended,
+      awaiting: result.orders.awaiting,
+      paid: result.orders.paidOrders,
+      retry: [],
+      retryError: undefined,
+    };
+  } catch (error) {
+    if (isRetryable(error)) return { ...NOTHING_APPLIED, retry: group, retryError: error };
+    context.log.warn(
+      { shard: context.shard, err: (error as Error).message, size: group.length },
+      "batch failed; isolating messages",
+    );
+    return applyOneByOne(context, group);
+  }
+}
+
+async function applyOneByOne(context: ShardApplyContext, group: DecodedEntry[]): Promise<ShardApplyOutcome> {
+  const outcome: ShardApplyOutcome = {
+    ...NOTHING_APPLIED,
+    statuses: [],
+    acked: [],
+    ended: [],
+    awaiting: [],
+    paid: [],
+    retry: [],
+  };
+  for (const item of group) {
+    try {
+      const result = await applyShardBatch(context.db, [item.message], {
+        mayAwaitOrder: context.awaitingOrder.mayWait(),
+      });
+      context.record(result);
+      outcome.statuses.push(...result.statuses);
+      outcome.acked.push(...context.awaitingOrder.setAside([item], result.awaitingOrder));
+      outcome.ended.push(...result.orders.ended);
+      outcome.awaiting.push(...result.orders.awaiting);
+      outcome.paid.push(...result.orders.paidOrders);
+    } catch (single) {
+      if (isRetryable(single)) {
+        outcome.retry.push(item);
+        outcome.retryError = single;
+      } else {
+        context.onOwnFailure(item.entry, (single as Error).message);
+      }
+    }
+  }
+  return outcome;
+}
