@@ -1,5 +1,6 @@
-// `./floodgate start`: find (or start) Redis and Postgres, migrate, reconcile, then run the intake and WORKERS
-// worker processes in the foreground. Ctrl-C / SIGTERM stops them gracefully.
+// What `./floodgate start` does once its arguments parsed (start-command.ts): find (or start) Redis and
+// Postgres, migrate, reconcile, then run the intake and WORKERS worker processes in the foreground. Ctrl-C /
+// SIGTERM stops them gracefully. Importing this module is starting the system.
 import { fileURLToPath } from "node:url";
 import { isLoopbackHost } from "@floodgate/config";
 import { redactUrl } from "@floodgate/db";
