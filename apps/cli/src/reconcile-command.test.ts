@@ -128,7 +128,7 @@ describe("./floodgate reconcile", () => {
   it("exits 2 on an unknown argument or a bad configuration, checking nothing", async () => {
     const usage = await reconcileCommand(["--force"]);
     expect(usage.status).toBe(2);
-    expect(usage.stderr).toContain("unknown argument: --force");
+    expect(usage.stderr).toContain("[reconcile] Unknown option '--force'");
     const config = await reconcileCommand([], { STREAM_PARTITIONS: "zero" });
     expect(config.status).toBe(2);
     expect(config.stderr).toContain("STREAM_PARTITIONS");

@@ -3,6 +3,7 @@
 // run (usage, configuration, a store out of reach).
 import { ConfigError, loadConfig } from "@floodgate/config";
 import { reconcileExitCode, reportLines } from "@floodgate/reconcile";
+import { parseCommandArgs } from "./command-args.ts";
 import { runReconcile } from "./run-reconcile.ts";
 
 const USAGE = `Usage: ./floodgate reconcile [--dry-run]
@@ -11,26 +12,26 @@ Compares the Redis counters (product stock and price, coupon counts, holders and
 Postgres, reports each drifted item and repairs Redis from Postgres. Redis is compared only while the queue
 is drained; Postgres-side drift is reported for a person to settle.
 
-  --dry-run   report only; write nothing
+Options:
+  --dry-run    report only; write nothing
+  -h, --help   print this text and exit; nothing is read or written
+
+Environment: REDIS_URL, REDIS_PREFIX, STREAM_PARTITIONS, DATABASE_URL, SHARD_URLS; see README.md
+("Configuration").
 
 Exit status: 0 clean or repaired, 1 drift left (in a dry run: any drift), 2 usage or configuration error,
 or a store out of reach.`;
+
+const args = parseCommandArgs({
+  prefix: "[reconcile]",
+  usage: USAGE,
+  options: { "dry-run": { type: "boolean" } },
+});
 
 const out = (line: string) => process.stdout.write(`[reconcile] ${line}\n`);
 function fail(message: string): never {
   process.stderr.write(`[reconcile] ${message}\n`);
   process.exit(2);
-}
-
-const args = process.argv.slice(2);
-if (args.includes("--help") || args.includes("-h")) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
-const unknown = args.filter((arg) => arg !== "--dry-run");
-if (unknown.length > 0) {
-  process.stderr.write(`${USAGE}\n`);
-  fail(`unknown argument: ${unknown.join(" ")}`);
 }
 
 let config: ReturnType<typeof loadConfig>;
@@ -43,7 +44,7 @@ try {
 
 try {
   const report = await runReconcile(config, {
-    dryRun: args.includes("--dry-run"),
+    dryRun: args["dry-run"] === true,
     progress: (line) => process.stderr.write(`[reconcile] ${line}\n`),
   });
   for (const line of reportLines(report)) out(line);
