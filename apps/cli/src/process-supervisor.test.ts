@@ -29,7 +29,12 @@ async function restartLines(code: number, count: number): Promise<string[]> {
     maxMs: 160,
     healthyAfterMs: 60_000,
   });
-  supervisor.start({ name: "worker-0", script: await scriptExiting(code), env: process.env });
+  supervisor.start({
+    name: "worker-0",
+    script: await scriptExiting(code),
+    env: process.env,
+    metricsPortVariable: "WORKER_METRICS_PORT",
+  });
   const deadline = Date.now() + 30_000;
   while (lines.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   await supervisor.stop();

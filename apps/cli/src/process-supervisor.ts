@@ -8,9 +8,14 @@ export interface ProcessSpec {
   env: NodeJS.ProcessEnv;
   /** Niceness (0 = normal, 19 = lowest priority). */
   nice?: number;
+  /** The variable that sets the child's metrics port, named when the child exits because it is taken. */
+  metricsPortVariable?: string;
 }
 
-/** apps/worker's exit code when WORKER_METRICS_PORT is taken (its metrics-server.ts); it logged which port. */
+/**
+ * The exit code of an intake or worker whose metrics port is taken (packages/metrics' metrics-listener.ts);
+ * it logged which port.
+ */
 export const EXIT_METRICS_PORT_IN_USE = 75;
 
 export interface Backoff {
@@ -59,7 +64,7 @@ export class ProcessSupervisor {
       const delay = Math.min(firstMs * 2 ** attempt, maxMs);
       const why =
         code === EXIT_METRICS_PORT_IN_USE
-          ? "its metrics port is in use (WORKER_METRICS_PORT, see its line above)"
+          ? `its metrics port is in use (${spec.metricsPortVariable ?? "its metrics port variable"}, see its line above)`
           : `exited (${signal ?? `code ${code}`})`;
       this.#log(
         `${spec.name} ${why}; restarting in ${delay} ms (backing off: each restart waits twice as long, up to ${maxMs} ms)`,

@@ -83,7 +83,10 @@ for (let i = 0; i < config.intakeProcesses; i++) {
       ADMIN_API_KEY: admin.key,
       ADMISSION_TOKEN_SECRET: admissionSecret.key,
       CUSTOMER_TOKEN_SECRET: customerSecret.key,
+      // Its own metrics port (INTAKE_METRICS_PORT + i): the shared public port reaches any one process.
+      FLOODGATE_INTAKE_INDEX: String(i),
     },
+    metricsPortVariable: "INTAKE_METRICS_PORT",
   });
 }
 for (let i = 0; i < config.workers; i++) {
@@ -91,6 +94,7 @@ for (let i = 0; i < config.workers; i++) {
     name: `worker-${i}`,
     script: `${root}apps/worker/src/main.ts`,
     env: { ...env, FLOODGATE_WORKER_INDEX: String(i) },
+    metricsPortVariable: "WORKER_METRICS_PORT",
     // Co-located with the intake, workers yield the CPU to it: a batch burst must not delay the 202s, and a
     // backlog only waits a little longer (it is durable in Redis).
     nice: config.workerNice,
@@ -110,6 +114,12 @@ log(
 );
 log(`intake   ${base}  (${config.intakeProcesses} process${config.intakeProcesses > 1 ? "es" : ""})`);
 log(`         POST ${base}/v1/payments   GET ${base}/readyz   GET ${base}/metrics`);
+if (config.intakeMetricsPort > 0) {
+  const last = config.intakeMetricsPort + config.intakeProcesses - 1;
+  log(
+    `         each process's own /metrics on :${config.intakeMetricsPort}${last > config.intakeMetricsPort ? `..${last}` : ""} (scrape these: the shared port reaches any one process)`,
+  );
+}
 log(
   demoLogin
     ? `demo     ${base}/demo/  (a flash sale on one page: sign in as any shopper (DEMO_LOGIN=on, loopback only); paste the admin key below into its admin strip)`

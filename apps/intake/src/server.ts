@@ -1,4 +1,5 @@
 import { ShardIdentityError } from "@floodgate/db";
+import { EXIT_METRICS_PORT_IN_USE, MetricsPortInUseError, startMetricsListener } from "@floodgate/metrics";
 import { buildApp } from "./app.ts";
 import { config } from "./env.ts";
 import { drainThenClose } from "./health/drain-then-close.ts";
@@ -20,6 +21,23 @@ const listenOptions = {
   reusePort: config.intakeProcesses > 1,
   backlog: LISTEN_BACKLOG,
 };
+// This process's own /metrics (INTAKE_METRICS_PORT + its index): the public port is shared by every intake
+// process, so a scrape there reaches any one of them and Prometheus would see its counters jump and reset.
+// Before the public port: a taken one stops this process before it accepts anything.
+const metricsPort = config.intakeMetricsPort > 0 ? config.intakeMetricsPort + config.intakeIndex : 0;
+const metricsListener =
+  metricsPort > 0
+    ? await startMetricsListener({
+        registry: app.metrics.registry,
+        port: metricsPort,
+        host: config.host,
+        variable: "INTAKE_METRICS_PORT",
+      }).catch((error: Error) => {
+        if (!(error instanceof MetricsPortInUseError)) throw error;
+        app.log.fatal({ metricsPort }, error.message);
+        process.exit(EXIT_METRICS_PORT_IN_USE);
+      })
+    : undefined;
 await app.listen(listenOptions);
 const capWarning = backlogCapWarning(await readSomaxconn());
 if (capWarning) app.log.warn({ requested: LISTEN_BACKLOG }, capWarning);
@@ -31,6 +49,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     closing = true;
     app.log.info({ signal }, "intake stopping");
     await drainThenClose(app, config.shutdownDrainSeconds);
+    metricsListener?.close();
     process.exit(0);
   });
 }

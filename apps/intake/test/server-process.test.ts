@@ -100,3 +100,68 @@ describe("node apps/intake/src/server.ts", () => {
     expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 });
+
+describe("each intake process's own metrics port", () => {
+  const waitFor = async (url: string, server: ReturnType<typeof start>) => {
+    for (let i = 0; i < 200; i++) {
+      const response = await fetch(url).catch(() => undefined);
+      if (response) return response;
+      if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`${url} never answered:\n${server.output()}`);
+  };
+
+  it("serves this process's /metrics on INTAKE_METRICS_PORT + FLOODGATE_INTAKE_INDEX, counting its own requests", async () => {
+    const [port, base] = [await closedPort(), await closedPort()];
+    // Index 1: the listener is on base + 1, and nothing on base.
+    const metricsPort = base - 1;
+    const server = start({
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      INTAKE_METRICS_PORT: String(metricsPort),
+      FLOODGATE_INTAKE_INDEX: "1",
+    });
+    await waitFor(`http://127.0.0.1:${port}/healthz`, server);
+    const paid = await fetch(`http://127.0.0.1:${port}/v1/payments`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${env.serverKey}` },
+      body: JSON.stringify({ userId: "metrics-1", amount: 5 }),
+    });
+    expect(paid.status).toBe(202);
+    const metrics = await waitFor(`http://127.0.0.1:${base}/metrics`, server);
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    expect(text).toMatch(/floodgate_intake_redis_commands_total(\{[^}]*\})? [1-9]/);
+    expect((await fetch(`http://127.0.0.1:${base}/healthz`)).status).toBe(200);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it("on a taken metrics port says so in one line naming INTAKE_METRICS_PORT and exits 75 before accepting", async () => {
+    const { createServer } = await import("node:net");
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const takenPort = (taken.address() as { port: number }).port;
+    const port = await closedPort();
+    try {
+      const server = start({
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        INTAKE_METRICS_PORT: String(takenPort),
+        FLOODGATE_INTAKE_INDEX: "0",
+      });
+      expect(await server.exited).toEqual({ code: 75, signal: null });
+      const named = server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes("INTAKE_METRICS_PORT"));
+      expect(named).toHaveLength(1);
+      expect(named[0]).toContain(String(takenPort));
+      expect(server.output()).not.toMatch(/\n\s+at /); // no stack
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    } finally {
+      taken.close();
+    }
+  });
+});

@@ -1,9 +1,13 @@
 // A worker process: one consumer in the group. `./floodgate start` runs WORKERS of them.
 import { hostname } from "node:os";
-import { createWorkerMetrics } from "@floodgate/metrics";
+import {
+  createWorkerMetrics,
+  EXIT_METRICS_PORT_IN_USE,
+  MetricsPortInUseError,
+  startMetricsListener,
+} from "@floodgate/metrics";
 import { pino } from "pino";
 import { config } from "./env.ts";
-import { EXIT_METRICS_PORT_IN_USE, MetricsPortInUseError, startMetricsServer } from "./metrics-server.ts";
 import { OperationWorker } from "./operation-worker.ts";
 import { checkShardIdentitiesOrExit } from "./shard-identity-guard.ts";
 
@@ -18,13 +22,18 @@ const metricsPort = config.workerMetricsPort > 0 ? config.workerMetricsPort + in
 // The port first: a taken one must stop this worker before it reads a single entry.
 const metricsServer =
   metricsPort > 0
-    ? await startMetricsServer(metrics.registry, metricsPort, config.host, () => consuming).catch(
-        (error: Error) => {
-          if (!(error instanceof MetricsPortInUseError)) throw error;
-          log.fatal({ metricsPort }, error.message);
-          process.exit(EXIT_METRICS_PORT_IN_USE);
-        },
-      )
+    ? await startMetricsListener({
+        registry: metrics.registry,
+        port: metricsPort,
+        host: config.host,
+        variable: "WORKER_METRICS_PORT",
+        hint: "; 9464 is also OpenTelemetry's exporter default",
+        ready: () => consuming,
+      }).catch((error: Error) => {
+        if (!(error instanceof MetricsPortInUseError)) throw error;
+        log.fatal({ metricsPort }, error.message);
+        process.exit(EXIT_METRICS_PORT_IN_USE);
+      })
     : undefined;
 await worker.start();
 consuming = true;

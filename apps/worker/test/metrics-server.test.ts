@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server } from "node:net";
 import { fileURLToPath } from "node:url";
+import { EXIT_METRICS_PORT_IN_USE } from "@floodgate/metrics";
 import {
   configToEnv,
   createTestEnvironment,
@@ -11,7 +12,6 @@ import {
   type TestEnvironment,
 } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT_METRICS_PORT_IN_USE } from "../src/metrics-server.ts";
 
 const WORKER_MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 

@@ -104,6 +104,8 @@ describe("loadConfig reads", () => {
       orderTtlSeconds: 900,
       maxUnitsPerUser: 5,
       workerMetricsPort: 0,
+      intakeMetricsPort: 9480,
+      intakeIndex: 0,
       workerIndex: 5,
       adminApiKey: "k".repeat(16),
       rateLimits: {

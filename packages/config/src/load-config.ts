@@ -55,6 +55,13 @@ export interface Config {
   /** First port of the workers' /metrics listeners (worker i listens on base + i); 0 turns them off. */
   workerMetricsPort: number;
   /**
+   * First port of the intake processes' own /metrics listeners (intake i listens on base + i); 0 turns them
+   * off. The public port's /metrics answers for whichever process took the connection.
+   */
+  intakeMetricsPort: number;
+  /** Set by `./floodgate start` for each intake process it runs (its metrics port is base + index). */
+  intakeIndex: number;
+  /**
    * Bearer key of the admin routes (coupon definitions); null: the admin routes answer 503 admin_disabled.
    * `./floodgate start` generates one for the run when it is unset.
    */
@@ -158,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     orderTtlSeconds: read.int("ORDER_TTL_SECONDS", 600, 1, 7 * 86400),
     maxUnitsPerUser: read.int("MAX_UNITS_PER_USER", 20, 1, 1_000_000),
     workerMetricsPort: read.int("WORKER_METRICS_PORT", 9464, 0, 65535),
+    intakeMetricsPort: read.int("INTAKE_METRICS_PORT", 9480, 0, 65535),
+    intakeIndex: read.int("FLOODGATE_INTAKE_INDEX", 0, 0, 1024),
     workerIndex: read.int("FLOODGATE_WORKER_INDEX", 0, 0, 1024),
     adminApiKey: read.secret("ADMIN_API_KEY", ADMIN_API_KEY_PATTERN, "16-256 visible ASCII characters"),
     rateLimits: parseRateLimits(read.optional("RATE_LIMITS")),

@@ -33,6 +33,7 @@ export function configToEnv(config: Config): Record<string, string> {
     ORDER_TTL_SECONDS: String(config.orderTtlSeconds),
     MAX_UNITS_PER_USER: String(config.maxUnitsPerUser),
     WORKER_METRICS_PORT: String(config.workerMetricsPort),
+    INTAKE_METRICS_PORT: String(config.intakeMetricsPort),
     RATE_LIMITS: rateLimitsToEnv(config),
     TRUST_PROXY: Array.isArray(config.trustProxy) ? config.trustProxy.join(",") : String(config.trustProxy),
     BACKPRESSURE_SECONDS: String(config.backpressureSeconds),

@@ -41,6 +41,7 @@ export async function createTestEnvironment(
     SHARD_URLS: shardUrls.join(","),
     LOG_LEVEL: "warn",
     WORKER_METRICS_PORT: "0",
+    INTAKE_METRICS_PORT: "0",
     // A test process stopping with SIGTERM has no load balancer to drain.
     SHUTDOWN_DRAIN_SECONDS: "0",
     // Most files send bursts from one user and one address; the admission tests turn limits on themselves.
