@@ -3,7 +3,9 @@ import { createAdmissionMetrics } from "./admission-metrics.ts";
 import { counterTotal } from "./counter-total.ts";
 
 export function createIntakeMetrics(registry = new Registry()) {
-  collectDefaultMetrics({ register: registry, prefix: "floodgate_intake_" });
+  // Node's own names (process_cpu_seconds_total, nodejs_eventloop_lag_seconds, ...), unprefixed: stock Node
+  // dashboards and alerts match them; the scrape job's labels tell an intake from a worker.
+  collectDefaultMetrics({ register: registry });
   const accepted = new Counter({
     name: "floodgate_intake_accepted_total",
     help: "Operations accepted (202) by kind; replays of an Idempotency-Key are counted apart",

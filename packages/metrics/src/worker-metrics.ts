@@ -2,7 +2,9 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import { counterTotal } from "./counter-total.ts";
 
 export function createWorkerMetrics(registry = new Registry()) {
-  collectDefaultMetrics({ register: registry, prefix: "floodgate_worker_" });
+  // Node's own names (process_cpu_seconds_total, nodejs_eventloop_lag_seconds, ...), unprefixed: stock Node
+  // dashboards and alerts match them; the scrape job's labels tell an intake from a worker.
+  collectDefaultMetrics({ register: registry });
   const applied = new Counter({
     name: "floodgate_operations_applied_total",
     help: "Operations committed to a shard, by kind and final status",
