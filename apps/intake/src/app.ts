@@ -10,6 +10,8 @@ import { globalDbPlugin } from "./plugins/global-db-plugin.ts";
 import { metricsPlugin } from "./plugins/metrics-plugin.ts";
 import { problemPlugin, sendProblem } from "./plugins/problem-plugin.ts";
 import { redisPlugin } from "./plugins/redis-plugin.ts";
+import { requestIdFor } from "./plugins/request-id.ts";
+import { requestIdPlugin } from "./plugins/request-id-plugin.ts";
 import { shardsPlugin } from "./plugins/shards-plugin.ts";
 import { closeUpgradeAfterAnswer, websocketPlugin } from "./plugins/websocket-plugin.ts";
 import { apiKeysAdminRoute } from "./routes/api-keys-admin-route.ts";
@@ -63,6 +65,9 @@ export async function buildApp(
         ? sendProblem(request, reply, "validation_error", { field: "path", detail: error.message })
         : sendProblem(request, reply, "internal_error");
     },
+    // The caller's x-request-id when it is safe to log and echo, else a UUID: every log line's reqId.
+    requestIdHeader: false,
+    genReqId: requestIdFor,
     // Per-request logs would cost more than the request itself at 10k/s; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     ajv: {
@@ -74,14 +79,22 @@ export async function buildApp(
   app.removeContentTypeParser("text/plain");
   app.decorate("config", config);
   app.decorate("lifecycle", { draining: false });
+  await app.register(requestIdPlugin);
   await app.register(problemPlugin);
   if (config.corsOrigins.length > 0) {
     // Shop pages on these origins may call the API (the checkout SDK): the headers it sends and must read.
     await app.register(cors, {
       origin: config.corsOrigins,
       methods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
-      allowedHeaders: ["content-type", "idempotency-key", "admission-token", "authorization"],
-      exposedHeaders: ["location", "retry-after", "ratelimit", "ratelimit-policy", "idempotent-replayed"],
+      allowedHeaders: ["content-type", "idempotency-key", "admission-token", "authorization", "x-request-id"],
+      exposedHeaders: [
+        "location",
+        "retry-after",
+        "ratelimit",
+        "ratelimit-policy",
+        "idempotent-replayed",
+        "x-request-id",
+      ],
       maxAge: 600,
     });
   }

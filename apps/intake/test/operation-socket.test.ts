@@ -204,10 +204,15 @@ describe("WS /v1/operations/:id/ws", () => {
     expect(error.problem).toMatchObject({ status: 404, code: "not_found", type: "/problems/not-found" });
     expect((await socket.closed).code).toBe(4404);
     if (route !== null) {
-      // The problem the GET route answers for the same id (but for the URL it names).
+      // The problem the GET route answers for the same id (but for the URL it names, and its own request id).
       const answered = await get(apps[1]!, `${route}/${id}`);
       expect(answered.statusCode).toBe(404);
-      expect({ ...error.problem, instance: "" }).toEqual({ ...answered.json(), instance: "" });
+      expect(error.problem?.requestId).toEqual(expect.any(String));
+      expect({ ...error.problem, instance: "", requestId: "" }).toEqual({
+        ...answered.json(),
+        instance: "",
+        requestId: "",
+      });
     }
   });
 });

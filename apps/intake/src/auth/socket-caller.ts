@@ -16,7 +16,7 @@ export async function authenticateSocket(
     if (caller.kind === "admin") throw adminNotAllowed();
     return caller;
   } catch (error) {
-    const refusal = socketRefusal(error, request.url.split("?")[0] ?? request.url);
+    const refusal = socketRefusal(error, request.url.split("?")[0] ?? request.url, request.id);
     if (refusal === null) {
       socket.close(1011, "try again");
     } else {

@@ -19,6 +19,8 @@ interface SocketState {
   /** Answered the last ping (a closed laptop sends no FIN). */
   alive: boolean;
   instance: string;
+  /** The upgrade's request id, which a refusal's problem carries. */
+  requestId?: string;
 }
 
 interface Watch {
@@ -60,14 +62,20 @@ export class OperationWatchers {
   }
 
   /** A new socket for `id`: it gets the current view at once, then each change until a final one. */
-  async attach(socket: WebSocket, id: string, instance: string, caller: Caller): Promise<void> {
+  async attach(
+    socket: WebSocket,
+    id: string,
+    instance: string,
+    caller: Caller,
+    requestId?: string,
+  ): Promise<void> {
     let watchedId: string;
     try {
       // Subscribed first, then read: a change published after this point reaches the watch.
       if (!(await this.#deps.whenSubscribed())) throw new Error("status channel not subscribed");
       watchedId = await this.#deps.watchedIdOf(id, caller);
     } catch (error) {
-      this.#refuse(socket, error, instance);
+      this.#refuse(socket, error, instance, requestId);
       return;
     }
     if (socket.readyState !== socket.OPEN) return; // the client left meanwhile
@@ -76,7 +84,7 @@ export class OperationWatchers {
       watch = { id: watchedId, sockets: new Map(), reading: false, again: false };
       this.#watches.set(watchedId, watch);
     }
-    const state: SocketState = { sent: null, alive: true, instance };
+    const state: SocketState = { sent: null, alive: true, instance, requestId };
     watch.sockets.set(socket, state);
     this.#deps.gauge.inc();
     const owner = watch;
@@ -114,7 +122,8 @@ export class OperationWatchers {
         try {
           view = await this.#deps.read(watch.id);
         } catch (error) {
-          for (const [socket, state] of watch.sockets) this.#refuse(socket, error, state.instance);
+          for (const [socket, state] of watch.sockets)
+            this.#refuse(socket, error, state.instance, state.requestId);
           this.#drop(watch);
           return;
         }
@@ -138,8 +147,8 @@ export class OperationWatchers {
     if (final) this.#drop(watch);
   }
 
-  #refuse(socket: WebSocket, error: unknown, instance: string): void {
-    const refusal = socketRefusal(error, instance);
+  #refuse(socket: WebSocket, error: unknown, instance: string, requestId?: string): void {
+    const refusal = socketRefusal(error, instance, requestId);
     if (refusal === null) {
       this.#deps.log.warn({ err: (error as Error).message }, "operation socket: cannot read the status");
       socket.close(1011, "try again");

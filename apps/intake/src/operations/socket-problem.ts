@@ -12,15 +12,15 @@ export interface SocketRefusal {
 }
 
 /** Null when the error is not a client's problem (Redis away, a bug): the socket closes 1011 instead. */
-export function socketRefusal(error: unknown, instance: string): SocketRefusal | null {
+export function socketRefusal(error: unknown, instance: string, requestId?: string): SocketRefusal | null {
   if (!(error instanceof ProblemError)) return null;
   const { status } = ERRORS[error.code];
   if (status >= 500) return null;
   return {
-    problem: projectOnto(problemBody(error.code, error.extras, instance), problemResponseSchema) as Record<
-      string,
-      unknown
-    >,
+    problem: projectOnto(
+      problemBody(error.code, error.extras, instance, requestId),
+      problemResponseSchema,
+    ) as Record<string, unknown>,
     closeCode: 4000 + status,
   };
 }

@@ -4,9 +4,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from "fastify-plugin";
 import { ERRORS, type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 import { unavailableStore } from "../errors/store-errors.ts";
+import { REQUEST_ID_HEADER } from "./request-id.ts";
 
 /** The RFC 9457 body of a problem: what an HTTP reply sends and what a WebSocket refusal carries. */
-export function problemBody(code: ErrorCode, extras: ProblemExtras, instance: string) {
+export function problemBody(code: ErrorCode, extras: ProblemExtras, instance: string, requestId?: string) {
   const entry = ERRORS[code];
   const { retryAfterSeconds: _, headers: __, ...rest } = extras;
   const detail = extras.detail ?? entry.title;
@@ -22,6 +23,8 @@ export function problemBody(code: ErrorCode, extras: ProblemExtras, instance: st
     instance,
     ...rest,
     detail,
+    // The id to quote to an operator: the same as the x-request-id header and the log lines' reqId.
+    ...(requestId === undefined ? {} : { requestId }),
   };
 }
 
@@ -33,10 +36,12 @@ export function sendProblem(
 ) {
   if (extras.retryAfterSeconds !== undefined) reply.header("Retry-After", String(extras.retryAfterSeconds));
   for (const [name, value] of Object.entries(extras.headers ?? {})) reply.header(name, value);
+  // Also here: the router's refusals (app.ts frameworkErrors) run no onRequest hook to set it.
+  reply.header(REQUEST_ID_HEADER, request.id);
   return reply
     .code(ERRORS[code].status)
     .type("application/problem+json")
-    .send(problemBody(code, extras, request.url));
+    .send(problemBody(code, extras, request.url, request.id));
 }
 
 interface AjvError {

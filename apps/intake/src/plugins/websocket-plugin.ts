@@ -3,6 +3,7 @@
 import websocket, { type WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { REQUEST_ID_HEADER, upgradeRequestId } from "./request-id.ts";
 
 /** A client that does not answer the shutdown's close frame is cut after this long. */
 const CLOSE_GRACE_MS = 1000;
@@ -35,6 +36,11 @@ export const websocketPlugin = fp(async (app: FastifyInstance) => {
       server.close();
       done();
     },
+  });
+  // The 101 is written by ws, not by the reply: the request id goes in through ws's own event.
+  app.websocketServer.on("headers", (headers, raw) => {
+    const id = upgradeRequestId(raw);
+    if (id !== undefined) headers.push(`${REQUEST_ID_HEADER}: ${id}`);
   });
   app.addHook("onRequest", async (request, reply) => closeUpgradeAfterAnswer(request, reply));
 });

@@ -54,7 +54,13 @@ export async function operationSocketRoute(app: FastifyInstance) {
       const caller = await authenticateSocket(app, socket, request);
       if (caller === null) return;
       // The instance names the resource, not the URL: the query carries the access token.
-      void watchers.attach(socket, request.params.id, request.url.split("?")[0] ?? request.url, caller);
+      void watchers.attach(
+        socket,
+        request.params.id,
+        request.url.split("?")[0] ?? request.url,
+        caller,
+        request.id,
+      );
     },
   );
 }

@@ -86,6 +86,8 @@ export const problemResponseSchema = Type.Object({
   code: Type.Optional(Type.String()),
   field: Type.Optional(Type.String()),
   retryable: Type.Optional(Type.Boolean()),
+  /** The request's id, as echoed in its x-request-id header and logged as reqId. */
+  requestId: Type.Optional(Type.String()),
   existingId: Type.Optional(Type.String()),
   /** waiting_room_required: the room to join, where, and why the request's admission did not count. */
   roomId: Type.Optional(Type.String()),
