@@ -83,6 +83,8 @@ describe("./floodgate reconcile", () => {
     expect(stdout).toContain("drift found 1, repaired 1, not repaired 0");
     expect(status).toBe(0);
     expect(await available()).toBe("10");
+    // Kept for the intake's /metrics (floodgate_reconcile_drift_found), where the drift alert reads it.
+    expect(await redis.hmget(keys.reconcileResult(), "drift", "unrepaired")).toEqual(["1", "0"]);
   });
 
   it("with --dry-run reports what it would repair, writes nothing and exits 1", async () => {
@@ -94,6 +96,7 @@ describe("./floodgate reconcile", () => {
     expect(stdout).toContain("drift found 1, would repair 1 (dry run: nothing written), not repaired 0");
     expect(status).toBe(1);
     expect(await available()).toBe("12");
+    expect(await redis.hget(keys.reconcileResult(), "drift")).toBe("1"); // still the last real run's
     expect((await reconcileCommand()).status).toBe(0);
     expect(await available()).toBe("10");
   });

@@ -1,7 +1,12 @@
 // Opens the stores reconcile needs, runs it and closes them: shared by `./floodgate reconcile` and `start`.
 import { checkShardIdentities, createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import { createRedis, QueueKeys, waitForRedis } from "@floodgate/queue";
-import { type ReconcileProgress, type ReconcileReport, reconcile } from "@floodgate/reconcile";
+import {
+  type ReconcileProgress,
+  type ReconcileReport,
+  reconcile,
+  recordReconcileResult,
+} from "@floodgate/reconcile";
 
 export interface ReconcileTarget {
   redisUrl: string;
@@ -36,10 +41,14 @@ export async function runReconcile(
   );
   try {
     await waitForRedis(redis);
-    return await reconcile(
-      { global, shards, redis, keys: new QueueKeys(target.redisPrefix, target.streamPartitions) },
+    const keys = new QueueKeys(target.redisPrefix, target.streamPartitions);
+    const report = await reconcile(
+      { global, shards, redis, keys },
       { dryRun: options.dryRun, onProgress: progressPrinter(options) },
     );
+    // For the drift alert (intake /metrics); a dry run writes nothing, this included.
+    if (!options.dryRun) await recordReconcileResult(redis, keys, report);
+    return report;
   } finally {
     redis.disconnect();
     await Promise.all([global, ...shards].map((db) => db.destroy()));

@@ -86,6 +86,20 @@ describe("GET /metrics", () => {
     expect((await redisCommands()) - start).toBe(n + 5);
   });
 
+  it("serves the dead-letter stream's length and the last reconcile's drift (0 before any run)", async () => {
+    let text = await scrape();
+    expect(metricValue(text, "floodgate_dead_letter_entries")).toBe(0);
+    expect(metricValue(text, "floodgate_reconcile_drift_found")).toBe(0);
+    await app.redis.xadd(app.queueKeys.deadLetters(), "*", "id", "pay_dead", "error", "x");
+    await app.redis.xadd(app.queueKeys.deadLetters(), "*", "id", "pay_dead2", "error", "x");
+    // As recordReconcileResult (packages/reconcile) leaves it after a run.
+    await app.redis.hset(app.queueKeys.reconcileResult(), { drift: 3, unrepaired: 1, finishedAt: 1 });
+    text = await scrape();
+    expect(metricValue(text, "floodgate_dead_letter_entries")).toBe(2);
+    expect(metricValue(text, "floodgate_reconcile_drift_found")).toBe(3);
+    expect(metricValue(text, "floodgate_reconcile_drift_unrepaired")).toBe(1);
+  });
+
   it("counts no Redis command for a request refused at validation", async () => {
     const start = await redisCommands();
     await post(app, "/v1/payments", { userId: "metrics-4", amount: -1 });

@@ -90,6 +90,14 @@ export class QueueKeys {
   }
 
   /**
+   * The last reconcile's figures, a hash (drift, unrepaired, finishedAt in ms) written by each run that may
+   * repair (not a dry run) and served by the intake's /metrics: a one-shot command has nothing to scrape.
+   */
+  reconcileResult(): string {
+    return `${this.prefix}reconcile:last`;
+  }
+
+  /**
    * Entries each worker holds for a shard that cannot take them now: consumer -> `<count> <ms>` (the backlog
    * gauge leaves them out of the workers' backlog).
    */

@@ -7,4 +7,5 @@ export {
   reconcile,
 } from "./reconcile.ts";
 export { findingLine, queueLine, reconcileExitCode, reportLines, summaryLine } from "./reconcile-report.ts";
+export { recordReconcileResult } from "./reconcile-result.ts";
 export type { ReconcileStores } from "./reconcile-stores.ts";

@@ -36,6 +36,20 @@ export const metricsPlugin = fp(async (app: FastifyInstance) => {
     "floodgate_stream_pending",
     "Entries delivered to a worker but not yet acknowledged",
   );
+  const gauge = (name: string, help: string) => new Gauge({ name, help, registers: [metrics.registry] });
+  const deadLetters = gauge(
+    "floodgate_dead_letter_entries",
+    "Messages in the dead-letter stream (failed MAX_DELIVERIES times); a person empties it",
+  );
+  // A one-shot command has nothing to scrape: each reconcile run records its figures in Redis (0 before any).
+  const reconcileDrift = gauge(
+    "floodgate_reconcile_drift_found",
+    "Items the last reconcile run found drifted between Redis and Postgres (repaired or not)",
+  );
+  const reconcileUnrepaired = gauge(
+    "floodgate_reconcile_drift_unrepaired",
+    "Drifted items the last reconcile run left as they are (Postgres-side: a person decides)",
+  );
 
   app.get("/metrics", { config: { auth: "public" } }, async (_request, reply) => {
     try {
@@ -44,7 +58,14 @@ export const metricsPlugin = fp(async (app: FastifyInstance) => {
         pipeline.xlen(stream);
         pipeline.xinfo("GROUPS", stream);
       }
+      pipeline.xlen(app.queueKeys.deadLetters());
+      pipeline.hmget(app.queueKeys.reconcileResult(), "drift", "unrepaired");
       const results = (await pipeline.exec()) ?? [];
+      const partitions = app.queueKeys.partitions;
+      deadLetters.set(Number(results[partitions * 2]?.[1] ?? 0));
+      const [drift, unrepaired] = (results[partitions * 2 + 1]?.[1] as (string | null)[] | undefined) ?? [];
+      reconcileDrift.set(Number(drift ?? 0));
+      reconcileUnrepaired.set(Number(unrepaired ?? 0));
       app.queueKeys.allStreams().forEach((_, partition) => {
         const [, xlen] = results[partition * 2] ?? [];
         const [, groups] = results[partition * 2 + 1] ?? [];
