@@ -42,7 +42,7 @@ export const responseHeaders = {
   "WWW-Authenticate": { type: "string", description: "The Bearer challenge (RFC 6750)." },
 } as const;
 
-type ResponseHeaderName = keyof typeof responseHeaders;
+export type ResponseHeaderName = keyof typeof responseHeaders;
 
 export const headersNamed = (names: ResponseHeaderName[]) =>
   Object.fromEntries(names.map((name) => [name, responseHeaders[name]]));

@@ -5,7 +5,7 @@
 import { GUARDED_ROUTE_CLASSES, type RouteClass } from "@floodgate/domain";
 import type { FastifySchema, RouteOptions } from "fastify";
 import type { RouteAuth } from "../plugins/auth-plugin.ts";
-import { headersNamed, requestHeaders } from "./documented-headers.ts";
+import { headersNamed, type ResponseHeaderName, requestHeaders } from "./documented-headers.ts";
 import type { OperationDocs } from "./operation-docs.ts";
 import { socketDescription } from "./socket-docs.ts";
 
@@ -37,17 +37,17 @@ const SUCCESS: Record<string, string> = {
 const isGuarded = (routeClass: RouteClass | undefined) =>
   routeClass !== undefined && (GUARDED_ROUTE_CLASSES as readonly string[]).includes(routeClass);
 
-function problemAnswer(schema: unknown, description: string, headers: string[]) {
+function problemAnswer(schema: unknown, description: string, headers: ResponseHeaderName[]) {
   return {
     description,
-    ...(headers.length > 0 ? { headers: headersNamed(headers as never) } : {}),
+    ...(headers.length > 0 ? { headers: headersNamed(headers) } : {}),
     content: { "application/problem+json": { schema } },
   };
 }
 
 function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth): ResponseSchemas {
   const declared = (schema.response ?? {}) as ResponseSchemas;
-  const replayed = docs.idempotent ? ["Idempotent-Replayed"] : [];
+  const replayed: ResponseHeaderName[] = docs.idempotent ? ["Idempotent-Replayed"] : [];
   const out: ResponseSchemas = {};
   for (const [status, body] of Object.entries(declared)) {
     if (/^[45]/.test(status)) {
@@ -59,14 +59,13 @@ function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth):
       );
       continue;
     }
-    const headers = [
-      ...(docs.location ? ["Location"] : []),
-      ...(isGuarded(docs.admission) ? ["RateLimit", "RateLimit-Policy"] : []),
+    const headers: ResponseHeaderName[] = [
+      ...(docs.location ? (["Location"] as const) : []),
+      ...(isGuarded(docs.admission) ? (["RateLimit", "RateLimit-Policy"] as const) : []),
       ...replayed,
     ];
     const described = { description: SUCCESS[status] ?? "Success.", ...(body as object) };
-    out[status] =
-      headers.length === 0 ? described : { ...described, headers: headersNamed(headers as never) };
+    out[status] = headers.length === 0 ? described : { ...described, headers: headersNamed(headers) };
   }
   const problem = declared["4xx"] ?? declared["5xx"];
   if (problem === undefined) return out;
