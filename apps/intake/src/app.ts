@@ -8,6 +8,7 @@ import { couponsPlugin } from "./plugins/coupons-plugin.ts";
 import { demoPlugin } from "./plugins/demo-plugin.ts";
 import { globalDbPlugin } from "./plugins/global-db-plugin.ts";
 import { metricsPlugin } from "./plugins/metrics-plugin.ts";
+import { docsRoutes, openapiPlugin } from "./plugins/openapi-plugin.ts";
 import { problemPlugin, sendProblem } from "./plugins/problem-plugin.ts";
 import { redisPlugin } from "./plugins/redis-plugin.ts";
 import { requestIdFor } from "./plugins/request-id.ts";
@@ -98,6 +99,8 @@ export async function buildApp(
       maxAge: 600,
     });
   }
+  // Before every route, /metrics included: the OpenAPI document is made of the routes registered after it.
+  await app.register(openapiPlugin);
   await app.register(metricsPlugin);
   await app.register(redisPlugin, { config });
   await app.register(shardsPlugin, { config });
@@ -107,6 +110,7 @@ export async function buildApp(
   await app.register(admissionPlugin, { config });
   // Before every route: its onRequest hook authenticates each one registered after it.
   await app.register(authPlugin, { config });
+  await app.register(docsRoutes);
   await app.register(healthRoutes);
   await app.register(paymentsRoute);
   await app.register(walletsRoute);

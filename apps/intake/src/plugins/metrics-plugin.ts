@@ -51,7 +51,8 @@ export const metricsPlugin = fp(async (app: FastifyInstance) => {
     "Drifted items the last reconcile run left as they are (Postgres-side: a person decides)",
   );
 
-  app.get("/metrics", { config: { auth: "public" } }, async (_request, reply) => {
+  const docs = { operationId: "getMetrics", summary: "Prometheus metrics", tags: ["Health"] };
+  app.get("/metrics", { config: { auth: "public" }, schema: docs }, async (_request, reply) => {
     try {
       const pipeline = app.statsRedis.pipeline();
       for (const stream of app.queueKeys.allStreams()) {

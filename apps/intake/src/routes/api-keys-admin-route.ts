@@ -37,7 +37,15 @@ export async function apiKeysAdminRoute(app: FastifyInstance) {
 
   app.post<{ Body: ApiKeyCreateRequest }>(
     "/v1/api-keys",
-    { schema: { body: apiKeyCreateRequestSchema, response: { 201: apiKeyResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "createApiKey",
+        summary: "Create a server key (shown this once)",
+        tags: ["Server keys"],
+        body: apiKeyCreateRequestSchema,
+        response: { 201: apiKeyResponseSchema, ...problems },
+      },
+    },
     async (request, reply) => {
       const created = await createApiKey(app.globalDb, request.body.name);
       app.auth.serverKeys.add(created);
@@ -49,13 +57,28 @@ export async function apiKeysAdminRoute(app: FastifyInstance) {
 
   app.get(
     "/v1/api-keys",
-    { schema: { response: { 200: apiKeyListResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "listApiKeys",
+        summary: "Every server key (never the key itself)",
+        tags: ["Server keys"],
+        response: { 200: apiKeyListResponseSchema, ...problems },
+      },
+    },
     async () => ({ data: (await listApiKeys(app.globalDb)).map(view) }),
   );
 
   app.delete<{ Params: ApiKeyIdParams }>(
     "/v1/api-keys/:id",
-    { schema: { params: apiKeyIdParamsSchema, response: { 200: apiKeyResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "revokeApiKey",
+        summary: "Revoke a server key",
+        tags: ["Server keys"],
+        params: apiKeyIdParamsSchema,
+        response: { 200: apiKeyResponseSchema, ...problems },
+      },
+    },
     async (request) => {
       const revoked = await revokeApiKey(app.globalDb, request.params.id);
       if (revoked === undefined) {

@@ -32,6 +32,9 @@ export async function catalogProductsRoute(app: FastifyInstance) {
       // The public catalogue: what a shop page shows anyone before they sign in.
       config: { auth: "public" },
       schema: {
+        operationId: "getCatalogProduct",
+        summary: "A product as a shop page shows it: name, price, units available",
+        tags: ["Products"],
         params: productIdParamsSchema,
         response: { 200: catalogProductResponseSchema, ...problems },
       },

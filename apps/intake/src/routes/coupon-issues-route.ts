@@ -63,6 +63,10 @@ export async function couponIssuesRoute(app: FastifyInstance) {
     "/v1/coupons/:couponId/issues",
     {
       schema: {
+        operationId: "issueCoupon",
+        summary: "Claim a coupon for a user (first come, first served)",
+        tags: ["Coupons"],
+        documented: { location: "/v1/coupon-issues/{id}", admission: "coupon-issues", idempotent: true },
         params: couponIdParamsSchema,
         body: couponIssueRequestSchema,
         response: { 202: couponIssueAcceptedSchema, ...problems },
@@ -132,7 +136,13 @@ export async function couponIssuesRoute(app: FastifyInstance) {
   app.get<{ Params: OperationIdParams }>(
     "/v1/coupon-issues/:id",
     {
-      schema: { params: operationIdParamsSchema, response: { 200: couponIssueResponseSchema, ...problems } },
+      schema: {
+        operationId: "getCouponIssue",
+        summary: "A coupon issue and its status",
+        tags: ["Coupons"],
+        params: operationIdParamsSchema,
+        response: { 200: couponIssueResponseSchema, ...problems },
+      },
     },
     async (request) =>
       visibleTo(

@@ -24,7 +24,16 @@ export async function couponsAdminRoute(app: FastifyInstance) {
 
   app.post<{ Body: CouponCreateRequest }>(
     "/v1/coupons",
-    { schema: { body: couponCreateRequestSchema, response: { 201: couponResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "createCoupon",
+        summary: "Define a coupon",
+        tags: ["Coupons"],
+        documented: { location: "/v1/coupons/{couponId}" },
+        body: couponCreateRequestSchema,
+        response: { 201: couponResponseSchema, ...problems },
+      },
+    },
     async (request, reply) => {
       const input = checkCouponInput(request.body);
       const now = Date.now();
@@ -48,6 +57,9 @@ export async function couponsAdminRoute(app: FastifyInstance) {
     "/v1/coupons/:couponId",
     {
       schema: {
+        operationId: "getCoupon",
+        summary: "A coupon's definition and counts",
+        tags: ["Coupons"],
         params: couponIdParamsSchema,
         response: { 200: couponWithCountsResponseSchema, ...problems },
       },

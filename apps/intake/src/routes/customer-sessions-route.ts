@@ -16,6 +16,9 @@ export async function customerSessionsRoute(app: FastifyInstance) {
     "/v1/customer-sessions",
     {
       schema: {
+        operationId: "createCustomerSession",
+        summary: "Mint a customer token for a shop page (the shop's server only)",
+        tags: ["Customer sessions"],
         body: customerSessionRequestSchema,
         response: { 201: customerSessionResponseSchema, ...problems },
       },

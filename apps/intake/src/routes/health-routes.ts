@@ -9,9 +9,21 @@ import { StoreProbes } from "../health/store-probes.ts";
 export async function healthRoutes(app: FastifyInstance) {
   const stores = new StoreProbes(app);
 
-  app.get("/healthz", { config: { auth: "public" } }, async () => ({ status: "ok" }));
+  app.get(
+    "/healthz",
+    {
+      config: { auth: "public" },
+      schema: { operationId: "getHealth", summary: "Liveness: the process lives", tags: ["Health"] },
+    },
+    async () => ({ status: "ok" }),
+  );
 
-  app.get("/readyz", { config: { auth: "public" } }, async (_request, reply) => {
+  const readiness = {
+    operationId: "getReadiness",
+    summary: "Readiness: 200 when this process can accept, else 503 naming why",
+    tags: ["Health"],
+  };
+  app.get("/readyz", { config: { auth: "public" }, schema: readiness }, async (_request, reply) => {
     const [redis, databases] = await Promise.all([redisWritable(app), stores.states()]);
     const workers = workersDraining(app);
     const draining = app.lifecycle.draining;

@@ -5,6 +5,7 @@
 import { Gauge } from "@floodgate/metrics";
 import type { FastifyInstance } from "fastify";
 import { authenticateSocket } from "../auth/socket-caller.ts";
+import { operationSocketDocs } from "../openapi/socket-docs.ts";
 import { readOperationView, watchedIdOf } from "../operations/operation-views.ts";
 import { OperationWatchers } from "../operations/operation-watchers.ts";
 import { StatusSubscriber } from "../operations/status-subscriber.ts";
@@ -49,7 +50,17 @@ export async function operationSocketRoute(app: FastifyInstance) {
 
   app.get<{ Params: { id: string } }>(
     "/v1/operations/:id/ws",
-    { websocket: true, config: { auth: "socket" }, schema: { params: paramsSchema } },
+    {
+      websocket: true,
+      config: { auth: "socket" },
+      schema: {
+        operationId: "watchOperation",
+        summary: "Live status of an operation: payment, deposit, coupon issue, order (WebSocket)",
+        tags: ["Operations"],
+        documented: { socket: operationSocketDocs },
+        params: paramsSchema,
+      },
+    },
     async (socket, request) => {
       const caller = await authenticateSocket(app, socket, request);
       if (caller === null) return;

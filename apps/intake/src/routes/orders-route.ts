@@ -69,6 +69,10 @@ export async function ordersRoute(app: FastifyInstance) {
     "/v1/orders",
     {
       schema: {
+        operationId: "createOrder",
+        summary: "Order products: every line is reserved, or none",
+        tags: ["Orders"],
+        documented: { location: "/v1/orders/{id}", admission: "orders", idempotent: true },
         body: orderCreateRequestSchema,
         response: { 202: orderAcceptedResponseSchema, 409: orderConflictResponseSchema, ...problems },
       },
@@ -119,7 +123,15 @@ export async function ordersRoute(app: FastifyInstance) {
 
   app.get<{ Params: OrderIdParams }>(
     "/v1/orders/:orderId",
-    { schema: { params: orderIdParamsSchema, response: { 200: orderResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "getOrder",
+        summary: "An order and its status",
+        tags: ["Orders"],
+        params: orderIdParamsSchema,
+        response: { 200: orderResponseSchema, ...problems },
+      },
+    },
     async (request) =>
       visibleTo(
         request.caller,
@@ -133,6 +145,10 @@ export async function ordersRoute(app: FastifyInstance) {
     "/v1/orders/:orderId/cancel",
     {
       schema: {
+        operationId: "cancelOrder",
+        summary: "Cancel an order that awaits payment",
+        tags: ["Orders"],
+        documented: { location: "/v1/orders/{id}" },
         params: orderIdParamsSchema,
         response: { 202: orderCancelAcceptedResponseSchema, ...problems },
       },

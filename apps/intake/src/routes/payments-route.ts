@@ -16,7 +16,16 @@ const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 export async function paymentsRoute(app: FastifyInstance) {
   app.post<{ Body: PaymentRequest }>(
     "/v1/payments",
-    { schema: { body: paymentRequestSchema, response: { 202: acceptedResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "createPayment",
+        summary: "Pay from a user's wallet (or pay an order)",
+        tags: ["Payments"],
+        documented: { location: "/v1/payments/{id}", admission: "payments", idempotent: true },
+        body: paymentRequestSchema,
+        response: { 202: acceptedResponseSchema, ...problems },
+      },
+    },
     (request, reply) =>
       acceptOperation(request, reply, {
         kind: "payment",
@@ -27,7 +36,15 @@ export async function paymentsRoute(app: FastifyInstance) {
 
   app.get<{ Params: OperationIdParams }>(
     "/v1/payments/:id",
-    { schema: { params: operationIdParamsSchema, response: { 200: operationResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "getPayment",
+        summary: "A payment and its status",
+        tags: ["Payments"],
+        params: operationIdParamsSchema,
+        response: { 200: operationResponseSchema, ...problems },
+      },
+    },
     async (request) =>
       visibleTo(
         request.caller,

@@ -41,7 +41,16 @@ export async function productsAdminRoute(app: FastifyInstance) {
 
   app.post<{ Body: ProductCreateRequest }>(
     "/v1/products",
-    { schema: { body: productCreateRequestSchema, response: { 201: productResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "createProduct",
+        summary: "Put a product on sale",
+        tags: ["Products"],
+        documented: { location: "/v1/products/{productId}" },
+        body: productCreateRequestSchema,
+        response: { 201: productResponseSchema, ...problems },
+      },
+    },
     async (request, reply) => {
       refuseWhileRedisIsAway(app.redis);
       const product = await insertProduct(app.globalDb, newProductId(), request.body);
@@ -63,6 +72,9 @@ export async function productsAdminRoute(app: FastifyInstance) {
     "/v1/products/:productId",
     {
       schema: {
+        operationId: "changeProduct",
+        summary: "Change a product's price or per-user limit, or add stock",
+        tags: ["Products"],
         params: productIdParamsSchema,
         body: productChangeRequestSchema,
         response: { 200: productResponseSchema, ...problems },
@@ -84,7 +96,15 @@ export async function productsAdminRoute(app: FastifyInstance) {
 
   app.get<{ Params: ProductIdParams }>(
     "/v1/products/:productId",
-    { schema: { params: productIdParamsSchema, response: { 200: productResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "getProduct",
+        summary: "A product with its stock and availability",
+        tags: ["Products"],
+        params: productIdParamsSchema,
+        response: { 200: productResponseSchema, ...problems },
+      },
+    },
     async (request) => {
       const { productId } = request.params;
       const product = await findProduct(app.globalDb, productId);

@@ -25,7 +25,14 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
 
   app.get(
     "/v1/rate-limits",
-    { schema: { response: { 200: rateLimitsResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "listRateLimits",
+        summary: "The rate limits in effect",
+        tags: ["Rate limits"],
+        response: { 200: rateLimitsResponseSchema, ...problems },
+      },
+    },
     async () => {
       await app.admission.book.reload(app.admission.redis, app.admission.keys);
       return { policies: ROUTE_CLASSES.map(view) };
@@ -36,6 +43,9 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
     "/v1/rate-limits/:routeClass",
     {
       schema: {
+        operationId: "setRateLimit",
+        summary: "Change a route class's rate limits at run time",
+        tags: ["Rate limits"],
         params: routeClassParamsSchema,
         body: rateLimitChangeRequestSchema,
         response: { 200: rateLimitPolicyResponseSchema, ...problems },
@@ -60,6 +70,9 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
     "/v1/rate-limits/:routeClass",
     {
       schema: {
+        operationId: "resetRateLimit",
+        summary: "Return a route class to its configured rate limits",
+        tags: ["Rate limits"],
         params: routeClassParamsSchema,
         response: { 200: rateLimitPolicyResponseSchema, ...problems },
       },

@@ -15,6 +15,7 @@ import { ticketView } from "../admission/ticket-view.ts";
 import { actingUser, mayRead } from "../auth/caller.ts";
 import { authenticateSocket } from "../auth/socket-caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
+import { ticketSocketDocs } from "../openapi/socket-docs.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
@@ -23,6 +24,10 @@ export async function roomTicketsRoute(app: FastifyInstance) {
     "/v1/rooms/:roomId/tickets",
     {
       schema: {
+        operationId: "joinRoom",
+        summary: "Join a waiting room: a ticket with a place, or an admission when it is not queueing",
+        tags: ["Waiting rooms"],
+        documented: { location: "/v1/rooms/{roomId}/tickets/{ticketId}", admission: "room-joins" },
         params: roomIdParamsSchema,
         body: ticketJoinRequestSchema,
         response: { 200: ticketResponseSchema, 201: ticketResponseSchema, ...problems },
@@ -54,7 +59,15 @@ export async function roomTicketsRoute(app: FastifyInstance) {
 
   app.get<{ Params: TicketParams }>(
     "/v1/rooms/:roomId/tickets/:ticketId",
-    { schema: { params: ticketParamsSchema, response: { 200: ticketResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "getTicket",
+        summary: "A ticket's place (polling; a poll is a heartbeat)",
+        tags: ["Waiting rooms"],
+        params: ticketParamsSchema,
+        response: { 200: ticketResponseSchema, ...problems },
+      },
+    },
     async (request) => {
       const { roomId, ticketId } = request.params;
       const { redis, keys, directory, tokens } = app.admission;
@@ -71,7 +84,17 @@ export async function roomTicketsRoute(app: FastifyInstance) {
 
   app.get<{ Params: TicketParams }>(
     "/v1/rooms/:roomId/tickets/:ticketId/ws",
-    { websocket: true, config: { auth: "socket" }, schema: { params: ticketParamsSchema } },
+    {
+      websocket: true,
+      config: { auth: "socket" },
+      schema: {
+        operationId: "watchTicket",
+        summary: "Live place and admission of a ticket (WebSocket)",
+        tags: ["Waiting rooms"],
+        documented: { socket: ticketSocketDocs },
+        params: ticketParamsSchema,
+      },
+    },
     async (socket, request) => {
       const caller = await authenticateSocket(app, socket, request);
       if (caller === null) return;

@@ -57,6 +57,10 @@ export async function roomsAdminRoute(app: FastifyInstance) {
     "/v1/rooms/:roomId",
     {
       schema: {
+        operationId: "putRoom",
+        summary: "Define or change a waiting room",
+        tags: ["Waiting rooms"],
+        documented: { location: "/v1/rooms/{roomId}" },
         params: roomIdParamsSchema,
         body: roomDefinitionRequestSchema,
         response: { 200: roomResponseSchema, 201: roomResponseSchema, ...problems },
@@ -121,14 +125,28 @@ export async function roomsAdminRoute(app: FastifyInstance) {
   app.get<{ Params: RoomIdParams }>(
     "/v1/rooms/:roomId",
     {
-      schema: { params: roomIdParamsSchema, response: { 200: roomResponseSchema, ...problems } },
+      schema: {
+        operationId: "getRoom",
+        summary: "A waiting room with its numbers",
+        tags: ["Waiting rooms"],
+        params: roomIdParamsSchema,
+        response: { 200: roomResponseSchema, ...problems },
+      },
     },
     (request) => roomView(app, request.params.roomId),
   );
 
   app.delete<{ Params: TicketParams }>(
     "/v1/rooms/:roomId/tokens/:ticketId",
-    { schema: { params: ticketParamsSchema, response: problems } },
+    {
+      schema: {
+        operationId: "revokeAdmission",
+        summary: "Revoke a ticket's admission: its token is refused from now on",
+        tags: ["Waiting rooms"],
+        params: ticketParamsSchema,
+        response: { 204: { description: "Revoked.", type: "null" }, ...problems },
+      },
+    },
     async (request, reply) => {
       const { roomId, ticketId } = request.params;
       const before = await revokeTicket(app.admission.redis, app.admission.keys, roomId, ticketId);

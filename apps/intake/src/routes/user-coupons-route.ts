@@ -13,7 +13,15 @@ export async function userCouponsRoute(app: FastifyInstance) {
   // not yet applied) shows up here once a worker commits it; its status is at /v1/coupon-issues/:id.
   app.get<{ Params: UserIdParams }>(
     "/v1/users/:userId/coupons",
-    { schema: { params: userIdParamsSchema, response: { 200: userCouponsResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "listUserCoupons",
+        summary: "The coupons a user holds, newest first",
+        tags: ["Coupons"],
+        params: userIdParamsSchema,
+        response: { 200: userCouponsResponseSchema, ...problems },
+      },
+    },
     async (request) => {
       const { userId } = request.params;
       if (!mayRead(request.caller, userId)) {

@@ -21,6 +21,10 @@ export async function walletsRoute(app: FastifyInstance) {
     "/v1/wallets/:userId/deposits",
     {
       schema: {
+        operationId: "createDeposit",
+        summary: "Deposit into a user's wallet (the shop's server only)",
+        tags: ["Wallets"],
+        documented: { location: "/v1/deposits/{id}", admission: "deposits", idempotent: true },
         params: userIdParamsSchema,
         body: depositRequestSchema,
         response: { 202: acceptedResponseSchema, ...problems },
@@ -39,7 +43,15 @@ export async function walletsRoute(app: FastifyInstance) {
 
   app.get<{ Params: OperationIdParams }>(
     "/v1/deposits/:id",
-    { schema: { params: operationIdParamsSchema, response: { 200: operationResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "getDeposit",
+        summary: "A deposit and its status",
+        tags: ["Wallets"],
+        params: operationIdParamsSchema,
+        response: { 200: operationResponseSchema, ...problems },
+      },
+    },
     async (request) =>
       visibleTo(
         request.caller,
@@ -52,7 +64,15 @@ export async function walletsRoute(app: FastifyInstance) {
   // The balance lives on the user's shard; a user who never deposited has a balance of 0.
   app.get<{ Params: UserIdParams }>(
     "/v1/wallets/:userId",
-    { schema: { params: userIdParamsSchema, response: { 200: walletResponseSchema, ...problems } } },
+    {
+      schema: {
+        operationId: "getWallet",
+        summary: "A user's balance",
+        tags: ["Wallets"],
+        params: userIdParamsSchema,
+        response: { 200: walletResponseSchema, ...problems },
+      },
+    },
     async (request) => {
       const { userId } = request.params;
       if (!mayRead(request.caller, userId)) {

@@ -1,0 +1,63 @@
+// What a client should do about each problem code: the page its `type` URI resolves to (problem-pages-route.ts).
+// Typed by the catalogue, so a new code does not compile without its advice.
+import type { ErrorCode } from "./error-catalogue.ts";
+
+export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
+  validation_error:
+    "Fix the request: `errors[]` names each field at fault (`field`, a JSON `pointer` for body fields) and why. Nothing was stored.",
+  malformed_json:
+    "Send a body that parses as JSON (the detail gives the parser's complaint). Nothing was stored.",
+  invalid_idempotency_key:
+    "Send Idempotency-Key as 1-255 visible ASCII characters (a UUID is fine), or leave it out. Nothing was stored.",
+  invalid_operation_id:
+    "The id is not one this API mints: use the `id` of a 202 answer (or its Location) as it was given.",
+  unauthorized:
+    "Send `Authorization: Bearer <credential>`: the shop's server key (fg_sk_…), a customer token, or on admin routes the ADMIN_API_KEY. WWW-Authenticate says which realm.",
+  invalid_token:
+    "The token was forged, malformed, or minted for another issuer or audience: get a new one from the shop's server (POST /v1/customer-sessions).",
+  token_expired:
+    "Get a new customer token from the shop's server and repeat the request with the same Idempotency-Key.",
+  forbidden_user:
+    "A customer token acts only for its own user: leave `userId` out (the token's user is used) or name that user.",
+  forbidden_caller:
+    "Use the credential this route takes: deposits and customer tokens need the shop's server key; the admin key only configures.",
+  not_open:
+    "The coupon's issue window is closed or not yet open (the detail says when); try within its window.",
+  waiting_room_required:
+    "Join the room (POST `joinUrl`), wait for admission (its WebSocket or polling the ticket), then repeat the request with `Admission-Token` and the same Idempotency-Key. `reason` says why the token sent did not count.",
+  not_found:
+    "No such resource, or not this caller's (a shopper sees only their own). `field` names the id; check it.",
+  already_issued: "This user already holds the coupon: `existingId` is the issue that holds it.",
+  out_of_stock:
+    "`lines[]` says what is left of each short line: order fewer units or fewer products. The answer is final for this Idempotency-Key; send a new key to try again.",
+  coupon_already_used:
+    "Another order (`existingId`) redeemed this coupon issue: order without it, or cancel that order first.",
+  unit_limit_exceeded:
+    "The user holds unpaid units of a product up to its per-user limit (`lines[]`: held, limit): pay or cancel an order of it, or ask for fewer.",
+  order_not_cancellable: "The order already ended (paid, cancelled, expired or failed): GET it to see how.",
+  room_guard_conflict:
+    "Another active room guards one of these route classes: set its mode to off, or drop the class from one of them.",
+  sold_out: "Every coupon of this definition has been issued; there are no more.",
+  body_too_large: "Send a body of at most 16 KiB.",
+  unsupported_media_type: "Send the body as `Content-Type: application/json`.",
+  idempotency_key_reused:
+    "This Idempotency-Key was first used with another body (`existingId` names what it created): use a new key for a new request.",
+  currency_mismatch:
+    "Send this deployment's currency (or leave `currency` out); amounts are integers in its minor unit.",
+  coupon_not_yours: "The coupon issue belongs to another user: use one issued to this user.",
+  amount_too_large: "The order's amount is above 10^12 minor units, the largest allowed: split the order.",
+  rate_limited:
+    "Wait Retry-After seconds, then retry with the same Idempotency-Key. RateLimit and RateLimit-Policy say which limit. Nothing was stored.",
+  service_unavailable:
+    "A store was unreachable and nothing was stored: retry after Retry-After seconds with the same Idempotency-Key.",
+  overloaded:
+    "The workers' backlog is longer than this deployment takes new work for: retry after Retry-After seconds with the same Idempotency-Key.",
+  admin_disabled:
+    "The operator must set ADMIN_API_KEY for the admin routes to answer; no key can succeed until then.",
+  coupon_state_missing:
+    "The coupon's Redis state is missing: an operator must restore it (./floodgate reconcile). Retry later.",
+  product_state_not_written:
+    "The change is stored in Postgres but not yet in Redis: do not repeat it (stock would count twice). Reconcile brings Redis up to date; GET the product to see it.",
+  internal_error:
+    "A bug on our side: retry later with the same Idempotency-Key, and report it if it persists.",
+};

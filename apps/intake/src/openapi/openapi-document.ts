@@ -1,0 +1,92 @@
+// The parts of the OpenAPI document no route states: what the API is, who may call it (security schemes), its
+// tags, and the shared Problem schema every problem answer refers to.
+import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
+import { PROBLEM_COMPONENT } from "./operation-transform.ts";
+
+export const OPENAPI_BASE: FastifyDynamicSwaggerOptions["openapi"] = {
+  openapi: "3.1.0",
+  info: {
+    title: "Floodgate",
+    version: "0.1.0",
+    description:
+      "Payments, coupons, limited-stock orders and waiting rooms for traffic spikes: every write is accepted " +
+      "(202) into a queue and applied by workers; read its status at its Location or over " +
+      "`WS /v1/operations/{id}/ws`. Errors are RFC 9457 problem+json: each `type` resolves to a page at " +
+      "`/problems/{code}` that explains the code.",
+  },
+  components: {
+    securitySchemes: {
+      serverKey: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "fg_sk_…",
+        description:
+          "The shop's server key (POST /v1/api-keys): acts for any user it names (`userId` in the body or path).",
+      },
+      customerToken: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "JWT",
+        description:
+          "A short-lived customer token (POST /v1/customer-sessions): acts only for its own user; a `userId` " +
+          "naming someone else is a 403.",
+      },
+      adminKey: {
+        type: "http",
+        scheme: "bearer",
+        description:
+          "ADMIN_API_KEY: configuration only (rooms, products, coupons, rate limits, server keys).",
+      },
+      socketAccessToken: {
+        type: "apiKey",
+        in: "query",
+        name: "access_token",
+        description:
+          "A WebSocket's bearer (server key or customer token), for browsers that cannot set headers.",
+      },
+    },
+  },
+  tags: [
+    { name: "Payments" },
+    { name: "Wallets" },
+    { name: "Coupons" },
+    { name: "Products" },
+    { name: "Orders" },
+    { name: "Operations", description: "Live status of any accepted operation." },
+    { name: "Waiting rooms" },
+    { name: "Rate limits" },
+    { name: "Server keys" },
+    { name: "Customer sessions" },
+    { name: "Health" },
+    { name: "Problems", description: "What each problem `type` means." },
+  ],
+};
+
+const PROBLEM_DESCRIPTION =
+  "RFC 9457 problem details. `type` is a relative reference, `/problems/{code}` with `-` for `_`, resolved " +
+  "against the request's URI: a page that explains the code (GET it with Accept: text/html, or as JSON). " +
+  "`errors[]` names every field at fault; `retryable` says whether the same request can succeed later.";
+
+/**
+ * Every schema marked with PROBLEM_COMPONENT becomes a reference to one entry of components.schemas, so the
+ * reference page shows the problem shape once instead of in every answer.
+ */
+export function hoistProblems(document: Record<string, unknown>): Record<string, unknown> {
+  const components = (document.components ?? {}) as { schemas?: Record<string, unknown> };
+  components.schemas ??= {};
+  const schemas = components.schemas;
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== "object") return node;
+    const record = node as Record<string, unknown>;
+    const name = record[PROBLEM_COMPONENT];
+    if (typeof name === "string") {
+      const { [PROBLEM_COMPONENT]: _, ...schema } = record;
+      schemas[name] ??= { description: PROBLEM_DESCRIPTION, ...schema };
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, visit(value)]));
+  };
+  const paths = visit(document.paths);
+  return { ...document, paths, components };
+}

@@ -1,0 +1,143 @@
+// Each route's schema as its OpenAPI operation: security from the route's `config.auth` (the one place auth-plugin
+// reads too, so the document cannot disagree with it), the headers of `documented` (operation-docs.ts), problem
+// answers as application/problem+json, and WebSockets as the GET that upgrades. The document only: nothing
+// here changes what Fastify validates or serializes.
+import { GUARDED_ROUTE_CLASSES, type RouteClass } from "@floodgate/domain";
+import type { FastifySchema, RouteOptions } from "fastify";
+import type { RouteAuth } from "../plugins/auth-plugin.ts";
+import { headersNamed, type ResponseHeaderName, requestHeaders } from "./documented-headers.ts";
+import type { OperationDocs } from "./operation-docs.ts";
+import { socketDescription } from "./socket-docs.ts";
+
+/** Routes left out of the document: the demo store (its page and sign-in), not part of the API. */
+export const isUndocumented = (url: string) => url === "/demo" || url.startsWith("/demo/");
+
+/** Marks a problem schema so the whole document's copies become one component (see hoistProblems). */
+export const PROBLEM_COMPONENT = "x-component";
+
+type Security = { [scheme: string]: string[] }[];
+
+const callerSecurity: Security = [{ serverKey: [] }, { customerToken: [] }];
+
+const SECURITY: Record<RouteAuth, Security> = {
+  caller: callerSecurity,
+  admin: [{ adminKey: [] }],
+  public: [],
+  socket: [...callerSecurity, { socketAccessToken: [] }],
+};
+
+type ResponseSchemas = Record<string, unknown>;
+
+const SUCCESS: Record<string, string> = {
+  200: "OK.",
+  201: "Created.",
+  202: "Accepted: stored, and applied by a worker; its status is at Location.",
+};
+
+const isGuarded = (routeClass: RouteClass | undefined) =>
+  routeClass !== undefined && (GUARDED_ROUTE_CLASSES as readonly string[]).includes(routeClass);
+
+function problemAnswer(schema: unknown, description: string, headers: ResponseHeaderName[]) {
+  return {
+    description,
+    ...(headers.length > 0 ? { headers: headersNamed(headers) } : {}),
+    content: { "application/problem+json": { schema } },
+  };
+}
+
+function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth): ResponseSchemas {
+  const declared = (schema.response ?? {}) as ResponseSchemas;
+  const replayed: ResponseHeaderName[] = docs.idempotent ? ["Idempotent-Replayed"] : [];
+  const out: ResponseSchemas = {};
+  for (const [status, body] of Object.entries(declared)) {
+    if (/^[45]/.test(status)) {
+      const generic = status === "4xx" || status === "5xx";
+      out[status] = problemAnswer(
+        generic ? { ...(body as object), [PROBLEM_COMPONENT]: "Problem" } : body,
+        generic ? `A problem (${status.toUpperCase()}): see its \`type\`.` : `A problem (${status}).`,
+        status.startsWith("4") ? replayed : [],
+      );
+      continue;
+    }
+    const headers: ResponseHeaderName[] = [
+      ...(docs.location ? (["Location"] as const) : []),
+      ...(isGuarded(docs.admission) ? (["RateLimit", "RateLimit-Policy"] as const) : []),
+      ...replayed,
+    ];
+    const described = { description: SUCCESS[status] ?? "Success.", ...(body as object) };
+    out[status] = headers.length === 0 ? described : { ...described, headers: headersNamed(headers) };
+  }
+  const problem = declared["4xx"] ?? declared["5xx"];
+  if (problem === undefined) return out;
+  const tagged = { ...(problem as object), [PROBLEM_COMPONENT]: "Problem" };
+  if (auth === "caller" || auth === "admin") {
+    out["401"] = problemAnswer(tagged, "No credential this route accepts.", ["WWW-Authenticate"]);
+  }
+  if (docs.admission !== undefined) {
+    out["429"] = problemAnswer(tagged, "Over a rate limit of the route class; nothing was stored.", [
+      "Retry-After",
+      "RateLimit",
+      "RateLimit-Policy",
+    ]);
+  }
+  if (declared["5xx"] !== undefined) {
+    out["503"] = problemAnswer(tagged, "A store is unreachable, or the deployment is overloaded.", [
+      "Retry-After",
+    ]);
+  }
+  return out;
+}
+
+function socketOperation(schema: FastifySchema, docs: OperationDocs): FastifySchema {
+  const socket = docs.socket!;
+  return {
+    ...schema,
+    description: socketDescription(socket),
+    querystring: {
+      type: "object",
+      properties: {
+        access_token: {
+          type: "string",
+          description: "The bearer (server key or customer token), for browsers, which cannot set headers.",
+        },
+      },
+    },
+    response: {
+      101: { description: "Switching Protocols: the socket is open.", type: "null" },
+    },
+    "x-websocket": socket,
+  } as FastifySchema;
+}
+
+export function transformOperation({
+  schema,
+  url,
+  route,
+}: {
+  schema: FastifySchema | undefined;
+  url: string;
+  route: RouteOptions;
+}): { schema: FastifySchema; url: string } {
+  if (isUndocumented(url)) return { schema: { ...schema, hide: true }, url };
+  const { documented: docs = {}, ...rest } = schema ?? {};
+  const auth = route.config?.auth ?? "caller";
+  // @fastify/websocket hides its routes from the document; this one describes them.
+  if (docs.socket) {
+    return { schema: { ...socketOperation(rest, docs), security: SECURITY.socket, hide: false }, url };
+  }
+  const headerParams = {
+    ...(docs.idempotent ? { "Idempotency-Key": requestHeaders["Idempotency-Key"] } : {}),
+    ...(isGuarded(docs.admission) ? { "Admission-Token": requestHeaders["Admission-Token"] } : {}),
+  };
+  return {
+    schema: {
+      ...rest,
+      security: SECURITY[auth],
+      ...(Object.keys(headerParams).length > 0
+        ? { headers: { type: "object", properties: headerParams } }
+        : {}),
+      response: responses(rest, docs, auth),
+    },
+    url,
+  };
+}
