@@ -20,10 +20,13 @@ describe("the browser bundle", () => {
     expect(Object.keys(sdk).sort()).toEqual([
       "AlreadyIssuedError",
       "AuthenticationError",
+      "ConnectionError",
       "FloodgateError",
+      "IdempotencyConflictError",
       "InsufficientFundsError",
       "OutOfStockError",
       "PermissionError",
+      "RateLimitError",
       "SoldOutError",
       "ValidationError",
       "createCheckout",
