@@ -68,10 +68,23 @@ describe("a baseUrl that is no URL", () => {
 });
 
 describe("typed failures", () => {
-  it("a 429 still refused after the retries is a RateLimitError: retryable, with the server's Retry-After", async () => {
+  it("a 429 still refused after the retries is a RateLimitError: retryable, with Retry-After and the request id", async () => {
     await setUserRateLimit(intake.baseUrl, "payments", { rate: 1, burst: 1 });
     try {
-      const checkout = shopServer(intake.baseUrl, { maxRetries: 0 });
+      // A load balancer in front of the intake that stamps each answer with its request id.
+      let stamped = 0;
+      const fetch = async (url: string, init?: RequestInit) => {
+        const answer = await globalThis.fetch(url, init);
+        const headers = new Headers(answer.headers);
+        headers.set("x-request-id", `lb-${++stamped}`);
+        return new Response(await answer.text(), { status: answer.status, headers });
+      };
+      const checkout = createCheckout({
+        baseUrl: intake.baseUrl,
+        getToken: () => env.serverKey,
+        fetch,
+        maxRetries: 0,
+      });
       // No worker: the payment stays pending, but it took the bucket's one token.
       const first = checkout.pay({ userId: "hasty", amount: 5 });
       await eventually(() => first.id, "the first payment accepted");
@@ -81,9 +94,13 @@ describe("typed failures", () => {
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RateLimitError);
       expect(error).toBeInstanceOf(FloodgateError);
-      expect(error).toMatchObject({ code: "rate_limited", status: 429, retryable: true });
+      expect(error).toMatchObject({
+        code: "rate_limited",
+        status: 429,
+        retryable: true,
+        requestId: `lb-${stamped}`,
+      });
       expect((error as RateLimitError).retryAfterSeconds).toBeGreaterThan(0);
-      expect(error).toHaveProperty("requestId");
     } finally {
       await resetRateLimit(intake.baseUrl, "payments");
     }
@@ -98,7 +115,7 @@ describe("typed failures", () => {
       expect(error).toBeInstanceOf(FloodgateError);
       expect(error).toMatchObject({ code: "network_error", status: undefined, retryable: true });
       expect((error as Error).cause).toBeInstanceOf(Error);
-      expect(error).toHaveProperty("requestId");
+      expect(error).toMatchObject({ requestId: undefined }); // no answer, so no server id
     } finally {
       await proxy.up();
     }
@@ -114,6 +131,6 @@ describe("typed failures", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IdempotencyConflictError);
     expect(error).toMatchObject({ code: "idempotency_key_reused", status: 422, retryable: false });
-    expect((error as IdempotencyConflictError).existingId ?? firstId).toBe(firstId);
+    expect((error as IdempotencyConflictError).existingId).toBe(firstId);
   });
 });
