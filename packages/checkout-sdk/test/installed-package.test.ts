@@ -3,7 +3,7 @@
 // and worker: in Node 20 (the system's) and 24, and bundled by esbuild into a page in headless Chromium. The
 // example's server-side steps (the shopper's token, the wallet's top-up) are done by a shop server of the
 // test's own with the server key (support/example-shop-server.ts), so the first run buys.
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -31,10 +31,12 @@ import {
   pathFor,
   type ScratchProject,
   scratchProject,
+  systemNode,
 } from "./support/scratch-project.ts";
 
 /** The machine's own Node (20 on the development VM): what a shop's older service would run. */
-const SYSTEM_NODE = process.env.SYSTEM_NODE ?? "/usr/bin/node";
+const SYSTEM_NODE = systemNode();
+const versionOf = (node: string) => execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
 const THIS_NODE = process.execPath;
 const TSC = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 // Looked up as the file loads: without a browser the file fails outright, with no test reported as skipped.
@@ -98,11 +100,10 @@ describe("the npm pack tarball", () => {
   });
 
   it.each([
-    ["the system's Node", SYSTEM_NODE],
-    ["Node 24", THIS_NODE],
+    [`the system's Node ${versionOf(SYSTEM_NODE)}`, SYSTEM_NODE],
+    [`Node ${versionOf(THIS_NODE)}`, THIS_NODE],
   ])("installs offline and imports on %s", async (_name, node) => {
-    const { stdout: version } = await run(node, ["--version"]);
-    expect(Number(version.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
+    expect(Number(versionOf(node).slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
     const { stdout } = await project.node(node, [
       "--input-type=module",
       "-e",
@@ -150,7 +151,7 @@ checkout.pay({ amount: "12" });
 });
 
 describe("the README example, installed", () => {
-  it("buys on the first run in the system's Node: the shop tops the wallet up, the order is paid", async () => {
+  it(`buys on the first run in the system's Node ${versionOf(SYSTEM_NODE)}: the shop tops the wallet up, the order is paid`, async () => {
     const productId = await createProduct(intake.baseUrl, 1200, 3);
     const said = await buyInNode(SYSTEM_NODE, "node-shopper", productId);
     expect(said.at(-1)).toMatch(/^Paid: pay_\w+\. 2 left\.$/);

@@ -4,9 +4,10 @@
 // The pack skips prepack's build: the build empties dist/ first, and other test files running beside this one
 // read dist/browser/. `./floodgate test` builds before any test runs (turbo's build task).
 import { execFile } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { readBrowserBundle } from "../../scripts/browser-bundle.ts";
@@ -14,9 +15,21 @@ import { readBrowserBundle } from "../../scripts/browser-bundle.ts";
 const run = promisify(execFile);
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
 
+/** The machine's own Node (20 on the development VM), the first on PATH that is not the one running the tests
+ * (which ./floodgate put first when the system's was older than 22.18); SYSTEM_NODE names another. */
+export function systemNode(): string {
+  if (process.env.SYSTEM_NODE) return process.env.SYSTEM_NODE;
+  const dirs = (process.env.PATH ?? "").split(delimiter).concat("/usr/local/bin", "/usr/bin");
+  const found = dirs
+    .filter((dir) => dir && dir !== dirname(process.execPath))
+    .map((dir) => join(dir, "node"))
+    .find((file) => existsSync(file) && realpathSync(file) !== realpathSync(process.execPath));
+  return found ?? process.execPath;
+}
+
 /** PATH with `node` (and the npm beside it, if any) taken from `nodeBinary` first. */
 export function pathFor(nodeBinary: string): string {
-  return `${dirname(nodeBinary)}:/usr/bin:/bin:${process.env.PATH ?? ""}`;
+  return [dirname(nodeBinary), process.env.PATH ?? ""].join(delimiter);
 }
 
 export interface PackedPackage {
