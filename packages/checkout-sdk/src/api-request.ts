@@ -1,12 +1,15 @@
 // One call to the API with the SDK's retry rule. A retry repeats the same request, headers included, so a create
-// call keeps its Idempotency-Key and cannot create twice. Only what can succeed unchanged is retried: a network
-// error, a 429, a 503 (or a gateway's 502/504) unless its problem says `retryable: false`. A business refusal
-// (sold out, out of stock, a validation error) would be refused again exactly as it is: it is thrown at once.
+// call keeps its Idempotency-Key and cannot create twice. Only what can succeed unchanged is retried: a dropped
+// connection, an attempt with no answer within timeoutMs, a 429, a 503 (or a gateway's 502/504) unless its
+// problem says `retryable: false`. A business refusal (sold out, out of stock, a validation error) would be
+// refused again exactly as it is: it is thrown at once. The caller's `signal` ends the call at any point (the
+// request, its socket, the wait before a retry) with the signal's reason.
 // Every attempt carries the page's bearer; a 401 token_expired asks the page for a new one ONCE and sends the
 // same request again (same Idempotency-Key): the first was refused before it did anything.
 import { retryDelayMs, sleep } from "./backoff.ts";
 import type { BearerToken } from "./bearer-token.ts";
-import { FloodgateError, type Problem, parseRetryAfter, problemError } from "./floodgate-errors.ts";
+import { ConnectionError, type Problem, parseRetryAfter, problemError } from "./floodgate-errors.ts";
+import { attemptSignal } from "./request-signal.ts";
 
 /** The part of fetch the SDK uses; pass your own (a wrapper that adds tracing headers, a test's). */
 export type FetchFunction = (url: string, init?: RequestInit) => Promise<Response>;
@@ -16,6 +19,8 @@ export interface ApiEndpoint {
   baseUrl: string;
   fetch: FetchFunction;
   maxRetries: number;
+  /** How long one attempt may wait for its whole answer before it counts as a dropped connection. */
+  timeoutMs: number;
   /** undefined: no getToken was given, so no Authorization header (a deployment with AUTH=off). */
   token: BearerToken | undefined;
 }
@@ -24,6 +29,7 @@ export interface ApiCall {
   method?: "GET" | "POST";
   body?: unknown;
   headers?: Record<string, string>;
+  signal?: AbortSignal | undefined;
 }
 
 const RETRIED_STATUSES = [429, 502, 503, 504];
@@ -34,6 +40,7 @@ export async function apiRequest<T>(
   call: ApiCall = {},
   maxRetries = api.maxRetries,
 ): Promise<T> {
+  const { signal } = call;
   const headers: Record<string, string> = { ...call.headers };
   // No content-type on a GET: a browser then sends it as a simple request, without a CORS preflight.
   if (call.body !== undefined) headers["content-type"] = "application/json";
@@ -41,17 +48,31 @@ export async function apiRequest<T>(
   let refreshed = false;
   let token = await api.token?.current();
   for (let attempt = 0; ; attempt++) {
+    signal?.throwIfAborted();
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    let response: Response;
-    let text: string;
+    let response: Response | undefined;
+    let text = "";
+    let failure: unknown;
+    const attemptEnd = attemptSignal(api.timeoutMs, signal);
     try {
-      response = await api.fetch(api.baseUrl + path, init);
+      response = await api.fetch(api.baseUrl + path, { ...init, signal: attemptEnd.signal });
       text = await response.text();
     } catch (cause) {
+      failure = cause;
+      response = undefined;
+    }
+    attemptEnd.done();
+    if (response === undefined) {
+      signal?.throwIfAborted();
       if (attempt >= maxRetries) {
-        throw new FloodgateError({ code: "network_error", title: "The API could not be reached" }, { cause });
+        throw new ConnectionError(
+          attemptEnd.timedOut()
+            ? { code: "timeout", title: `No answer within ${api.timeoutMs} ms`, retryable: true }
+            : { code: "network_error", title: "The API could not be reached", retryable: true },
+          { cause: failure },
+        );
       }
-      await sleep(retryDelayMs(attempt));
+      await sleep(retryDelayMs(attempt), signal);
       continue;
     }
     let body: unknown;
@@ -75,9 +96,10 @@ export async function apiRequest<T>(
       continue;
     }
     const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+    if (retryAfter !== undefined) problem.retryAfterSeconds ??= retryAfter;
     if (attempt >= maxRetries || !RETRIED_STATUSES.includes(status) || problem.retryable === false) {
       throw problemError(problem);
     }
-    await sleep(retryDelayMs(attempt, retryAfter));
+    await sleep(retryDelayMs(attempt, retryAfter), signal);
   }
 }

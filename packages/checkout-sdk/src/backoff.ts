@@ -9,4 +9,17 @@ export function retryDelayMs(attempt: number, retryAfterSeconds = 0): number {
   return Math.max(retryAfterSeconds * 1000, Math.random() * Math.min(CAP_MS, BASE_MS * 2 ** attempt));
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms`; rejects with the signal's reason as soon as it aborts (a cancelled call stops waiting). */
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });

@@ -2,7 +2,14 @@
 // in the deployment's minor unit; user ids are 1-64 characters of [A-Za-z0-9_-]. A shopper's calls may leave
 // userId out: their user is their token's (a different one is refused 403 forbidden_user). A server key names it.
 
-export interface PaymentRequest {
+/** What every call takes besides its own fields. */
+export interface CallOptions {
+  /** Cancels the call: its request and socket, a wait before a retry, a waiting room, the status it follows.
+   * The call's promises then reject with the signal's reason. What the server already accepted goes on. */
+  signal?: AbortSignal;
+}
+
+export interface PaymentRequest extends CallOptions {
   userId?: string;
   amount: number;
   /** Pays this order (the amount must be the order's). */
@@ -12,7 +19,7 @@ export interface PaymentRequest {
 }
 
 /** Only a server key may deposit (a shopper's token is refused 403 forbidden_caller). */
-export interface DepositRequest {
+export interface DepositRequest extends CallOptions {
   userId: string;
   amount: number;
   idempotencyKey?: string;
@@ -23,7 +30,7 @@ export interface OrderLine {
   quantity: number;
 }
 
-export interface OrderRequest {
+export interface OrderRequest extends CallOptions {
   userId?: string;
   items: OrderLine[];
   couponIssueId?: string;

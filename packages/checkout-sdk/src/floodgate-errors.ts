@@ -1,7 +1,8 @@
 // Every refusal Floodgate answers is RFC 9457 problem+json; these turn one into an Error a page can branch on by
 // class (`instanceof SoldOutError`) or by `code`. An operation that was accepted and then failed (a payment the
 // wallet could not cover) becomes one too, and so does a network that stayed down through every retry, so a page
-// handles one error shape whichever way a checkout went wrong.
+// handles one error shape whichever way a checkout went wrong. Every one says whether the same request may
+// still succeed (`retryable`, the server's own flag when it sent one) and which request it was (`requestId`).
 
 export interface Problem {
   type?: string;
@@ -21,6 +22,8 @@ export interface Problem {
   roomId?: string;
   joinUrl?: string;
   reason?: string;
+  /** rate_limited and other retryable refusals: the server's Retry-After, in seconds. */
+  retryAfterSeconds?: number;
   /** The server's id of the request, when it sent one: what its logs know the refusal by. */
   requestId?: string;
   /** A final failure: the operation's view as the server last showed it. */
@@ -34,8 +37,11 @@ export class FloodgateError extends Error {
   /** The HTTP status of a refusal; undefined when the request never got an answer or the operation failed later. */
   readonly status: number | undefined;
   readonly problem: Problem;
-  /** The server's request id, when the refusal carried one. */
+  /** The server's request id, when the refusal carried one (its body or an X-Request-Id header). */
   readonly requestId: string | undefined;
+  /** Whether sending the same request again (same Idempotency-Key) may succeed: the problem's own flag, else
+   * true for a 429, a 5xx and a request that got no answer. The SDK already retried it maxRetries times. */
+  readonly retryable: boolean;
 
   constructor(problem: Problem, options?: { cause?: unknown }) {
     const code = problem.code ?? `http_${problem.status}`;
@@ -45,7 +51,29 @@ export class FloodgateError extends Error {
     this.status = problem.status;
     this.problem = problem;
     this.requestId = problem.requestId;
+    const status = problem.status ?? 0;
+    this.retryable = problem.retryable ?? (status === 429 || status >= 500);
   }
+}
+
+/** 429 rate_limited, still after the SDK's retries: `retryAfterSeconds` is the server's pacing. */
+export class RateLimitError extends FloodgateError {
+  override name = "RateLimitError";
+  readonly retryAfterSeconds = this.problem.retryAfterSeconds;
+}
+
+/** No answer: the API could not be reached or the connection dropped (`network_error`, the fetch error as
+ * `cause`), or no answer came within timeoutMs (`timeout`), on every attempt. `retryable`: the request may or may
+ * not have arrived, and sending it again with the same Idempotency-Key cannot create twice. */
+export class ConnectionError extends FloodgateError {
+  override name = "ConnectionError";
+}
+
+/** 422 idempotency_key_reused: this Idempotency-Key was first used for a different request (another amount,
+ * another user); `existingId` is the operation it created. A new operation needs a new key. */
+export class IdempotencyConflictError extends FloodgateError {
+  override name = "IdempotencyConflictError";
+  readonly existingId = this.problem.existingId;
 }
 
 /** 409 out_of_stock: `lines` says what was asked for and what was left, per line. */
@@ -89,6 +117,8 @@ export class PermissionError extends FloodgateError {
 }
 
 const TYPED: Record<string, typeof FloodgateError> = {
+  rate_limited: RateLimitError,
+  idempotency_key_reused: IdempotencyConflictError,
   forbidden_user: PermissionError,
   forbidden_caller: PermissionError,
   out_of_stock: OutOfStockError,
@@ -97,8 +127,8 @@ const TYPED: Record<string, typeof FloodgateError> = {
   insufficient_funds: InsufficientFundsError,
 };
 
-/** The error class a problem maps to: by code first, then any 401 is an authentication error and any 400 or
- * 422 a validation error. */
+/** The error class a problem maps to: by code first, then any 401 is an authentication error, any 400 or 422 a
+ * validation error and any 429 a rate limit. */
 export function problemError(problem: Problem): FloodgateError {
   const status = problem.status;
   const Type =
@@ -107,7 +137,9 @@ export function problemError(problem: Problem): FloodgateError {
       ? AuthenticationError
       : status === 400 || status === 422
         ? ValidationError
-        : FloodgateError);
+        : status === 429
+          ? RateLimitError
+          : FloodgateError);
   return new Type(problem);
 }
 

@@ -1,9 +1,10 @@
-// @floodgate/checkout-sdk: a shop page's (or a Node 22+ service's) client for Floodgate's checkout API, its
+// @floodgate/checkout-sdk: a shop page's (or a Node 20+ service's) client for Floodgate's checkout API, its
 // waiting rooms and its operations' final statuses. No runtime dependencies: fetch, WebSocket and crypto come
 // from the platform.
 export type { FetchFunction } from "./api-request.ts";
 export type { GetToken } from "./bearer-token.ts";
 export type {
+  CallOptions,
   CouponIssueView,
   DepositRequest,
   MoneyOperationView,
@@ -19,11 +20,14 @@ export { type Checkout, type CheckoutOptions, createCheckout } from "./create-ch
 export {
   AlreadyIssuedError,
   AuthenticationError,
+  ConnectionError,
   FloodgateError,
+  IdempotencyConflictError,
   InsufficientFundsError,
   OutOfStockError,
   PermissionError,
   type Problem,
+  RateLimitError,
   SoldOutError,
   ValidationError,
 } from "./floodgate-errors.ts";

@@ -4,6 +4,7 @@
 // all, a GET every pollIntervalMs does the same job. `step` sees each message (or polled body) and returns the
 // value to finish with, undefined to keep following, or throws to fail. The socket carries the bearer as
 // ?access_token=; a socket refused with token_expired is reopened once with the token getToken() gives next.
+// An aborted `signal` ends the watch at once with its reason: the socket closed, no poll or reconnect left.
 import { apiRequest } from "./api-request.ts";
 import { retryDelayMs, sleep } from "./backoff.ts";
 import type { CheckoutContext } from "./checkout-context.ts";
@@ -23,19 +24,30 @@ export interface LiveSource<T> {
 
 const MAX_SOCKET_FAILURES = 3;
 
-export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): Promise<T> {
+export function watchLive<T>(
+  context: CheckoutContext,
+  source: LiveSource<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let done = false;
     let socket: JsonSocket | undefined;
+    let reconnect: ReturnType<typeof setTimeout> | undefined;
     let failures = 0;
     let sentToken: string | undefined;
     let refreshed = false;
 
     const finish = (settle: () => void) => {
+      if (done) return;
       done = true;
+      signal?.removeEventListener("abort", onAbort);
+      clearTimeout(reconnect);
       socket?.close();
       settle();
     };
+    const onAbort = () => finish(() => reject(signal?.reason));
+    if (signal?.aborted) return reject(signal.reason);
+    signal?.addEventListener("abort", onAbort);
     // biome-ignore lint/suspicious/noExplicitAny: see step.
     const take = (data: any, fromSocket: boolean) => {
       if (done) return;
@@ -63,7 +75,7 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
     const poll = async () => {
       while (!done) {
         try {
-          take(await apiRequest(context, source.pollPath, {}, 0), false);
+          take(await apiRequest(context, source.pollPath, { signal }, 0), false);
         } catch (error) {
           // A 4xx (not found, malformed, a token refused) will not change, nor will a page that gives no token;
           // offline for a moment or a 5xx: the next poll retries.
@@ -71,7 +83,8 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
           const final = (status >= 400 && status < 500 && status !== 429) || code === "token_unavailable";
           if (final && !done) finish(() => reject(error));
         }
-        if (!done) await sleep(context.pollIntervalMs);
+        // An abort rejects the sleep; onAbort has already finished the watch.
+        if (!done) await sleep(context.pollIntervalMs, signal).catch(() => undefined);
       }
     };
 
@@ -91,7 +104,7 @@ export function watchLive<T>(context: CheckoutContext, source: LiveSource<T>): P
         (heardFrom) => {
           // A socket that worked and then dropped (an intake restarting) starts a new run of failures.
           failures = heardFrom ? 1 : failures + 1;
-          setTimeout(connect, failures < MAX_SOCKET_FAILURES ? retryDelayMs(failures) : 0);
+          reconnect = setTimeout(connect, failures < MAX_SOCKET_FAILURES ? retryDelayMs(failures) : 0);
         },
       );
     };

@@ -1,12 +1,13 @@
 // One logical operation (a payment, an order...) from the click to its final status. It starts at once and
 // keeps ONE Idempotency-Key for its whole life: every retry and every resubmission after a waiting room carries
 // it, so however often the request is sent, the server creates the operation once. Then it follows the status
-// over the operation's WebSocket (polling when that fails) until it is final for this call.
+// over the operation's WebSocket (polling when that fails) until it is final for this call. The call's `signal`
+// ends all of it at once: the request, a waiting room, the socket and the polling.
 import { apiRequest } from "./api-request.ts";
 import type { CheckoutContext } from "./checkout-context.ts";
 import { type FloodgateError, problemError } from "./floodgate-errors.ts";
 import { newIdempotencyKey } from "./idempotency-key.ts";
-import { watchLive } from "./live-watch.ts";
+import { type LiveSource, watchLive } from "./live-watch.ts";
 import { type RoomEvents, waitInRoom } from "./waiting-room-queue.ts";
 
 export interface ResultOptions {
@@ -23,7 +24,7 @@ export interface Operation<V> {
   /** The server's id, once it answered 202. */
   readonly id: string | undefined;
   /** "submitting", "waiting" while in a waiting room, then the server's status as last seen; "refused" when
-   * the request itself was refused (result() rejects with why). */
+   * the request itself was refused (result() rejects with why); "aborted" once the call's signal aborted. */
   status(): string;
   /** The final view; rejects with a FloodgateError (its typed subclasses) on a refusal or a final failure. */
   result(options?: ResultOptions): Promise<V>;
@@ -44,6 +45,7 @@ export interface OperationSpec {
   /** Whose place to take in a waiting room; undefined: the token's own user (a shopper). */
   userId: string | undefined;
   idempotencyKey: string | undefined;
+  signal: AbortSignal | undefined;
   /** Statuses that are not final for this call (an order awaiting payment is final for placeOrder). */
   open: string[];
 }
@@ -81,7 +83,12 @@ export function startOperation<V extends { status: string; failureReason?: strin
       const headers: Record<string, string> = { "idempotency-key": idempotencyKey };
       if (token) headers["admission-token"] = token;
       try {
-        return await apiRequest(context, spec.path, { method: "POST", body: spec.body, headers });
+        return await apiRequest(context, spec.path, {
+          method: "POST",
+          body: spec.body,
+          headers,
+          signal: spec.signal,
+        });
       } catch (error) {
         const problem = (error as FloodgateError).problem;
         if (problem?.code !== "waiting_room_required" || visits >= MAX_ROOM_VISITS) throw error;
@@ -93,36 +100,42 @@ export function startOperation<V extends { status: string; failureReason?: strin
         if (token && context.tokens.get(key) === token) context.tokens.delete(key);
         if (!context.tokens.has(key)) {
           status = "waiting";
-          context.tokens.set(key, await waitInRoom(context, problem, spec.userId, emit));
+          context.tokens.set(key, await waitInRoom(context, problem, spec.userId, emit, spec.signal));
           status = "submitting";
         }
       }
     }
   };
 
-  const final = submit().then(
-    (accepted) => {
-      id = accepted.id;
-      status = accepted.status;
-      return watchLive<V>(context, {
-        socketPath: `/v1/operations/${id}/ws`,
-        pollPath: spec.readPath + id,
-        step(data, fromSocket) {
-          const view: V = fromSocket ? data.operation : data;
-          status = view.status;
-          emit("status", view);
-          if (spec.open.includes(status)) return undefined;
-          if (status !== "failed") return view;
-          const reason = view.failureReason ?? "failed";
-          throw problemError({ code: reason, detail: `${id} failed: ${reason}`, operation: view });
-        },
-      });
-    },
-    (error) => {
-      status = "refused";
+  const final = submit()
+    .then(
+      (accepted) => {
+        id = accepted.id;
+        status = accepted.status;
+        const source: LiveSource<V> = {
+          socketPath: `/v1/operations/${id}/ws`,
+          pollPath: spec.readPath + id,
+          step(data, fromSocket) {
+            const view: V = fromSocket ? data.operation : data;
+            status = view.status;
+            emit("status", view);
+            if (spec.open.includes(status)) return undefined;
+            if (status !== "failed") return view;
+            const reason = view.failureReason ?? "failed";
+            throw problemError({ code: reason, detail: `${id} failed: ${reason}`, operation: view });
+          },
+        };
+        return watchLive<V>(context, source, spec.signal);
+      },
+      (error) => {
+        status = "refused";
+        throw error;
+      },
+    )
+    .catch((error) => {
+      if (spec.signal?.aborted && error === spec.signal.reason) status = "aborted";
       throw error;
-    },
-  );
+    });
   // Nobody may ever ask for the result: its failure must not be an unhandled rejection.
   final.catch(() => undefined);
 

@@ -33,13 +33,14 @@ export async function waitInRoom(
   problem: Problem,
   userId: string | undefined,
   emit: RoomEmitter,
+  signal: AbortSignal | undefined,
 ): Promise<string> {
   const roomId = problem.roomId ?? "";
   const ticket = await apiRequest<{ ticketId: string }>(
     context,
     problem.joinUrl ?? `/v1/rooms/${encodeURIComponent(roomId)}/tickets`,
     // A shopper joins as their token's user; a server key names the user.
-    { method: "POST", body: userId === undefined ? {} : { userId } },
+    { method: "POST", body: userId === undefined ? {} : { userId }, signal },
   );
   const ticketPath = `/v1/rooms/${encodeURIComponent(roomId)}/tickets/${encodeURIComponent(ticket.ticketId)}`;
   let shown: number | undefined;
@@ -64,7 +65,7 @@ export async function waitInRoom(
   };
   const admission =
     step(ticket) ??
-    (await watchLive(context, { socketPath: `${ticketPath}/ws`, pollPath: ticketPath, step }));
+    (await watchLive(context, { socketPath: `${ticketPath}/ws`, pollPath: ticketPath, step }, signal));
   emit("admitted", { roomId, expiresAt: admission.expiresAt });
   return admission.token;
 }

@@ -2,7 +2,7 @@
 // the room its 403 names, reports the place live (over the ticket's WebSocket, or by polling when that is
 // refused), and once admitted resubmits the same operation with the same Idempotency-Key and the token, which
 // the checkout keeps for the user's next calls. A ticket revoked while waiting, a timeout and an abort end
-// result() without ending the operation. Deposits are the shop's server's (its key); a shopper's payment queues
+// result() without ending the operation; the call's own signal ends the wait in the room. Deposits are the shop's server's (its key); a shopper's payment queues
 // as the token's own user.
 import {
   createTestEnvironment,
@@ -171,6 +171,34 @@ describe("a waiting room in front of deposits", () => {
 
     await putRoom(intake.baseUrl, room, { startsAt: now(), guards: ["deposits"] });
     expect(await deposit.result(RESULT_WAIT)).toMatchObject({ status: "succeeded", amount: 75 });
+  });
+
+  it("stops waiting when the call's signal aborts: the ticket's socket closed, nothing resubmitted", async () => {
+    room = "sdk-give-up";
+    await putRoom(intake.baseUrl, room, { startsAt: later(), guards: ["deposits"] });
+    const sockets: WebSocket[] = [];
+    class KeptWebSocket extends WebSocket {
+      constructor(url: string) {
+        super(url);
+        sockets.push(this);
+      }
+    }
+    const recorder = recordingFetch();
+    const checkout = shopServer({ WebSocket: KeptWebSocket, fetch: recorder.fetch });
+    const shopper = new AbortController();
+    const deposit = checkout.deposit({ userId: "gives-up", amount: 60, signal: shopper.signal });
+    const { positions } = listen(deposit);
+    await eventually(() => positions.length > 0, "a position");
+    const leaving = new Error("the shopper left the queue");
+    shopper.abort(leaving);
+    expect(await refusal(deposit.result())).toBe(leaving);
+    expect(deposit.status()).toBe("aborted");
+    await eventually(() => sockets[0]!.readyState === WebSocket.CLOSED, "the ticket's socket closed");
+
+    // Admitting everyone now resubmits nothing: the call is over.
+    await putRoom(intake.baseUrl, room, { startsAt: now(), guards: ["deposits"] });
+    expect(recorder.to("POST", /\/deposits$/).map((call) => call.status)).toEqual([403]);
+    expect(sockets).toHaveLength(1);
   });
 });
 

@@ -1,12 +1,13 @@
 // The demo store (apps/web/public) at /demo/, on the API's own origin so the page needs no CORS, and the
-// checkout SDK's browser bundle beside it at /demo/checkout-sdk.js (built once per process, on first request:
-// the bundler is imported then, so an intake nobody opens the demo on never loads it).
+// checkout SDK's browser bundle beside it at /demo/checkout-sdk.js: a static file the SDK's build wrote (its
+// package's "./browser" export), read like the page's own files, so the intake runs no bundler.
 // With DEMO_LOGIN=on (loopback only, config refuses it elsewhere) it also signs shoppers in and funds their
 // wallets, the two steps a real shop's server does: /demo/login mints a customer token for the id the visitor
 // picks, and /demo/deposits deposits into the signed-in shopper's own wallet server-side, so the page never
 // holds a server key.
 // Off the hot path: these routes share nothing with the checkout routes but the server.
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { acceptedResponseSchema, problemResponseSchema, USER_ID_PATTERN } from "@floodgate/domain";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
@@ -52,18 +53,24 @@ const demoDepositBodySchema = {
 
 const notFound = (path: string) => new ProblemError("not_found", { detail: `the demo has no ${path}` });
 
+const require = createRequire(import.meta.url);
+
+// Resolved on request, not at start: an intake whose SDK is not built still serves the API, and this one file
+// answers 404 saying how to build it.
+async function readSdkBundle(): Promise<Buffer> {
+  try {
+    return await readFile(require.resolve("@floodgate/checkout-sdk/browser"));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "MODULE_NOT_FOUND") throw error;
+    throw new ProblemError("not_found", {
+      detail: "the checkout SDK is not built: run pnpm exec turbo run build (./floodgate start does)",
+    });
+  }
+}
+
 export async function demoPlugin(app: FastifyInstance) {
   if (app.config.demoLogin === true) demoShopperRoutes(app);
-  let bundle: Promise<string> | undefined;
-  const sdkBundle = () => {
-    bundle ??= import("@floodgate/checkout-sdk/browser-bundle")
-      .then(({ buildBrowserBundle }) => buildBrowserBundle())
-      .catch((error: unknown) => {
-        bundle = undefined; // the next request tries again rather than serving the failure forever
-        throw error;
-      });
-    return bundle;
-  };
 
   const send = (reply: FastifyReply, extension: string, body: string | Buffer) =>
     reply
@@ -81,7 +88,7 @@ export async function demoPlugin(app: FastifyInstance) {
   app.get(
     "/demo/checkout-sdk.js",
     { config: { auth: "public" }, schema: { response: problems } },
-    async (_request, reply) => send(reply, "js", await sdkBundle()),
+    async (_request, reply) => send(reply, "js", await readSdkBundle()),
   );
 
   app.get<{ Params: { "*": string } }>(

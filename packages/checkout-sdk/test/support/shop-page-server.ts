@@ -1,11 +1,11 @@
 // A shop's own web server, on another origin than the intake: it serves the checkout page and the SDK as a
-// browser gets it, the one minified ES module of src/build/browser-bundle.ts (what the size test measures), and
+// browser gets it, the one minified ES module the build wrote to dist/browser/ (what the size test measures), and
 // its session route: the page's getToken() asks it, and it mints the shopper's customer token with the shop's
 // server key (POST /v1/customer-sessions), so the key never reaches the browser. A real shop takes the shopper
 // from its own login session; this one from the query (GET /session?shopper=...).
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import { buildBrowserBundle } from "../../src/build/browser-bundle.ts";
+import { readBrowserBundle } from "../../scripts/browser-bundle.ts";
 import { mintCustomerToken } from "./customer-sessions.ts";
 
 const SHOP_PAGE = new URL("./shop-page.html", import.meta.url);
@@ -21,7 +21,7 @@ export interface ShopPageServer {
 }
 
 export async function startShopPageServer(): Promise<ShopPageServer> {
-  const sdk = await buildBrowserBundle();
+  const sdk = await readBrowserBundle();
   let floodgate: { baseUrl: string; serverKey: string } | undefined;
   const minted: { shopper: string; token: string }[] = [];
   const server = createServer(async (request, response) => {
