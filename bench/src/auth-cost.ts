@@ -1,5 +1,7 @@
 // What verifying identity costs (payments --auth compare): the same measured phases with customer tokens and
-// with AUTH=off, in one invocation, as ratios. Issue 17's goal: auth on keeps at least 90 % of the --max rate.
+// with AUTH=off, on two systems running side by side, as ratios. Issue 17's goal: auth on keeps at least 90 % of
+// the --max rate. The --max stages ran in pairs (paired-max-search.ts); each pair is kept so a reader sees them.
+import type { MaxStage } from "./max-rate-search.ts";
 import { formatCount } from "./progress-line.ts";
 
 /** Auth on must keep this share of AUTH=off's max accepted rate. */
@@ -7,7 +9,23 @@ export const AUTH_RATE_GOAL = 0.9;
 
 export interface AuthPhases {
   rate?: { acceptedRate: number; intakeLatencyMs: { p99: number } | null };
-  max?: { maxAcceptedRate: number | null };
+  max?: { maxAcceptedRate: number | null; stages?: readonly MaxStage[] };
+}
+
+/** One system's stage of a pair. */
+export interface PairSide {
+  acceptedRate: number;
+  p99Ms: number | null;
+  passed: boolean;
+}
+
+/** One rate of the paired --max search, as both systems met it. */
+export interface StagePair {
+  offeredRate: number;
+  /** Which system ran the rate first (they alternate). */
+  first: "authOn" | "authOff";
+  authOn: PairSide;
+  authOff: PairSide;
 }
 
 export interface AuthCost {
@@ -22,10 +40,34 @@ export interface AuthCost {
   /** The fixed-rate run: accepted rates' ratio and both intake p99s. */
   acceptedRateRatio: number | null;
   intakeP99Ms: { authOn: number | null; authOff: number | null };
+  /** --max: every rate both systems ran, in the order the pairs ran; [] without --max. */
+  stagePairs: StagePair[];
 }
 
 const ratio3 = (a: number | null | undefined, b: number | null | undefined): number | null =>
   a == null || b == null || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
+
+const side = (stage: MaxStage): PairSide => ({
+  acceptedRate: stage.acceptedRate,
+  p99Ms: stage.p99Ms,
+  passed: stage.passed,
+});
+
+/** The paired search's stages side by side: stage i of each system is pair i (same offered rate). */
+export function stagePairs(authOn: readonly MaxStage[], authOff: readonly MaxStage[]): StagePair[] {
+  return authOn.flatMap((on, i) => {
+    const off = authOff[i];
+    if (off === undefined || off.offeredRate !== on.offeredRate) return [];
+    return [
+      {
+        offeredRate: on.offeredRate,
+        first: on.ranFirst === false ? "authOff" : "authOn",
+        authOn: side(on),
+        authOff: side(off),
+      },
+    ];
+  });
+}
 
 export function compareAuth(authOn: AuthPhases, authOff: AuthPhases): AuthCost {
   const on = authOn.max?.maxAcceptedRate;
@@ -43,21 +85,31 @@ export function compareAuth(authOn: AuthPhases, authOff: AuthPhases): AuthCost {
       authOn: authOn.rate?.intakeLatencyMs?.p99 ?? null,
       authOff: authOff.rate?.intakeLatencyMs?.p99 ?? null,
     },
+    stagePairs: stagePairs(authOn.max?.stages ?? [], authOff.max?.stages ?? []),
   };
 }
 
 const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
 
+const sideText = (name: string, s: PairSide) =>
+  `${name} accepted ${formatCount(s.acceptedRate)}/s p99 ${s.p99Ms ?? "n/a"} ms ${s.passed ? "pass" : "fail"}`;
+
+function pairLine(pair: StagePair, index: number): string {
+  const first = pair.first === "authOn" ? "auth on" : "AUTH=off";
+  return `  pair ${index + 1} @ ${formatCount(pair.offeredRate)}/s (${first} first): ${sideText("auth on", pair.authOn)} | ${sideText("AUTH=off", pair.authOff)}`;
+}
+
 export function authCostLines(cost: AuthCost): string[] {
   const lines: string[] = [];
-  if (cost.authOnMaxRate !== null || cost.authOffMaxRate !== null) {
+  if (cost.authOnMaxRate !== null || cost.authOffMaxRate !== null || cost.stagePairs.length > 0) {
     const rate = (value: number | null) => (value === null ? "none passed" : `${formatCount(value)}/s`);
     const verdict =
       cost.maxRateRatio === null
         ? "no ratio (a search found no passing stage)"
         : `auth on = ${percent(cost.maxRateRatio)} of AUTH=off (goal >= ${percent(cost.goal)}: ${cost.goalMet ? "met" : "NOT met"})`;
     lines.push(
-      `auth cost, --max: auth on (customer tokens) ${rate(cost.authOnMaxRate)}, AUTH=off ${rate(cost.authOffMaxRate)}; ${verdict}`,
+      `auth cost, --max (paired stages): auth on (customer tokens) ${rate(cost.authOnMaxRate)}, AUTH=off ${rate(cost.authOffMaxRate)}; ${verdict}`,
+      ...cost.stagePairs.map(pairLine),
     );
   }
   if (cost.acceptedRateRatio !== null) {

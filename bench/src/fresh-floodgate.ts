@@ -30,15 +30,24 @@ export interface FreshFloodgate {
 
 export function freshFloodgate(
   context: ScenarioContext,
-  options: { auth?: AuthSetting; extraEnvironment?: Record<string, string> } = {},
+  options: {
+    auth?: AuthSetting;
+    extraEnvironment?: Record<string, string>;
+    /** A second system running beside the first in the same run (payments --auth compare: "auth_off"): its
+     * databases are floodgate_bench_<instance> and its shards, its Redis prefix fgbench:<stamp>-<instance>:. */
+    instance?: string;
+  } = {},
 ): FreshFloodgate {
   const environment = benchEnvironment();
-  // One Redis prefix per run: runs never share keys, and the run's keys are deleted at the end (or on Ctrl-C).
-  const redisPrefix = `fgbench:${context.stamp}:`;
+  // One Redis prefix per run (and per system): runs never share keys, and the run's keys are deleted at the end
+  // (or on Ctrl-C). An instance's prefix does not start with the first system's, so each cleanup takes its own.
+  const redisPrefix = `fgbench:${context.stamp}${options.instance ? `-${options.instance}` : ""}:`;
+  const databaseUrl = new URL(environment.floodgateDatabaseUrl);
+  if (options.instance) databaseUrl.pathname += `_${options.instance}`;
   const cleanRedis = () => deleteKeysWithPrefix(environment.redisUrl, redisPrefix).catch(() => 0);
   const unregisterCleanup = registerCleanup(cleanRedis);
   const system = new FloodgateSystem({
-    databaseUrl: environment.floodgateDatabaseUrl,
+    databaseUrl: databaseUrl.toString(),
     redisUrl: environment.redisUrl,
     redisPrefix,
     logFile: context.logFile,
@@ -51,7 +60,7 @@ export function freshFloodgate(
     environment,
     async start(workers, result) {
       log(`dropping leftover bench databases, starting Floodgate (log: ${context.logFile})`);
-      await dropDatabases([environment.floodgateDatabaseUrl, ...system.shardUrls]);
+      await dropDatabases([system.config.databaseUrl, ...system.shardUrls]);
       await system.start(workers);
       await system.authenticate();
       result.settings.systemEnvironment = system.environment(workers, true);

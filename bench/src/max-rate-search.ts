@@ -22,6 +22,8 @@ export interface MaxStage {
   cpu: CpuUsage | null;
   /** Keys in Redis when the stage started and ended (Floodgate only): a stage across 2^n keys pays for a rehash. */
   redisKeys?: { atStart: number; atEnd: number } | null;
+  /** Paired search (--auth compare): whether this system ran the rate before the other one. */
+  ranFirst?: boolean;
 }
 
 export interface MaxRateResult {
@@ -33,7 +35,8 @@ export interface MaxRateResult {
   stages: MaxStage[];
 }
 
-export async function searchMaxRate(options: {
+/** What every stage of a search against one target shares. */
+export interface StageOptions {
   target: BenchTarget;
   stageDurationS: number;
   connections: number;
@@ -42,63 +45,84 @@ export async function searchMaxRate(options: {
   keyPrefix: string;
   /** Reads Redis' key count; absent for a target without Redis (the baseline). */
   redisKeys?: () => Promise<number>;
-}): Promise<MaxRateResult> {
-  const stages: MaxStage[] = [];
+  /** Names the target in progress lines (default: its name); the paired search runs two Floodgates. */
+  label?: string;
+}
+
+export const MAX_RATE_CRITERION =
+  "intake p99 < 50 ms, accepted >= 95% of offered, failures <= 0.1% of responses";
+
+/** One stage: `rate`/s for the stage duration, its backlog applied and audited, judged by stagePassed. */
+export async function runMaxStage(
+  options: StageOptions,
+  rate: number,
+  stageNumber: number,
+): Promise<MaxStage> {
+  const label = options.label ?? options.target.name;
   // A failed read leaves the figure out; it is a diagnosis, not part of the verdict.
   const readKeys = async () => (options.redisKeys ? await options.redisKeys().catch(() => null) : null);
-  for (let rate = nextRate(stages); rate !== null; rate = nextRate(stages)) {
-    const keysAtStart = await readKeys();
-    const phase: RatePhaseResult = await runRatePhase({
-      target: options.target,
-      label: `${options.target.name} max stage ${stages.length + 1} @ ${rate}/s`,
-      rate,
-      durationS: options.stageDurationS,
-      connections: options.connections,
-      slices: options.slices,
-      users: options.users,
-      keyPrefix: `${options.keyPrefix}-s${stages.length + 1}`,
-      applyTimeoutMs: 60_000,
-    });
-    const keysAtEnd = await readKeys();
-    const failures = phase.non2xx + phase.errors;
-    const p99Ms = phase.intakeLatencyMs?.p99 ?? null;
-    const stage: MaxStage = {
+  const keysAtStart = await readKeys();
+  const phase: RatePhaseResult = await runRatePhase({
+    target: options.target,
+    label: `${label} max stage ${stageNumber} @ ${rate}/s`,
+    rate,
+    durationS: options.stageDurationS,
+    connections: options.connections,
+    slices: options.slices,
+    users: options.users,
+    keyPrefix: `${options.keyPrefix}-s${stageNumber}`,
+    applyTimeoutMs: 60_000,
+  });
+  const keysAtEnd = await readKeys();
+  const failures = phase.non2xx + phase.errors;
+  const p99Ms = phase.intakeLatencyMs?.p99 ?? null;
+  const stage: MaxStage = {
+    offeredRate: rate,
+    acceptedRate: phase.acceptedRate,
+    p50Ms: phase.intakeLatencyMs?.p50 ?? null,
+    p99Ms,
+    failures,
+    endToEndP99Ms: phase.audit.endToEndMs?.p99 ?? null,
+    exactlyOnce: phase.audit.exactlyOnce,
+    missing: phase.audit.missing,
+    duplicated: phase.audit.duplicated + phase.audit.duplicateAcceptedIds,
+    allApplied: phase.allApplied,
+    passed: stagePassed({
       offeredRate: rate,
       acceptedRate: phase.acceptedRate,
-      p50Ms: phase.intakeLatencyMs?.p50 ?? null,
       p99Ms,
       failures,
-      endToEndP99Ms: phase.audit.endToEndMs?.p99 ?? null,
-      exactlyOnce: phase.audit.exactlyOnce,
-      missing: phase.audit.missing,
-      duplicated: phase.audit.duplicated + phase.audit.duplicateAcceptedIds,
-      allApplied: phase.allApplied,
-      passed: stagePassed({
-        offeredRate: rate,
-        acceptedRate: phase.acceptedRate,
-        p99Ms,
-        failures,
-        responses: phase.responses,
-      }),
-      cpu: phase.cpu,
-      ...(options.redisKeys
-        ? {
-            redisKeys:
-              keysAtStart === null || keysAtEnd === null ? null : { atStart: keysAtStart, atEnd: keysAtEnd },
-          }
-        : {}),
-    };
-    stages.push(stage);
-    log(
-      `${options.target.name} stage ${stages.length}: offered ${rate}/s, accepted ${stage.acceptedRate}/s, ` +
-        `intake p99 ${p99Ms ?? "n/a"} ms, failures ${failures}: ${stage.passed ? "pass" : "fail"}`,
-    );
-  }
+      responses: phase.responses,
+    }),
+    cpu: phase.cpu,
+    ...(options.redisKeys
+      ? {
+          redisKeys:
+            keysAtStart === null || keysAtEnd === null ? null : { atStart: keysAtStart, atEnd: keysAtEnd },
+        }
+      : {}),
+  };
+  log(
+    `${label} stage ${stageNumber}: offered ${rate}/s, accepted ${stage.acceptedRate}/s, ` +
+      `intake p99 ${p99Ms ?? "n/a"} ms, failures ${failures}: ${stage.passed ? "pass" : "fail"}`,
+  );
+  return stage;
+}
+
+export function maxRateResult(target: string, stageDurationS: number, stages: MaxStage[]): MaxRateResult {
   return {
-    target: options.target.name,
-    criterion: "intake p99 < 50 ms, accepted >= 95% of offered, failures <= 0.1% of responses",
-    stageDurationS: options.stageDurationS,
+    target,
+    criterion: MAX_RATE_CRITERION,
+    stageDurationS,
     maxAcceptedRate: maxAcceptedRate(stages),
     stages,
   };
+}
+
+export async function searchMaxRate(options: StageOptions): Promise<MaxRateResult> {
+  const stages: MaxStage[] = [];
+  for (let rate = nextRate(stages); rate !== null; rate = nextRate(stages)) {
+    stages.push(await runMaxStage(options, rate, stages.length + 1));
+  }
+  return maxRateResult(options.target.name, options.stageDurationS, stages);
 }

@@ -70,7 +70,7 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
     name: "auth",
     kind: "choice",
     choices: AUTH_MODES,
-    help: "on: shoppers pay with customer tokens; off: AUTH=off; compare: the measured phases with both, and the ratio (default: compare with --max, else on)",
+    help: "on: shoppers pay with customer tokens; off: AUTH=off; compare: two systems side by side, the measured phases on both (--max stages in pairs), and the ratio (default: compare with --max, else on)",
   },
 ];
 

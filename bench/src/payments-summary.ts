@@ -44,7 +44,7 @@ export interface PaymentsResult extends CommitInfo {
   loadGenerator: string;
   /** The run with the `--auth` setting (on unless --auth off; with --auth compare, on). */
   floodgate: TargetPhases;
-  /** --auth compare: the same measured phases on a fresh system with AUTH=off. */
+  /** --auth compare: the same measured phases on a second system with AUTH=off, running beside the first. */
   floodgateAuthOff: TargetPhases | null;
   /** --auth compare: auth on against AUTH=off. */
   authCost: AuthCost | null;
@@ -90,7 +90,7 @@ function maxLines(max: MaxRateResult): string[] {
   return [
     `  max accepted rate with ${max.criterion}: ${best}`,
     ...max.stages.flatMap((s, i) => [
-      `    stage ${i + 1}: offered ${formatCount(s.offeredRate)}/s accepted ${formatCount(s.acceptedRate)}/s intake p50 ${s.p50Ms ?? "n/a"} ms p99 ${s.p99Ms ?? "n/a"} ms, e2e p99 ${s.endToEndP99Ms ?? "n/a"} ms, failures ${s.failures}, exactly once ${s.exactlyOnce ? "yes" : `NO (missing ${s.missing}, duplicated ${s.duplicated})`}: ${s.passed ? "pass" : "fail"}`,
+      `    stage ${i + 1}: offered ${formatCount(s.offeredRate)}/s accepted ${formatCount(s.acceptedRate)}/s intake p50 ${s.p50Ms ?? "n/a"} ms p99 ${s.p99Ms ?? "n/a"} ms, e2e p99 ${s.endToEndP99Ms ?? "n/a"} ms, failures ${s.failures}, exactly once ${s.exactlyOnce ? "yes" : `NO (missing ${s.missing}, duplicated ${s.duplicated})`}: ${s.passed ? "pass" : "fail"}${s.ranFirst === undefined ? "" : s.ranFirst ? " (ran first of its pair)" : " (ran second of its pair)"}`,
       `      ${describeCpuUsage(s.cpu ?? null)}${s.redisKeys ? `; Redis keys ${formatCount(s.redisKeys.atStart)} -> ${formatCount(s.redisKeys.atEnd)}` : ""}`,
     ]),
   ];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { authCostLines, compareAuth } from "../src/auth-cost.ts";
+import { authCostLines, compareAuth, stagePairs } from "../src/auth-cost.ts";
+import type { MaxStage } from "../src/max-rate-search.ts";
 
 const latency = (p99: number) => ({ p99 });
 
@@ -41,5 +42,55 @@ describe("compareAuth", () => {
     expect(authCostLines(fixed)).toEqual([
       "auth cost, fixed rate: accepted rate auth on / AUTH=off 0.995, intake p99 12 ms vs 10 ms",
     ]);
+  });
+});
+
+describe("stagePairs", () => {
+  const stage = (offeredRate: number, p99Ms: number, passed: boolean, ranFirst: boolean): MaxStage => ({
+    offeredRate,
+    acceptedRate: offeredRate - 1,
+    p50Ms: 1,
+    p99Ms,
+    failures: 0,
+    endToEndP99Ms: null,
+    exactlyOnce: true,
+    missing: 0,
+    duplicated: 0,
+    allApplied: true,
+    passed,
+    cpu: null,
+    ranFirst,
+  });
+
+  it("puts both systems' stage of each rate side by side, with which ran first", () => {
+    const on = [stage(500, 4, true, true), stage(1000, 60, false, false)];
+    const off = [stage(500, 3, true, false), stage(1000, 20, true, true)];
+    expect(stagePairs(on, off)).toEqual([
+      {
+        offeredRate: 500,
+        first: "authOn",
+        authOn: { acceptedRate: 499, p99Ms: 4, passed: true },
+        authOff: { acceptedRate: 499, p99Ms: 3, passed: true },
+      },
+      {
+        offeredRate: 1000,
+        first: "authOff",
+        authOn: { acceptedRate: 999, p99Ms: 60, passed: false },
+        authOff: { acceptedRate: 999, p99Ms: 20, passed: true },
+      },
+    ]);
+    const cost = compareAuth(
+      { max: { maxAcceptedRate: 499, stages: on } },
+      { max: { maxAcceptedRate: 999, stages: off } },
+    );
+    expect(cost).toMatchObject({ maxRateRatio: 0.499, goalMet: false });
+    expect(authCostLines(cost).slice(1)).toEqual([
+      "  pair 1 @ 500/s (auth on first): auth on accepted 499/s p99 4 ms pass | AUTH=off accepted 499/s p99 3 ms pass",
+      "  pair 2 @ 1,000/s (AUTH=off first): auth on accepted 999/s p99 60 ms fail | AUTH=off accepted 999/s p99 20 ms pass",
+    ]);
+  });
+
+  it("pairs only stages of the same rate", () => {
+    expect(stagePairs([stage(500, 4, true, true)], [stage(1000, 3, true, false)])).toEqual([]);
   });
 });
