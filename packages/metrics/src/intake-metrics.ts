@@ -29,7 +29,7 @@ export function createIntakeMetrics(registry = new Registry()) {
   // Several intake processes share one port: a scrape says which process answered.
   new Gauge({
     name: "floodgate_intake_process_info",
-    help: "1, labelled with this intake process's pid (several share the port; a scrape reaches one of them)",
+    help: "1, labelled with this intake process's pid (INTAKE_METRICS_PORT + i serves each process's own metrics)",
     labelNames: ["pid"] as const,
     registers: [registry],
   }).set({ pid: String(process.pid) }, 1);
