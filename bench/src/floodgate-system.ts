@@ -100,8 +100,10 @@ export class FloodgateSystem {
       SHARD_URLS: this.shardUrls.join(","),
       WORKERS: String(workers),
       LOG_LEVEL: "warn",
-      // Worker /metrics listeners off: fixed ports would collide with a `./floodgate start` running alongside.
+      // Per-process /metrics listeners off: fixed ports would collide with a `./floodgate start` running
+      // alongside, or with the other system of a paired run.
       WORKER_METRICS_PORT: "0",
+      INTAKE_METRICS_PORT: "0",
       // A deployment has no demo sign-in (start turns it on for a loopback HOST unless told otherwise).
       DEMO_LOGIN: "off",
       ...this.config.extraEnvironment,
