@@ -193,7 +193,9 @@ describe("a waiting room in front of deposits", () => {
     shopper.abort(leaving);
     expect(await refusal(deposit.result())).toBe(leaving);
     expect(deposit.status()).toBe("aborted");
-    await eventually(() => sockets[0]!.readyState === WebSocket.CLOSED, "the ticket's socket closed");
+    // CLOSING is the SDK's part (it called close()); CLOSED also needs the server's answer, which a busy machine
+    // may delay past any fixed wait.
+    await eventually(() => sockets[0]!.readyState >= WebSocket.CLOSING, "the ticket's socket closed");
 
     // Admitting everyone now resubmits nothing: the call is over.
     await putRoom(intake.baseUrl, room, { startsAt: now(), guards: ["deposits"] });
