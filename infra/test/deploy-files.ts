@@ -1,6 +1,6 @@
 // Readers of the deploy files for the tests beside them: the Dockerfile, the image's entry point, compose, the
 // k8s manifests, and what the apps say about their own health routes. No Docker engine or cluster is needed.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 
@@ -29,6 +29,18 @@ export function nodeCommands(path: string): Map<string, string> {
     commands.set(match[1] as string, match[2] as string);
   }
   return commands;
+}
+
+/** The workspace's package folders (pnpm-workspace.yaml's `dir` and `dir/*` entries), relative to the root. */
+export function workspaceDirs(): string[] {
+  const patterns = parse(readText("pnpm-workspace.yaml")).packages as string[];
+  return patterns.flatMap((pattern) => {
+    if (!pattern.endsWith("/*")) return [pattern];
+    const parent = pattern.slice(0, -2);
+    return readdirSync(join(ROOT, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(join(ROOT, parent, entry.name, "package.json")))
+      .map((entry) => `${parent}/${entry.name}`);
+  });
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML is checked field by field by the tests
