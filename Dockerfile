@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image for every Floodgate process: `docker run floodgate intake|worker|migrate|reconcile|start`
 # (infra/docker/entrypoint.sh maps each to its script). Node runs the TypeScript directly (type stripping), so
-# the image is the repo with its dependencies installed, plus whatever `turbo run build` produces when a
-# package declares a build task.
+# the image is the repo with its dependencies installed, plus what `turbo run build` produces (the checkout
+# SDK's dist/, which the intake serves to the demo); the build step is skipped if no build task exists.
 # Never built on the development machine (no Docker engine there); infra/test/deploy-manifests.test.ts parses it.
 
 ARG NODE_IMAGE=node:24-bookworm-slim

@@ -3,7 +3,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, knownEnvironmentVariables, loadConfig } from "@floodgate/config";
 import { describe, expect, it } from "vitest";
-import { compose, envFile, INFRA, interpolate, readText, yamlFile } from "./deploy-files.ts";
+// The observability kit's promtool runner (PROMTOOL_PATH or PATH; `./floodgate test` installs one).
+import { promtool } from "../../apps/intake/test/support/promtool.ts";
+import { compose, envFile, INFRA, interpolate, ROOT, readText, yamlFile } from "./deploy-files.ts";
 import { intakeHealthPaths, workerListenerStatuses } from "./probe-routes.ts";
 
 const file = compose();
@@ -95,6 +97,12 @@ describe("docker-compose.yml", () => {
       names: ["worker"],
       port: loadConfig(resolved("worker")).workerMetricsPort,
     });
+  });
+
+  it("has a prometheus.yml promtool accepts, loading the alert rules under rules/", async () => {
+    const { code, output } = await promtool(ROOT, "check", "config", "infra/prometheus/prometheus.yml");
+    expect(output).toMatch(/SUCCESS: [1-9]\d* rule files found/);
+    expect(code).toBe(0);
   });
 
   it("provisions Grafana with that Prometheus and the dashboards folder", () => {

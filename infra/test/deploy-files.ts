@@ -22,11 +22,12 @@ export function dockerfileInstructions(): { op: string; args: string }[] {
     });
 }
 
-/** `name) exec node <script>` lines of a shell case statement: command -> script. */
+/** The arms of a shell case statement that end in `exec node <script>` (on any line of the arm): command -> script. */
 export function nodeCommands(path: string): Map<string, string> {
   const commands = new Map<string, string>();
-  for (const match of readText(path).matchAll(/^\s*([a-z]+)\)\s+exec node (\S+\.ts)/gm)) {
-    commands.set(match[1] as string, match[2] as string);
+  for (const arm of readText(path).matchAll(/^\s*([a-z]+)\)([\s\S]*?);;/gm)) {
+    const script = /exec node (\S+\.ts)/.exec(arm[2] as string);
+    if (script) commands.set(arm[1] as string, script[1] as string);
   }
   return commands;
 }
@@ -76,7 +77,7 @@ export function envFile(path: string): Map<string, string> {
 
 /** The paths an app's Fastify routes file registers with app.get. */
 export function routePaths(path: string): string[] {
-  return [...readText(path).matchAll(/app\.get\("([^"]+)"/g)].map((match) => match[1] as string);
+  return [...readText(path).matchAll(/app\.get\(\s*"([^"]+)"/g)].map((match) => match[1] as string);
 }
 
 /** Compose interpolation (`${NAME}`, `${NAME:-default}`, `${NAME:?message}`) against the given variables. */
