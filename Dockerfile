@@ -3,7 +3,7 @@
 # (infra/docker/entrypoint.sh maps each to its script). Node runs the TypeScript directly (type stripping), so
 # the image is the repo with its dependencies installed, plus what `turbo run build` produces (the checkout
 # SDK's dist/, which the intake serves to the demo); the build step is skipped if no build task exists.
-# Never built on the development machine (no Docker engine there); infra/test/deploy-manifests.test.ts parses it.
+# Never built on the development machine (no Docker engine there); infra/test/dockerfile.test.ts parses it.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 

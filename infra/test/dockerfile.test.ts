@@ -23,6 +23,13 @@ describe("Dockerfile", () => {
     expect(args("RUN").some((run) => run.includes("pnpm install --frozen-lockfile"))).toBe(true);
   });
 
+  it("builds what turbo builds (the intake serves the checkout SDK's dist/) and copies no local dist/", () => {
+    if (JSON.parse(readText("turbo.json")).tasks.build) {
+      expect(args("RUN").some((run) => run.includes("pnpm exec turbo run build"))).toBe(true);
+    }
+    expect(readText(".dockerignore")).toMatch(/^\*\*\/dist$/m);
+  });
+
   it("copies the manifest of every workspace package before installing (packages/ whole)", () => {
     const copied = args("COPY").join("\n");
     expect(copied).toContain("packages/ packages/");
