@@ -10,6 +10,7 @@ export default defineConfig({
       "packages/*/src/**/*.test.ts",
       "packages/*/test/**/*.test.ts",
       "bench/test/**/*.test.ts",
+      "infra/test/**/*.test.ts",
     ],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -1,5 +1,6 @@
 export type { CustomerJwtSettings } from "./customer-jwt.ts";
 export { ConfigError } from "./env-reader.ts";
+export { knownEnvironmentVariables } from "./known-variables.ts";
 export {
   ADMIN_API_KEY_PATTERN,
   ADMISSION_TOKEN_SECRET_PATTERN,

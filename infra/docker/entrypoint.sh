@@ -1,0 +1,17 @@
+#!/bin/sh
+# The image's entry point: its first argument names the process, the rest are that command's own options
+# (e.g. `reconcile --dry-run`). exec: node replaces the shell, so it receives SIGTERM and drains.
+set -eu
+command="${1:-intake}"
+[ "$#" -gt 0 ] && shift
+case "$command" in
+  intake) exec node apps/intake/src/server.ts "$@" ;;
+  worker) exec node apps/worker/src/main.ts "$@" ;;
+  migrate) exec node apps/cli/src/migrate-command.ts "$@" ;;
+  reconcile) exec node apps/cli/src/reconcile-command.ts "$@" ;;
+  start) exec node apps/cli/src/start-command.ts "$@" ;;
+  *)
+    echo "usage: <intake|worker|migrate|reconcile|start> [options]; got '$command'" >&2
+    exit 2
+    ;;
+esac
