@@ -10,7 +10,7 @@ Options:
   -h, --help   print this text and exit; nothing is created or migrated
 
 Environment: DATABASE_URL (the global database), SHARD_URLS (the shards, in order; default: four named after
-DATABASE_URL's database, <name>_shard_0 to _shard_3); see README.md ("Configuration"). Exit status: 0 done,
+DATABASE_URL's database, <name>_shard_0 to _shard_3); see docs/configuration.md. Exit status: 0 done,
 1 failed, 2 usage error, 78 configuration error.`;
 
 parseCommandArgs({ prefix: "[floodgate] migrate:", usage: USAGE, options: {} });

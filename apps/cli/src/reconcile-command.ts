@@ -16,8 +16,8 @@ Options:
   --dry-run    report only; write nothing
   -h, --help   print this text and exit; nothing is read or written
 
-Environment: REDIS_URL, REDIS_PREFIX, STREAM_PARTITIONS, DATABASE_URL, SHARD_URLS; see README.md
-("Configuration").
+Environment: REDIS_URL, REDIS_PREFIX, STREAM_PARTITIONS, DATABASE_URL, SHARD_URLS; see
+docs/configuration.md.
 
 Exit status: 0 clean or repaired, 1 drift left (in a dry run: any drift), 2 usage or configuration error,
 or a store out of reach.`;

@@ -14,7 +14,7 @@ Options:
 
 Environment: HOST, PORT, REDIS_URL, REDIS_PREFIX, DATABASE_URL, SHARD_URLS, INTAKE_PROCESSES, WORKERS,
 WORKER_NICE, AUTH, ADMIN_API_KEY, ADMISSION_TOKEN_SECRET, CUSTOMER_TOKEN_SECRET, DEMO_LOGIN and the rest of
-README.md's "Configuration" table (every process it runs reads it). Exit status: 0 stopped by a signal,
+docs/configuration.md (every process it runs reads it). Exit status: 0 stopped by a signal,
 1 could not start, 2 usage error, 78 configuration error.`;
 
 parseCommandArgs({ prefix: "[floodgate] start:", usage: USAGE, options: {} });

@@ -105,7 +105,8 @@ const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.h
 log(
   `redis    ${redactUrl(redis.redisUrl)}${redis.started ? " (started by floodgate, AOF on)" : ""} prefix ${config.redisPrefix}`,
 );
-// What a 202 survives on this Redis (README, "What a 202 survives"); a warning when a restart would lose them.
+// What a 202 survives on this Redis (docs/operations.md, "What a 202 survives"); a warning when a restart would
+// lose them.
 const durability = durabilityLine(await readRedisDurability(redis.redisUrl));
 if (durability.warn) process.stderr.write(`[floodgate] ${durability.line}\n`);
 else log(durability.line);
