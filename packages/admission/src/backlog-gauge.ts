@@ -92,7 +92,11 @@ export class BacklogGauge {
       }
       const pending = Number(group.pending ?? 0);
       const lag = group.lag === null || group.lag === undefined ? length : Number(group.lag);
-      backlog += lag + pending;
+      // Undelivered and pending entries are all still in the stream (trims stop at the oldest unacknowledged
+      // one), so the stream's length bounds them. Redis 7.0 can report a lag far above it: after a restart from
+      // its AOF it counted thousands on streams of one entry, and backpressure refused everything for a backlog
+      // that did not exist.
+      backlog += Math.min(lag + pending, length);
       acknowledged += Number(group["entries-read"] ?? 0) - pending;
     }
     if (!stalledError)

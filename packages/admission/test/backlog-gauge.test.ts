@@ -1,7 +1,16 @@
 // The workers' rate behind backpressure: measured only while they had work, so the first seconds of a burst
 // after a quiet spell do not look like workers that cannot keep up.
-import { describe, expect, it } from "vitest";
-import { type BacklogSample, busyRate, stalledCount } from "../src/backlog-gauge.ts";
+import {
+  CONSUMER_GROUP,
+  createRedis,
+  ensureConsumerGroups,
+  QueueKeys,
+  type ScriptedRedis,
+  waitForRedis,
+} from "@floodgate/queue";
+import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BacklogGauge, type BacklogSample, busyRate, stalledCount } from "../src/backlog-gauge.ts";
 
 const sample = (at: number, acknowledged: number, backlog: number): BacklogSample => ({
   at,
@@ -65,5 +74,40 @@ describe("the entries workers hold for stalled shards", () => {
     ).toBe(150);
     expect(stalledCount({}, now)).toBe(0);
     expect(stalledCount({ odd: "not a count" }, now)).toBe(0);
+  });
+});
+
+describe("the backlog read from Redis", () => {
+  let env: TestEnvironment;
+  let redis: ScriptedRedis;
+  let keys: QueueKeys;
+
+  beforeAll(async () => {
+    env = await createTestEnvironment("backlog-gauge", { shards: 1, env: { STREAM_PARTITIONS: "2" } });
+    redis = createRedis(env.config.redisUrl);
+    await waitForRedis(redis);
+    keys = new QueueKeys(env.config.redisPrefix, env.config.streamPartitions);
+    await ensureConsumerGroups(redis, keys);
+  });
+
+  afterAll(async () => {
+    await redis?.quit();
+    await env?.cleanup();
+  });
+
+  it("never counts more than the streams hold, whatever lag XINFO reports (Redis 7.0 after an AOF restart)", async () => {
+    const [stream] = keys.allStreams();
+    for (const n of [1, 2, 3]) await redis.xadd(stream!, "*", "id", `op-${n}`, "m", "{}");
+    await redis.xreadgroup("GROUP", CONSUMER_GROUP, "probe", "COUNT", 1, "STREAMS", stream!, ">");
+    expect((await new BacklogGauge().read(redis, keys)).backlog).toBe(3); // 2 undelivered + 1 pending
+
+    // The lag Redis reported after restarting from its AOF: entries "added" far beyond what the stream holds.
+    const lastId = (await redis.xrevrange(stream!, "+", "-", "COUNT", 1))[0]?.[0];
+    await redis.call("XSETID", stream!, lastId!, "ENTRIESADDED", 10_000, "MAXDELETEDID", "0-0");
+    const groups = (await redis.xinfo("GROUPS", stream!)) as unknown[][];
+    expect(groups[0]).toContain("lag");
+    expect(Number(groups[0]![groups[0]!.indexOf("lag") + 1])).toBeGreaterThan(9000);
+
+    expect((await new BacklogGauge().read(redis, keys)).backlog).toBe(3);
   });
 });
