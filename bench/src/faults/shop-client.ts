@@ -9,8 +9,9 @@ import { emptyBin, type SecondBin } from "./recovery-time.ts";
 
 /** Per attempt: a client gives up on an answer after this long (and retries). */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-/** Attempts per key, the first included. */
-export const MAX_ATTEMPTS = 8;
+/** A key is retried until this long after its first attempt (a shop's server keeps trying a payment it owes;
+ * the checkout SDK in a browser gives up after 4 retries, which would measure the client's patience). */
+export const RETRY_WINDOW_MS = 60_000;
 /** Longest wait between attempts, whatever Retry-After says. */
 const MAX_RETRY_WAIT_MS = 10_000;
 
@@ -18,6 +19,8 @@ export interface KeyRecord {
   /** The payment's amount, unique in the run: a row on a shard names its key by it. */
   seq: number;
   userId: string;
+  /** When the first attempt was sent (epoch ms). */
+  firstMs: number;
   attempts: number;
   /** Operation ids from the 2xx answers (one, unless an idempotency record was forgotten). */
   ids: string[];
@@ -130,6 +133,7 @@ export class ShopClient {
     const record: KeyRecord = {
       seq,
       userId: benchUserId(Math.floor(Math.random() * this.#users)),
+      firstMs: Date.now(),
       attempts: 0,
       ids: [],
       final: null,
@@ -209,13 +213,13 @@ export class ShopClient {
       return;
     }
     const retryable = status >= 500 || status === 429 || status === 408;
-    if (!retryable || record.attempts >= MAX_ATTEMPTS) {
+    const seconds = Number(retryAfter);
+    const waitMs = retryDelayMs(record.attempts, Number.isFinite(seconds) ? seconds : 0);
+    if (!retryable || !this.#mayRetry(record, waitMs)) {
       this.#settle(record, status);
       return;
     }
-    const seconds = Number(retryAfter);
-    const waitMs = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : backoffMs(record.attempts);
-    setTimeout(() => this.#attempt(record), Math.min(waitMs, MAX_RETRY_WAIT_MS));
+    setTimeout(() => this.#attempt(record), waitMs);
   }
 
   #failed(record: KeyRecord, why: "error" | "timeout"): void {
@@ -227,11 +231,16 @@ export class ShopClient {
       this.counts.socketErrors++;
       bin.socketErrors++;
     }
-    if (record.attempts >= MAX_ATTEMPTS) {
+    const waitMs = retryDelayMs(record.attempts);
+    if (!this.#mayRetry(record, waitMs)) {
       this.#settle(record, why);
       return;
     }
-    setTimeout(() => this.#attempt(record), backoffMs(record.attempts));
+    setTimeout(() => this.#attempt(record), waitMs);
+  }
+
+  #mayRetry(record: KeyRecord, waitMs: number): boolean {
+    return Date.now() + waitMs - record.firstMs < RETRY_WINDOW_MS;
   }
 
   #settle(record: KeyRecord, final: KeyRecord["final"]): void {
@@ -241,8 +250,13 @@ export class ShopClient {
   }
 }
 
-/** 250 ms, doubling, at most 5 s: without Retry-After a client backs off on its own. */
-const backoffMs = (attempts: number): number => Math.min(250 * 2 ** (attempts - 1), 5000);
+/** The checkout SDK's pacing (packages/checkout-sdk/src/backoff.ts): full jitter over 250 ms doubling up to 8 s,
+ * never sooner than Retry-After, so the clients one fault refused do not all come back in step. */
+const retryDelayMs = (attempts: number, retryAfterSeconds = 0): number =>
+  Math.min(
+    MAX_RETRY_WAIT_MS,
+    Math.max(retryAfterSeconds * 1000, Math.random() * Math.min(8000, 250 * 2 ** (attempts - 1))),
+  );
 
 function parseId(body: Buffer): string | null {
   try {
