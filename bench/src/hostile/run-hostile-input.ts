@@ -5,7 +5,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropDatabases } from "@floodgate/db";
-import { adminRequest } from "../admin-client.ts";
 import { benchEnvironment } from "../bench-environment.ts";
 import { CUSTOMER_TOKEN_TTL_SECONDS, runSecrets } from "../bench-identity.ts";
 import { stopAllServices } from "../child-service.ts";
@@ -13,6 +12,7 @@ import { FloodgateSystem } from "../floodgate-system.ts";
 import { log } from "../progress-line.ts";
 import { deleteKeysWithPrefix } from "../redis-cleanup.ts";
 import { type HostileInputSizes, runHostileInput, summary } from "./hostile-input-suite.ts";
+import { setupCall } from "./hostile-target.ts";
 import { childPids } from "./intake-fd-census.ts";
 
 const QUICK: Partial<HostileInputSizes> = {
@@ -64,7 +64,7 @@ try {
     serverKey,
     adminKey: system.adminKey,
     customerToken: async (userId) => {
-      const session = await adminRequest(system.baseUrl, serverKey, "POST", "/v1/customer-sessions", {
+      const session = await setupCall(new URL(system.baseUrl))(serverKey, "/v1/customer-sessions", {
         userId,
         ttlSeconds: CUSTOMER_TOKEN_TTL_SECONDS,
       });
