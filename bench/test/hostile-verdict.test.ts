@@ -42,7 +42,12 @@ describe("ProbeTally", () => {
 });
 
 describe("verdict", () => {
-  const census = (pid: number, fds: number, clientSockets = 0) => ({ pid, fds, clientSockets });
+  const census = (pid: number, fds: number, orphanedSockets = 0) => ({
+    pid,
+    fds,
+    clientSockets: orphanedSockets,
+    orphanedSockets,
+  });
   const clean = {
     name: "p",
     requests: 1,
@@ -56,7 +61,7 @@ describe("verdict", () => {
     expect(verdict([clean], [], 0, { 1: census(1, 30) }, { 1: census(1, 30 + FD_TOLERANCE) })).toEqual([]);
   });
 
-  it("fails on a 5xx, a crash, a lost request, a leftover client socket or fds over the tolerance", () => {
+  it("fails on a 5xx, a crash, a lost request, a socket held for a gone client or fds over the tolerance", () => {
     const failures = verdict(
       [{ ...clean, fiveXx: 2 }],
       [{ pid: 2, what: "gone" }],

@@ -39,14 +39,15 @@ export async function warmUp(t: HostileTarget): Promise<void> {
 
 /**
  * Each live pid's census. With no criteria, after a short pause (the warm-up's sockets closing); with them,
- * polled until every process has its start's client sockets and fds within the tolerance, or SETTLE_MAX_MS.
+ * polled until no process holds a socket for a gone client and each has its fds within the tolerance, or
+ * SETTLE_MAX_MS.
  */
 export async function settledCensus(
   pids: readonly number[],
   port: number,
   criteria: { before: Record<number, ProcessCensus>; tolerance: number } | null,
 ): Promise<Record<number, ProcessCensus>> {
-  // The start's pause outlasts undici's 4 s keep-alive: the setup's fetch connections are closed by then.
+  // The start's pause lets the warm-up's connections finish closing.
   const deadline = Date.now() + (criteria === null ? START_PAUSE_MS : SETTLE_MAX_MS);
   while (true) {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
@@ -56,10 +57,7 @@ export async function settledCensus(
       criteria !== null &&
       Object.values(census).every((c) => {
         const before = criteria.before[c.pid];
-        return (
-          before === undefined ||
-          (c.clientSockets <= before.clientSockets && c.fds <= before.fds + criteria.tolerance)
-        );
+        return before === undefined || (c.orphanedSockets === 0 && c.fds <= before.fds + criteria.tolerance);
       });
     if (settled || Date.now() >= deadline) return census;
   }

@@ -6,14 +6,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropDatabases } from "@floodgate/db";
 import { benchEnvironment } from "../bench-environment.ts";
-import { CUSTOMER_TOKEN_TTL_SECONDS, runSecrets } from "../bench-identity.ts";
+import { runSecrets } from "../bench-identity.ts";
 import { stopAllServices } from "../child-service.ts";
 import { FloodgateSystem } from "../floodgate-system.ts";
 import { log } from "../progress-line.ts";
 import { deleteKeysWithPrefix } from "../redis-cleanup.ts";
-import { type HostileInputSizes, runHostileInput, summary } from "./hostile-input-suite.ts";
-import { setupCall } from "./hostile-target.ts";
-import { childPids } from "./intake-fd-census.ts";
+import { hostileInputPhase } from "./hostile-input-phase.ts";
+import type { HostileInputSizes } from "./hostile-input-suite.ts";
+import { summary } from "./hostile-input-suite.ts";
 
 const QUICK: Partial<HostileInputSizes> = {
   websockets: 250,
@@ -57,30 +57,18 @@ try {
   log(`starting Floodgate (INTAKE_PROCESSES=${process.env.INTAKE_PROCESSES}; log: ${logFile})`);
   await dropDatabases(databases);
   const service = await system.start(1);
-  const identity = await system.authenticate();
-  const serverKey = (identity.serverHeaders().authorization ?? "").slice("Bearer ".length);
-  const result = await runHostileInput({
-    baseUrl: system.baseUrl,
-    serverKey,
-    adminKey: system.adminKey,
-    customerToken: async (userId) => {
-      const session = await setupCall(new URL(system.baseUrl))(serverKey, "/v1/customer-sessions", {
-        userId,
-        ttlSeconds: CUSTOMER_TOKEN_TTL_SECONDS,
-      });
-      if (typeof session.token !== "string") throw new Error("POST /v1/customer-sessions: no token");
-      return session.token;
-    },
-    intakePids: () => childPids(service.pid, "apps/intake/src/server.ts"),
-    log,
-    ...(process.argv.includes("--quick") ? { sizes: QUICK } : {}),
-  });
+  await system.authenticate();
+  const phase = hostileInputPhase(process.argv.includes("--quick") ? QUICK : {});
+  const result = await phase.run({ system, supervisorPid: service.pid });
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   for (const probe of result.probes) log(summary(probe));
   log(
     `crashes ${result.crashes.length}, accepted ${result.accepted}, accepted-and-lost ${result.acceptedAndLost}, ` +
       `fds ${Object.values(result.fdBefore)
-        .map((c) => `${c.pid}: ${c.fds} -> ${result.fdAfter[c.pid]?.fds ?? "gone"}`)
+        .map((c) => {
+          const after = result.fdAfter[c.pid];
+          return `${c.pid}: ${c.fds} -> ${after ? `${after.fds} (${after.orphanedSockets} orphaned sockets)` : "gone"}`;
+        })
         .join(", ")}`,
   );
   log(result.passed ? "PASSED" : `FAILED: ${result.failures.join("; ")}`);
