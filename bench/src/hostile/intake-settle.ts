@@ -1,6 +1,6 @@
-// The fd counts the suite compares: taken after a warm-up (so the pools and caches every probe's requests use
-// are already open at the start), and at the end after a settle wait that gives closing sockets and idle pool
-// connections (30 s idle timeout) the time to go.
+// The fd counts the suite compares: taken after a warm-up (what every probe's requests open once and keep, such
+// as caches and Redis connections, is open at the start) and once the Postgres pools have idled out (30 s), and
+// at the end after a settle wait that gives closing sockets and idle pool connections the same time to go.
 import { eachLimited } from "./bounded-lanes.ts";
 import type { HostileTarget } from "./hostile-target.ts";
 import { type FdCensus, fdCensus, processAlive } from "./intake-fd-census.ts";
@@ -11,7 +11,12 @@ export type ProcessCensus = FdCensus;
 /** Longer than the Postgres pools' idle timeout (packages/db create-database.ts: 30 s). */
 const SETTLE_MAX_MS = 45_000;
 const SETTLE_POLL_MS = 2000;
-const START_PAUSE_MS = 6000;
+/**
+ * The start's count waits out the pools' idle timeout too: the warm-up's (and /readyz's) Postgres connections
+ * are closed by then, as they are at the end, so both counts are of the same resting process and a small
+ * tolerance means something.
+ */
+const START_PAUSE_MS = 35_000;
 
 /** Reads every route family the probes reach, on fresh connections so each intake process gets some. */
 export async function warmUp(t: HostileTarget): Promise<void> {
@@ -38,7 +43,7 @@ export async function warmUp(t: HostileTarget): Promise<void> {
 }
 
 /**
- * Each live pid's census. With no criteria, after a short pause (the warm-up's sockets closing); with them,
+ * Each live pid's census. With no criteria, after START_PAUSE_MS; with them,
  * polled until no process holds a socket for a gone client and each has its fds within the tolerance, or
  * SETTLE_MAX_MS.
  */
@@ -47,7 +52,6 @@ export async function settledCensus(
   port: number,
   criteria: { before: Record<number, ProcessCensus>; tolerance: number } | null,
 ): Promise<Record<number, ProcessCensus>> {
-  // The start's pause lets the warm-up's connections finish closing.
   const deadline = Date.now() + (criteria === null ? START_PAUSE_MS : SETTLE_MAX_MS);
   while (true) {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
