@@ -67,7 +67,10 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
         log(`after the faults: ${phase.name}`);
         result.afterFaults[phase.name] = await phase.run(rig);
       }
-      result.error = verdict(result.faults);
+      const failedAfter = Object.entries(result.afterFaults)
+        .filter(([, outcome]) => (outcome as { passed?: boolean }).passed === false)
+        .map(([name]) => `${name} did not pass (see afterFaults)`);
+      result.error = [verdict(result.faults), ...failedAfter].filter(Boolean).join("; ") || null;
     },
     async () => {
       await (rig as FaultRig | null)?.close();
@@ -76,6 +79,10 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
       `faults at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; load generator, intake, workers, Redis and Postgres share this machine)`,
       ...faultsTable(r.faults),
       ...overloadLines(r.faults.find((fault) => fault.name === "overload")),
+      ...Object.entries(r.afterFaults).map(
+        ([name, outcome]) =>
+          `${name} (after the faults, same system): ${(outcome as { passed?: boolean }).passed ? "passed" : "FAILED"}`,
+      ),
       ...(r.error ? [`FAILED: ${r.error}`] : []),
     ],
   );
