@@ -20,6 +20,7 @@ describe("secondsToRecover", () => {
       rate: 100,
       faultStartSecond: 2,
       faultEndSecond: 3,
+      healthySeconds: 3,
     };
     expect(secondsToRecover(input)).toBe(0);
   });
@@ -31,17 +32,19 @@ describe("secondsToRecover", () => {
       rate: 100,
       faultStartSecond: 2,
       faultEndSecond: 3,
+      healthySeconds: 3,
     };
     expect(secondsToRecover(input)).toBe(2);
   });
 
-  it("needs three healthy seconds in a row, and 202s at 90 % of the offered rate", () => {
+  it("needs the healthy seconds in a row, and 202s at 90 % of the offered rate", () => {
     const input = {
       bins: bins([100, 100, 0, 100, 100, 80, 95, 100, 100]),
       backlog: [10, 10, 10, 10, 10, 10, 10, 10, 10],
       rate: 100,
       faultStartSecond: 2,
       faultEndSecond: 3,
+      healthySeconds: 3,
     };
     expect(secondsToRecover(input)).toBe(3);
   });
@@ -53,6 +56,7 @@ describe("secondsToRecover", () => {
       rate: 100,
       faultStartSecond: 2,
       faultEndSecond: 3,
+      healthySeconds: 3,
     };
     expect(secondsToRecover(input)).toBeNull();
   });

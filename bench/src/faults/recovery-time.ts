@@ -21,8 +21,9 @@ export const emptyBin = (): SecondBin => ({
   socketErrors: 0,
 });
 
-/** Healthy seconds in a row that count as recovered. */
-export const RECOVERED_SECONDS = 3;
+/** Healthy seconds in a row that count as recovered: 3 called a Redis restart recovered while the intakes were
+ * about to refuse everything again (backpressure on a backlog that was not there). */
+export const RECOVERED_SECONDS = 10;
 /** Share of the offered rate the 202s must reach in a healthy second. */
 export const ACCEPTED_SHARE = 0.9;
 
@@ -43,6 +44,8 @@ export interface RecoveryInput {
   /** The second of the phase the fault was injected in, and the one it ended in. */
   faultStartSecond: number;
   faultEndSecond: number;
+  /** Healthy seconds in a row that count (RECOVERED_SECONDS unless told). */
+  healthySeconds?: number;
 }
 
 /** null when it did not recover within the bins given. */
@@ -51,6 +54,7 @@ export function secondsToRecover(input: RecoveryInput): number | null {
     input.backlog.slice(0, input.faultStartSecond).filter((n): n is number => n !== null),
     input.rate,
   );
+  const needed = input.healthySeconds ?? RECOVERED_SECONDS;
   let run = 0;
   for (let second = input.faultEndSecond; second < input.bins.length; second++) {
     const bin = input.bins[second]!;
@@ -61,7 +65,7 @@ export function secondsToRecover(input: RecoveryInput): number | null {
       backlog !== undefined &&
       backlog <= bound;
     run = healthy ? run + 1 : 0;
-    if (run === RECOVERED_SECONDS) return second - RECOVERED_SECONDS + 1 - input.faultEndSecond;
+    if (run === needed) return second - needed + 1 - input.faultEndSecond;
   }
   return null;
 }
