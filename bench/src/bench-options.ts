@@ -7,7 +7,9 @@ export type OptionSpec =
   /** `--drain` alone takes the default; `--drain 5000` or `--drain=5000` sets it; absent means null. */
   | { name: string; kind: "optional-int"; help: string; default: number; min: number; max: number }
   /** One word of `choices` (`--auth compare` or `--auth=compare`); absent means null (the scenario's default). */
-  | { name: string; kind: "choice"; help: string; choices: readonly string[] };
+  | { name: string; kind: "choice"; help: string; choices: readonly string[] }
+  /** Comma-separated words of `choices` (`--faults a,b`), kept as given; absent means null (all, in order). */
+  | { name: string; kind: "list"; help: string; choices: readonly string[] };
 
 export type OptionValues = Record<string, number | boolean | string | null>;
 
@@ -69,6 +71,19 @@ export function parseOptions(specs: readonly OptionSpec[], args: readonly string
         );
       }
       values[name] = text;
+    } else if (spec.kind === "list") {
+      const text = inline ?? args[i + 1];
+      if (text === undefined || (inline === undefined && text.startsWith("--"))) {
+        throw new OptionError(`--${name} needs a comma-separated list of ${spec.choices.join(", ")}`);
+      }
+      if (inline === undefined) i++;
+      const unknown = text.split(",").filter((word) => !spec.choices.includes(word));
+      if (unknown.length > 0) {
+        throw new OptionError(
+          `--${name}: unknown ${unknown.map((word) => JSON.stringify(word)).join(", ")} (known: ${spec.choices.join(", ")})`,
+        );
+      }
+      values[name] = text;
     } else {
       const next = args[i + 1];
       if (inline !== undefined) values[name] = parseInteger(spec, inline);
@@ -91,8 +106,15 @@ export function describeOptions(specs: readonly OptionSpec[]): string {
             ? `--${spec.name} N`
             : spec.kind === "choice"
               ? `--${spec.name} ${spec.choices.join("|")}`
-              : `--${spec.name} [N]`;
-      const fallback = spec.kind === "flag" || spec.kind === "choice" ? "" : ` (default ${spec.default})`;
+              : spec.kind === "list"
+                ? `--${spec.name} a,b,...`
+                : `--${spec.name} [N]`;
+      const fallback =
+        spec.kind === "flag" || spec.kind === "choice"
+          ? ""
+          : spec.kind === "list"
+            ? ` (default all: ${spec.choices.join(",")})`
+            : ` (default ${spec.default})`;
       return `  ${usage.padEnd(22)} ${spec.help}${fallback}`;
     })
     .join("\n");

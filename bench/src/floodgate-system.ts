@@ -38,6 +38,9 @@ export interface FloodgateSystemConfig {
   auth: AuthSetting;
   /** Further configuration a scenario needs (e.g. ORDER_TTL_SECONDS); recorded with the rest. */
   extraEnvironment?: Record<string, string>;
+  /** Addresses the system is given instead of the direct ones (e.g. TCP proxies a fault scenario cuts); the
+   * bench itself (ShardSet, cleanup) keeps the direct ones. */
+  routedUrls?: { redisUrl?: string; databaseUrl?: string; shardUrls?: string[] };
 }
 
 export class FloodgateSystem {
@@ -94,10 +97,10 @@ export class FloodgateSystem {
       ...passed,
       PORT: String(this.#port),
       HOST: "127.0.0.1",
-      REDIS_URL: this.config.redisUrl,
+      REDIS_URL: this.config.routedUrls?.redisUrl ?? this.config.redisUrl,
       REDIS_PREFIX: this.config.redisPrefix,
-      DATABASE_URL: this.config.databaseUrl,
-      SHARD_URLS: this.shardUrls.join(","),
+      DATABASE_URL: this.config.routedUrls?.databaseUrl ?? this.config.databaseUrl,
+      SHARD_URLS: (this.config.routedUrls?.shardUrls ?? this.shardUrls).join(","),
       WORKERS: String(workers),
       LOG_LEVEL: "warn",
       // Per-process /metrics listeners off: fixed ports would collide with a `./floodgate start` running

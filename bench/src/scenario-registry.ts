@@ -1,5 +1,6 @@
 // Every scenario `./floodgate bench` knows. A new one is a file exporting a Scenario, added here.
 import { couponDropScenario } from "./coupon-drop-scenario.ts";
+import { faultsScenario } from "./faults/faults-scenario.ts";
 import { flashSaleScenario } from "./flash-sale-scenario.ts";
 import { hotProductScenario } from "./hot-product-scenario.ts";
 import { paymentsScenario } from "./payments-scenario.ts";
@@ -10,6 +11,7 @@ export const SCENARIOS: readonly Scenario[] = [
   couponDropScenario,
   hotProductScenario,
   flashSaleScenario,
+  faultsScenario,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

@@ -1,6 +1,6 @@
 export { configToEnv } from "./config-env.ts";
 export { type IntakeProcess, startIntakeProcess } from "./intake-process.ts";
-export { type RedisServer, startRedisServer } from "./redis-server.ts";
+export { type RedisServer, type RedisServerOptions, startRedisServer } from "./redis-server.ts";
 export { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 export {
   createTestEnvironment,

@@ -1,5 +1,6 @@
-// A redis-server of the test's own, which the test can kill and start again on the same port (empty: it keeps
-// nothing on disk), for faults the shared Redis must never see.
+// A redis-server of the test's own, which the test can kill and start again on the same port, for faults the
+// shared Redis must never see. By default it keeps nothing on disk (a restart starts empty); `persistence`
+// arguments (e.g. AOF with `appendfsync always`) with a `dir` of the caller's make a restart load what it kept.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { Redis } from "ioredis";
@@ -8,8 +9,9 @@ export interface RedisServer {
   url: string;
   /** SIGKILL, and wait for the exit. */
   kill(): Promise<void>;
-  /** Starts it again on the same port (after kill), and waits until it answers PING. */
-  start(): Promise<void>;
+  /** Starts it again on the same port (after kill), and waits until it answers PING; `persistence` replaces the
+   * persistence arguments it was started with, from this start on. */
+  start(persistence?: readonly string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -21,10 +23,27 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+export interface RedisServerOptions {
+  /** Persistence arguments; default none (`--save "" --appendonly no`). */
+  persistence?: readonly string[];
+  /** Its working directory (`--dir`), where persistence files go; the caller creates and removes it. */
+  dir?: string;
+}
+
+const NO_PERSISTENCE = ["--save", "", "--appendonly", "no"];
+
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+  let persistence = options.persistence ?? NO_PERSISTENCE;
+  const args = () => [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    ...(options.dir ? ["--dir", options.dir] : []),
+    ...persistence,
+  ];
   let child: ChildProcess | undefined;
   const killOnExit = () => child?.kill("SIGKILL"); // a run that dies before stop() must not leave it behind
   process.on("exit", killOnExit);
@@ -35,8 +54,9 @@ export async function startRedisServer(): Promise<RedisServer> {
     child.kill("SIGKILL");
     await exited;
   };
-  const start = async () => {
-    const spawned = spawn("redis-server", args, { stdio: "ignore" });
+  const start = async (replaced?: readonly string[]) => {
+    if (replaced) persistence = replaced;
+    const spawned = spawn("redis-server", args(), { stdio: "ignore" });
     child = spawned;
     let spawnError: Error | undefined;
     spawned.on("error", (error) => {
@@ -44,14 +64,15 @@ export async function startRedisServer(): Promise<RedisServer> {
     });
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
     client.on("error", () => {}); // refused until the server listens
-    const deadline = Date.now() + 10_000;
+    // Loading a large append-only file takes a while.
+    const deadline = Date.now() + 30_000;
     try {
       for (;;) {
         if (spawnError)
           throw new Error(`redis-server could not be started (on PATH?): ${spawnError.message}`);
         if (spawned.exitCode !== null) throw new Error(`redis-server exited with ${spawned.exitCode}`);
         if (Date.now() > deadline)
-          throw new Error(`redis-server on port ${port} did not answer PING in 10 s`);
+          throw new Error(`redis-server on port ${port} did not answer PING in 30 s`);
         try {
           if (client.status === "wait") await client.connect();
           if ((await client.ping()) === "PONG") return;

@@ -22,6 +22,8 @@ export interface TcpProxy {
   heldRequestBytes(): number;
   /** Delivers the held requests, in order, and lets requests through again. */
   releaseRequests(): void;
+  /** Every reply chunk from now on reaches its client `ms` later, in order (a slow server); 0 turns it off. */
+  delayReplies(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let held: { client: Socket; chunk: Buffer | null }[] = [];
   let holdingRequests = false;
   let heldRequests: { upstream: Socket; chunk: Buffer | null }[] = [];
+  let replyDelayMs = 0;
+  // Delivers a reply now, or after the delay; one delay for all keeps each connection's replies in order.
+  const deliver = (client: Socket, chunk: Buffer | null) => {
+    const send = () => {
+      if (client.destroyed) return;
+      if (chunk === null) client.end();
+      else client.write(chunk);
+    };
+    if (replyDelayMs > 0) setTimeout(send, replyDelayMs);
+    else send();
+  };
   const listen = () =>
     new Promise<void>((resolve) => {
       server = createServer((client) => {
@@ -56,11 +69,11 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         });
         upstream.on("data", (chunk: Buffer) => {
           if (holding) held.push({ client, chunk });
-          else client.write(chunk);
+          else deliver(client, chunk);
         });
         upstream.on("end", () => {
           if (holding) held.push({ client, chunk: null });
-          else client.end();
+          else deliver(client, null);
         });
       });
       server.listen(port, "127.0.0.1", () => {
@@ -107,6 +120,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         else upstream.write(chunk);
       }
       heldRequests = [];
+    },
+    delayReplies(ms) {
+      replyDelayMs = ms;
     },
     close: stop,
   };

@@ -1,0 +1,234 @@
+// One fault under the steady load: the shop's clients pay at --rate for --before seconds, the fault is injected
+// and ended, the load goes on until the system has recovered (or --recover-timeout), the clients finish their
+// retries, the backlog drains (bounded), and the fault's payments are audited per key on the shards.
+import { formatCount, log } from "../progress-line.ts";
+import { auditFault, type FaultAudit } from "./fault-audit.ts";
+import type { Fault, FaultTimings } from "./fault-catalogue.ts";
+import type { FaultRig } from "./fault-rig.ts";
+import type { WalletInvariant } from "./ledger-reads.ts";
+import { childPids, rssMiB } from "./process-tree.ts";
+import { backlogBound, RECOVERED_SECONDS, secondsToRecover } from "./recovery-time.ts";
+import { ShopClient, type ShopClientCounts } from "./shop-client.ts";
+
+export interface FaultPhaseOptions {
+  rate: number;
+  overloadRate: number;
+  users: number;
+  connections: number;
+  beforeSeconds: number;
+  recoverTimeoutSeconds: number;
+  drainTimeoutSeconds: number;
+  timings: FaultTimings;
+}
+
+export interface FaultResult {
+  name: string;
+  model: string;
+  offeredRate: number;
+  durationSeconds: number;
+  /** Measured: from the injection to the fault's end. */
+  faultSeconds: number;
+  keys: number;
+  accepted: number;
+  lost: number;
+  appliedTwice: number;
+  appliedWithoutAnswer: number;
+  /** 5xx answers the clients saw, before their retries. */
+  fiveXx: number;
+  clientRetries: number;
+  secondsToRecover: number | null;
+  client: ShopClientCounts;
+  audit: FaultAudit;
+  walletInvariant: WalletInvariant;
+  /** Whether every accepted payment reached its shard before the drain wait ended. */
+  drained: boolean;
+  intakeRssMiB: { before: number; peak: number; after: number };
+  /** Per second of the phase: offered, 2xx, 5xx, timeouts, socket errors, and the applied backlog. */
+  timeline: { second: number; offered: number; accepted: number; fiveXx: number; backlog: number | null }[];
+  faultStartSecond: number;
+  faultEndSecond: number;
+  notes: string[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const intakeRss = (rig: FaultRig): number =>
+  childPids(rig.supervisorPid, "intake").reduce((sum, pid) => sum + rssMiB(pid), 0);
+
+export async function runFaultPhase(
+  rig: FaultRig,
+  fault: Fault,
+  options: FaultPhaseOptions,
+  firstSeq: number,
+  keyPrefix: string,
+): Promise<FaultResult> {
+  await fault.prepare?.(rig);
+  const client = new ShopClient({
+    baseUrl: rig.system.baseUrl,
+    identity: rig.system.identity,
+    users: options.users,
+    keyPrefix,
+    firstSeq,
+    connections: options.connections,
+  });
+  // Sampled once a second: applied backlog (keys answered 202 minus rows on the shards) and intake memory.
+  const samples: { second: number; accepted: number; applied: number }[] = [];
+  const rss = { before: intakeRss(rig), peak: 0, after: 0 };
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const at = Date.now();
+      const accepted = client.acceptedKeys;
+      const applied = await rig.ledger.appliedSince(firstSeq).catch(() => null);
+      if (applied !== null) samples.push({ second: client.second(at), accepted, applied });
+      rss.peak = Math.max(rss.peak, intakeRss(rig));
+      await sleep(Math.max(0, 1000 - (Date.now() - at)));
+    }
+  })();
+  const backlogs = (lostBefore: (ms: number) => number = () => 0) => {
+    const series: (number | null)[] = [];
+    for (const sample of samples) {
+      const at = client.startedMs + (sample.second + 1) * 1000;
+      series[sample.second] = Math.max(0, sample.accepted - sample.applied - lostBefore(at));
+    }
+    return Array.from(series, (n) => n ?? null);
+  };
+
+  client.pace(options.rate);
+  await sleep(options.beforeSeconds * 1000);
+  const faultStart = Date.now();
+  log(`${fault.name}: injecting (${fault.model})`);
+  const notes = await fault.inject({
+    rig,
+    timings: options.timings,
+    pace: (rate) => client.pace(rate),
+    rate: options.rate,
+    overloadRate: options.overloadRate,
+  });
+  const faultEnd = Date.now();
+  const faultStartSecond = client.second(faultStart);
+  const faultEndSecond = client.second(faultEnd);
+  log(
+    `${fault.name}: fault over after ${((faultEnd - faultStart) / 1000).toFixed(1)} s; waiting for recovery`,
+  );
+
+  // The load goes on until recovered by the backlog rule, or (a backlog that will never drain: payments Redis
+  // lost) until the 202s and the backlog have been steady for a while, or the timeout.
+  const recoverDeadline = faultEnd + options.recoverTimeoutSeconds * 1000;
+  while (Date.now() < recoverDeadline) {
+    await sleep(1000);
+    const complete = client.second(Date.now());
+    const bins = client.bins.slice(0, complete);
+    const series = backlogs();
+    const input = { bins, backlog: series, rate: options.rate, faultStartSecond, faultEndSecond };
+    if (secondsToRecover(input) !== null && complete - faultEndSecond >= RECOVERED_SECONDS + 2) break;
+    if (steady(input, 10) && complete - faultEndSecond >= 20) break;
+    const last = samples.at(-1);
+    if (last) {
+      log(
+        `${fault.name}: +${complete - faultEndSecond} s after the fault, 202s last second ${bins.at(-1)?.accepted ?? 0}, backlog ${formatCount(last.accepted - last.applied)}`,
+      );
+    }
+  }
+  await client.stop();
+  sampling = false;
+  await sampler;
+  rss.after = intakeRss(rig);
+
+  const drain = await waitForDrain(rig, firstSeq, client.acceptedKeys, options.drainTimeoutSeconds);
+  const rows = await rig.ledger.paymentRows(firstSeq, client.nextSeq - 1);
+  const audit = auditFault(client.records, rows);
+  const walletInvariant = await rig.ledger.walletInvariant();
+  // Payments the system lost never drain: the backlog is judged without them.
+  const appliedSeqs = new Set(rows.map((row) => row.amount));
+  const lostAcceptedAt = client.records
+    .filter((record) => record.accepted && !appliedSeqs.has(record.seq))
+    .map((record) => record.acceptedMs ?? 0);
+  const lostBefore = (ms: number) => lostAcceptedAt.filter((at) => at <= ms).length;
+  const series = backlogs(lostAcceptedAt.length > 0 ? lostBefore : undefined);
+  const recovery = secondsToRecover({
+    bins: client.bins,
+    backlog: series,
+    rate: options.rate,
+    faultStartSecond,
+    faultEndSecond,
+  });
+  const fiveXx = Object.entries(client.counts.statuses)
+    .filter(([status]) => Number(status) >= 500)
+    .reduce((sum, [, n]) => sum + n, 0);
+  if (!drain) notes.push(`the backlog had not drained after ${options.drainTimeoutSeconds} s`);
+  notes.push(
+    `backlog bound for recovery ${formatCount(
+      backlogBound(
+        series.slice(0, faultStartSecond).filter((n): n is number => n !== null),
+        options.rate,
+      ),
+    )}`,
+  );
+  return {
+    name: fault.name,
+    model: fault.model,
+    offeredRate: options.rate,
+    durationSeconds: fault.seconds(options.timings),
+    faultSeconds: Math.round((faultEnd - faultStart) / 100) / 10,
+    keys: audit.keys,
+    accepted: audit.accepted,
+    lost: audit.lost,
+    appliedTwice: audit.appliedTwice,
+    appliedWithoutAnswer: audit.appliedWithoutAnswer,
+    fiveXx,
+    clientRetries: client.counts.attempts - client.counts.keys,
+    secondsToRecover: recovery,
+    client: client.counts,
+    audit,
+    walletInvariant,
+    drained: drain,
+    intakeRssMiB: rss,
+    timeline: client.bins.map((bin, second) => ({
+      second,
+      offered: bin.offered,
+      accepted: bin.accepted,
+      fiveXx: bin.fiveXx,
+      backlog: series[second] ?? null,
+    })),
+    faultStartSecond,
+    faultEndSecond,
+    notes,
+  };
+}
+
+/** The last `seconds` complete seconds had 202s at the offered rate and a backlog that moved by under half a
+ * second of load. */
+function steady(
+  input: { bins: readonly { accepted: number }[]; backlog: readonly (number | null)[]; rate: number },
+  seconds: number,
+): boolean {
+  const bins = input.bins.slice(-seconds);
+  const backlog = input.backlog.slice(-seconds).filter((n): n is number => n !== null);
+  if (bins.length < seconds || backlog.length < seconds / 2) return false;
+  const ratesOk = bins.every((bin) => bin.accepted >= 0.9 * input.rate);
+  return ratesOk && Math.max(...backlog) - Math.min(...backlog) <= input.rate / 2;
+}
+
+/** Waits until every key answered 202 has its row, or nothing has moved for 45 s (a worker's unacknowledged
+ * entries wait VISIBILITY_TIMEOUT_MS, 30 s, to be claimed), or the timeout. */
+async function waitForDrain(
+  rig: FaultRig,
+  firstSeq: number,
+  accepted: number,
+  timeoutSeconds: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let last = -1;
+  let movedAt = Date.now();
+  while (Date.now() < deadline) {
+    const applied = await rig.ledger.appliedSince(firstSeq);
+    if (applied >= accepted) return true;
+    if (applied !== last) {
+      last = applied;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt > 45_000) return false;
+    await sleep(1000);
+  }
+  return false;
+}

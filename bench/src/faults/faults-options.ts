@@ -1,0 +1,148 @@
+// Options of `./floodgate bench faults`: which faults, the steady load, and each fault's timing (the issue's
+// values are the defaults).
+import type { OptionSpec, OptionValues } from "../bench-options.ts";
+import { FAULT_NAMES, type FaultName, type FaultTimings } from "./fault-catalogue.ts";
+
+export const FAULTS_OPTION_SPECS: readonly OptionSpec[] = [
+  {
+    name: "faults",
+    kind: "list",
+    help: "faults to inject, in the suite's fixed order",
+    choices: FAULT_NAMES,
+  },
+  {
+    name: "rate",
+    kind: "int",
+    help: "steady payments/s offered during every fault",
+    default: 1000,
+    min: 1,
+    max: 20000,
+  },
+  {
+    name: "overload-rate",
+    kind: "int",
+    help: "payments/s during the overload fault (0: 5 x --rate)",
+    default: 0,
+    min: 0,
+    max: 100000,
+  },
+  {
+    name: "users",
+    kind: "int",
+    help: "shoppers (wallets funded, a customer token each)",
+    default: 10000,
+    min: 10,
+    max: 1000000,
+  },
+  {
+    name: "connections",
+    kind: "int",
+    help: "the clients' keep-alive connections at most",
+    default: 200,
+    min: 1,
+    max: 5000,
+  },
+  { name: "workers", kind: "int", help: "Floodgate worker processes", default: 2, min: 2, max: 16 },
+  {
+    name: "intake-processes",
+    kind: "int",
+    help: "intake processes (one of them is killed)",
+    default: 2,
+    min: 2,
+    max: 8,
+  },
+  {
+    name: "before",
+    kind: "int",
+    help: "seconds of steady load before each fault",
+    default: 10,
+    min: 3,
+    max: 600,
+  },
+  {
+    name: "recover-timeout",
+    kind: "int",
+    help: "seconds of load after a fault, at most, waiting for recovery",
+    default: 120,
+    min: 10,
+    max: 3600,
+  },
+  {
+    name: "drain-timeout",
+    kind: "int",
+    help: "seconds, at most, for the backlog to drain before the audit",
+    default: 180,
+    min: 10,
+    max: 3600,
+  },
+  { name: "redis-down", kind: "int", help: "seconds Redis is unreachable", default: 10, min: 1, max: 3600 },
+  { name: "shard-down", kind: "int", help: "seconds a shard is stopped", default: 30, min: 1, max: 3600 },
+  { name: "shard-frozen", kind: "int", help: "seconds a shard is frozen", default: 40, min: 1, max: 3600 },
+  { name: "read-only", kind: "int", help: "seconds a shard is read-only", default: 180, min: 1, max: 3600 },
+  {
+    name: "global-down",
+    kind: "int",
+    help: "seconds the global database is cut (its restart)",
+    default: 10,
+    min: 1,
+    max: 3600,
+  },
+  { name: "slow", kind: "int", help: "seconds a shard is slow", default: 30, min: 1, max: 3600 },
+  {
+    name: "slow-ms",
+    kind: "int",
+    help: "ms added to each reply of the slow shard",
+    default: 500,
+    min: 1,
+    max: 60000,
+  },
+  { name: "overload", kind: "int", help: "seconds of the overload", default: 30, min: 1, max: 3600 },
+];
+
+export interface FaultsOptions {
+  faults: FaultName[];
+  /** True when every fault runs with the defaults: the only run whose result is committed. */
+  fullDefaultRun: boolean;
+  rate: number;
+  overloadRate: number;
+  users: number;
+  connections: number;
+  workers: number;
+  intakeProcesses: number;
+  beforeSeconds: number;
+  recoverTimeoutSeconds: number;
+  drainTimeoutSeconds: number;
+  timings: FaultTimings;
+}
+
+export function toFaultsOptions(values: OptionValues): FaultsOptions {
+  const int = (name: string) => values[name] as number;
+  const listed = typeof values.faults === "string" ? values.faults.split(",") : null;
+  const faults = FAULT_NAMES.filter((name) => listed === null || listed.includes(name));
+  const defaults = FAULTS_OPTION_SPECS.every(
+    (spec) => spec.kind !== "int" || values[spec.name] === spec.default,
+  );
+  return {
+    faults,
+    fullDefaultRun: listed === null && defaults,
+    rate: int("rate"),
+    overloadRate: int("overload-rate") || 5 * int("rate"),
+    users: int("users"),
+    connections: int("connections"),
+    workers: int("workers"),
+    intakeProcesses: int("intake-processes"),
+    beforeSeconds: int("before"),
+    recoverTimeoutSeconds: int("recover-timeout"),
+    drainTimeoutSeconds: int("drain-timeout"),
+    timings: {
+      redisUnreachable: int("redis-down"),
+      shardStopped: int("shard-down"),
+      shardFrozen: int("shard-frozen"),
+      shardReadOnly: int("read-only"),
+      globalDbDown: int("global-down"),
+      shardSlow: int("slow"),
+      shardSlowMs: int("slow-ms"),
+      overload: int("overload"),
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// `./floodgate bench faults` (issue 18, point 9): each fault injected under a steady load of shop clients
+// (own Idempotency-Key per payment, retries with the same key), then the exactly-once audit per key. The system
+// runs on a private Redis with AOF `appendfsync always` behind proxies (fault-rig.ts); the Redis restarts under
+// `everysec` and without persistence come last.
+import { log } from "../progress-line.ts";
+import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
+import { finishRun, resultHeader } from "../scenario-run.ts";
+import { AFTER_FAULT_PHASES } from "./after-fault-phases.ts";
+import { findFault } from "./fault-catalogue.ts";
+import { type FaultResult, runFaultPhase } from "./fault-phase.ts";
+import { type FaultRig, startFaultRig } from "./fault-rig.ts";
+import { FAULTS_OPTION_SPECS, type FaultsOptions, toFaultsOptions } from "./faults-options.ts";
+import { faultsTable, overloadLines, verdict } from "./faults-summary.ts";
+import { type ShopSetup, setUpShop } from "./shop-funding.ts";
+
+export const faultsScenario: Scenario = {
+  name: "faults",
+  description:
+    "each fault (worker/intake SIGKILL, Redis down/restarted, shard stopped/frozen/read-only/slow, global database restarted, 5x overload) under 1,000 payments/s, then the exactly-once audit",
+  options: FAULTS_OPTION_SPECS,
+  run: (values, context) => runFaults(toFaultsOptions(values), context),
+};
+
+/** A key's sequence number (its payment's amount) starts each fault's range here, so ranges never overlap. */
+const SEQ_PER_FAULT = 1_000_000;
+
+async function runFaults(options: FaultsOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
+  const result = {
+    ...resultHeader(
+      "faults",
+      context,
+      options,
+      "node:http keep-alive clients in the bench process, paced every 10 ms, retrying with the same Idempotency-Key",
+    ),
+    redis: "private redis-server, AOF appendfsync always (temp dir), behind a TCP proxy",
+    setup: null as ShopSetup | null,
+    faults: [] as FaultResult[],
+    afterFaults: {} as Record<string, unknown>,
+    error: null as string | null,
+  };
+  let rig: FaultRig | null = null;
+  return finishRun(
+    result,
+    async () => {
+      rig = await startFaultRig({
+        logFile: context.logFile,
+        intakeProcesses: options.intakeProcesses,
+        workers: options.workers,
+      });
+      result.settings.systemEnvironment = rig.system.environment(options.workers, true);
+      result.setup = await setUpShop(rig, options.users);
+      for (const [index, name] of options.faults.entries()) {
+        log(`fault ${index + 1} of ${options.faults.length}: ${name}`);
+        const fault = await runFaultPhase(
+          rig,
+          findFault(name),
+          options,
+          (index + 1) * SEQ_PER_FAULT,
+          `faults-${context.stamp}-${name}`,
+        );
+        result.faults.push(fault);
+        log(
+          `${name}: accepted ${fault.accepted}, lost ${fault.lost}, applied twice ${fault.appliedTwice}, 5xx ${fault.fiveXx}, recovered in ${fault.secondsToRecover ?? "-"} s`,
+        );
+      }
+      for (const phase of AFTER_FAULT_PHASES) {
+        log(`after the faults: ${phase.name}`);
+        result.afterFaults[phase.name] = await phase.run(rig);
+      }
+      const failedAfter = Object.entries(result.afterFaults)
+        .filter(([, outcome]) => (outcome as { passed?: boolean }).passed === false)
+        .map(([name]) => `${name} did not pass (see afterFaults)`);
+      result.error = [verdict(result.faults), ...failedAfter].filter(Boolean).join("; ") || null;
+    },
+    async () => {
+      await (rig as FaultRig | null)?.close();
+    },
+    (r) => [
+      `faults at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; load generator, intake, workers, Redis and Postgres share this machine)`,
+      ...faultsTable(r.faults),
+      ...overloadLines(r.faults.find((fault) => fault.name === "overload")),
+      ...Object.entries(r.afterFaults).map(
+        ([name, outcome]) =>
+          `${name} (after the faults, same system): ${(outcome as { passed?: boolean }).passed ? "passed" : "FAILED"}`,
+      ),
+      ...(r.error ? [`FAILED: ${r.error}`] : []),
+    ],
+  );
+}

@@ -1,0 +1,74 @@
+// What the fault suite reads from the shards, directly (never through the proxies the faults cut): a fault's
+// payment rows by amount range, how many of a phase's payments are applied, and the wallet invariant.
+import { createPool } from "@floodgate/db";
+import type { PaymentRow } from "./fault-audit.ts";
+
+type Pool = ReturnType<typeof createPool>;
+
+export interface WalletInvariant {
+  deposits: number;
+  succeededPayments: number;
+  balances: number;
+  /** deposits - succeeded payments - balances, summed over shards: 0 when every wallet adds up. */
+  difference: number;
+  holds: boolean;
+}
+
+export class LedgerReads {
+  readonly #pools: Pool[];
+
+  constructor(shardUrls: readonly string[]) {
+    // Two connections per shard: the bench reads, it must not compete with the workers for Postgres.
+    this.#pools = shardUrls.map((url) => createPool(url, { max: 2, applicationName: "floodgate-bench" }));
+  }
+
+  /** Payments whose amount is in [from, to] (the suite's amounts are key sequence numbers). */
+  async paymentRows(from: number, to: number): Promise<PaymentRow[]> {
+    const sql = "select id, user_id, amount, status from payments where amount between $1 and $2";
+    const perShard = await Promise.all(
+      this.#pools.map(async (pool) =>
+        (
+          await pool.query<{ id: string; user_id: string; amount: number; status: string }>(sql, [from, to])
+        ).rows.map((row) => ({ id: row.id, userId: row.user_id, amount: row.amount, status: row.status })),
+      ),
+    );
+    return perShard.flat();
+  }
+
+  /** Payments applied with an amount of at least `from` (the phase's first sequence number). */
+  async appliedSince(from: number): Promise<number> {
+    const counts = await Promise.all(
+      this.#pools.map(
+        async (pool) =>
+          (
+            await pool.query<{ n: number }>("select count(*)::int as n from payments where amount >= $1", [
+              from,
+            ])
+          ).rows[0]?.n ?? 0,
+      ),
+    );
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
+  async walletInvariant(): Promise<WalletInvariant> {
+    const sql = `select
+        (select coalesce(sum(amount), 0) from deposits where status = 'succeeded')::float8 as deposits,
+        (select coalesce(sum(amount), 0) from payments where status = 'succeeded')::float8 as payments,
+        (select coalesce(sum(balance), 0) from wallets)::float8 as balances`;
+    const perShard = await Promise.all(
+      this.#pools.map(
+        async (pool) =>
+          (await pool.query<{ deposits: number; payments: number; balances: number }>(sql)).rows[0]!,
+      ),
+    );
+    const deposits = perShard.reduce((sum, row) => sum + row.deposits, 0);
+    const succeededPayments = perShard.reduce((sum, row) => sum + row.payments, 0);
+    const balances = perShard.reduce((sum, row) => sum + row.balances, 0);
+    const difference = deposits - succeededPayments - balances;
+    return { deposits, succeededPayments, balances, difference, holds: difference === 0 };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#pools.map((pool) => pool.end()));
+  }
+}

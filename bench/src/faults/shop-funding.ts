@@ -1,0 +1,55 @@
+// Before the faults: every shopper's wallet funded by the shop's server (its API key) with far more than the
+// run's payments can spend (a payment's amount is its key's sequence number), and a customer token minted for
+// each. Setup, not measured.
+import { KeepAliveClient } from "../keep-alive-client.ts";
+import { benchUserId } from "../payment-requests.ts";
+import { formatCount, log } from "../progress-line.ts";
+import type { FaultRig } from "./fault-rig.ts";
+
+/** 10^10 minor units per wallet: a million payments of at most 10^6 each stay within it. */
+const FUNDING_AMOUNT = 10_000_000_000;
+const PARALLEL = 16;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface ShopSetup {
+  users: number;
+  fundingSeconds: number;
+  tokensMinted: number;
+  tokenSeconds: number;
+}
+
+export async function setUpShop(rig: FaultRig, users: number): Promise<ShopSetup> {
+  const started = Date.now();
+  const userIds = Array.from({ length: users }, (_, i) => benchUserId(i));
+  const client = new KeepAliveClient(rig.system.baseUrl, PARALLEL);
+  const headers = rig.system.identity.serverHeaders();
+  let next = 0;
+  const lane = async () => {
+    while (next < userIds.length) {
+      const userId = userIds[next++]!;
+      const answer = await client.send(
+        "POST",
+        `/v1/wallets/${userId}/deposits`,
+        { amount: FUNDING_AMOUNT },
+        { ...headers, "idempotency-key": `fund-${userId}` },
+      );
+      if (answer.status !== 202) throw new Error(`deposit for ${userId}: ${answer.status} ${answer.body}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: PARALLEL }, lane));
+  } finally {
+    client.close();
+  }
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const funded = (await rig.system.shards.walletUserIds()).size;
+    if (funded >= users) break;
+    if (Date.now() > deadline) throw new Error(`only ${funded} of ${users} wallets funded after 120 s`);
+    await sleep(1000);
+  }
+  const fundingSeconds = (Date.now() - started) / 1000;
+  log(`funded ${formatCount(users)} wallets in ${fundingSeconds.toFixed(1)} s`);
+  const minted = await rig.system.identity.addShoppers(userIds);
+  return { users, fundingSeconds, tokensMinted: minted.minted, tokenSeconds: minted.seconds };
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { auditFault, type PaymentRow } from "../src/faults/fault-audit.ts";
+import { redisSettingOf, verdict } from "../src/faults/faults-summary.ts";
+import type { KeyRecord } from "../src/faults/shop-client.ts";
+
+const key = (seq: number, ids: string[], userId = `u${seq}`): KeyRecord => ({
+  seq,
+  userId,
+  firstMs: 0,
+  attempts: 1,
+  ids,
+  final: ids.length > 0 ? 202 : 503,
+  accepted: ids.length > 0,
+  acceptedMs: ids.length > 0 ? 1 : null,
+});
+
+const row = (amount: number, id: string, userId = `u${amount}`, status = "succeeded"): PaymentRow => ({
+  id,
+  userId,
+  amount,
+  status,
+});
+
+describe("auditFault", () => {
+  it("finds every accepted key applied exactly once", () => {
+    const audit = auditFault([key(1, ["p1"]), key(2, ["p2"])], [row(1, "p1"), row(2, "p2", "u2", "failed")]);
+    expect(audit).toMatchObject({ keys: 2, accepted: 2, lost: 0, appliedTwice: 0, succeeded: 1, failed: 1 });
+  });
+
+  it("counts a 202 without a row as lost, with the key as an example", () => {
+    const audit = auditFault([key(1, ["p1"]), key(2, ["p2"])], [row(1, "p1")]);
+    expect(audit.lost).toBe(1);
+    expect(audit.examples.lost).toEqual([2]);
+  });
+
+  it("counts two rows for one key as applied twice, and the row no answer named", () => {
+    const audit = auditFault([key(7, ["p7"])], [row(7, "p7"), row(7, "p7-again")]);
+    expect(audit.appliedTwice).toBe(1);
+    expect(audit.rowsWithUnansweredId).toBe(1);
+    expect(audit.examples.appliedTwice).toEqual([7]);
+  });
+
+  it("reports a payment applied without a 202 as legal, not lost", () => {
+    const audit = auditFault([key(3, [])], [row(3, "p3")]);
+    expect(audit).toMatchObject({ accepted: 0, lost: 0, appliedWithoutAnswer: 1, appliedTwice: 0 });
+  });
+
+  it("notices keys answered with two ids and rows of another user or no key", () => {
+    const audit = auditFault([key(4, ["a", "b"])], [row(4, "a"), row(4, "x", "someone-else"), row(99, "z")]);
+    expect(audit.keysWithTwoIds).toBe(1);
+    expect(audit.foreignRows).toBe(2);
+    expect(audit.appliedTwice).toBe(0);
+  });
+});
+
+describe("verdict", () => {
+  const result = (name: string, lost: number, appliedTwice: number, holds = true) =>
+    ({ name, lost, appliedTwice, walletInvariant: { holds, difference: holds ? 0 : 5 } }) as never;
+
+  it("fails a loss under appendfsync always and accepts one measured without persistence", () => {
+    expect(redisSettingOf("shard-stopped")).toBe("always");
+    expect(verdict([result("redis-restart-none", 12, 0), result("redis-restart-everysec", 0, 0)])).toBeNull();
+    expect(verdict([result("shard-frozen", 1, 0)])).toContain("shard-frozen");
+    expect(verdict([result("worker-kill", 0, 1)])).toContain("worker-kill");
+  });
+
+  it("fails a wallet that does not add up, whatever the setting", () => {
+    expect(verdict([result("redis-restart-none", 0, 0, false)])).toContain("off by 5");
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { OptionError, parseOptions } from "../src/bench-options.ts";
+import { FAULT_NAMES } from "../src/faults/fault-catalogue.ts";
+import { FAULTS_OPTION_SPECS, toFaultsOptions } from "../src/faults/faults-options.ts";
+
+const parse = (...args: string[]) => toFaultsOptions(parseOptions(FAULTS_OPTION_SPECS, args));
+
+describe("faults options", () => {
+  it("runs every fault in the suite's order with the issue's timings by default", () => {
+    const options = parse();
+    expect(options.faults).toEqual([...FAULT_NAMES]);
+    expect(options.fullDefaultRun).toBe(true);
+    expect(options).toMatchObject({ rate: 1000, overloadRate: 5000 });
+    expect(options.timings).toMatchObject({
+      redisUnreachable: 10,
+      shardStopped: 30,
+      shardFrozen: 40,
+      shardReadOnly: 180,
+      shardSlowMs: 500,
+      overload: 30,
+    });
+  });
+
+  it("keeps the suite's order whatever order --faults names them in", () => {
+    const options = parse("--faults", "redis-restart-none,worker-kill", "--rate", "300");
+    expect(options.faults).toEqual(["worker-kill", "redis-restart-none"]);
+    expect(options.fullDefaultRun).toBe(false);
+    expect(options.overloadRate).toBe(1500);
+  });
+
+  it("rejects a fault it does not know", () => {
+    expect(() => parse("--faults", "worker-kill,meteor")).toThrow(OptionError);
+  });
+});
