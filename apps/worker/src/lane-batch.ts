@@ -25,7 +25,7 @@ import { ordersChangedBy } from "./orders/order-changes.ts";
 import type { OrderExpiry } from "./orders/order-expiry.ts";
 import { reserveLaneStock } from "./orders/reserve-lane-stock.ts";
 import { moveStock } from "./orders/stock-ledger.ts";
-import { applyOnShard, NOTHING_APPLIED } from "./shard-apply.ts";
+import { applyOnShard, nothingApplied } from "./shard-apply.ts";
 import { type DecodedEntry, mayBeApplied } from "./shard-groups.ts";
 import type { ShardLane } from "./shard-lane.ts";
 
@@ -56,7 +56,7 @@ export class LaneBatchRunner {
     const suspects = new Set<OperationMessage>(
       group.filter((g) => mayBeApplied(g) || awaitingOrder.isRetried(g)).map((g) => g.message),
     );
-    let outcome = NOTHING_APPLIED;
+    let outcome = nothingApplied();
     try {
       const reserved = await reserveLaneStock(global, group, {
         onStatement: () => metrics.orderSqlStatements.inc(),

@@ -23,7 +23,8 @@ export interface ShardApplyOutcome {
   retryError: unknown;
 }
 
-export const NOTHING_APPLIED: ShardApplyOutcome = {
+/** An outcome with nothing in it yet (fresh arrays: callers push into them). */
+export const nothingApplied = (): ShardApplyOutcome => ({
   statuses: [],
   acked: [],
   ended: [],
@@ -31,7 +32,7 @@ export const NOTHING_APPLIED: ShardApplyOutcome = {
   paid: [],
   retry: [],
   retryError: undefined,
-};
+});
 
 export interface ShardApplyContext {
   db: Kysely<ShardDatabase>;
@@ -67,7 +68,7 @@ export async function applyOnShard(
       retryError: undefined,
     };
   } catch (error) {
-    if (isRetryable(error)) return { ...NOTHING_APPLIED, retry: group, retryError: error };
+    if (isRetryable(error)) return { ...nothingApplied(), retry: group, retryError: error };
     context.log.warn(
       { shard: context.shard, err: (error as Error).message, size: group.length },
       "batch failed; isolating messages",
@@ -77,15 +78,7 @@ export async function applyOnShard(
 }
 
 async function applyOneByOne(context: ShardApplyContext, group: DecodedEntry[]): Promise<ShardApplyOutcome> {
-  const outcome: ShardApplyOutcome = {
-    ...NOTHING_APPLIED,
-    statuses: [],
-    acked: [],
-    ended: [],
-    awaiting: [],
-    paid: [],
-    retry: [],
-  };
+  const outcome = nothingApplied();
   for (const item of group) {
     try {
       const result = await applyShardBatch(context.db, [item.message], {

@@ -1,11 +1,12 @@
 // The suite as a phase on a system someone else started: what `./floodgate bench faults` registers in its
-// AFTER_FAULT_PHASES (bench/src/faults/after-fault-phases.ts on branch faults), and what run-hostile-input.ts
+// AFTER_FAULT_PHASES (bench/src/faults/after-fault-phases.ts), and what run-hostile-input.ts
 // runs. It takes the rig structurally (a started FloodgateSystem and the start command's pid), so it fits the
 // faults suite's FaultRig without importing it.
+
+import { childPids } from "../faults/process-tree.ts";
 import type { FloodgateSystem } from "../floodgate-system.ts";
 import { log } from "../progress-line.ts";
 import { type HostileInputResult, type HostileInputSizes, runHostileInput } from "./hostile-input-suite.ts";
-import { childPids } from "./intake-fd-census.ts";
 
 export interface HostileRig {
   /** Started and authenticated (system.authenticate()): its identity holds the shop's server key. */
@@ -13,8 +14,6 @@ export interface HostileRig {
   /** The start command's pid: the intake processes are its children. */
   supervisorPid: number;
 }
-
-const INTAKE_SCRIPT = "apps/intake/src/server.ts";
 
 export function hostileInputPhase(sizes: Partial<HostileInputSizes> = {}) {
   return {
@@ -34,7 +33,7 @@ export function hostileInputPhase(sizes: Partial<HostileInputSizes> = {}) {
           if (token === null) throw new Error(`no customer token for ${userId}`);
           return token;
         },
-        intakePids: () => childPids(supervisorPid, INTAKE_SCRIPT),
+        intakePids: async () => childPids(supervisorPid, "intake"),
         log,
         sizes,
       });

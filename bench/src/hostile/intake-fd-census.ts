@@ -64,18 +64,3 @@ export async function processAlive(pid: number): Promise<boolean> {
     () => false,
   );
 }
-
-/** Node processes whose parent is `parentPid` and whose command line names `script` (the intake's server.ts). */
-export async function childPids(parentPid: number, script: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    // Fields after the command's closing parenthesis: state, ppid, ...
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (ppid !== parentPid) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (cmdline.includes(script)) pids.push(Number(entry));
-  }
-  return pids.sort((a, b) => a - b);
-}
