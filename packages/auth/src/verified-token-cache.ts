@@ -19,6 +19,7 @@ export class VerifiedTokenCache {
   }
 
   set(token: string, verified: CachedVerification): void {
+    if (this.#capacity === 0) return;
     if (this.#entries.size >= this.#capacity) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);

@@ -29,6 +29,32 @@ describe("Floodgate's customer tokens", () => {
     expect(await check.verify(minted.token)).toEqual(first);
   });
 
+  it("once remembered, still refuse any other bytes: a changed signature or claim is checked in full", async () => {
+    const minted = await signer.mint("alice", 600);
+    const check = verifier();
+    await check.verify(minted.token);
+    const [header, claims, signature] = minted.token.split(".") as [string, string, string];
+    const flipped = `${signature.slice(0, -2)}${signature.endsWith("A") ? "B" : "A"}${signature.at(-1)}`;
+    await expect(check.verify(`${header}.${claims}.${flipped}`)).rejects.toMatchObject({ reason: "invalid" });
+    const asBob = part({ ...JSON.parse(Buffer.from(claims, "base64url").toString()), sub: "bob" });
+    await expect(check.verify(`${header}.${asBob}.${signature}`)).rejects.toMatchObject({
+      reason: "invalid",
+    });
+  });
+
+  it("remember at most cacheSize tokens, and none with 0, with the same answers", async () => {
+    const tokens = await Promise.all(["a", "b", "c"].map((user) => signer.mint(user, 600)));
+    for (const cacheSize of [0, 2]) {
+      const check = new CustomerTokenVerifier({ secret: SECRET, shop: null, cacheSize });
+      for (const round of [1, 2]) {
+        for (const minted of tokens) {
+          expect((await check.verify(minted.token)).userId, `round ${round}`).toBe(minted.userId);
+        }
+      }
+      expect(check.rememberedTokens).toBe(cacheSize);
+    }
+  });
+
   it("are refused once expired, also after they were accepted", async () => {
     const minted = await signer.mint("alice", 60);
     expect((await refusal(minted.token, minted.expiresAt.getTime() + 1)).reason).toBe("expired");

@@ -76,6 +76,7 @@ describe("loadConfig reads", () => {
       AUTH: "off",
       CUSTOMER_TOKEN_SECRET: "c".repeat(40),
       CUSTOMER_TOKEN_TTL_SECONDS: "300",
+      CUSTOMER_TOKEN_CACHE_SIZE: "5000",
       PG_STATEMENT_TIMEOUT_MS: "8000",
       PG_QUERY_TIMEOUT_MS: "9000",
       PG_CONNECT_TIMEOUT_MS: "2000",
@@ -124,6 +125,7 @@ describe("loadConfig reads", () => {
       auth: "off",
       customerTokenSecret: "c".repeat(40),
       customerTokenTtlSeconds: 300,
+      customerTokenCacheSize: 5000,
       customerJwt: null,
       demoLogin: false,
       postgresTimeouts: { statementMs: 8000, queryMs: 9000, connectMs: 2000, keepAliveMs: 5000 },
@@ -306,6 +308,7 @@ describe("identity settings", () => {
       auth: "on",
       customerTokenSecret: null,
       customerTokenTtlSeconds: 900,
+      customerTokenCacheSize: 100_000,
     });
     expect(loadConfig({ AUTH: "off" }).auth).toBe("off");
     expect(() => loadConfig({ AUTH: "false" })).toThrow(/AUTH must be one of on, off/);

@@ -110,6 +110,8 @@ export interface Config {
   customerTokenSecret: string | null;
   /** Lifetime of a minted customer token when the request names none. */
   customerTokenTtlSeconds: number;
+  /** Verified customer tokens each intake process remembers (a lookup instead of a signature check); 0: none. */
+  customerTokenCacheSize: number;
   /** The shop's own customer JWTs (CUSTOMER_JWT_*), or null: only Floodgate's tokens are accepted. */
   customerJwt: CustomerJwtSettings | null;
   /** The demo store's sign-in route, which mints a token for any user id: loopback addresses only. */
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "32-512 visible ASCII characters",
     ),
     customerTokenTtlSeconds: read.int("CUSTOMER_TOKEN_TTL_SECONDS", 900, 60, 86_400),
+    customerTokenCacheSize: read.int("CUSTOMER_TOKEN_CACHE_SIZE", 100_000, 0, 10_000_000),
     customerJwt: parseCustomerJwt(read),
     demoLogin: parseDemoLogin(read.oneOf("DEMO_LOGIN", "off", ["on", "off"] as const), host),
     postgresTimeouts: readPostgresTimeouts(read),

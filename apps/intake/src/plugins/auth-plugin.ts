@@ -60,7 +60,11 @@ export const authPlugin = fp(async (app: FastifyInstance, { config }: { config: 
   const authenticator = new Authenticator({
     enabled: config.auth === "on",
     serverKeys,
-    customerTokens: new CustomerTokenVerifier({ secret, shop: config.customerJwt }),
+    customerTokens: new CustomerTokenVerifier({
+      secret,
+      shop: config.customerJwt,
+      cacheSize: config.customerTokenCacheSize,
+    }),
     adminKeyDigest: config.adminApiKey === null ? null : digest(config.adminApiKey),
   });
   if (config.auth === "on") await serverKeys.start();
