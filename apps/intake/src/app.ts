@@ -7,6 +7,7 @@ import { authPlugin } from "./plugins/auth-plugin.ts";
 import { couponsPlugin } from "./plugins/coupons-plugin.ts";
 import { demoPlugin } from "./plugins/demo-plugin.ts";
 import { globalDbPlugin } from "./plugins/global-db-plugin.ts";
+import { loadSheddingPlugin } from "./plugins/load-shedding-plugin.ts";
 import { metricsPlugin } from "./plugins/metrics-plugin.ts";
 import { docsRoutes, openapiPlugin } from "./plugins/openapi-plugin.ts";
 import { problemPlugin, sendProblem } from "./plugins/problem-plugin.ts";
@@ -108,6 +109,8 @@ export async function buildApp(
   await app.register(couponsPlugin);
   await app.register(websocketPlugin);
   await app.register(admissionPlugin, { config });
+  // Before auth: a shed request costs no signature check.
+  await app.register(loadSheddingPlugin, { config });
   // Before every route: its onRequest hook authenticates each one registered after it.
   await app.register(authPlugin, { config });
   await app.register(docsRoutes);

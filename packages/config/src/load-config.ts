@@ -83,6 +83,11 @@ export interface Config {
    * guarded routes stop taking new users (a room in `auto` mode starts queueing; without a room, 503). 0: off.
    */
   backpressureSeconds: number;
+  /**
+   * Load shedding: while an intake process's event loop runs later than this (mean over 100 ms), its API calls
+   * are answered 503 busy with Retry-After before any work. 0: off.
+   */
+  loadShedLoopDelayMs: number;
   /** A room in `auto` mode stops queueing after this long with an empty queue and traffic under its rate. */
   roomCooldownSeconds: number;
   /**
@@ -179,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "32-512 visible ASCII characters",
     ),
     backpressureSeconds: read.int("BACKPRESSURE_SECONDS", 30, 0, 86_400),
+    loadShedLoopDelayMs: read.int("LOAD_SHED_LOOP_DELAY_MS", 100, 0, 60_000),
     roomCooldownSeconds: read.int("ROOM_COOLDOWN_SECONDS", 30, 1, 86_400),
     shutdownDrainSeconds: read.int("SHUTDOWN_DRAIN_SECONDS", 5, 0, 3600),
     corsOrigins: parseOrigins(read.optional("CORS_ORIGINS")),

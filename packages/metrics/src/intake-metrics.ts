@@ -38,6 +38,11 @@ export function createIntakeMetrics(registry = new Registry()) {
     accepted,
     redisCommands,
     admission: createAdmissionMetrics(registry),
+    shedRequests: new Counter({
+      name: "floodgate_intake_shed_requests_total",
+      help: "API calls answered 503 busy because this process's event loop was late (LOAD_SHED_LOOP_DELAY_MS)",
+      registers: [registry],
+    }),
     couponIssueDecisions: new Counter({
       name: "floodgate_coupon_issue_decisions_total",
       help: "Coupon issue requests by outcome: accepted, already_issued, sold_out, not_open, unknown_coupon (404), state_missing (503)",

@@ -37,6 +37,7 @@ export function configToEnv(config: Config): Record<string, string> {
     RATE_LIMITS: rateLimitsToEnv(config),
     TRUST_PROXY: Array.isArray(config.trustProxy) ? config.trustProxy.join(",") : String(config.trustProxy),
     BACKPRESSURE_SECONDS: String(config.backpressureSeconds),
+    LOAD_SHED_LOOP_DELAY_MS: String(config.loadShedLoopDelayMs),
     ROOM_COOLDOWN_SECONDS: String(config.roomCooldownSeconds),
     PG_STATEMENT_TIMEOUT_MS: String(config.postgresTimeouts.statementMs),
     PG_QUERY_TIMEOUT_MS: String(config.postgresTimeouts.queryMs),
@@ -49,6 +50,7 @@ export function configToEnv(config: Config): Record<string, string> {
     AUTH: config.auth,
     ...(config.customerTokenSecret === null ? {} : { CUSTOMER_TOKEN_SECRET: config.customerTokenSecret }),
     CUSTOMER_TOKEN_TTL_SECONDS: String(config.customerTokenTtlSeconds),
+    CUSTOMER_TOKEN_CACHE_SIZE: String(config.customerTokenCacheSize),
     DEMO_LOGIN: config.demoLogin ? "on" : "off",
     ...customerJwtToEnv(config),
   };

@@ -77,6 +77,11 @@ export const ERRORS = {
     title: "The backlog is longer than this deployment takes new work for; retry later",
     retryable: true,
   },
+  busy: {
+    status: 503,
+    title: "This intake is taking more requests than it can answer in time; retry after Retry-After seconds",
+    retryable: true,
+  },
   // 503, not 401: no key can succeed until an operator sets one, and a client must not take it for a bad key.
   admin_disabled: {
     status: 503,

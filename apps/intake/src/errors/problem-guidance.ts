@@ -52,6 +52,7 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
     "A store was unreachable and nothing was stored: retry after Retry-After seconds with the same Idempotency-Key.",
   overloaded:
     "The workers' backlog is longer than this deployment takes new work for: retry after Retry-After seconds with the same Idempotency-Key.",
+  busy: "This intake process fell behind its requests (its event loop is late) and refused this one before doing any work: nothing was stored. Retry after Retry-After seconds with the same Idempotency-Key.",
   admin_disabled:
     "The operator must set ADMIN_API_KEY for the admin routes to answer; no key can succeed until then.",
   coupon_state_missing:
