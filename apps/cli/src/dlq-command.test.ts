@@ -307,8 +307,22 @@ describe("./floodgate dlq", () => {
     expect((await dlq(["replay", ids.c])).status).toBe(0);
   });
 
-  it("a worker then applies each replay exactly once, and GET shows the final outcome", async () => {
+  it("a worker then applies each replay exactly once; GET and the status WebSocket show the outcome", async () => {
+    // A socket opened after the replay: pending at once, then the worker's final status, then closed 1000.
+    const url = `${intake.baseUrl.replace(/^http/, "ws")}/v1/operations/${ids.a}/ws?access_token=${encodeURIComponent(env.serverKey)}`;
+    const socket = new WebSocket(url);
+    const views: string[] = [];
+    socket.addEventListener("message", (event) => {
+      views.push((JSON.parse(String(event.data)) as { operation: { status: string } }).operation.status);
+    });
+    const closed = new Promise<number>((resolve) =>
+      socket.addEventListener("close", (event) => resolve(event.code)),
+    );
+    await waitFor(async () => views.length > 0, "the socket's first view");
+    expect(views).toEqual(["pending"]);
     worker = await startWorkerProcess(env.config);
+    expect(await closed).toBe(1000);
+    expect(views).toEqual(["pending", "succeeded"]);
     await waitFor(async () => (await payment(ids.a)).status === "succeeded", "the replayed payment");
     await waitFor(async () => (await payment(ids.c)).status === "succeeded", "the recognised payment");
     expect(await paymentRows(ids.a)).toBe(1);
