@@ -1,9 +1,9 @@
 // What `./floodgate dlq replay|drop` do to the dead letters, one or all, each through settleDeadLetter (a claim
 // per entry, so two operators acting on the same entry at once settle it once).
 import {
-  countDeadLetters,
   type DeadLetter,
   type DeadLetterAction,
+  deadLettersNow,
   findDeadLetters,
   partitionOf,
   type QueueKeys,
@@ -66,21 +66,25 @@ export async function settleOne(
   return true;
 }
 
-/** Every dead letter, oldest first; true when none was refused or left. */
+/**
+ * Every dead letter there is when it starts, oldest first; true when none was refused. It stops at the newest
+ * of those: a replayed message that fails again is dead-lettered anew (same operation id, a later entry), and
+ * must neither be replayed again in a loop nor be taken for a duplicate and dropped.
+ */
 export async function settleAll(
   redis: ScriptedRedis,
   keys: QueueKeys,
   action: DeadLetterAction,
   output: ActionOutput,
 ): Promise<boolean> {
-  const total = await countDeadLetters(redis, keys);
+  const { count: total, newest } = await deadLettersNow(redis, keys);
   const settled = new Set<string>();
   const counts = { done: 0, refused: 0, already: 0, duplicates: 0 };
   let seen = 0;
   const tally = () =>
     `${PAST[action]} ${counts.done}, refused ${counts.refused}, already settled by another command ` +
     `${counts.already}, duplicate entries dropped ${counts.duplicates}`;
-  for await (const letter of readDeadLetters(redis, keys)) {
+  for await (const letter of newest === null ? [] : readDeadLetters(redis, keys, newest)) {
     seen += 1;
     if (settled.has(letter.operationId)) {
       await settleDeadLetter(redis, keys, letter, "drop");

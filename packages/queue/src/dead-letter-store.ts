@@ -35,15 +35,19 @@ function toDeadLetter([deadLetterId, fields]: RawEntry): DeadLetter {
 /** The time a stream entry id carries (epoch ms). */
 export const entryIdTime = (entryId: string): number => Number(entryId.split("-")[0]);
 
-/** Every dead letter, oldest first, read in pages (the stream is small, but an incident can fill it). */
+/**
+ * Every dead letter up to `until` (a dead-letter entry id; default: the end), oldest first, read in pages (the
+ * stream is small, but an incident can fill it).
+ */
 export async function* readDeadLetters(
   redis: ScriptedRedis,
   keys: QueueKeys,
+  until = "+",
   pageSize = 500,
 ): AsyncGenerator<DeadLetter> {
   let start = "-";
   for (;;) {
-    const rows = (await redis.xrange(keys.deadLetters(), start, "+", "COUNT", pageSize)) as RawEntry[];
+    const rows = (await redis.xrange(keys.deadLetters(), start, until, "COUNT", pageSize)) as RawEntry[];
     for (const row of rows) yield toDeadLetter(row);
     if (rows.length < pageSize) return;
     start = `(${rows[rows.length - 1]![0]}`;
@@ -70,6 +74,14 @@ export async function findDeadLetters(
   return found;
 }
 
-export async function countDeadLetters(redis: ScriptedRedis, keys: QueueKeys): Promise<number> {
-  return redis.xlen(keys.deadLetters());
+/** How many dead letters there are now, and the id of the newest (null when there are none). */
+export async function deadLettersNow(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+): Promise<{ count: number; newest: string | null }> {
+  const [count, newest] = await Promise.all([
+    redis.xlen(keys.deadLetters()),
+    redis.xrevrange(keys.deadLetters(), "+", "-", "COUNT", 1) as Promise<RawEntry[]>,
+  ]);
+  return { count, newest: newest[0]?.[0] ?? null };
 }

@@ -12,8 +12,8 @@ export {
 export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
 export { createRedis, createSubscriber, type RedisConnectionOptions, waitForRedis } from "./create-redis.ts";
 export {
-  countDeadLetters,
   type DeadLetter,
+  deadLettersNow,
   entryIdTime,
   findDeadLetters,
   readDeadLetters,
