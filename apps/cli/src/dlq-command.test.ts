@@ -29,7 +29,7 @@ let keys: QueueKeys;
 let intake: IntakeProcess;
 let worker: WorkerProcess | undefined;
 let shards: pg.Client[];
-const ids = { a: "", b: "", c: "", order: "", goodA: "" };
+const ids = { a: "", b: "", c: "", order: "", garbled: "", goodA: "" };
 
 function dlq(args: string[], extraEnv: Record<string, string> = {}) {
   let child: ChildProcess;
@@ -173,8 +173,14 @@ beforeAll(async () => {
   );
   await redis.xadd(keys.stream(partition), "*", "id", ids.order, "m", encodeOperationMessage(order));
 
+  // And a message that does not decode (cut short), as the intake's status and stream would hold it.
+  ids.garbled = newOperationId("payment", bucketForUser("buyer-e"));
+  const garbled = keys.partitionForOperation(ids.garbled)!;
+  await redis.hset(keys.status(garbled, ids.garbled), "status", "pending", "message", '{"v":1');
+  await redis.xadd(keys.stream(garbled), "*", "id", ids.garbled, "m", '{"v":1,"kind":"payment",');
+
   worker = await startWorkerProcess(env.config);
-  await waitFor(async () => (await deadLetterIds()).length === 4, "four dead letters");
+  await waitFor(async () => (await deadLetterIds()).length === 5, "five dead letters");
   await waitFor(async () => (await payment(ids.goodA)).status === "succeeded", "the good payment");
   // Replays below are checked on the stream before any worker reads them.
   await worker.stop();
@@ -195,14 +201,16 @@ describe("./floodgate dlq", () => {
     expect(status).toBe(0);
     const lines = stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^ID +KIND +USER +REASON +ACCEPTED +LAST FAILURE$/);
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
     const rowOf = (id: string) => lines.find((line) => line.startsWith(id)) ?? "";
     expect(rowOf(ids.a)).toMatch(/ payment +buyer-a +payment refused by the test trigger +\d{4}-\d\d-\d\dT/);
     expect(rowOf(ids.order)).toMatch(
       / order +buyer-d +new row for relation "products" violates check constraint/,
     );
     const json = JSON.parse((await dlq(["list", "--json"])).stdout) as Record<string, unknown>[];
-    expect(json.map((entry) => entry.id).sort()).toEqual([ids.a, ids.b, ids.c, ids.order].sort());
+    expect(json.map((entry) => entry.id).sort()).toEqual(
+      [ids.a, ids.b, ids.c, ids.order, ids.garbled].sort(),
+    );
     expect(json.find((entry) => entry.id === ids.b)).toMatchObject({
       kind: "payment",
       userId: "buyer-b",
@@ -244,7 +252,7 @@ describe("./floodgate dlq", () => {
       expect(stderr).toContain("Usage: ./floodgate dlq");
       expect(stdout).toBe("");
     }
-    expect(await deadLetterIds()).toHaveLength(4);
+    expect(await deadLetterIds()).toHaveLength(5);
     const help = await dlq(["replay", "--help"]);
     expect([help.status, help.stdout.split("\n")[0]]).toEqual([
       0,
@@ -265,6 +273,18 @@ describe("./floodgate dlq", () => {
     expect(stdout).toContain(`[dlq] refused to replay ${ids.order}: it is an order, and its reserved stock`);
     expect(await deadLetterIds()).toContain(ids.order);
     expect(await streamEntriesOf(ids.order)).toBe(1); // only its first append
+  });
+
+  it("refuses to replay a message that does not decode, and leaves it", async () => {
+    const { status, stdout } = await dlq(["replay", ids.garbled]);
+    expect(status).toBe(1);
+    expect(stdout).toMatch(
+      new RegExp(
+        `^\\[dlq\\] refused to replay ${ids.garbled}: its message does not decode \\(.*not JSON.*\\): the worker would dead-letter it again; drop it\n$`,
+      ),
+    );
+    expect(await deadLetterIds()).toContain(ids.garbled);
+    expect((await dlq(["list"])).stdout).toMatch(new RegExp(`${ids.garbled} +payment +\\? +`));
   });
 
   it("two operators replaying one id at once append it once and set its status pending", async () => {
@@ -345,10 +365,10 @@ describe("./floodgate dlq", () => {
   });
 
   it("drop --all --yes empties the stream, and the gauge goes back to 0", async () => {
-    expect(await gauge()).toBe(1); // the order
+    expect(await gauge()).toBe(2); // the order and the garbled message
     const { status, stdout } = await dlq(["drop", "--all", "--yes"]);
     expect(status).toBe(0);
-    expect(stdout).toContain("[dlq] dropped 1, refused 0");
+    expect(stdout).toContain("[dlq] dropped 2, refused 0");
     expect(await deadLetterIds()).toEqual([]);
     expect(await gauge()).toBe(0);
     expect((await dlq(["list"])).stdout).toBe("[dlq] no dead letters\n");
