@@ -267,6 +267,13 @@ describe("./floodgate dlq", () => {
     expect(stdout).toBe("");
   });
 
+  it("exits 1 naming Redis when it is out of reach", async () => {
+    const { status, stderr, stdout } = await dlq(["list"], { REDIS_URL: "redis://127.0.0.1:1" });
+    expect(status).toBe(1);
+    expect(stderr).toMatch(/^\[dlq\] could not list: Redis not ready/);
+    expect(stdout).toBe("");
+  });
+
   it("refuses to replay an order, whose reservation was given back, and leaves it", async () => {
     const { status, stdout } = await dlq(["replay", ids.order]);
     expect(status).toBe(1);
