@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for every Floodgate process: `docker run floodgate intake|worker|migrate|reconcile|start`
+# One image for every Floodgate process: `docker run floodgate intake|worker|migrate|reconcile|start|dlq`
 # (infra/docker/entrypoint.sh maps each to its script). Node runs the TypeScript directly (type stripping), so
 # the image is the repo with its dependencies installed, plus what `turbo run build` produces (the checkout
 # SDK's dist/, which the intake serves to the demo); the build step is skipped if no build task exists.

@@ -10,8 +10,9 @@ case "$command" in
   migrate) exec node apps/cli/src/migrate-command.ts "$@" ;;
   reconcile) exec node apps/cli/src/reconcile-command.ts "$@" ;;
   start) exec node apps/cli/src/start-command.ts "$@" ;;
+  dlq) exec node apps/cli/src/dlq-command.ts "$@" ;;
   *)
-    echo "usage: <intake|worker|migrate|reconcile|start> [options]; got '$command'" >&2
+    echo "usage: <intake|worker|migrate|reconcile|start|dlq> [options]; got '$command'" >&2
     exit 2
     ;;
 esac

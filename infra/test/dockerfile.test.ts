@@ -55,13 +55,13 @@ describe("the image's entry point", () => {
   const commands = nodeCommands(ENTRYPOINT);
 
   it("runs each process from a script that exists", () => {
-    expect([...commands.keys()].sort()).toEqual(["intake", "migrate", "reconcile", "start", "worker"]);
+    expect([...commands.keys()].sort()).toEqual(["dlq", "intake", "migrate", "reconcile", "start", "worker"]);
     for (const script of commands.values()) expect(existsSync(join(ROOT, script)), script).toBe(true);
   });
 
   it("runs the same scripts as ./floodgate for the commands both have", () => {
     const wrapper = nodeCommands("floodgate");
-    for (const command of ["start", "migrate", "reconcile"]) {
+    for (const command of ["start", "migrate", "reconcile", "dlq"]) {
       expect(commands.get(command)).toBe(wrapper.get(command));
     }
   });

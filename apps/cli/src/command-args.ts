@@ -11,30 +11,42 @@ export interface CommandSpec {
   options: ParseArgsOptionsConfig;
 }
 
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
 const HELP = { help: { type: "boolean", short: "h" } } as const;
 
-export function parseCommandArgs(
-  spec: CommandSpec,
-  args: string[] = process.argv.slice(2),
-): Record<string, string | boolean | (string | boolean)[] | undefined> {
-  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+/** Prints the reason and the usage to stderr and exits 2 (a usage error). */
+export function usageError(spec: CommandSpec, reason: string): never {
+  process.stderr.write(`${spec.prefix} ${reason}\n\n${spec.usage}\n`);
+  process.exit(2);
+}
+
+function parse(spec: CommandSpec, args: string[], allowPositionals: boolean) {
+  let parsed: { values: Values; positionals: string[] };
   try {
-    ({ values } = parseArgs({
-      args,
-      options: { ...spec.options, ...HELP },
-      strict: true,
-      allowPositionals: false,
-    }));
+    parsed = parseArgs({ args, options: { ...spec.options, ...HELP }, strict: true, allowPositionals });
   } catch (error) {
     if (!String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) throw error;
     // Node's first sentence names the argument; the rest suggests `--`, which none of our commands takes.
     const [reason = ""] = (error as Error).message.split(". ");
-    process.stderr.write(`${spec.prefix} ${reason}\n\n${spec.usage}\n`);
-    process.exit(2);
+    usageError(spec, reason);
   }
-  if (values.help) {
+  if (parsed.values.help) {
     process.stdout.write(`${spec.usage}\n`);
     process.exit(0);
   }
-  return values;
+  return parsed;
+}
+
+export function parseCommandArgs(spec: CommandSpec, args: string[] = process.argv.slice(2)): Values {
+  return parse(spec, args, false).values;
+}
+
+/** For a command that takes words (a subcommand, an id): the caller checks them and calls usageError. */
+export function parseCommandWords(
+  spec: CommandSpec,
+  args: string[] = process.argv.slice(2),
+): { values: Values; words: string[] } {
+  const { values, positionals } = parse(spec, args, true);
+  return { values, words: positionals };
 }

@@ -118,7 +118,7 @@ afterAll(async () => {
   }
 });
 
-describe.each(["start", "migrate", "reconcile"])("node apps/cli/src/%s-command.ts", (command) => {
+describe.each(["start", "migrate", "reconcile", "dlq"])("node apps/cli/src/%s-command.ts", (command) => {
   const script = `apps/cli/src/${command}-command.ts`;
 
   it("--help prints the usage, exits 0 and changes nothing", async () => {
@@ -170,6 +170,15 @@ describe("the ./floodgate wrapper", () => {
     const flag = await run("bash", ["floodgate", "test", "--bogus"]);
     expect(flag.status).toBe(2);
     expect(flag.stderr.split("\n")[0]).toBe("[floodgate] test: unknown option '--bogus'");
+  });
+
+  it("dlq --help reaches the dlq command; dlq with a typo exits 2", async () => {
+    const help = await run("bash", ["floodgate", "dlq", "--help"]);
+    expect(help.stdout).toMatch(/^Usage: \.\/floodgate dlq <list\|show\|replay\|drop>/);
+    expect(help.status).toBe(0);
+    const typo = await run("bash", ["floodgate", "dlq", "replay"]);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain("[dlq] replay needs an id or --all");
   });
 
   it("bench payments --help prints its usage and writes no result", async () => {

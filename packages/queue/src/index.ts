@@ -11,6 +11,13 @@ export {
 } from "./admission-check.ts";
 export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
 export { createRedis, createSubscriber, type RedisConnectionOptions, waitForRedis } from "./create-redis.ts";
+export {
+  type DeadLetter,
+  deadLettersNow,
+  entryIdTime,
+  findDeadLetters,
+  readDeadLetters,
+} from "./dead-letter-store.ts";
 export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";
 export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-coupon.ts";
 export {
@@ -36,6 +43,12 @@ export {
   reserveOrder,
   type ShortLine,
 } from "./reserve-order.ts";
+export {
+  type DeadLetterAction,
+  partitionOf,
+  type SettleOutcome,
+  settleDeadLetter,
+} from "./settle-dead-letter.ts";
 export { type PaidOrder, queueUnpaidSettlements } from "./settle-unpaid-units.ts";
 export {
   claimStaleEntries,

@@ -90,6 +90,14 @@ export class QueueKeys {
   }
 
   /**
+   * Who settled a dead letter (`replay` or `drop`, by `./floodgate dlq`): in the operation's partition, so the
+   * claim, the status and the stream append share one slot (claim-dead-letter-3.lua).
+   */
+  deadLetterClaim(partition: number, deadLetterEntryId: string): string {
+    return `${this.prefix}{p${partition}}:dlq:${deadLetterEntryId}`;
+  }
+
+  /**
    * The last reconcile's figures, a hash (drift, unrepaired, finishedAt in ms) written by each run that may
    * repair (not a dry run) and served by the intake's /metrics: a one-shot command has nothing to scrape.
    */

@@ -57,6 +57,16 @@ export interface ScriptedRedis extends Redis {
   /** revoke-ticket-6.lua: tickets, queue, pre-queue, heartbeats, sessions, ended; ticket id, channel, room id. */
   revokeTicket(...keysThenArgs: string[]): Promise<string>;
   holdLease(leaseKey: string, holderId: string, leaseMs: number): Promise<number>;
+  /** claim-dead-letter-3.lua: claim, status hash, stream; action, operation id, message, claim TTL seconds. */
+  claimDeadLetter(
+    claimKey: string,
+    statusKey: string,
+    streamKey: string,
+    action: "replay" | "drop",
+    operationId: string,
+    message: string,
+    claimTtlSeconds: number,
+  ): Promise<[number, string]>;
   pipeline(): ScriptedPipeline;
 }
 
