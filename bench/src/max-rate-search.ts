@@ -24,6 +24,11 @@ export interface MaxStage {
   redisKeys?: { atStart: number; atEnd: number } | null;
   /** Paired search (--auth compare): whether this system ran the rate before the other one. */
   ranFirst?: boolean;
+  /**
+   * Paired search: this stage is a second run at the same rate, because the first failed while Redis doubled its
+   * key table (key-table-doubling.ts); the first one's figures, kept for the record.
+   */
+  rerunOf?: { keyTableSize: number; acceptedRate: number; p99Ms: number | null; passed: boolean };
 }
 
 export interface MaxRateResult {

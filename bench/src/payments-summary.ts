@@ -91,7 +91,7 @@ function maxLines(max: MaxRateResult): string[] {
     `  max accepted rate with ${max.criterion}: ${best}`,
     ...max.stages.flatMap((s, i) => [
       `    stage ${i + 1}: offered ${formatCount(s.offeredRate)}/s accepted ${formatCount(s.acceptedRate)}/s intake p50 ${s.p50Ms ?? "n/a"} ms p99 ${s.p99Ms ?? "n/a"} ms, e2e p99 ${s.endToEndP99Ms ?? "n/a"} ms, failures ${s.failures}, exactly once ${s.exactlyOnce ? "yes" : `NO (missing ${s.missing}, duplicated ${s.duplicated})`}: ${s.passed ? "pass" : "fail"}${s.ranFirst === undefined ? "" : s.ranFirst ? " (ran first of its pair)" : " (ran second of its pair)"}`,
-      `      ${describeCpuUsage(s.cpu ?? null)}${s.redisKeys ? `; Redis keys ${formatCount(s.redisKeys.atStart)} -> ${formatCount(s.redisKeys.atEnd)}` : ""}`,
+      `      ${describeCpuUsage(s.cpu ?? null)}${s.redisKeys ? `; Redis keys ${formatCount(s.redisKeys.atStart)} -> ${formatCount(s.redisKeys.atEnd)}` : ""}${s.rerunOf ? `; second run: the first failed (accepted ${formatCount(s.rerunOf.acceptedRate)}/s, p99 ${s.rerunOf.p99Ms ?? "n/a"} ms) while Redis' key table passed ${formatCount(s.rerunOf.keyTableSize)} keys` : ""}`,
     ]),
   ];
 }
