@@ -50,6 +50,10 @@ export function configToEnv(config: Config): Record<string, string> {
     ...(config.customerTokenSecret === null ? {} : { CUSTOMER_TOKEN_SECRET: config.customerTokenSecret }),
     CUSTOMER_TOKEN_TTL_SECONDS: String(config.customerTokenTtlSeconds),
     DEMO_LOGIN: config.demoLogin ? "on" : "off",
+    WEBHOOK_CONCURRENCY: String(config.webhooks.concurrency),
+    WEBHOOK_TIMEOUT_MS: String(config.webhooks.timeoutMs),
+    WEBHOOK_RETRY_BASE_MS: String(config.webhooks.retryBaseMs),
+    WEBHOOK_ALLOW_PRIVATE: String(config.webhooks.allowPrivate),
     ...customerJwtToEnv(config),
   };
 }
