@@ -21,9 +21,10 @@ export interface WebhookReceiver {
   accepted(): WebhookEvent[];
   /** Requests being held right now (mode "hold"). */
   readonly holding: number;
-  /** ok: 200 at once; down: 503 at once; hold: 200 after `holdMs`. */
+  /** ok: 200 at once; down: 503 at once; hold: 200 once the test calls release() (a receiver that hangs). */
   mode: "ok" | "down" | "hold";
-  holdMs: number;
+  /** Answers every request held so far (and those that come in hold mode later wait for the next release). */
+  release(): void;
   setSecret(secret: string): void;
   close(): Promise<void>;
 }
@@ -39,6 +40,14 @@ const readBody = (request: IncomingMessage) =>
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   let secret = "";
   let holding = 0;
+  const newGate = () => {
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => {
+      resolve = done;
+    });
+    return { promise, resolve };
+  };
+  let gate = newGate();
   const received: ReceivedDelivery[] = [];
   const forged: string[] = [];
   const receiver: WebhookReceiver = {
@@ -52,7 +61,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       return holding;
     },
     mode: "ok",
-    holdMs: 0,
+    release() {
+      const open = gate;
+      gate = newGate();
+      open.resolve();
+    },
     setSecret(value) {
       secret = value;
     },
@@ -80,7 +93,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     }
     if (receiver.mode === "hold") {
       holding += 1;
-      await new Promise((resolve) => setTimeout(resolve, receiver.holdMs));
+      await gate.promise;
       holding -= 1;
     }
     received.push({ event, eventIdHeader, status: 200 });
