@@ -2,6 +2,7 @@
 // (503) gets every event once it is back, after retries on the backoff schedule (WEBHOOK_RETRY_BASE_MS=1000
 // here: the doubling of the three-day schedule, in seconds); one that hangs holds only delivery slots, never
 // the pipeline: operations keep becoming final while its requests are held open.
+import { createServer } from "node:net";
 import {
   createTestEnvironment,
   startWorkerProcess,
@@ -25,6 +26,22 @@ let app: IntakeApp;
 let receiver: WebhookReceiver;
 let endpointId: string;
 let worker: WorkerProcess | undefined;
+let metricsUrl: string;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A series' value in the worker's /metrics (0 when absent). */
+async function metric(name: string, labels = ""): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name}${labels} `));
+  return line === undefined ? 0 : Number(line.split(" ")[1]);
+}
 
 beforeAll(async () => {
   env = await createTestEnvironment("webhooks-faults", {
@@ -41,7 +58,9 @@ beforeAll(async () => {
   const endpoint = await createEndpoint(app, receiver.url, ["deposit.succeeded", "payment.succeeded"]);
   endpointId = endpoint.id;
   receiver.setSecret(endpoint.secret);
-  worker = await startWorkerProcess(env.config);
+  const port = await freePort();
+  metricsUrl = `http://127.0.0.1:${port}/metrics`;
+  worker = await startWorkerProcess(env.config, { WORKER_METRICS_PORT: String(port) });
 });
 
 afterAll(async () => {
@@ -102,6 +121,13 @@ describe("a receiver that is down for a while", () => {
       return now.every((d) => d.deliveredAt !== null && d.lastStatusCode === 200 && d.nextAttemptAt === null);
     }, "every delivery recorded as delivered");
     expect(receiver.forged).toEqual([]);
+  });
+
+  it("counts the refused attempts and the deliveries in the worker's metrics", async () => {
+    const refused = expected.reduce((n, e) => n + refusedCount(e.id), 0);
+    expect(await metric("floodgate_webhook_deliveries_total", '{outcome="failed_attempt"}')).toBe(refused);
+    expect(await metric("floodgate_webhook_deliveries_total", '{outcome="delivered"}')).toBe(expected.length);
+    expect(await metric("floodgate_webhook_deliveries_total", '{outcome="gave_up"}')).toBe(0);
   });
 });
 

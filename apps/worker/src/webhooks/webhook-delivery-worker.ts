@@ -35,6 +35,9 @@ export function startDeliveryWorker(deps: DeliveryWorkerDependencies): Worker<De
     connection: deps.connection,
     prefix: deps.prefix,
     concurrency: config.webhooks.concurrency,
+    // A worker killed mid-request leaves its job stalled; another takes it over. BullMQ's default fails a job
+    // stalled twice, which here would strand a delivery: a few more kills are allowed.
+    maxStalledCount: 10,
     settings: { backoffStrategy: (attemptsMade) => retryDelayMs(config.webhooks.retryBaseMs, attemptsMade) },
   });
   worker.on("error", (error) => log.warn({ err: error.message }, "webhook delivery worker error"));
@@ -60,7 +63,15 @@ async function runDelivery(deps: DeliveryWorkerDependencies, job: Job<DeliveryJo
     .executeTakeFirst();
   if (row === undefined) return "endpoint deleted";
   if (row.delivered_at !== null && !job.data.redeliver) return "already delivered";
-  if (!row.enabled) return "endpoint disabled";
+  if (!row.enabled) {
+    // Not an attempt: the delivery waits, and POST /v1/webhook-deliveries/:id/redeliver sends it once enabled.
+    await global
+      .updateTable("webhook_deliveries")
+      .set({ last_error: "endpoint disabled", next_attempt_at: null })
+      .where("id", "=", row.id)
+      .execute();
+    return "endpoint disabled";
+  }
   const result = await deliverOnce(
     { url: row.url, secret: row.secret, eventId: row.event_id, payload: row.payload },
     { timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate },

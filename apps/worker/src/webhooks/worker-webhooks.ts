@@ -120,9 +120,11 @@ export class WorkerWebhooks {
     const now = Date.now();
     if (now - this.#lastGauge < GAUGE_EVERY_MS) return;
     this.#lastGauge = now;
+    // A disabled endpoint's deliveries wait on purpose (redeliver sends them once it is enabled): not late.
     const oldest = await sql<{ age: number | null }>`
-      select extract(epoch from now() - min(created_at))::float8 as age from webhook_deliveries
-      where delivered_at is null and gave_up_at is null`
+      select extract(epoch from now() - min(d.created_at))::float8 as age
+      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
+      where d.delivered_at is null and d.gave_up_at is null`
       .execute(this.#global)
       .catch(() => undefined);
     if (oldest) this.#metrics.webhookOldestUndelivered.set(oldest.rows[0]?.age ?? 0);
