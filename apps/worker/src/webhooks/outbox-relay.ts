@@ -38,6 +38,9 @@ interface OutboxRow {
 
 /** One pass over one shard; returns how many outbox rows it relayed. */
 export async function relayShard(deps: RelayDependencies, shard: number): Promise<number> {
+  // One statement when the outbox is empty (the usual case between events), not a transaction's three.
+  const any = await sql`select 1 from webhook_outbox limit 1`.execute(deps.shards[shard]!);
+  if (any.rows.length === 0) return 0;
   return deps.shards[shard]!.transaction().execute(async (trx) => {
     const taken = await sql<OutboxRow>`
       select event_id, event_type, operation_id, data, created_at from webhook_outbox
@@ -111,6 +114,11 @@ export async function relayShard(deps: RelayDependencies, shard: number): Promis
  * its own (the first one's may still be kept), and the request cleared in the same transaction.
  */
 export async function relayRedeliveries(deps: RelayDependencies): Promise<number> {
+  const any =
+    await sql`select 1 from webhook_deliveries where redeliver_requested_at is not null limit 1`.execute(
+      deps.global,
+    );
+  if (any.rows.length === 0) return 0;
   return deps.global.transaction().execute(async (trx) => {
     const asked = await sql<{ id: string; redeliver_requested_at: Date }>`
       select id, redeliver_requested_at from webhook_deliveries where redeliver_requested_at is not null

@@ -16,6 +16,8 @@ import { type DeliveryJob, startDeliveryWorker, WEBHOOK_QUEUE } from "./webhook-
 import { WebhookSubscriptions } from "./webhook-subscriptions.ts";
 
 const RELAY_EVERY_MS = 200;
+/** Without any enabled endpoint nothing new is written: a pass now and then clears what an old one left. */
+const IDLE_RELAY_EVERY_MS = 5000;
 const GAUGE_EVERY_MS = 5000;
 
 export class WorkerWebhooks {
@@ -91,19 +93,28 @@ export class WorkerWebhooks {
         removeOnFail: { age: 7 * 86_400 },
       }),
     };
+    let lastPass = 0;
     while (!this.#stopping) {
       let full = false;
+      await this.#updateGauge(); // every 5 s, idle or not (so it falls to 0 when the last endpoint goes)
+      if (this.subscriptions.types.size === 0 && Date.now() - lastPass < IDLE_RELAY_EVERY_MS) {
+        await this.#sleep();
+        continue;
+      }
+      lastPass = Date.now();
       for (let shard = 0; shard < this.#shards.length && !this.#stopping; shard++) {
         full = (await this.#pass(`shard ${shard}`, () => relayShard(deps, shard))) >= ROWS_PER_PASS || full;
       }
       await this.#pass("redeliveries", () => relayRedeliveries(deps));
-      await this.#updateGauge();
-      if (!full)
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-          setTimeout(resolve, RELAY_EVERY_MS);
-        });
+      if (!full) await this.#sleep();
     }
+  }
+
+  #sleep(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      setTimeout(resolve, RELAY_EVERY_MS);
+    });
   }
 
   /** A pass that fails leaves its rows where they are for the next one. */
