@@ -120,6 +120,17 @@ describe("POST /v1/webhook-endpoints", () => {
       { authorization: "" },
     );
     expect(none.statusCode).toBe(401);
+    const session = await post(app, "/v1/customer-sessions", { userId: "shopper-1" });
+    expect(session.statusCode, session.body).toBe(201);
+    const asShopper = { authorization: `Bearer ${session.json().token}` };
+    expectProblem(await get(app, "/v1/webhook-endpoints", asShopper), 403, "forbidden_caller");
+    const created = await post(
+      app,
+      "/v1/webhook-endpoints",
+      { url: "https://example.com/h", events: ["payment.succeeded"] },
+      asShopper,
+    );
+    expectProblem(created, 403, "forbidden_caller");
   });
 });
 
