@@ -31,6 +31,7 @@ import { roomTicketsRoute } from "./routes/room-tickets-route.ts";
 import { roomsAdminRoute } from "./routes/rooms-admin-route.ts";
 import { userCouponsRoute } from "./routes/user-coupons-route.ts";
 import { walletsRoute } from "./routes/wallets-route.ts";
+import { webhookEndpointsRoute } from "./routes/webhook-endpoints-route.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -129,6 +130,7 @@ export async function buildApp(
   await app.register(catalogProductsRoute);
   await app.register(apiKeysAdminRoute);
   await app.register(customerSessionsRoute);
+  await app.register(webhookEndpointsRoute);
   await app.register(demoPlugin);
   return app;
 }

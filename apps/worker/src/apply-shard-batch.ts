@@ -23,6 +23,7 @@ import { applyOrderEnds } from "./orders/apply-order-ends.ts";
 import { applyOrders } from "./orders/apply-orders.ts";
 import type { OrderOutcomes } from "./orders/order-outcomes.ts";
 import { OrderPayments } from "./orders/pay-orders.ts";
+import { type SubscribedTypes, writeWebhookOutbox } from "./webhooks/outbox-writer.ts";
 
 export interface ShardBatchResult {
   statuses: FinalStatus[];
@@ -72,7 +73,11 @@ export interface ApplyOptions {
    * will: such payments then fail order_not_found, such end requests fail on their own (redelivered).
    */
   mayAwaitOrder?: boolean;
+  /** Webhook event types some enabled endpoint subscribes to (outbox-writer.ts); none by default. */
+  webhookEvents?: SubscribedTypes;
 }
+
+const NO_WEBHOOK_EVENTS: SubscribedTypes = new Set();
 
 export async function applyShardBatch(
   db: Kysely<ShardDatabase>,
@@ -103,9 +108,18 @@ export async function applyShardBatch(
       ends.length > 0
         ? await applyOrderEnds(trx, ends, options.mayAwaitOrder ?? true)
         : { endedNow: [], ended: [], awaiting: [], statements: 0 };
-    return { moneyPart, couponPart, orderPart, endPart };
+    // The events of what became final, committed with it (the one webhook call of the batch).
+    const outboxStatements = await writeWebhookOutbox(
+      trx,
+      {
+        decisions: [...moneyPart.decisions, ...couponPart.decisions, ...orderPart.decisions],
+        endedOrders: endPart.endedNow,
+      },
+      options.webhookEvents ?? NO_WEBHOOK_EVENTS,
+    );
+    return { moneyPart, couponPart, orderPart, endPart, outboxStatements };
   });
-  const { moneyPart, couponPart, orderPart, endPart } = result;
+  const { moneyPart, couponPart, orderPart, endPart, outboxStatements } = result;
   const awaitingEnds = new Set<OperationMessage>(endPart.awaiting);
   const decisions = [
     ...moneyPart.decisions,
@@ -133,7 +147,12 @@ export async function applyShardBatch(
   ];
   // + BEGIN, COMMIT
   const statements =
-    2 + moneyPart.statements + couponPart.statements + orderPart.statements + endPart.statements;
+    2 +
+    moneyPart.statements +
+    couponPart.statements +
+    orderPart.statements +
+    endPart.statements +
+    outboxStatements;
   const completedAt = Date.now();
   const statuses: FinalStatus[] = [
     ...decisions.map((d) => ({

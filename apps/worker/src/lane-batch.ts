@@ -28,6 +28,7 @@ import { moveStock } from "./orders/stock-ledger.ts";
 import { applyOnShard, nothingApplied } from "./shard-apply.ts";
 import { type DecodedEntry, mayBeApplied } from "./shard-groups.ts";
 import type { ShardLane } from "./shard-lane.ts";
+import type { SubscribedTypes } from "./webhooks/outbox-writer.ts";
 
 export interface LaneBatchDependencies {
   config: Config;
@@ -39,6 +40,8 @@ export interface LaneBatchDependencies {
   global: Kysely<GlobalDatabase>;
   expiry: OrderExpiry;
   awaitingOrder: AwaitingOrderBook;
+  /** Webhook event types some enabled endpoint wants, read at each batch (the list is refreshed). */
+  webhookEvents?: () => SubscribedTypes;
 }
 
 export class LaneBatchRunner {
@@ -76,6 +79,7 @@ export class LaneBatchRunner {
             awaitingOrder,
             record: (result) => recordShardBatch(metrics, result),
             onOwnFailure,
+            webhookEvents: this.#deps.webhookEvents?.(),
           },
           reserved,
           suspects,

@@ -29,6 +29,7 @@ import { OrderExpiry } from "./orders/order-expiry.ts";
 import { sortByShard } from "./shard-groups.ts";
 import { ShardLane } from "./shard-lane.ts";
 import { publishStalledEntries } from "./stalled-entries.ts";
+import { WorkerWebhooks } from "./webhooks/worker-webhooks.ts";
 
 const READ_PAUSE_MS = 20; // the lanes that are moving have a batch waiting each: let them catch up
 const MAX_HELD_ENTRIES = 50_000; // stop reading while this many wait for a down shard
@@ -50,6 +51,7 @@ export class OperationWorker {
   readonly #entries: EntryReader;
   readonly #batches: LaneBatchRunner;
   readonly #housekeeping: Housekeeping;
+  readonly #webhooks: WorkerWebhooks;
   #stopping = false;
   #loop: Promise<void> | undefined;
 
@@ -73,6 +75,7 @@ export class OperationWorker {
     this.#global = pools.global;
     this.#lanes = this.#shards.map((_, shard) => new ShardLane(shard));
     this.#expiry = new OrderExpiry(config, log);
+    this.#webhooks = new WorkerWebhooks(config, log, metrics);
     this.#awaitingOrder = new AwaitingOrderBook(log);
     this.#entries = new EntryReader(config, this.#keys, consumer, this.#redis, this.#reader);
     this.#batches = new LaneBatchRunner({
@@ -85,6 +88,7 @@ export class OperationWorker {
       global: this.#global,
       expiry: this.#expiry,
       awaitingOrder: this.#awaitingOrder,
+      webhookEvents: () => this.#webhooks.subscriptions.types,
     });
     this.#housekeeping = new Housekeeping(config, log, this.#keys, this.#redis, consumer);
   }
@@ -93,6 +97,7 @@ export class OperationWorker {
     await Promise.all([waitForRedis(this.#redis), waitForRedis(this.#reader)]);
     await ensureConsumerGroups(this.#redis, this.#keys);
     this.#expiry.startFiring(this.#redis, this.#keys, this.#metrics);
+    await this.#webhooks.start();
     this.#loop = this.#run();
   }
 
@@ -118,6 +123,7 @@ export class OperationWorker {
       this.#log.warn({ err: error.message }, "could not leave the consumer group; its name stays listed"),
     );
     await this.#expiry.close();
+    await this.#webhooks.stop();
     await Promise.all([this.#redis.quit().catch(() => {}), this.#reader.quit().catch(() => {})]);
     await Promise.all([...this.#shards, this.#global].map((db) => db.destroy()));
   }

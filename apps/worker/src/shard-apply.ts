@@ -11,6 +11,7 @@ import type { AwaitingOrderBook } from "./awaiting-order-book.ts";
 import { isRetryable } from "./classify-error.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
 import type { DecodedEntry } from "./shard-groups.ts";
+import type { SubscribedTypes } from "./webhooks/outbox-writer.ts";
 
 export interface ShardApplyOutcome {
   statuses: FinalStatus[];
@@ -43,6 +44,8 @@ export interface ShardApplyContext {
   record(result: ShardBatchResult): void;
   /** A message failed on its own (dead-lettered after MAX_DELIVERIES, else redelivered). */
   onOwnFailure(entry: StreamEntry, reason: string): void;
+  /** Webhook event types wanted now (webhooks/webhook-subscriptions.ts). */
+  webhookEvents?: SubscribedTypes;
 }
 
 export async function applyOnShard(
@@ -55,7 +58,11 @@ export async function applyOnShard(
     const result = await applyShardBatch(
       db,
       group.map((g) => g.message),
-      { mayBeApplied: (message) => suspects.has(message), mayAwaitOrder: awaitingOrder.mayWait() },
+      {
+        mayBeApplied: (message) => suspects.has(message),
+        mayAwaitOrder: awaitingOrder.mayWait(),
+        webhookEvents: context.webhookEvents,
+      },
     );
     context.record(result);
     return {
@@ -83,6 +90,7 @@ async function applyOneByOne(context: ShardApplyContext, group: DecodedEntry[]):
     try {
       const result = await applyShardBatch(context.db, [item.message], {
         mayAwaitOrder: context.awaitingOrder.mayWait(),
+        webhookEvents: context.webhookEvents,
       });
       context.record(result);
       outcome.statuses.push(...result.statuses);

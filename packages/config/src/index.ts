@@ -12,6 +12,7 @@ export {
   type LogLevel,
   loadConfig,
   type TrustProxy,
+  type WebhookSettings,
 } from "./load-config.ts";
 export { loadConfigOrExit } from "./load-config-or-exit.ts";
 export { parseRateLimits } from "./rate-limits.ts";

@@ -82,6 +82,10 @@ describe("loadConfig reads", () => {
       PG_QUERY_TIMEOUT_MS: "9000",
       PG_CONNECT_TIMEOUT_MS: "2000",
       PG_KEEPALIVE_MS: "5000",
+      WEBHOOK_CONCURRENCY: "4",
+      WEBHOOK_TIMEOUT_MS: "2500",
+      WEBHOOK_RETRY_BASE_MS: "1000",
+      WEBHOOK_ALLOW_PRIVATE: "true",
     });
     const noLimit = { user: null, ip: null };
     expect(config).toEqual({
@@ -131,6 +135,7 @@ describe("loadConfig reads", () => {
       customerJwt: null,
       demoLogin: false,
       postgresTimeouts: { statementMs: 8000, queryMs: 9000, connectMs: 2000, keepAliveMs: 5000 },
+      webhooks: { concurrency: 4, timeoutMs: 2500, retryBaseMs: 1000, allowPrivate: true },
     });
   });
 

@@ -121,6 +121,19 @@ export interface Config {
   customerJwt: CustomerJwtSettings | null;
   /** The demo store's sign-in route, which mints a token for any user id: loopback addresses only. */
   demoLogin: boolean;
+  /** Webhook deliveries: their concurrency per worker, timeout, retry schedule and address rule. */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** Deliveries in flight at once per worker process (a slow receiver holds one each). */
+  concurrency: number;
+  /** Each delivery's request gives up after this long (an attempt that failed; retried). */
+  timeoutMs: number;
+  /** First retry delay; each next one doubles, capped at 6 h, until about three days have passed. */
+  retryBaseMs: number;
+  /** Endpoints on private, loopback or link-local addresses are allowed (tests, closed networks). */
+  allowPrivate: boolean;
 }
 
 export function defaultShardUrls(databaseUrl: string, count = 4): string[] {
@@ -199,6 +212,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     customerJwt: parseCustomerJwt(read),
     demoLogin: parseDemoLogin(read.oneOf("DEMO_LOGIN", "off", ["on", "off"] as const), host),
     postgresTimeouts: readPostgresTimeouts(read),
+    webhooks: {
+      concurrency: read.int("WEBHOOK_CONCURRENCY", 16, 1, 1000),
+      timeoutMs: read.int("WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
+      retryBaseMs: read.int("WEBHOOK_RETRY_BASE_MS", 30_000, 100, 3_600_000),
+      allowPrivate: read.oneOf("WEBHOOK_ALLOW_PRIVATE", "false", ["true", "false"] as const) === "true",
+    },
   };
 }
 

@@ -35,6 +35,9 @@ export type {
   StockMovementsTable,
   StoredOrderStatus,
   WalletsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+  WebhookOutboxTable,
 } from "./shard-tables.ts";
 export { auditHolds, auditProducts, type ProductAudit } from "./stock-audit.ts";
 export {

@@ -1,6 +1,6 @@
 // Row types of a shard database and the global one. Tables are plainly named (wallets, payments, deposits) so operators can
 // query them with psql.
-import type { ColumnType } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp the database fills in by default. */
@@ -74,9 +74,19 @@ export interface ShardDatabase {
   orders: OrdersTable;
   order_items: OrderItemsTable;
   shard_identity: ShardIdentityTable;
+  webhook_outbox: WebhookOutboxTable;
 }
 
 /** One row: which shard of which deployment this database is (see check-shard-identity.ts). */
+/** An event waiting for the relay (written in the transaction that made its operation final). */
+export interface WebhookOutboxTable {
+  event_id: string;
+  event_type: string;
+  operation_id: string;
+  data: unknown;
+  created_at: DefaultedTimestamp;
+}
+
 export interface ShardIdentityTable {
   one_row: ColumnType<boolean, boolean | undefined, never>;
   deployment_id: string;
@@ -137,6 +147,34 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
+/** A shop's webhook endpoint; `secret` is the HMAC key its deliveries are signed with (stored as is). */
+export interface WebhookEndpointsTable {
+  id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  enabled: Generated<boolean>;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+/** One event for one endpoint, with its attempts so far. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  attempts: Generated<number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  gave_up_at: Date | null;
+  redeliver_requested_at: Date | null;
+  created_at: DefaultedTimestamp;
+}
+
 export interface GlobalDatabase {
   deployment: DeploymentTable;
   shard_map: ShardMapTable;
@@ -144,4 +182,6 @@ export interface GlobalDatabase {
   coupons: CouponsTable;
   products: ProductsTable;
   stock_movements: StockMovementsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

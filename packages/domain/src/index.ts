@@ -14,3 +14,6 @@ export * from "./schemas/operation-schemas.ts";
 export * from "./schemas/order-schemas.ts";
 export * from "./schemas/product-schemas.ts";
 export * from "./schemas/room-schemas.ts";
+export * from "./schemas/webhook-schemas.ts";
+export * from "./webhook-address.ts";
+export * from "./webhook-events.ts";

@@ -90,6 +90,17 @@ export function createWorkerMetrics(registry = new Registry()) {
       labelNames: ["shard"] as const,
       registers: [registry],
     }),
+    webhookDeliveries: new Counter({
+      name: "floodgate_webhook_deliveries_total",
+      help: "Webhook delivery attempts by outcome: delivered (2xx), failed_attempt (retried later), gave_up (the last attempt, about three days on, failed too)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    webhookOldestUndelivered: new Gauge({
+      name: "floodgate_webhook_oldest_undelivered_seconds",
+      help: "Age of the oldest webhook delivery neither delivered nor given up (0 when none), as this worker last read it",
+      registers: [registry],
+    }),
     endToEndSeconds: new Histogram({
       name: "floodgate_end_to_end_seconds",
       help: "From acceptance at the intake to the shard commit",

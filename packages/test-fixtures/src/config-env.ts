@@ -52,6 +52,10 @@ export function configToEnv(config: Config): Record<string, string> {
     CUSTOMER_TOKEN_TTL_SECONDS: String(config.customerTokenTtlSeconds),
     CUSTOMER_TOKEN_CACHE_SIZE: String(config.customerTokenCacheSize),
     DEMO_LOGIN: config.demoLogin ? "on" : "off",
+    WEBHOOK_CONCURRENCY: String(config.webhooks.concurrency),
+    WEBHOOK_TIMEOUT_MS: String(config.webhooks.timeoutMs),
+    WEBHOOK_RETRY_BASE_MS: String(config.webhooks.retryBaseMs),
+    WEBHOOK_ALLOW_PRIVATE: String(config.webhooks.allowPrivate),
     ...customerJwtToEnv(config),
   };
 }

@@ -70,6 +70,12 @@ export const ERRORS = {
     title: "The order's amount is above the largest allowed",
     retryable: false,
   },
+  // The URL is well-formed but its host is (or resolves to) a private network: no SSRF into the shop's.
+  webhook_url_refused: {
+    status: 422,
+    title: "Webhooks are not sent to private, loopback or link-local addresses",
+    retryable: false,
+  },
   rate_limited: { status: 429, title: "Too many requests: wait Retry-After seconds", retryable: true },
   service_unavailable: { status: 503, title: "Temporarily unable to accept requests", retryable: true },
   overloaded: {

@@ -40,6 +40,8 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
   sold_out: "Every coupon of this definition has been issued; there are no more.",
   body_too_large: "Send a body of at most 16 KiB.",
   unsupported_media_type: "Send the body as `Content-Type: application/json`.",
+  webhook_url_refused:
+    "Give an endpoint on a public address: its host is, or resolves to, a private, loopback or link-local one. A deployment on a closed network sets WEBHOOK_ALLOW_PRIVATE=true.",
   idempotency_key_reused:
     "This Idempotency-Key was first used with another body (`existingId` names what it created): use a new key for a new request.",
   currency_mismatch:

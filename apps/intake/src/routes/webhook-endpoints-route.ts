@@ -1,0 +1,182 @@
+// The shop's webhook endpoints (server key only): where Floodgate POSTs signed events about its operations.
+// The signing secret is answered once, at creation. Configuration routes: they query the global database.
+import type {
+  WebhookDeliveryIdParams,
+  WebhookEndpointCreateRequest,
+  WebhookEndpointIdParams,
+  WebhookEndpointUpdateRequest,
+} from "@floodgate/domain";
+import {
+  problemResponseSchema,
+  webhookDeliveryIdParamsSchema,
+  webhookDeliveryListResponseSchema,
+  webhookDeliveryResponseSchema,
+  webhookEndpointCreatedResponseSchema,
+  webhookEndpointCreateRequestSchema,
+  webhookEndpointIdParamsSchema,
+  webhookEndpointListResponseSchema,
+  webhookEndpointResponseSchema,
+  webhookEndpointUpdateRequestSchema,
+} from "@floodgate/domain";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { requireServer } from "../auth/caller.ts";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import { checkEndpointUrl } from "../webhooks/endpoint-url-check.ts";
+import {
+  deleteEndpoint,
+  deliveryView,
+  endpointView,
+  findEndpoint,
+  insertEndpoint,
+  listDeliveries,
+  listEndpoints,
+  requestRedelivery,
+  updateEndpoint,
+} from "../webhooks/webhook-endpoint-rows.ts";
+
+const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
+const tags = ["Webhooks"];
+
+export async function webhookEndpointsRoute(app: FastifyInstance) {
+  const serverOnly = async (request: FastifyRequest) => requireServer(request.caller, "managing webhooks");
+  const allowPrivate = app.config.webhooks.allowPrivate;
+  const missing = (id: string) =>
+    new ProblemError("not_found", { field: "id", detail: `no webhook endpoint ${id}` });
+
+  app.post<{ Body: WebhookEndpointCreateRequest }>(
+    "/v1/webhook-endpoints",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "createWebhookEndpoint",
+        summary: "Add a webhook endpoint (its signing secret is shown this once)",
+        tags,
+        body: webhookEndpointCreateRequestSchema,
+        response: { 201: webhookEndpointCreatedResponseSchema, ...problems },
+      },
+    },
+    async (request, reply) => {
+      await checkEndpointUrl(request.body.url, allowPrivate);
+      const row = await insertEndpoint(app.globalDb, request.body.url, request.body.events);
+      request.log.info({ endpointId: row.id, events: row.events }, "webhook endpoint created");
+      return reply.code(201).send({ ...endpointView(row), secret: row.secret });
+    },
+  );
+
+  app.get(
+    "/v1/webhook-endpoints",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "listWebhookEndpoints",
+        summary: "Every webhook endpoint (never its secret)",
+        tags,
+        response: { 200: webhookEndpointListResponseSchema, ...problems },
+      },
+    },
+    async () => ({ data: (await listEndpoints(app.globalDb)).map(endpointView) }),
+  );
+
+  app.get<{ Params: WebhookEndpointIdParams }>(
+    "/v1/webhook-endpoints/:id",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "getWebhookEndpoint",
+        summary: "One webhook endpoint",
+        tags,
+        params: webhookEndpointIdParamsSchema,
+        response: { 200: webhookEndpointResponseSchema, ...problems },
+      },
+    },
+    async (request) => {
+      const row = await findEndpoint(app.globalDb, request.params.id);
+      if (row === undefined) throw missing(request.params.id);
+      return endpointView(row);
+    },
+  );
+
+  app.patch<{ Params: WebhookEndpointIdParams; Body: WebhookEndpointUpdateRequest }>(
+    "/v1/webhook-endpoints/:id",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "updateWebhookEndpoint",
+        summary: "Change an endpoint's url, events or enabled (workers see it within a second)",
+        tags,
+        params: webhookEndpointIdParamsSchema,
+        body: webhookEndpointUpdateRequestSchema,
+        response: { 200: webhookEndpointResponseSchema, ...problems },
+      },
+    },
+    async (request) => {
+      if (request.body.url !== undefined) await checkEndpointUrl(request.body.url, allowPrivate);
+      const row = await updateEndpoint(app.globalDb, request.params.id, request.body);
+      if (row === undefined) throw missing(request.params.id);
+      return endpointView(row);
+    },
+  );
+
+  app.delete<{ Params: WebhookEndpointIdParams }>(
+    "/v1/webhook-endpoints/:id",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "deleteWebhookEndpoint",
+        summary: "Delete an endpoint and its delivery history",
+        tags,
+        params: webhookEndpointIdParamsSchema,
+        response: { 200: webhookEndpointResponseSchema, ...problems },
+      },
+    },
+    async (request) => {
+      const row = await deleteEndpoint(app.globalDb, request.params.id);
+      if (row === undefined) throw missing(request.params.id);
+      request.log.info({ endpointId: row.id }, "webhook endpoint deleted");
+      return endpointView(row);
+    },
+  );
+
+  app.get<{ Params: WebhookEndpointIdParams }>(
+    "/v1/webhook-endpoints/:id/deliveries",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "listWebhookDeliveries",
+        summary: "An endpoint's latest 100 deliveries: attempts, last status code or error, next try",
+        tags,
+        params: webhookEndpointIdParamsSchema,
+        response: { 200: webhookDeliveryListResponseSchema, ...problems },
+      },
+    },
+    async (request) => {
+      if ((await findEndpoint(app.globalDb, request.params.id)) === undefined)
+        throw missing(request.params.id);
+      return { data: (await listDeliveries(app.globalDb, request.params.id)).map(deliveryView) };
+    },
+  );
+
+  app.post<{ Params: WebhookDeliveryIdParams }>(
+    "/v1/webhook-deliveries/:id/redeliver",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "redeliverWebhook",
+        summary: "Send a delivery again (a worker picks it up within a second), delivered or not",
+        tags,
+        params: webhookDeliveryIdParamsSchema,
+        response: { 202: webhookDeliveryResponseSchema, ...problems },
+      },
+    },
+    async (request, reply) => {
+      const row = await requestRedelivery(app.globalDb, request.params.id);
+      if (row === undefined) {
+        throw new ProblemError("not_found", {
+          field: "id",
+          detail: `no webhook delivery ${request.params.id}`,
+        });
+      }
+      return reply.code(202).send(deliveryView(row));
+    },
+  );
+}

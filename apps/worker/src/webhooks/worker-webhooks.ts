@@ -1,0 +1,154 @@
+// A worker process's webhook side: the endpoint list (webhook-subscriptions.ts) that tells the batches which
+// events to write, the relay loop (outbox-relay.ts) and the delivery jobs (webhook-delivery-worker.ts). Its
+// own Postgres pools, so neither a relay pass nor a burst of deliveries waits for (or holds up) a batch's
+// connection. BullMQ's connections and prefix as the order expiries set them up (orders/order-expiry.ts).
+import type { Config } from "@floodgate/config";
+import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import type { WorkerMetrics } from "@floodgate/metrics";
+import { Queue, type Worker } from "bullmq";
+import { Redis } from "ioredis";
+import { type Kysely, sql } from "kysely";
+import type { Logger } from "pino";
+import { bullPrefix } from "../orders/order-expiry.ts";
+import { type RelayDependencies, ROWS_PER_PASS, relayRedeliveries, relayShard } from "./outbox-relay.ts";
+import { deliveryAttempts } from "./retry-schedule.ts";
+import { type DeliveryJob, startDeliveryWorker, WEBHOOK_QUEUE } from "./webhook-delivery-worker.ts";
+import { WebhookSubscriptions } from "./webhook-subscriptions.ts";
+
+const RELAY_EVERY_MS = 200;
+/** Without any enabled endpoint nothing new is written: a pass now and then clears what an old one left. */
+const IDLE_RELAY_EVERY_MS = 5000;
+const GAUGE_EVERY_MS = 5000;
+
+export class WorkerWebhooks {
+  readonly subscriptions: WebhookSubscriptions;
+  readonly #config: Config;
+  readonly #log: Logger;
+  readonly #metrics: WorkerMetrics;
+  readonly #global: Kysely<GlobalDatabase>;
+  readonly #shards: Kysely<ShardDatabase>[];
+  readonly #connections: Redis[] = [];
+  readonly #queue: Queue<DeliveryJob>;
+  #worker: Worker<DeliveryJob> | undefined;
+  #loop: Promise<void> | undefined;
+  #stopping = false;
+  #wake: (() => void) | undefined;
+  #lastGauge = 0;
+
+  constructor(config: Config, log: Logger, metrics: WorkerMetrics) {
+    this.#config = config;
+    this.#log = log;
+    this.#metrics = metrics;
+    const pool = (url: string, name: string, max: number) =>
+      createKysely(url, { max, applicationName: name, timeouts: config.postgresTimeouts });
+    this.#global = pool(config.databaseUrl, "floodgate-worker-webhooks", 3) as Kysely<GlobalDatabase>;
+    this.#shards = config.shardUrls.map(
+      (url, i) => pool(url, `floodgate-worker-webhooks-shard-${i}`, 1) as Kysely<ShardDatabase>,
+    );
+    this.subscriptions = new WebhookSubscriptions(this.#global, log);
+    this.#queue = new Queue<DeliveryJob>(WEBHOOK_QUEUE, {
+      connection: this.#connection(false),
+      prefix: bullPrefix(config),
+    });
+    this.#queue.on("error", (error) => log.warn({ err: error.message }, "webhook queue error"));
+  }
+
+  #connection(blocking: boolean): Redis {
+    // BullMQ's worker blocks on Redis and must retry forever; the queue side fails fast like the rest.
+    const redis = new Redis(this.#config.redisUrl, {
+      maxRetriesPerRequest: blocking ? null : 1,
+      connectionName: `floodgate-webhooks${blocking ? "-worker" : ""}`,
+    });
+    redis.on("error", (error) => this.#log.warn({ err: error.message }, "webhook redis error"));
+    this.#connections.push(redis);
+    return redis;
+  }
+
+  async start(): Promise<void> {
+    await this.subscriptions.start();
+    this.#worker = startDeliveryWorker({
+      config: this.#config,
+      log: this.#log,
+      metrics: this.#metrics,
+      global: this.#global,
+      connection: this.#connection(true),
+      prefix: bullPrefix(this.#config),
+    });
+    this.#loop = this.#relayLoop();
+  }
+
+  async #relayLoop(): Promise<void> {
+    const attempts = deliveryAttempts(this.#config.webhooks.retryBaseMs);
+    const deps: RelayDependencies = {
+      shards: this.#shards,
+      global: this.#global,
+      queue: this.#queue,
+      subscriptions: this.subscriptions,
+      jobOptions: (jobId) => ({
+        jobId,
+        attempts,
+        backoff: { type: "webhook" },
+        // Kept a day after success so a relay repeating itself adds no second job; the row is the real guard.
+        removeOnComplete: { age: 86_400 },
+        removeOnFail: { age: 7 * 86_400 },
+      }),
+    };
+    let lastPass = 0;
+    while (!this.#stopping) {
+      let full = false;
+      await this.#updateGauge(); // every 5 s, idle or not (so it falls to 0 when the last endpoint goes)
+      if (this.subscriptions.types.size === 0 && Date.now() - lastPass < IDLE_RELAY_EVERY_MS) {
+        await this.#sleep();
+        continue;
+      }
+      lastPass = Date.now();
+      for (let shard = 0; shard < this.#shards.length && !this.#stopping; shard++) {
+        full = (await this.#pass(`shard ${shard}`, () => relayShard(deps, shard))) >= ROWS_PER_PASS || full;
+      }
+      await this.#pass("redeliveries", () => relayRedeliveries(deps));
+      if (!full) await this.#sleep();
+    }
+  }
+
+  #sleep(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      setTimeout(resolve, RELAY_EVERY_MS);
+    });
+  }
+
+  /** A pass that fails leaves its rows where they are for the next one. */
+  async #pass(what: string, run: () => Promise<number>): Promise<number> {
+    try {
+      return await run();
+    } catch (error) {
+      this.#log.warn({ err: (error as Error).message, what }, "webhook relay pass failed; retrying");
+      return 0;
+    }
+  }
+
+  async #updateGauge(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#lastGauge < GAUGE_EVERY_MS) return;
+    this.#lastGauge = now;
+    // A disabled endpoint's deliveries wait on purpose (redeliver sends them once it is enabled): not late.
+    const oldest = await sql<{ age: number | null }>`
+      select extract(epoch from now() - min(d.created_at))::float8 as age
+      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.enabled
+      where d.delivered_at is null and d.gave_up_at is null`
+      .execute(this.#global)
+      .catch(() => undefined);
+    if (oldest) this.#metrics.webhookOldestUndelivered.set(oldest.rows[0]?.age ?? 0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#loop;
+    this.subscriptions.stop();
+    await this.#worker?.close();
+    await this.#queue.close();
+    await Promise.all(this.#connections.map((redis) => redis.quit().catch(() => {})));
+    await Promise.all([this.#global, ...this.#shards].map((db) => db.destroy()));
+  }
+}
