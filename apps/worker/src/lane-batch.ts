@@ -39,6 +39,8 @@ export interface LaneBatchDependencies {
   global: Kysely<GlobalDatabase>;
   expiry: OrderExpiry;
   awaitingOrder: AwaitingOrderBook;
+  /** A shard refused a batch because one of its buckets moved away: the map is read again at once. */
+  onBucketMoved(): void;
 }
 
 export class LaneBatchRunner {
@@ -76,6 +78,7 @@ export class LaneBatchRunner {
             awaitingOrder,
             record: (result) => recordShardBatch(metrics, result),
             onOwnFailure,
+            onBucketMoved: this.#deps.onBucketMoved,
           },
           reserved,
           suspects,

@@ -74,6 +74,14 @@ export interface ShardDatabase {
   orders: OrdersTable;
   order_items: OrderItemsTable;
   shard_identity: ShardIdentityTable;
+  moved_buckets: MovedBucketsTable;
+}
+
+/** A bucket moved away from this shard (the fence, see the mover). */
+export interface MovedBucketsTable {
+  bucket: number;
+  to_shard: number;
+  moved_at: DefaultedTimestamp;
 }
 
 /** One row: which shard of which deployment this database is (see check-shard-identity.ts). */
@@ -137,9 +145,25 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
+export interface ShardMapVersionTable {
+  one_row: ColumnType<boolean, boolean | undefined, never>;
+  /** bigint: read as a string by pg. */
+  version: ColumnType<string, string | number | undefined, string | number>;
+}
+
+export interface ShardMovesTable {
+  bucket: number;
+  from_shard: number;
+  to_shard: number;
+  phase: "paused" | "switched";
+  started_at: DefaultedTimestamp;
+}
+
 export interface GlobalDatabase {
   deployment: DeploymentTable;
   shard_map: ShardMapTable;
+  shard_map_version: ShardMapVersionTable;
+  shard_moves: ShardMovesTable;
   api_keys: ApiKeysTable;
   coupons: CouponsTable;
   products: ProductsTable;

@@ -7,10 +7,12 @@ import * as globalProducts from "./global/2026-11-22-0003-products.ts";
 import * as globalDeployment from "./global/2026-11-25-0001-deployment.ts";
 import * as globalProductUnitCap from "./global/2026-11-25-0002-product-unit-cap.ts";
 import * as globalApiKeys from "./global/2026-11-25-0003-api-keys.ts";
+import * as globalShardMoves from "./global/2026-11-26-0301-shard-moves.ts";
 import * as shardWalletsPaymentsDeposits from "./shard/2026-11-22-0001-wallets-payments-deposits.ts";
 import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
 import * as shardOrders from "./shard/2026-11-22-0003-orders.ts";
 import * as shardIdentity from "./shard/2026-11-25-0001-shard-identity.ts";
+import * as shardMovedBuckets from "./shard/2026-11-26-0301-moved-buckets.ts";
 
 export const globalMigrations: Record<string, Migration> = {
   "2026-11-22-0001-shard-map": globalShardMap,
@@ -19,6 +21,7 @@ export const globalMigrations: Record<string, Migration> = {
   "2026-11-25-0001-deployment": globalDeployment,
   "2026-11-25-0002-product-unit-cap": globalProductUnitCap,
   "2026-11-25-0003-api-keys": globalApiKeys,
+  "2026-11-26-0301-shard-moves": globalShardMoves,
 };
 
 export const shardMigrations: Record<string, Migration> = {
@@ -26,4 +29,5 @@ export const shardMigrations: Record<string, Migration> = {
   "2026-11-22-0002-issued-coupons": shardIssuedCoupons,
   "2026-11-22-0003-orders": shardOrders,
   "2026-11-25-0001-shard-identity": shardIdentity,
+  "2026-11-26-0301-moved-buckets": shardMovedBuckets,
 };

@@ -1,0 +1,86 @@
+// A process's copy of the shard map, kept fresh by polling the map's version in the global database: one
+// one-row read every POLL_MS per process (never per request or per batch), and the full map (a few ranges)
+// read again only when the version moved. Polling rather than Redis pub/sub: the truth is in Postgres, a
+// missed message cannot leave a process on an old map, and a change is seen within POLL_MS.
+import type { Kysely } from "kysely";
+import { type RecordedShardMap, readShardMap, readShardMapVersion } from "./shard-map-store.ts";
+import type { GlobalDatabase } from "./shard-tables.ts";
+
+export const SHARD_MAP_POLL_MS = 250;
+
+export interface ShardMapWatchOptions {
+  pollMs?: number;
+  /** A poll that failed (the global database away): the last map is kept and the next poll tries again. */
+  onError?: (error: Error) => void;
+  /** The map changed (a new version was read). */
+  onChange?: (map: RecordedShardMap) => void;
+}
+
+export class ShardMapWatch {
+  readonly #global: Kysely<GlobalDatabase>;
+  readonly #shardCount: number;
+  readonly #options: ShardMapWatchOptions;
+  #current: RecordedShardMap;
+  #timer: NodeJS.Timeout | undefined;
+  #refreshing: Promise<RecordedShardMap> | undefined;
+
+  private constructor(
+    global: Kysely<GlobalDatabase>,
+    shardCount: number,
+    first: RecordedShardMap,
+    options: ShardMapWatchOptions,
+  ) {
+    this.#global = global;
+    this.#shardCount = shardCount;
+    this.#current = first;
+    this.#options = options;
+  }
+
+  /** Reads the map once (failing if it cannot: a process must not route without it), then polls. */
+  static async start(
+    global: Kysely<GlobalDatabase>,
+    shardCount: number,
+    options: ShardMapWatchOptions = {},
+  ): Promise<ShardMapWatch> {
+    const watch = new ShardMapWatch(global, shardCount, await readShardMap(global, shardCount), options);
+    watch.#schedule();
+    return watch;
+  }
+
+  get current(): RecordedShardMap {
+    return this.#current;
+  }
+
+  /** Reads the version now (and the map if it moved); concurrent callers share one read. */
+  refresh(): Promise<RecordedShardMap> {
+    this.#refreshing ??= this.#poll().finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #poll(): Promise<RecordedShardMap> {
+    const version = await readShardMapVersion(this.#global);
+    if (version !== this.#current.version) {
+      this.#current = await readShardMap(this.#global, this.#shardCount);
+      this.#options.onChange?.(this.#current);
+    }
+    return this.#current;
+  }
+
+  #schedule(): void {
+    this.#timer = setTimeout(() => {
+      this.refresh()
+        .catch((error: Error) => this.#options.onError?.(error))
+        .finally(() => {
+          if (this.#timer) this.#schedule();
+        });
+    }, this.#options.pollMs ?? SHARD_MAP_POLL_MS);
+    this.#timer.unref();
+  }
+}
