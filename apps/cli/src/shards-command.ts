@@ -44,7 +44,7 @@ const args = parseCommandArgs(
   },
   argv,
 );
-if (subcommand !== "list" && subcommand !== "add") usageError(`unknown subcommand: ${subcommand}`);
+if (subcommand !== "list" && subcommand !== "add") usageError(`unknown subcommand '${subcommand}'`);
 if (subcommand === "add" && !url) usageError("add needs the new shard's database URL");
 let buckets: number | undefined;
 if (args.buckets !== undefined) {

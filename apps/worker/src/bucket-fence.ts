@@ -3,12 +3,9 @@
 // the shard records one of them as moved away (moved_buckets). The mover takes the same lock exclusively before
 // writing that record, so it waits for the batches in flight, and every batch after it sees the record and is
 // refused: a worker with an old map can never write a moved bucket's rows on its old shard.
-// Cost: one statement before the batch's transaction and one after, on the same shard connection.
-import type { ShardDatabase } from "@floodgate/db";
+// Cost: two statements before the batch's transaction and one after, on the same shard connection.
+import { BUCKET_LOCK_SPACE, type ShardDatabase } from "@floodgate/db";
 import { type Kysely, sql } from "kysely";
-
-/** The advisory lock space of bucket fences (two-key form: this, bucket); the mover uses the same. */
-export const BUCKET_LOCK_SPACE = 0x46470001;
 
 /** The shard no longer owns one of the batch's buckets: retried once the worker has read the new map. */
 export class BucketMovedError extends Error {
@@ -28,12 +25,13 @@ export async function withBucketFence<T>(
   const sorted = [...new Set(buckets)].sort((a, b) => a - b);
   return db.connection().execute(async (connection) => {
     try {
-      // Materialized: every lock is taken before any row is filtered (a pushed-down filter would skip some).
+      await sql`
+        select pg_advisory_lock_shared(${BUCKET_LOCK_SPACE}::int, b) from unnest(${sorted}::int[]) as b
+      `.execute(connection);
+      // A statement of its own: its snapshot is taken after the locks are held, so it sees a fence row the
+      // mover committed while this batch waited for them (one statement would look with an older snapshot).
       const { rows } = await sql<{ bucket: number }>`
-        with locked as materialized (
-          select b as bucket, pg_advisory_lock_shared(${BUCKET_LOCK_SPACE}::int, b) from unnest(${sorted}::int[]) as b
-        )
-        select bucket from locked where exists (select 1 from moved_buckets m where m.bucket = locked.bucket)
+        select bucket from moved_buckets where bucket = any(${sorted}::int[])
       `.execute(connection);
       if (rows.length > 0) throw new BucketMovedError(rows.map((row) => row.bucket));
       return await apply(connection);

@@ -20,6 +20,7 @@ export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
 export { migrateAll } from "./migrate.ts";
 export { redactUrl } from "./redact-url.ts";
 export {
+  BUCKET_LOCK_SPACE,
   bumpShardMapVersion,
   type RecordedShardMap,
   readShardMap,

@@ -21,6 +21,12 @@ export class ShardMapError extends Error {
   }
 }
 
+/**
+ * The advisory lock space of bucket fences (two-key form: this, bucket), shared by the worker's batches
+ * (shared, apps/worker/src/bucket-fence.ts) and the mover (exclusive, apps/cli/src/shards/bucket-mover.ts).
+ */
+export const BUCKET_LOCK_SPACE = 0x46470001;
+
 type GlobalReader = Kysely<GlobalDatabase> | Transaction<GlobalDatabase>;
 
 export async function readShardMapVersion(global: GlobalReader): Promise<number> {

@@ -18,6 +18,7 @@
 //     finish), B's rows are deleted from S (its fence row stays) and the shard_moves row goes.
 // A rerun resumes each recorded move: 'paused' from step 2 (all steps are idempotent), 'switched' at step 5.
 import {
+  BUCKET_LOCK_SPACE,
   bumpShardMapVersion,
   type GlobalDatabase,
   readShardMap,
@@ -37,8 +38,6 @@ import {
   usersByBucket,
 } from "./bucket-rows.ts";
 
-/** The same lock space as the worker's fence (apps/worker/src/bucket-fence.ts). */
-const BUCKET_LOCK_SPACE = 0x46470001;
 const DELETE_GRACE_MS = 4 * SHARD_MAP_POLL_MS;
 
 export interface BucketMove {
@@ -71,7 +70,8 @@ async function pause(global: Kysely<GlobalDatabase>, move: BucketMove): Promise<
   });
 }
 
-async function fence(source: Kysely<ShardDatabase>, move: BucketMove): Promise<void> {
+/** Step 2: waits for the batches in flight on `source` that hold the bucket, then refuses every later one. */
+export async function fenceBucket(source: Kysely<ShardDatabase>, move: BucketMove): Promise<void> {
   await source.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${BUCKET_LOCK_SPACE}::int, ${move.bucket}::int)`.execute(trx);
     await trx
@@ -154,7 +154,7 @@ export async function moveBuckets(
   const recordedBuckets = new Set(recorded.map((m) => m.bucket));
   for (const move of [...resumed, ...moves.filter((m) => !recordedBuckets.has(m.bucket))]) {
     await pause(stores.global, move);
-    await fence(stores.shards[move.from]!, move);
+    await fenceBucket(stores.shards[move.from]!, move);
     const copied = await copyAndVerify(stores, move);
     const version = await switchOwner(stores.global, shardCount, move);
     toDelete.push(move);
