@@ -10,7 +10,10 @@ export const SHARD_MAP_POLL_MS = 250;
 
 export interface ShardMapWatchOptions {
   pollMs?: number;
-  /** A poll that failed (the global database away): the last map is kept and the next poll tries again. */
+  /**
+   * A poll that failed (the global database away, or a map naming a shard this process does not list): the last
+   * map is kept and the next poll tries again. Called once per distinct failure, not at every poll.
+   */
   onError?: (error: Error) => void;
   /** The map changed (a new version was read). */
   onChange?: (map: RecordedShardMap) => void;
@@ -23,6 +26,7 @@ export class ShardMapWatch {
   #current: RecordedShardMap;
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<RecordedShardMap> | undefined;
+  #lastError: string | undefined;
 
   private constructor(
     global: Kysely<GlobalDatabase>,
@@ -76,7 +80,15 @@ export class ShardMapWatch {
   #schedule(): void {
     this.#timer = setTimeout(() => {
       this.refresh()
-        .catch((error: Error) => this.#options.onError?.(error))
+        .then(
+          () => {
+            this.#lastError = undefined;
+          },
+          (error: Error) => {
+            if (error.message !== this.#lastError) this.#options.onError?.(error);
+            this.#lastError = error.message;
+          },
+        )
         .finally(() => {
           if (this.#timer) this.#schedule();
         });
