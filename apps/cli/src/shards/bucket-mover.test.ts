@@ -6,6 +6,7 @@ import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runReconcile } from "../run-reconcile.ts";
 import { moveBuckets } from "./bucket-mover.ts";
 import { USER_TABLES } from "./bucket-rows.ts";
 
@@ -143,5 +144,19 @@ describe("moveBuckets on a stopped system", () => {
       { bucket, to_shard: 1 },
     ]);
     expect(await global.selectFrom("shard_moves").selectAll().execute()).toEqual([]);
+  });
+
+  it("makes reconcile refuse to run while a move is unfinished (its rows may be on two shards)", async () => {
+    await global
+      .insertInto("shard_moves")
+      .values({ bucket: 3, from_shard: 0, to_shard: 1, phase: "switched" })
+      .execute();
+    try {
+      await expect(runReconcile(env.config, { dryRun: true })).rejects.toThrow(
+        /1 bucket move\(s\) unfinished/,
+      );
+    } finally {
+      await global.deleteFrom("shard_moves").execute();
+    }
   });
 });
