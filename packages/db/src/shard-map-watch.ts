@@ -3,8 +3,14 @@
 // read again only when the version moved. Polling rather than Redis pub/sub: the truth is in Postgres, a
 // missed message cannot leave a process on an old map, and a change is seen within POLL_MS.
 import type { Kysely } from "kysely";
-import { type RecordedShardMap, readShardMap, readShardMapVersion } from "./shard-map-store.ts";
+import {
+  type RecordedShardMap,
+  readShardMap,
+  readShardMapVersion,
+  ShardMapError,
+} from "./shard-map-store.ts";
 import type { GlobalDatabase } from "./shard-tables.ts";
+import { storeUnavailable } from "./store-unavailable-error.ts";
 
 export const SHARD_MAP_POLL_MS = 250;
 
@@ -40,13 +46,27 @@ export class ShardMapWatch {
     this.#options = options;
   }
 
-  /** Reads the map once (failing if it cannot: a process must not route without it), then polls. */
+  /**
+   * Reads the map once, then polls. A process must not route without it: while the global database cannot be
+   * read this waits (retrying every second, onError once); a map SHARD_URLS cannot serve (ShardMapError) or a
+   * database never migrated throws.
+   */
   static async start(
     global: Kysely<GlobalDatabase>,
     shardCount: number,
     options: ShardMapWatchOptions = {},
   ): Promise<ShardMapWatch> {
-    const watch = new ShardMapWatch(global, shardCount, await readShardMap(global, shardCount), options);
+    let first: RecordedShardMap | undefined;
+    for (let attempt = 0; !first; attempt++) {
+      try {
+        first = await readShardMap(global, shardCount);
+      } catch (error) {
+        if (error instanceof ShardMapError || !storeUnavailable(error, "postgres")) throw error;
+        if (attempt === 0) options.onError?.(error as Error);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+    const watch = new ShardMapWatch(global, shardCount, first, options);
     watch.#schedule();
     return watch;
   }
