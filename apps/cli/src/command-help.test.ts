@@ -118,7 +118,13 @@ afterAll(async () => {
   }
 });
 
-describe.each(["start", "migrate", "reconcile", "dlq"])("node apps/cli/src/%s-command.ts", (command) => {
+describe.each([
+  "start",
+  "migrate",
+  "reconcile",
+  "dlq",
+  "shards",
+])("node apps/cli/src/%s-command.ts", (command) => {
   const script = `apps/cli/src/${command}-command.ts`;
 
   it("--help prints the usage, exits 0 and changes nothing", async () => {
@@ -158,6 +164,28 @@ describe.each(["start", "migrate", "reconcile", "dlq"])("node apps/cli/src/%s-co
     const { status, stdout } = await run(process.execPath, [script, "--help"], { PORT: "not a port" });
     expect(stdout).toMatch(/^Usage: /);
     expect(status).toBe(0);
+  });
+});
+
+describe("node apps/cli/src/shards-command.ts add", () => {
+  const script = "apps/cli/src/shards-command.ts";
+
+  it("without a URL, or with a --buckets that is no positive integer, exits 2 and changes nothing", async () => {
+    const env = configEnv(await closedPort());
+    const noUrl = await run(process.execPath, [script, "add"], env);
+    expect(noUrl.status).toBe(2);
+    expect(noUrl.stderr.split("\n")[0]).toBe("[shards] add needs the new shard's database URL");
+    const badCount = await run(
+      process.execPath,
+      [script, "add", databaseUrl(`${name}_s9`), "--buckets", "0"],
+      env,
+    );
+    expect(badCount.status).toBe(2);
+    expect(badCount.stderr.split("\n")[0]).toBe("[shards] --buckets must be a positive integer, got 0");
+    const help = await run(process.execPath, [script, "add", "--help"], env);
+    expect(help.stdout).toMatch(/^Usage: \.\/floodgate shards/);
+    expect(help.status).toBe(0);
+    expect(await ourDatabases()).toEqual([]);
   });
 });
 

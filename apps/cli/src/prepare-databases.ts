@@ -1,7 +1,9 @@
-import { checkShardMap, createKysely, ensureDatabases, type GlobalDatabase, migrateAll } from "@floodgate/db";
-import { ShardMap } from "@floodgate/shard-router";
+import { ensureDatabases, migrateAll } from "@floodgate/db";
 
-/** Creates missing databases, migrates the global database and every shard, and checks the shard map. */
+/**
+ * Creates missing databases, migrates the global database and every shard (each records its identity), and
+ * records the shard map on first start (checked against SHARD_URLS after): all in migrateAll.
+ */
 export async function prepareDatabases(
   databaseUrl: string,
   shardUrls: string[],
@@ -10,10 +12,4 @@ export async function prepareDatabases(
   const created = await ensureDatabases([databaseUrl, ...shardUrls]);
   if (created.length > 0) log(`created databases: ${created.join(", ")}`);
   await migrateAll(databaseUrl, shardUrls, (line) => log(`migrate ${line}`));
-  const global = createKysely<GlobalDatabase>(databaseUrl, { max: 1, applicationName: "floodgate-migrate" });
-  try {
-    await checkShardMap(global, ShardMap.contiguous(shardUrls.length).ranges());
-  } finally {
-    await global.destroy();
-  }
 }

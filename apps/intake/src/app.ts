@@ -105,8 +105,9 @@ export async function buildApp(
   await app.register(openapiPlugin);
   await app.register(metricsPlugin);
   await app.register(redisPlugin, { config });
-  await app.register(shardsPlugin, { config });
+  // The global database before the shards: the shard map is read from it.
   await app.register(globalDbPlugin, { config });
+  await app.register(shardsPlugin, { config });
   await app.register(couponsPlugin);
   await app.register(websocketPlugin);
   await app.register(admissionPlugin, { config });

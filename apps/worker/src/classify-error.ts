@@ -3,6 +3,7 @@
 // applied the same ids meanwhile. The message itself is fine and must wait: such a failure never counts toward
 // dead-lettering. Anything else is the message's own failure.
 import { StoreUnavailableError, storeUnavailable } from "@floodgate/db";
+import { BucketMovedError } from "./bucket-fence.ts";
 
 /** A row the batch meant to insert was inserted by someone else meanwhile (a worker presumed dead woke up). */
 export class ConcurrentApplyError extends Error {
@@ -18,5 +19,6 @@ export class ConcurrentApplyError extends Error {
  */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof ConcurrentApplyError || error instanceof StoreUnavailableError) return true;
+  if (error instanceof BucketMovedError) return true;
   return storeUnavailable(error, "postgres") !== undefined;
 }

@@ -42,6 +42,8 @@ export interface LaneBatchDependencies {
   awaitingOrder: AwaitingOrderBook;
   /** Webhook event types some enabled endpoint wants, read at each batch (the list is refreshed). */
   webhookEvents?: () => SubscribedTypes;
+  /** A shard refused a batch because one of its buckets moved away: the map is read again at once. */
+  onBucketMoved(): void;
 }
 
 export class LaneBatchRunner {
@@ -80,6 +82,7 @@ export class LaneBatchRunner {
             record: (result) => recordShardBatch(metrics, result),
             onOwnFailure,
             webhookEvents: this.#deps.webhookEvents?.(),
+            onBucketMoved: this.#deps.onBucketMoved,
           },
           reserved,
           suspects,

@@ -3,8 +3,11 @@
 // delays only its own entries (they stay pending and kept claimed, retried with backoff) while the loop goes
 // on reading and the other lanes go on applying. Payments that reach their shard before their order wait in
 // awaiting-order-book.ts; claims, stalled counts and trims are housekeeping.ts's.
+// Routing follows the shard map the global database records (ShardMapWatch polls it): entries of a bucket
+// being moved are held aside (paused-bucket-hold.ts), and a lane's queue is routed again whenever the map
+// changed, so a moved bucket's entries go to its new shard (the old one is fenced: shard-apply.ts).
 import type { Config } from "@floodgate/config";
-import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
+import { type GlobalDatabase, type ShardDatabase, ShardMapWatch, storeUnavailable } from "@floodgate/db";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
   createRedis,
@@ -16,7 +19,6 @@ import {
   type StreamEntry,
   waitForRedis,
 } from "@floodgate/queue";
-import { ShardMap } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { AwaitingOrderBook } from "./awaiting-order-book.ts";
@@ -26,7 +28,8 @@ import { EntryReader } from "./entry-reader.ts";
 import { Housekeeping } from "./housekeeping.ts";
 import { LaneBatchRunner } from "./lane-batch.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
-import { sortByShard } from "./shard-groups.ts";
+import { PausedBucketHold } from "./paused-bucket-hold.ts";
+import { type DecodedEntry, routeDecoded, sortByShard } from "./shard-groups.ts";
 import { ShardLane } from "./shard-lane.ts";
 import { publishStalledEntries } from "./stalled-entries.ts";
 import { WorkerWebhooks } from "./webhooks/worker-webhooks.ts";
@@ -39,7 +42,9 @@ export class OperationWorker {
   readonly #config: Config;
   readonly #log: Logger;
   readonly #keys: QueueKeys;
-  readonly #map: ShardMap;
+  #watch: ShardMapWatch | undefined;
+  readonly #paused = new PausedBucketHold();
+  #pausedVersion = -1;
   readonly #redis: ScriptedRedis;
   readonly #reader: ScriptedRedis;
   readonly #shards: Kysely<ShardDatabase>[];
@@ -61,7 +66,6 @@ export class OperationWorker {
     this.#log = log;
     this.#metrics = metrics;
     this.#keys = new QueueKeys(config.redisPrefix, config.streamPartitions);
-    this.#map = ShardMap.contiguous(config.shardUrls.length);
     this.#redis = createRedis(config.redisUrl, { name: `floodgate-worker-${consumer}` });
     this.#reader = createRedis(config.redisUrl, {
       name: `floodgate-worker-${consumer}-reader`,
@@ -89,6 +93,8 @@ export class OperationWorker {
       expiry: this.#expiry,
       awaitingOrder: this.#awaitingOrder,
       webhookEvents: () => this.#webhooks.subscriptions.types,
+      // A batch refused by a shard's fence (its bucket moved away): read the map now, not at the next poll.
+      onBucketMoved: () => void this.#watch?.refresh().catch(() => {}),
     });
     this.#housekeeping = new Housekeeping(config, log, this.#keys, this.#redis, consumer);
   }
@@ -96,6 +102,12 @@ export class OperationWorker {
   async start(): Promise<void> {
     await Promise.all([waitForRedis(this.#redis), waitForRedis(this.#reader)]);
     await ensureConsumerGroups(this.#redis, this.#keys);
+    this.#watch = await ShardMapWatch.start(this.#global, this.#shards.length, {
+      onError: (error) =>
+        this.#log.warn({ err: error.message }, "could not poll the shard map; keeping the last"),
+      onChange: (map) =>
+        this.#log.info({ version: map.version, paused: [...map.paused] }, "shard map changed"),
+    });
     this.#expiry.startFiring(this.#redis, this.#keys, this.#metrics);
     await this.#webhooks.start();
     this.#loop = this.#run();
@@ -122,6 +134,7 @@ export class OperationWorker {
     await leaveConsumerGroup(this.#redis, this.#keys, this.consumer).catch((error: Error) =>
       this.#log.warn({ err: error.message }, "could not leave the consumer group; its name stays listed"),
     );
+    this.#watch?.close();
     await this.#expiry.close();
     await this.#webhooks.stop();
     await Promise.all([this.#redis.quit().catch(() => {}), this.#reader.quit().catch(() => {})]);
@@ -169,7 +182,8 @@ export class OperationWorker {
     }
     await this.#dispatch(entries);
     for (const lane of this.#lanes) this.#startLane(lane); // lanes whose backoff is over
-    await this.#housekeeping.run(now, this.#lanes, this.#awaitingOrder.entries());
+    const waiting = [...this.#awaitingOrder.entries(), ...this.#paused.entries().map((item) => item.entry)];
+    await this.#housekeeping.run(now, this.#lanes, waiting);
   }
 
   /**
@@ -187,16 +201,46 @@ export class OperationWorker {
 
   /** Sorts the entries into their shards' lanes and starts every lane that is free. */
   async #dispatch(entries: StreamEntry[]): Promise<void> {
-    const { byShard, undecodable } = sortByShard(entries, this.#map);
+    const routing = this.#routing();
+    // What is held by an older map first, so it stays ahead of newer entries of the same users.
+    if (this.#paused.size > 0 && this.#pausedVersion !== routing.version) {
+      // The map changed since they were held: a bucket that is no longer paused goes to its (new) shard.
+      this.#pausedVersion = routing.version;
+      const again = routeDecoded(this.#paused.takeAll(), routing);
+      this.#place(again.byShard, again.paused);
+    }
+    for (const lane of this.#lanes) this.#routeLaneAgain(lane);
+    const { byShard, paused, undecodable } = sortByShard(entries, routing);
     const poisoned: Poisoned[] = [];
     for (const { entry, reason } of undecodable) this.#batches.onOwnFailure(entry, reason, poisoned);
-    for (const [shard, group] of byShard) this.#lanes[shard]!.add(group);
+    this.#place(byShard, paused);
     for (const lane of this.#lanes) this.#startLane(lane);
     await this.#batches.deadLetter(poisoned);
   }
 
+  #routing() {
+    if (!this.#watch) throw new Error("the worker routes entries only once started");
+    return this.#watch.current;
+  }
+
+  #place(byShard: Map<number, DecodedEntry[]>, paused: DecodedEntry[]): void {
+    for (const [shard, group] of byShard) this.#lanes[shard]!.add(group);
+    this.#paused.add(paused);
+  }
+
+  /** A lane's queue routed by an older map goes through the current one again (stream order is kept). */
+  #routeLaneAgain(lane: ShardLane): void {
+    const routing = this.#routing();
+    if (lane.mapVersion === routing.version) return;
+    const items = lane.takeQueued();
+    lane.mapVersion = routing.version;
+    const again = routeDecoded(items, routing);
+    this.#place(again.byShard, again.paused);
+  }
+
   #startLane(lane: ShardLane): void {
     if (this.#stopping && lane.attempts > 0) return; // stopping: a shard that is failing keeps its entries pending
+    this.#routeLaneAgain(lane);
     if (!lane.ready(Date.now())) return;
     lane.start(this.#config.batchSize, (group) =>
       this.#batches

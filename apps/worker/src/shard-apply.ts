@@ -4,10 +4,12 @@
 import type { ShardDatabase } from "@floodgate/db";
 import type { OperationMessage } from "@floodgate/domain";
 import type { FinalStatus, PaidOrder, StreamEntry } from "@floodgate/queue";
+import { bucketForUser } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import { applyShardBatch, type ShardBatchResult } from "./apply-shard-batch.ts";
+import { type ApplyOptions, applyShardBatch, type ShardBatchResult } from "./apply-shard-batch.ts";
 import type { AwaitingOrderBook } from "./awaiting-order-book.ts";
+import { BucketMovedError, withBucketFence } from "./bucket-fence.ts";
 import { isRetryable } from "./classify-error.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
 import type { DecodedEntry } from "./shard-groups.ts";
@@ -46,6 +48,20 @@ export interface ShardApplyContext {
   onOwnFailure(entry: StreamEntry, reason: string): void;
   /** Webhook event types wanted now (webhooks/webhook-subscriptions.ts). */
   webhookEvents?: SubscribedTypes;
+  /** The shard refused the batch: one of its buckets moved away (the worker's map is old). */
+  onBucketMoved(): void;
+}
+
+/** applyShardBatch behind the shard's bucket fence (bucket-fence.ts). */
+function applyFenced(db: Kysely<ShardDatabase>, group: DecodedEntry[], options: ApplyOptions) {
+  const buckets = group.map((g) => bucketForUser(g.message.userId));
+  return withBucketFence(db, buckets, (connection) =>
+    applyShardBatch(
+      connection,
+      group.map((g) => g.message),
+      options,
+    ),
+  );
 }
 
 export async function applyOnShard(
@@ -55,15 +71,11 @@ export async function applyOnShard(
 ): Promise<ShardApplyOutcome> {
   const { db, awaitingOrder } = context;
   try {
-    const result = await applyShardBatch(
-      db,
-      group.map((g) => g.message),
-      {
-        mayBeApplied: (message) => suspects.has(message),
-        mayAwaitOrder: awaitingOrder.mayWait(),
-        webhookEvents: context.webhookEvents,
-      },
-    );
+    const result = await applyFenced(db, group, {
+      mayBeApplied: (message) => suspects.has(message),
+      mayAwaitOrder: awaitingOrder.mayWait(),
+      webhookEvents: context.webhookEvents,
+    });
     context.record(result);
     return {
       statuses: result.statuses,
@@ -75,6 +87,7 @@ export async function applyOnShard(
       retryError: undefined,
     };
   } catch (error) {
+    if (error instanceof BucketMovedError) context.onBucketMoved();
     if (isRetryable(error)) return { ...nothingApplied(), retry: group, retryError: error };
     context.log.warn(
       { shard: context.shard, err: (error as Error).message, size: group.length },
@@ -88,7 +101,7 @@ async function applyOneByOne(context: ShardApplyContext, group: DecodedEntry[]):
   const outcome = nothingApplied();
   for (const item of group) {
     try {
-      const result = await applyShardBatch(context.db, [item.message], {
+      const result = await applyFenced(context.db, [item], {
         mayAwaitOrder: context.awaitingOrder.mayWait(),
         webhookEvents: context.webhookEvents,
       });
@@ -99,6 +112,7 @@ async function applyOneByOne(context: ShardApplyContext, group: DecodedEntry[]):
       outcome.awaiting.push(...result.orders.awaiting);
       outcome.paid.push(...result.orders.paidOrders);
     } catch (single) {
+      if (single instanceof BucketMovedError) context.onBucketMoved();
       if (isRetryable(single)) {
         outcome.retry.push(item);
         outcome.retryError = single;

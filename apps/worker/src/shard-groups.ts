@@ -21,14 +21,21 @@ export const mayBeApplied = (item: DecodedEntry): boolean =>
 
 export interface SortedBatch {
   byShard: Map<number, DecodedEntry[]>;
+  /** Entries of buckets being moved (paused): held until the map names their new shard. */
+  paused: DecodedEntry[];
   /** Entries that do not decode: they can never succeed. */
   undecodable: { entry: StreamEntry; reason: string }[];
 }
 
+export interface RoutingMap {
+  map: ShardMap;
+  paused: ReadonlySet<number>;
+}
+
 /** Decodes a batch and groups it by owning shard, keeping stream order within each group. */
-export function sortByShard(entries: StreamEntry[], map: ShardMap): SortedBatch {
-  const byShard = new Map<number, DecodedEntry[]>();
+export function sortByShard(entries: StreamEntry[], routing: RoutingMap): SortedBatch {
   const undecodable: SortedBatch["undecodable"] = [];
+  const decoded: DecodedEntry[] = [];
   for (const entry of entries) {
     let message: OperationMessage;
     try {
@@ -38,10 +45,28 @@ export function sortByShard(entries: StreamEntry[], map: ShardMap): SortedBatch 
       undecodable.push({ entry, reason: (error as Error).message });
       continue;
     }
-    const shard = map.shardForBucket(bucketForUser(message.userId));
-    const group = byShard.get(shard);
-    if (group) group.push({ entry, message });
-    else byShard.set(shard, [{ entry, message }]);
+    decoded.push({ entry, message });
   }
-  return { byShard, undecodable };
+  return { ...routeDecoded(decoded, routing), undecodable };
+}
+
+/** Groups decoded entries by the shard the map gives their bucket now; a paused bucket's go aside. */
+export function routeDecoded(
+  items: DecodedEntry[],
+  { map, paused }: RoutingMap,
+): Omit<SortedBatch, "undecodable"> {
+  const byShard = new Map<number, DecodedEntry[]>();
+  const held: DecodedEntry[] = [];
+  for (const item of items) {
+    const bucket = bucketForUser(item.message.userId);
+    if (paused.has(bucket)) {
+      held.push(item);
+      continue;
+    }
+    const shard = map.shardForBucket(bucket);
+    const group = byShard.get(shard);
+    if (group) group.push(item);
+    else byShard.set(shard, [item]);
+  }
+  return { byShard, paused: held };
 }

@@ -13,6 +13,8 @@ export class ShardLane {
   /** Failed attempts in a row (0 once a batch commits); the backoff grows with it. */
   attempts = 0;
   retryAt = 0;
+  /** The shard map version its queued entries were routed by; undefined: to be routed again. */
+  mapVersion: number | undefined;
   #queued: DecodedEntry[] = [];
   #inFlight: DecodedEntry[] = [];
   /** Entries queued or in flight (entryKey): a claim of an entry this lane already holds must not apply it twice. */
@@ -71,7 +73,17 @@ export class ShardLane {
     // The failed transaction may have committed before its answer was lost: the retry looks the ids up.
     for (const item of items) item.attempted = true;
     this.#queued = [...items, ...this.#queued];
+    // They were routed before the batch ran: the map may have moved their bucket meanwhile (or fenced it).
+    this.mapVersion = undefined;
     this.retryAt = Date.now() + backoffMs;
+  }
+
+  /** Takes every queued entry out (not the batch in flight), to be routed again by a newer map. */
+  takeQueued(): DecodedEntry[] {
+    const items = this.#queued;
+    this.#queued = [];
+    for (const item of items) this.#ids.delete(keyOf(item));
+    return items;
   }
 
   /** Everything this lane holds (queued and in flight), to keep claimed. */

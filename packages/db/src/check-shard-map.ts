@@ -1,4 +1,6 @@
+import { ShardMap } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
+import { readShardMap } from "./shard-map-store.ts";
 import type { GlobalDatabase } from "./shard-tables.ts";
 
 export interface BucketRange {
@@ -8,32 +10,19 @@ export interface BucketRange {
 }
 
 /**
- * Records the shard map on first start and refuses a different one later: with another map, existing users'
- * wallets and payments would be looked for on the wrong shard.
+ * Records the contiguous map of SHARD_URLS on first start; later, the recorded map is the truth (buckets move
+ * only with `./floodgate shards add`) and is refused if it names a shard SHARD_URLS does not list. A listed shard
+ * that owns no bucket yet is fine (one added before its buckets move).
  */
-export async function checkShardMap(db: Kysely<GlobalDatabase>, ranges: BucketRange[]): Promise<void> {
-  const recorded = await db.selectFrom("shard_map").selectAll().orderBy("from_bucket").execute();
+export async function checkShardMap(db: Kysely<GlobalDatabase>, shardCount: number): Promise<void> {
+  const recorded = await db.selectFrom("shard_map").select("shard").limit(1).execute();
   if (recorded.length === 0) {
+    const ranges = ShardMap.contiguous(shardCount).ranges();
     await db
       .insertInto("shard_map")
       .values(ranges.map((r) => ({ from_bucket: r.fromBucket, to_bucket: r.toBucket, shard: r.shard })))
       .onConflict((oc) => oc.doNothing())
       .execute();
-    return;
   }
-  const same =
-    recorded.length === ranges.length &&
-    recorded.every(
-      (row, i) =>
-        row.from_bucket === ranges[i]!.fromBucket &&
-        row.to_bucket === ranges[i]!.toBucket &&
-        row.shard === ranges[i]!.shard,
-    );
-  if (!same) {
-    const shards = new Set(recorded.map((row) => row.shard)).size;
-    throw new Error(
-      `SHARD_URLS gives ${new Set(ranges.map((r) => r.shard)).size} shards but the data was written with ${shards}; ` +
-        "moving buckets between shards needs a migration of their rows first",
-    );
-  }
+  await readShardMap(db, shardCount);
 }

@@ -19,12 +19,23 @@ export {
 export { dropDatabases, ensureDatabases } from "./ensure-databases.ts";
 export { migrateAll } from "./migrate.ts";
 export { redactUrl } from "./redact-url.ts";
+export {
+  BUCKET_LOCK_SPACE,
+  bumpShardMapVersion,
+  type RecordedShardMap,
+  readShardMap,
+  readShardMapVersion,
+  ShardMapError,
+  writeShardMap,
+} from "./shard-map-store.ts";
+export { SHARD_MAP_POLL_MS, ShardMapWatch, type ShardMapWatchOptions } from "./shard-map-watch.ts";
 export type {
   ApiKeysTable,
   CouponsTable,
   DeploymentTable,
   GlobalDatabase,
   IssuedCouponsTable,
+  MovedBucketsTable,
   OperationsTable,
   OrderItemsTable,
   OrdersTable,
@@ -32,6 +43,7 @@ export type {
   ProductsTable,
   ShardDatabase,
   ShardIdentityTable,
+  ShardMovesTable,
   StockMovementsTable,
   StoredOrderStatus,
   WalletsTable,

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationResultSet, Migrator } from "kysely";
 import { readDeploymentId, recordShardIdentity, verifyShardIdentity } from "./check-shard-identity.ts";
+import { checkShardMap } from "./check-shard-map.ts";
 import { createKysely } from "./create-database.ts";
 import { globalMigrations, shardMigrations } from "./migrations/migration-sets.ts";
 import { redactUrl } from "./redact-url.ts";
@@ -37,6 +38,7 @@ async function migrateTarget(
  * Idempotent: applies what is missing on the global database, then on every shard. The shards are independent
  * databases, so they migrate at once (a start waits for the slowest, not the sum); lines are logged in shard
  * order, and a shard that fails is named after the others have finished.
+ * The first run records the shard map (SHARD_URLS' contiguous ranges); later runs check the recorded one.
  * Each shard then records its identity (this deployment, its index in shardUrls) if it has none, and is refused
  * (ShardIdentityError) if it records another: the order of the first migration is the one that counts.
  */
@@ -50,6 +52,8 @@ export async function migrateAll(
   let deploymentId = "";
   const global = await migrateTarget(databaseUrl, globalMigrations, "global", async (db) => {
     deploymentId = await readDeploymentId(db as Kysely<GlobalDatabase>, databaseUrl);
+    // Before any shard is touched: a recorded map that SHARD_URLS cannot serve is refused here.
+    await checkShardMap(db as Kysely<GlobalDatabase>, shardUrls.length);
   });
   log(described("global", global));
   const outcomes = await Promise.allSettled(

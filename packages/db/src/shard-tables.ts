@@ -75,6 +75,14 @@ export interface ShardDatabase {
   order_items: OrderItemsTable;
   shard_identity: ShardIdentityTable;
   webhook_outbox: WebhookOutboxTable;
+  moved_buckets: MovedBucketsTable;
+}
+
+/** A bucket moved away from this shard (the fence, see the mover). */
+export interface MovedBucketsTable {
+  bucket: number;
+  to_shard: number;
+  moved_at: DefaultedTimestamp;
 }
 
 /** One row: which shard of which deployment this database is (see check-shard-identity.ts). */
@@ -175,6 +183,20 @@ export interface WebhookDeliveriesTable {
   created_at: DefaultedTimestamp;
 }
 
+export interface ShardMapVersionTable {
+  one_row: ColumnType<boolean, boolean | undefined, never>;
+  /** bigint: read as a string by pg. */
+  version: ColumnType<string, string | number | undefined, string | number>;
+}
+
+export interface ShardMovesTable {
+  bucket: number;
+  from_shard: number;
+  to_shard: number;
+  phase: "paused" | "switched";
+  started_at: DefaultedTimestamp;
+}
+
 export interface GlobalDatabase {
   deployment: DeploymentTable;
   shard_map: ShardMapTable;
@@ -184,4 +206,6 @@ export interface GlobalDatabase {
   stock_movements: StockMovementsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  shard_map_version: ShardMapVersionTable;
+  shard_moves: ShardMovesTable;
 }

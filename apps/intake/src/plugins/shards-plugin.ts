@@ -4,16 +4,18 @@ import {
   createKysely,
   readDeploymentId,
   type ShardDatabase,
+  ShardMapWatch,
   shardIdentityCheck,
 } from "@floodgate/db";
-import { bucketForUser, ShardMap } from "@floodgate/shard-router";
+import { bucketForUser, type ShardMap } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { Kysely } from "kysely";
 import { markPoolErrors } from "../errors/store-errors.ts";
 
 export interface Shards {
-  map: ShardMap;
+  /** The map the global database records, as last polled (see ShardMapWatch). */
+  readonly map: ShardMap;
   databases: Kysely<ShardDatabase>[];
   forBucket(bucket: number): Kysely<ShardDatabase>;
   forUser(userId: string): Kysely<ShardDatabase>;
@@ -40,7 +42,12 @@ export const shardsPlugin = fp(async (app: FastifyInstance, { config }: { config
     return deployment;
   };
   const refused = (error: Error) => app.log.error({ err: error.message }, "shard identity refused");
-  const map = ShardMap.contiguous(config.shardUrls.length);
+  // Which shard owns a bucket is the global database's record (buckets move with `./floodgate shards add`);
+  // polled, so a read follows a moved bucket within SHARD_MAP_POLL_MS and no request queries it.
+  const watch = await ShardMapWatch.start(app.globalDb, config.shardUrls.length, {
+    onError: (error) =>
+      app.log.warn({ err: error.message }, "could not poll the shard map; keeping the last"),
+  });
   const databases = config.shardUrls.map((url, i) =>
     createKysely<ShardDatabase>(url, {
       max: 4,
@@ -50,14 +57,17 @@ export const shardsPlugin = fp(async (app: FastifyInstance, { config }: { config
       decoratePool: (pool) => markPoolErrors(pool, `shard ${i} database`),
     }),
   );
-  const forBucket = (bucket: number) => databases[map.shardForBucket(bucket)]!;
+  const forBucket = (bucket: number) => databases[watch.current.map.shardForBucket(bucket)]!;
   app.decorate("shards", {
-    map,
+    get map() {
+      return watch.current.map;
+    },
     databases,
     forBucket,
     forUser: (userId: string) => forBucket(bucketForUser(userId)),
   });
   app.addHook("onClose", async () => {
+    watch.close();
     await Promise.all(databases.map((db) => db.destroy()));
   });
 });

@@ -8,11 +8,13 @@ import * as globalDeployment from "./global/2026-11-25-0001-deployment.ts";
 import * as globalProductUnitCap from "./global/2026-11-25-0002-product-unit-cap.ts";
 import * as globalApiKeys from "./global/2026-11-25-0003-api-keys.ts";
 import * as globalWebhooks from "./global/2026-11-26-0101-webhooks.ts";
+import * as globalShardMoves from "./global/2026-11-26-0301-shard-moves.ts";
 import * as shardWalletsPaymentsDeposits from "./shard/2026-11-22-0001-wallets-payments-deposits.ts";
 import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
 import * as shardOrders from "./shard/2026-11-22-0003-orders.ts";
 import * as shardIdentity from "./shard/2026-11-25-0001-shard-identity.ts";
 import * as shardWebhookOutbox from "./shard/2026-11-26-0101-webhook-outbox.ts";
+import * as shardMovedBuckets from "./shard/2026-11-26-0301-moved-buckets.ts";
 
 export const globalMigrations: Record<string, Migration> = {
   "2026-11-22-0001-shard-map": globalShardMap,
@@ -22,6 +24,7 @@ export const globalMigrations: Record<string, Migration> = {
   "2026-11-25-0002-product-unit-cap": globalProductUnitCap,
   "2026-11-25-0003-api-keys": globalApiKeys,
   "2026-11-26-0101-webhooks": globalWebhooks,
+  "2026-11-26-0301-shard-moves": globalShardMoves,
 };
 
 export const shardMigrations: Record<string, Migration> = {
@@ -30,4 +33,5 @@ export const shardMigrations: Record<string, Migration> = {
   "2026-11-22-0003-orders": shardOrders,
   "2026-11-25-0001-shard-identity": shardIdentity,
   "2026-11-26-0101-webhook-outbox": shardWebhookOutbox,
+  "2026-11-26-0301-moved-buckets": shardMovedBuckets,
 };
