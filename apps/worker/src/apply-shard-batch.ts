@@ -23,6 +23,7 @@ import { applyOrderEnds } from "./orders/apply-order-ends.ts";
 import { applyOrders } from "./orders/apply-orders.ts";
 import type { OrderOutcomes } from "./orders/order-outcomes.ts";
 import { OrderPayments } from "./orders/pay-orders.ts";
+import { applyRefunds, withRefunds } from "./refunds/apply-refunds.ts";
 
 export interface ShardBatchResult {
   statuses: FinalStatus[];
@@ -103,9 +104,11 @@ export async function applyShardBatch(
       ends.length > 0
         ? await applyOrderEnds(trx, ends, options.mayAwaitOrder ?? true)
         : { endedNow: [], ended: [], awaiting: [], statements: 0 };
-    return { moneyPart, couponPart, orderPart, endPart };
+    // Refunds last: a payment and its refund in one batch find the payment on the shard.
+    const refundPart = await applyRefunds(trx, messages);
+    return { moneyPart, couponPart, orderPart, endPart, refundPart };
   });
-  const { moneyPart, couponPart, orderPart, endPart } = result;
+  const { moneyPart, couponPart, orderPart, endPart, refundPart } = result;
   const awaitingEnds = new Set<OperationMessage>(endPart.awaiting);
   const decisions = [
     ...moneyPart.decisions,
@@ -149,7 +152,7 @@ export async function applyShardBatch(
       ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
     })),
   ];
-  return {
+  return withRefunds(refundPart, {
     statuses,
     awaitingOrder: [...moneyPart.awaitingOrder, ...endPart.awaiting],
     applied: decisions.map((d) => ({ message: d.message, status: d.status })),
@@ -163,7 +166,7 @@ export async function applyShardBatch(
       endedNow: endPart.endedNow,
       statements: orderPart.statements + endPart.statements,
     },
-  };
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
-import { decodeOperationMessage, type OperationMessage } from "@floodgate/domain";
+import { decodeOperationMessage, type OperationMessage, parseOperationId } from "@floodgate/domain";
 import type { StreamEntry } from "@floodgate/queue";
-import { bucketForUser, type ShardMap } from "@floodgate/shard-router";
+import type { ShardMap } from "@floodgate/shard-router";
 
 export interface DecodedEntry {
   entry: StreamEntry;
@@ -38,7 +38,9 @@ export function sortByShard(entries: StreamEntry[], map: ShardMap): SortedBatch 
       undecodable.push({ entry, reason: (error as Error).message });
       continue;
     }
-    const shard = map.shardForBucket(bucketForUser(message.userId));
+    // The id's bucket: the user's for every kind but a refund, whose id carries its payment's (the decoder
+    // checked the id, so it parses).
+    const shard = map.shardForBucket(parseOperationId(message.id)!.bucket);
     const group = byShard.get(shard);
     if (group) group.push({ entry, message });
     else byShard.set(shard, [{ entry, message }]);

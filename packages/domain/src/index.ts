@@ -13,4 +13,5 @@ export * from "./schemas/operation-message-schemas.ts";
 export * from "./schemas/operation-schemas.ts";
 export * from "./schemas/order-schemas.ts";
 export * from "./schemas/product-schemas.ts";
+export * from "./schemas/refund-schemas.ts";
 export * from "./schemas/room-schemas.ts";

@@ -7,6 +7,7 @@ export {
   admissionInfo,
   admissionRefusal,
   unlimitedAdmission,
+  unlimitedAdmissionIn,
   type WaitingRoomRefusalReason,
 } from "./admission-check.ts";
 export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
@@ -18,6 +19,7 @@ export {
   type OrderChange,
   queueFinishedOperations,
   readOperationStatus,
+  readRefundStatus,
   readStatusRecord,
   type StatusChange,
   type StatusRecord,

@@ -11,6 +11,7 @@ import * as shardWalletsPaymentsDeposits from "./shard/2026-11-22-0001-wallets-p
 import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
 import * as shardOrders from "./shard/2026-11-22-0003-orders.ts";
 import * as shardIdentity from "./shard/2026-11-25-0001-shard-identity.ts";
+import * as shardRefunds from "./shard/2026-11-26-0201-refunds.ts";
 
 export const globalMigrations: Record<string, Migration> = {
   "2026-11-22-0001-shard-map": globalShardMap,
@@ -26,4 +27,5 @@ export const shardMigrations: Record<string, Migration> = {
   "2026-11-22-0002-issued-coupons": shardIssuedCoupons,
   "2026-11-22-0003-orders": shardOrders,
   "2026-11-25-0001-shard-identity": shardIdentity,
+  "2026-11-26-0201-refunds": shardRefunds,
 };
