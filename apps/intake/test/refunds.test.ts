@@ -192,7 +192,9 @@ describe("refunds applied by a worker", () => {
       status: "failed",
       failureReason: "payment_not_succeeded",
     });
-    const unknown = await post(app, "/v1/refunds", { paymentId: paymentId("ghost") }, key());
+    // An id dated long ago: a payment on its way to the shard would be waited for.
+    const ghost = newOperationId("payment", 3, Date.now() - 600_000);
+    const unknown = await post(app, "/v1/refunds", { paymentId: ghost }, key());
     expect(await settled(unknown.headers.location as string)).toMatchObject({
       status: "failed",
       failureReason: "payment_not_found",

@@ -14,6 +14,7 @@ import type {
   OperationMessage,
   OrderCancelMessage,
   OrderMessage,
+  RefundMessage,
 } from "@floodgate/domain";
 import type { FinalStatus, PaidOrder } from "@floodgate/queue";
 import { type Kysely, sql, type Transaction } from "kysely";
@@ -31,7 +32,7 @@ export interface ShardBatchResult {
    * Payments and end requests left out because their order is not on the shard yet (pay-orders.ts,
    * apply-order-ends.ts): not applied, not final.
    */
-  awaitingOrder: (MoneyOperationMessage | OrderCancelMessage)[];
+  awaitingOrder: (MoneyOperationMessage | OrderCancelMessage | RefundMessage)[];
   /** Newly applied in this transaction (redeliveries excluded). */
   applied: { message: OperationMessage; status: FinalStatus["status"] }[];
   redelivered: number;
@@ -105,7 +106,7 @@ export async function applyShardBatch(
         ? await applyOrderEnds(trx, ends, options.mayAwaitOrder ?? true)
         : { endedNow: [], ended: [], awaiting: [], statements: 0 };
     // Refunds last: a payment and its refund in one batch find the payment on the shard.
-    const refundPart = await applyRefunds(trx, messages);
+    const refundPart = await applyRefunds(trx, messages, options.mayAwaitOrder ?? true);
     return { moneyPart, couponPart, orderPart, endPart, refundPart };
   });
   const { moneyPart, couponPart, orderPart, endPart, refundPart } = result;

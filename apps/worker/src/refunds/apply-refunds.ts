@@ -8,12 +8,18 @@
 // the order is returned as an EndedOrder, and lane-batch.ts gives its units back through the ledger and
 // release-order-n.lua like an expired order's: once, whatever is redelivered.
 import type { ShardDatabase } from "@floodgate/db";
-import type { FailureReason, OperationMessage, RefundMessage } from "@floodgate/domain";
+import {
+  type FailureReason,
+  type OperationMessage,
+  parseOperationId,
+  type RefundMessage,
+} from "@floodgate/domain";
 import type { FinalStatus } from "@floodgate/queue";
 import { sql, type Transaction } from "kysely";
 import type { ShardBatchResult } from "../apply-shard-batch.ts";
 import { ConcurrentApplyError } from "../classify-error.ts";
 import type { EndedOrder } from "../orders/order-outcomes.ts";
+import { CLOCK_SKEW_MS, ORDER_IN_FLIGHT_MS } from "../orders/pay-orders.ts";
 import { type LockedPayment, RefundLedger } from "./refund-ledger.ts";
 
 export interface RefundDecision {
@@ -33,6 +39,8 @@ export interface RefundsApplied {
   }[];
   /** Orders whose units go back to stock (now, or again for a redelivery: the release is idempotent). */
   restocked: EndedOrder[];
+  /** Refunds left out to wait for their payment: not applied, not final. */
+  awaiting: RefundMessage[];
   statements: number;
 }
 
@@ -40,13 +48,28 @@ export const noRefunds = (): RefundsApplied => ({
   decisions: [],
   existing: [],
   restocked: [],
+  awaiting: [],
   statements: 0,
 });
 
-/** The batch's refunds (its other messages are left alone). */
+/** A payment id accepted within the in-flight window (and not in the future): it may still reach its shard. */
+function mayStillBeRecorded(paymentId: string, nowMs = Date.now()): boolean {
+  const parsed = parseOperationId(paymentId);
+  if (parsed === null) return false;
+  const age = nowMs - parsed.createdAtMs;
+  return age > -CLOCK_SKEW_MS && age < ORDER_IN_FLIGHT_MS;
+}
+
+/**
+ * The batch's refunds (its other messages are left alone). A refund whose payment is not on the shard yet but
+ * was accepted moments ago (another worker's batch is applying it, as a payment can outrun its order) is left
+ * out to wait for it when `mayAwaitPayment`, like such a payment (awaiting-order-book.ts); otherwise, or once
+ * the payment is too old to be on its way, it fails payment_not_found.
+ */
 export async function applyRefunds(
   trx: Transaction<ShardDatabase>,
   batch: OperationMessage[],
+  mayAwaitPayment = true,
 ): Promise<RefundsApplied> {
   const messages = batch.filter((m): m is RefundMessage => m.kind === "refund");
   if (messages.length === 0) return noRefunds();
@@ -63,9 +86,14 @@ export async function applyRefunds(
   const done = new Set(found.rows.map((row) => row.id));
   const ledger = new RefundLedger(locked.rows);
   const decisions: RefundDecision[] = [];
+  const awaiting: RefundMessage[] = [];
   for (const message of messages) {
     if (done.has(message.id)) continue;
     done.add(message.id);
+    if (mayAwaitPayment && !ledger.holds(message.paymentId) && mayStillBeRecorded(message.paymentId)) {
+      awaiting.push(message); // nothing written for it: retried shortly by its worker
+      continue;
+    }
     const refusal = ledger.refund(message);
     decisions.push(
       refusal ? { message, status: "failed", failureReason: refusal } : { message, status: "succeeded" },
@@ -96,6 +124,7 @@ export async function applyRefunds(
     decisions,
     existing: found.rows,
     restocked: orders.restocked,
+    awaiting,
     statements: statements + orders.statements,
   };
 }
@@ -190,6 +219,7 @@ export function withRefunds(refunds: RefundsApplied, result: ShardBatchResult): 
     applied: [...result.applied, ...refunds.decisions.map((d) => ({ message: d.message, status: d.status }))],
     redelivered: result.redelivered + refunds.existing.length,
     statements: result.statements + refunds.statements,
+    awaitingOrder: [...result.awaitingOrder, ...refunds.awaiting],
     orders: { ...result.orders, ended: [...result.orders.ended, ...refunds.restocked] },
   };
 }

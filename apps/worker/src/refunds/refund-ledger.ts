@@ -56,6 +56,10 @@ export class RefundLedger {
     return null;
   }
 
+  holds(paymentId: string): boolean {
+    return this.#payments.has(paymentId);
+  }
+
   userOf(message: RefundMessage): string | null {
     return this.#payments.get(message.paymentId)?.row.user_id ?? null;
   }
