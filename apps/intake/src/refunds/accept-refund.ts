@@ -8,9 +8,8 @@ import { ProblemError } from "../errors/error-catalogue.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../routes/accept-operation.ts";
 import { requestFingerprint } from "../routes/request-fingerprint.ts";
 
-export async function acceptRefund(request: FastifyRequest, reply: FastifyReply, body: RefundRequest) {
-  const { config, redis, queueKeys, metrics } = request.server;
-  // Required: a refund repeated by a retry would give the money back twice (until the payment runs out).
+/** Required: a refund repeated by a retry would give the money back twice (until the payment runs out). */
+export function requiredIdempotencyKey(request: FastifyRequest): string {
   const idempotencyKey = idempotencyKeyOf(request);
   if (idempotencyKey === undefined) {
     const detail = "a refund needs an Idempotency-Key, so that a retried request is not a second refund";
@@ -20,6 +19,16 @@ export async function acceptRefund(request: FastifyRequest, reply: FastifyReply,
       errors: [{ field: "Idempotency-Key", detail }],
     });
   }
+  return idempotencyKey;
+}
+
+export async function acceptRefund(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: RefundRequest,
+  idempotencyKey: string,
+) {
+  const { config, redis, queueKeys, metrics } = request.server;
   if (body.currency !== undefined && body.currency !== config.currency) {
     throw new ProblemError("currency_mismatch", {
       field: "currency",
