@@ -213,6 +213,20 @@ describe("refunds applied by a worker", () => {
     expect(Number(row.refunded)).toBe(4_000);
   });
 
+  it("explains each refusal at its /problems/<code> page", async () => {
+    for (const [slug, status] of [
+      ["refund-exceeds-payment", 409],
+      ["payment-not-succeeded", 409],
+      ["payment-not-found", 404],
+      ["restock-not-possible", 409],
+    ] as const) {
+      const page = await get(app, `/problems/${slug}`, { accept: "application/json" });
+      expect(page.statusCode, slug).toBe(200);
+      expect(page.json()).toMatchObject({ code: slug.replaceAll("-", "_"), status, retryable: false });
+      expect(page.json().guidance.length).toBeGreaterThan(20);
+    }
+  });
+
   it("answers 404 for an unknown refund id and 400 for a malformed one", async () => {
     expectProblem(await get(app, `/v1/refunds/${newOperationId("refund", 1)}`), 404, "not_found", "id");
     expectProblem(await get(app, "/v1/refunds/nope"), 400, "invalid_operation_id", "id");
