@@ -19,6 +19,7 @@ import {
   totalStreamLength,
   waitUntil,
 } from "./support/intake-test-kit.ts";
+import { openJsonSocket, withAccessToken } from "./support/json-socket.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -211,6 +212,31 @@ describe("refunds applied by a worker", () => {
       .where("id", "=", payId)
       .executeTakeFirstOrThrow();
     expect(Number(row.refunded)).toBe(4_000);
+  });
+
+  it("follows a refund on its operation socket to its final status (server key only)", async () => {
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = app.server.address() as { port: number };
+    const socketUrl = (id: string, token: string) =>
+      withAccessToken(`ws://127.0.0.1:${port}/v1/operations/${id}/ws`, token);
+    const deposit = await post(app, "/v1/wallets/refund-socket/deposits", { amount: 900 });
+    await settled(deposit.headers.location as string);
+    const pay = await post(app, "/v1/payments", { userId: "refund-socket", amount: 900 });
+    await settled(pay.headers.location as string);
+    const accepted = await post(app, "/v1/refunds", { paymentId: pay.json().id, amount: 400 }, key());
+    const id = accepted.json().id as string;
+    const socket = await openJsonSocket<{ type: string; operation?: Record<string, unknown> }>(
+      socketUrl(id, env.serverKey),
+    );
+    const final = await socket.next(
+      (m) => m.operation?.status === "succeeded",
+      "the refund's final status",
+      20_000,
+    );
+    expect(final.operation).toMatchObject({ id, paymentId: pay.json().id, amount: 400, status: "succeeded" });
+    expect((await socket.closed).code).toBe(1000);
+    const refused = await openJsonSocket<{ type: string }>(socketUrl(id, shopper));
+    expect((await refused.closed).code).toBe(4403);
   });
 
   it("explains each refusal at its /problems/<code> page", async () => {
