@@ -6,7 +6,11 @@
 // the conditional update and payments_refunded_check stand behind it. The wallet is credited in the same
 // transaction. A refund of an order's payment moves the order to refunded / partially_refunded; with restock,
 // the order is returned as an EndedOrder, and lane-batch.ts gives its units back through the ledger and
-// release-order-n.lua like an expired order's: once, whatever is redelivered.
+// release-order-n.lua like an expired order's: once, whatever is redelivered. (An order's Redis state lives
+// ORDER_TTL_SECONDS + 7 days: a restock after that returns the units in Postgres only, and reconcile raises
+// Redis' available to match.) Locks: payments, then their wallets; a batch whose payments and deposits locked
+// wallets first can meet another worker's refunds in the opposite order, and Postgres' deadlock error is a
+// retryable store failure (the lane retries the group).
 import type { ShardDatabase } from "@floodgate/db";
 import {
   type FailureReason,
