@@ -27,7 +27,8 @@ export function viewDeadLetter(letter: DeadLetter): DeadLetterView {
   return {
     letter,
     kind: decoded?.kind ?? parsed?.kind ?? "?",
-    userId: decoded?.userId ?? "?",
+    // A refund names no user (its payment's row knows it): the payment stands in.
+    userId: decoded === null ? "?" : "userId" in decoded ? decoded.userId : `payment ${decoded.paymentId}`,
     acceptedAt: decoded?.createdAt ?? parsed?.createdAtMs ?? null,
     deadLetteredAt: entryIdTime(letter.deadLetterId),
     decoded,

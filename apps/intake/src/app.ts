@@ -27,6 +27,7 @@ import { ordersRoute } from "./routes/orders-route.ts";
 import { paymentsRoute } from "./routes/payments-route.ts";
 import { productsAdminRoute } from "./routes/products-admin-route.ts";
 import { rateLimitsAdminRoute } from "./routes/rate-limits-admin-route.ts";
+import { refundsRoute } from "./routes/refunds-route.ts";
 import { roomTicketsRoute } from "./routes/room-tickets-route.ts";
 import { roomsAdminRoute } from "./routes/rooms-admin-route.ts";
 import { userCouponsRoute } from "./routes/user-coupons-route.ts";
@@ -119,6 +120,7 @@ export async function buildApp(
   await app.register(healthRoutes);
   await app.register(paymentsRoute);
   await app.register(walletsRoute);
+  await app.register(refundsRoute);
   await app.register(couponsAdminRoute);
   await app.register(couponIssuesRoute);
   await app.register(userCouponsRoute);

@@ -26,7 +26,7 @@ async function problemText(response) {
 
 /**
  * @param {{ roomId: string; productId(): string | null; onProduct(productId: string): void;
- *           onStockChanged(): void }} store
+ *           onStockChanged(): void; refundLastOrder(): Promise<string> }} store
  */
 export function mountAdminStrip(store) {
   const keyInput = /** @type {HTMLInputElement} */ (element("#admin-key"));
@@ -110,6 +110,9 @@ export function mountAdminStrip(store) {
     store.onStockChanged();
     return `Restocked: ${product.available ?? "?"} available now.`;
   });
+  // Not an admin call: the admin key configures, it moves no money. The demo's server refunds the signed-in
+  // shopper's last paid order (DEMO_LOGIN's /demo/refunds), as a shop's server would on a return.
+  onClick("#refund-order", () => store.refundLastOrder());
   onClick("#crowd", async () => {
     const tag = Date.now().toString(36);
     const joins = await Promise.all(

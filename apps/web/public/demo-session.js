@@ -9,6 +9,9 @@
  * @property {() => Promise<string>} getToken  what the SDK asks: the token, then a fresh one once it expired
  * @property {(amount: number) => Promise<{ id: string; status: string }>} fund  deposits into this shopper's
  *   own wallet (server-side) and resolves once the deposit is final
+ * @property {(orderId: string) => Promise<{ refundId: string; order: { id: string; status: string } }>} refund
+ *   refunds this shopper's paid order in full with its units restocked (server-side) and resolves once the
+ *   order reads refunded
  */
 
 const FUNDING_POLL_MS = 250;
@@ -78,7 +81,28 @@ export async function signIn(userId) {
     }
   };
 
-  return { userId: session.userId, getToken, fund };
+  /** @param {string} orderId */
+  const refund = async (orderId) => {
+    const accepted = await call("/demo/refunds", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ orderId }),
+    });
+    if (accepted.status !== 202) throw new Error(`refund refused: ${(await problemOf(accepted)).detail}`);
+    const { id } = await accepted.json();
+    // A refund's own status is the shop server's to read; the shopper sees it on the order.
+    const deadline = Date.now() + FUNDING_TIMEOUT_MS;
+    for (;;) {
+      const read = await call(`/v1/orders/${encodeURIComponent(orderId)}`);
+      const order = read.ok ? await read.json() : null;
+      if (order?.status === "refunded") return { refundId: id, order };
+      if (Date.now() > deadline)
+        throw new Error(`refund ${id}: order ${orderId} is ${order?.status ?? "unknown"}`);
+      await new Promise((resolve) => setTimeout(resolve, FUNDING_POLL_MS));
+    }
+  };
+
+  return { userId: session.userId, getToken, fund, refund };
 }
 
 /** A crowd shopper's token, for the admin strip's queue filler. @param {string} userId */

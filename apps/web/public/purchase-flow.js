@@ -20,8 +20,10 @@ function settleQueue(/** @type {CheckoutSteps} */ steps) {
 }
 
 /**
+ * Resolves with the order's id once it is paid, else null.
  * @param {{ checkout: Checkout; session: DemoSession; steps: CheckoutSteps; productId: string;
  *           formatAmount(amount: number): string }} purchase
+ * @returns {Promise<string | null>}
  */
 export async function buyOne({ checkout, session, steps, productId, formatAmount }) {
   steps.start();
@@ -43,7 +45,7 @@ export async function buyOne({ checkout, session, steps, productId, formatAmount
     if (placed.status !== "awaiting_payment") {
       steps.set("order", "failed", `order ${placed.id} is ${placed.status}`);
       steps.finish("refused", "Order not payable:", `order ${placed.id} is ${placed.status}.`);
-      return;
+      return null;
     }
     steps.set("order", "done", `order ${placed.id} reserved, ${formatAmount(placed.amount)} to pay`);
 
@@ -67,10 +69,12 @@ export async function buyOne({ checkout, session, steps, productId, formatAmount
     const paid = await payment.result({ timeoutMs: OPERATION_TIMEOUT_MS });
     steps.set("payment", "done", `payment ${paid.id} succeeded`);
     steps.finish("paid", "Paid.", `Order ${placed.id} is paid (${formatAmount(placed.amount)}).`);
+    return placed.id;
   } catch (error) {
     const refusal = refusalMessage(error);
     if (current === "order") settleQueue(steps);
     steps.set(current, "failed", `${refusal.title} ${refusal.detail}`);
     steps.finish(refusal.kind, refusal.title, refusal.detail);
+    return null;
   }
 }

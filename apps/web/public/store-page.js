@@ -34,6 +34,8 @@ let product = null;
 let buying = false;
 /** @type {ReturnType<typeof watchStock> | null} */
 let stock = null;
+/** The signed-in shopper's last paid order, for the admin strip's refund button. @type {string | null} */
+let lastPaidOrder = null;
 
 const formatAmount = (/** @type {number} */ amount) => formatMoney(amount, product?.currency ?? "KRW");
 
@@ -50,6 +52,7 @@ async function signInAs(userId) {
     const session = await signIn(userId);
     // A new checkout per shopper: the token and any admission tokens belong to this one.
     shopper = { session, checkout: createCheckout({ baseUrl: location.origin, getToken: session.getToken }) };
+    lastPaidOrder = null;
     rememberShopper(session.userId);
     status.textContent = `Signed in as ${session.userId}.`;
     status.dataset.user = session.userId;
@@ -105,7 +108,7 @@ buyButton.addEventListener("click", async () => {
   buying = true;
   updateBuyButton();
   try {
-    await buyOne({ ...shopper, steps, productId, formatAmount });
+    lastPaidOrder = (await buyOne({ ...shopper, steps, productId, formatAmount })) ?? lastPaidOrder;
   } finally {
     buying = false;
     updateBuyButton();
@@ -131,6 +134,13 @@ mountAdminStrip({
     watchProduct(id);
   },
   onStockChanged: () => stock?.refresh(),
+  async refundLastOrder() {
+    if (!shopper || !lastPaidOrder) throw new Error("buy something first: there is no paid order to refund");
+    const { refundId, order } = await shopper.session.refund(lastPaidOrder);
+    lastPaidOrder = null;
+    stock?.refresh();
+    return `Refunded: order ${order.id} is ${order.status} (refund ${refundId}), its unit back in stock.`;
+  },
 });
 
 shopperInput.value = where.shopperId;

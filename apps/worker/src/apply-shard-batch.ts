@@ -14,6 +14,7 @@ import type {
   OperationMessage,
   OrderCancelMessage,
   OrderMessage,
+  RefundMessage,
 } from "@floodgate/domain";
 import type { FinalStatus, PaidOrder } from "@floodgate/queue";
 import { type Kysely, sql, type Transaction } from "kysely";
@@ -23,6 +24,7 @@ import { applyOrderEnds } from "./orders/apply-order-ends.ts";
 import { applyOrders } from "./orders/apply-orders.ts";
 import type { OrderOutcomes } from "./orders/order-outcomes.ts";
 import { OrderPayments } from "./orders/pay-orders.ts";
+import { applyRefunds, withRefunds } from "./refunds/apply-refunds.ts";
 import { type SubscribedTypes, writeWebhookOutbox } from "./webhooks/outbox-writer.ts";
 
 export interface ShardBatchResult {
@@ -31,7 +33,7 @@ export interface ShardBatchResult {
    * Payments and end requests left out because their order is not on the shard yet (pay-orders.ts,
    * apply-order-ends.ts): not applied, not final.
    */
-  awaitingOrder: (MoneyOperationMessage | OrderCancelMessage)[];
+  awaitingOrder: (MoneyOperationMessage | OrderCancelMessage | RefundMessage)[];
   /** Newly applied in this transaction (redeliveries excluded). */
   applied: { message: OperationMessage; status: FinalStatus["status"] }[];
   redelivered: number;
@@ -108,18 +110,29 @@ export async function applyShardBatch(
       ends.length > 0
         ? await applyOrderEnds(trx, ends, options.mayAwaitOrder ?? true)
         : { endedNow: [], ended: [], awaiting: [], statements: 0 };
+    // Refunds last: a payment and its refund in one batch find the payment on the shard.
+    const refundPart = await applyRefunds(trx, messages, options.mayAwaitOrder ?? true);
     // The events of what became final, committed with it (the one webhook call of the batch).
     const outboxStatements = await writeWebhookOutbox(
       trx,
       {
-        decisions: [...moneyPart.decisions, ...couponPart.decisions, ...orderPart.decisions],
+        decisions: [
+          ...moneyPart.decisions,
+          ...couponPart.decisions,
+          ...orderPart.decisions,
+          // A refund message names no user: the event carries the payment's, and the amount given back.
+          ...refundPart.decisions.map((d) => ({
+            ...d,
+            message: { ...d.message, userId: d.userId ?? "", amount: d.amount ?? d.message.amount },
+          })),
+        ],
         endedOrders: endPart.endedNow,
       },
       options.webhookEvents ?? NO_WEBHOOK_EVENTS,
     );
-    return { moneyPart, couponPart, orderPart, endPart, outboxStatements };
+    return { moneyPart, couponPart, orderPart, endPart, refundPart, outboxStatements };
   });
-  const { moneyPart, couponPart, orderPart, endPart, outboxStatements } = result;
+  const { moneyPart, couponPart, orderPart, endPart, refundPart, outboxStatements } = result;
   const awaitingEnds = new Set<OperationMessage>(endPart.awaiting);
   const decisions = [
     ...moneyPart.decisions,
@@ -168,7 +181,7 @@ export async function applyShardBatch(
       ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
     })),
   ];
-  return {
+  return withRefunds(refundPart, {
     statuses,
     awaitingOrder: [...moneyPart.awaitingOrder, ...endPart.awaiting],
     applied: decisions.map((d) => ({ message: d.message, status: d.status })),
@@ -182,7 +195,7 @@ export async function applyShardBatch(
       endedNow: endPart.endedNow,
       statements: orderPart.statements + endPart.statements,
     },
-  };
+  });
 }
 
 /**

@@ -4,7 +4,6 @@
 import type { ShardDatabase } from "@floodgate/db";
 import type { OperationMessage } from "@floodgate/domain";
 import type { FinalStatus, PaidOrder, StreamEntry } from "@floodgate/queue";
-import { bucketForUser } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { type ApplyOptions, applyShardBatch, type ShardBatchResult } from "./apply-shard-batch.ts";
@@ -12,7 +11,7 @@ import type { AwaitingOrderBook } from "./awaiting-order-book.ts";
 import { BucketMovedError, withBucketFence } from "./bucket-fence.ts";
 import { isRetryable } from "./classify-error.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
-import type { DecodedEntry } from "./shard-groups.ts";
+import { bucketOf, type DecodedEntry } from "./shard-groups.ts";
 import type { SubscribedTypes } from "./webhooks/outbox-writer.ts";
 
 export interface ShardApplyOutcome {
@@ -54,7 +53,7 @@ export interface ShardApplyContext {
 
 /** applyShardBatch behind the shard's bucket fence (bucket-fence.ts). */
 function applyFenced(db: Kysely<ShardDatabase>, group: DecodedEntry[], options: ApplyOptions) {
-  const buckets = group.map((g) => bucketForUser(g.message.userId));
+  const buckets = group.map((g) => bucketOf(g.message));
   return withBucketFence(db, buckets, (connection) =>
     applyShardBatch(
       connection,

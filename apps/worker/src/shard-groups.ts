@@ -1,6 +1,6 @@
-import { decodeOperationMessage, type OperationMessage } from "@floodgate/domain";
+import { decodeOperationMessage, type OperationMessage, parseOperationId } from "@floodgate/domain";
 import type { StreamEntry } from "@floodgate/queue";
-import { bucketForUser, type ShardMap } from "@floodgate/shard-router";
+import type { ShardMap } from "@floodgate/shard-router";
 
 export interface DecodedEntry {
   entry: StreamEntry;
@@ -58,7 +58,7 @@ export function routeDecoded(
   const byShard = new Map<number, DecodedEntry[]>();
   const held: DecodedEntry[] = [];
   for (const item of items) {
-    const bucket = bucketForUser(item.message.userId);
+    const bucket = bucketOf(item.message);
     if (paused.has(bucket)) {
       held.push(item);
       continue;
@@ -70,3 +70,9 @@ export function routeDecoded(
   }
   return { byShard, paused: held };
 }
+
+/**
+ * The operation's bucket, from its id: the user's for every kind but a refund, whose id carries its payment's
+ * (the decoder checked the id, so it parses).
+ */
+export const bucketOf = (message: OperationMessage): number => parseOperationId(message.id)!.bucket;

@@ -25,6 +25,22 @@ export interface OperationsTable {
 
 export interface PaymentsTable extends OperationsTable {
   order_id: string | null;
+  /** Given back so far by refunds (<= amount). */
+  refunded: ColumnType<number, number | undefined, number>;
+}
+
+export interface RefundsTable {
+  id: string;
+  payment_id: string;
+  user_id: string | null;
+  amount: number | null;
+  currency: string;
+  reason: string | null;
+  restock: boolean;
+  status: "succeeded" | "failed";
+  failure_reason: string | null;
+  created_at: Timestamp;
+  completed_at: DefaultedTimestamp;
 }
 
 export interface IssuedCouponsTable {
@@ -39,7 +55,15 @@ export interface IssuedCouponsTable {
   completed_at: DefaultedTimestamp;
 }
 
-export const ORDER_STATUSES = ["awaiting_payment", "paid", "cancelled", "expired", "failed"] as const;
+export const ORDER_STATUSES = [
+  "awaiting_payment",
+  "paid",
+  "cancelled",
+  "expired",
+  "failed",
+  "refunded",
+  "partially_refunded",
+] as const;
 export type StoredOrderStatus = (typeof ORDER_STATUSES)[number];
 
 export interface OrdersTable {
@@ -52,6 +76,8 @@ export interface OrdersTable {
   currency: string;
   coupon_issue_id: string | null;
   payment_id: string | null;
+  /** A refund returned its units to stock. */
+  restocked: ColumnType<boolean, boolean | undefined, boolean>;
   expires_at: Timestamp;
   created_at: Timestamp;
   completed_at: DefaultedTimestamp;
@@ -69,6 +95,7 @@ export interface OrderItemsTable {
 export interface ShardDatabase {
   wallets: WalletsTable;
   payments: PaymentsTable;
+  refunds: RefundsTable;
   deposits: OperationsTable;
   issued_coupons: IssuedCouponsTable;
   orders: OrdersTable;

@@ -1,5 +1,5 @@
 // What the databases say about each product's units, for the invariant every test, benchmark and
-// `floodgate reconcile` checks: received = stock + units in live orders (awaiting payment or paid), and the
+// `floodgate reconcile` checks: received = stock + units in live orders (awaiting payment, paid, or refunded without restock), and the
 // global ledger (reserved - released) agrees with the orders on the shards.
 import { type Kysely, sql } from "kysely";
 import type { GlobalDatabase, ShardDatabase } from "./shard-tables.ts";
@@ -39,7 +39,8 @@ export async function auditProducts(
       sql<{ product_id: string; units: number }>`
         select i.product_id, sum(i.quantity)::bigint as units
         from order_items i join orders o on o.id = i.order_id
-        where o.status in ('awaiting_payment', 'paid') and i.product_id = any(${ids}::text[])
+        where (o.status in ('awaiting_payment', 'paid', 'partially_refunded')
+               or (o.status = 'refunded' and not o.restocked)) and i.product_id = any(${ids}::text[])
         group by i.product_id`.execute(db),
     ),
   );

@@ -13,6 +13,7 @@ export * from "./schemas/operation-message-schemas.ts";
 export * from "./schemas/operation-schemas.ts";
 export * from "./schemas/order-schemas.ts";
 export * from "./schemas/product-schemas.ts";
+export * from "./schemas/refund-schemas.ts";
 export * from "./schemas/room-schemas.ts";
 export * from "./schemas/webhook-schemas.ts";
 export * from "./webhook-address.ts";

@@ -1,10 +1,18 @@
 // Operation ids are time-ordered and name their shard bucket, so a GET finds the owning shard without a
-// scatter: `pay_` (`dep_`, `cis_`, `ord_`, `ocx_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
+// scatter: `pay_` (`dep_`, `cis_`, `ord_`, `ocx_`, `rfd_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
 import { decodeBase32 as decode, encodeBase32 as encode, randomBase32 } from "./crockford-base32.ts";
 
 // An order's id is the id of the operation that placed it (`ord_`); `ocx_` is a request to end an order
-// (cancel or expiry), which travels the same stream so it is ordered with the order's payment.
-export const OPERATION_KINDS = ["payment", "deposit", "coupon_issue", "order", "order_cancel"] as const;
+// (cancel or expiry), which travels the same stream so it is ordered with the order's payment. A refund
+// (`rfd_`) carries its payment's bucket, not a user's: it lands on the payment's shard and partition.
+export const OPERATION_KINDS = [
+  "payment",
+  "deposit",
+  "coupon_issue",
+  "order",
+  "order_cancel",
+  "refund",
+] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 /** The kinds that move money through a wallet. */
 export type MoneyOperationKind = "payment" | "deposit";
@@ -15,6 +23,7 @@ const PREFIX_BY_KIND: Record<OperationKind, string> = {
   coupon_issue: "cis",
   order: "ord",
   order_cancel: "ocx",
+  refund: "rfd",
 };
 const KIND_BY_PREFIX = new Map(
   Object.entries(PREFIX_BY_KIND).map(([kind, prefix]) => [prefix, kind as OperationKind]),
@@ -22,7 +31,9 @@ const KIND_BY_PREFIX = new Map(
 
 // Fixed forever: ids carry the bucket (two base32 characters), so changing it would re-home existing data.
 export const BUCKET_COUNT = 1024;
-export const OPERATION_ID_PATTERN = "^(pay|dep|cis|ord|ocx)_[0-9A-HJKMNP-TV-Z]{26}$";
+export const OPERATION_ID_PATTERN = "^(pay|dep|cis|ord|ocx|rfd)_[0-9A-HJKMNP-TV-Z]{26}$";
+export const PAYMENT_ID_PATTERN = "^pay_[0-9A-HJKMNP-TV-Z]{26}$";
+export const REFUND_ID_PATTERN = "^rfd_[0-9A-HJKMNP-TV-Z]{26}$";
 export const ORDER_ID_PATTERN = "^ord_[0-9A-HJKMNP-TV-Z]{26}$";
 export const COUPON_ISSUE_ID_PATTERN = "^cis_[0-9A-HJKMNP-TV-Z]{26}$";
 const OPERATION_ID_REGEX = new RegExp(OPERATION_ID_PATTERN);

@@ -12,6 +12,7 @@ import {
   type OrderMessage,
   orderCancelMessageSchema,
   orderMessageSchema,
+  refundMessageSchema,
 } from "./schemas/operation-message-schemas.ts";
 
 export function encodeOperationMessage(message: OperationMessage): string {
@@ -33,6 +34,7 @@ const VALIDATORS: Record<OperationKind, Validator> = {
   coupon_issue: Compile(couponIssueMessageSchema),
   order: Compile(orderMessageSchema),
   order_cancel: Compile(orderCancelMessageSchema),
+  refund: Compile(refundMessageSchema),
 };
 
 export function decodeOperationMessage(raw: string): OperationMessage {

@@ -10,6 +10,9 @@ export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 // order_not_found / order_not_payable / amount_mismatch: a payment for an order that is not the user's
 // (or does not exist), that is no longer awaiting payment (paid, cancelled, expired), or of another amount.
 // coupon_unavailable: an order whose coupon the shard could not redeem (its issue failed or it was used).
+// payment_not_found / payment_not_succeeded / refund_exceeds_payment / restock_not_possible: a refund whose
+// payment is not on the shard, did not succeed, has less left to refund than asked, or asked for its order's
+// units back without refunding the order in full (refunds-route.ts).
 export const FAILURE_REASONS = [
   "insufficient_funds",
   "dead_lettered",
@@ -18,6 +21,10 @@ export const FAILURE_REASONS = [
   "order_not_payable",
   "amount_mismatch",
   "coupon_unavailable",
+  "payment_not_found",
+  "payment_not_succeeded",
+  "refund_exceeds_payment",
+  "restock_not_possible",
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 

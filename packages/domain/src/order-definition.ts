@@ -14,6 +14,8 @@ export const ORDER_STATUSES = [
   "cancelled",
   "expired",
   "failed",
+  "refunded",
+  "partially_refunded",
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 

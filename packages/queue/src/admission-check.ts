@@ -36,6 +36,12 @@ export function unlimitedAdmission(keys: QueueKeys, userId: string): AdmissionCh
   return { keys: [placeholder, placeholder, placeholder, placeholder], args: [0, 0, 0, 0, "0", userId, ""] };
 }
 
+/** No limits, no room, keys in the given partition's slot (for requests with no user: refunds). */
+export function unlimitedAdmissionIn(keys: QueueKeys, partition: number): AdmissionCheck {
+  const placeholder = keys.stream(partition);
+  return { keys: [placeholder, placeholder, placeholder, placeholder], args: [0, 0, 0, 0, "0", "", ""] };
+}
+
 /** The refusal a script answered with, or null when the code is the script's own. */
 export function admissionRefusal(code: number, value: string): AdmissionRefusal | null {
   if (code === RATE_LIMITED) {

@@ -1,4 +1,4 @@
-import { encodeOperationMessage, type MoneyOperationMessage } from "@floodgate/domain";
+import { encodeOperationMessage, type MoneyOperationMessage, type RefundMessage } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
 import {
   type AdmissionCheck,
@@ -16,7 +16,7 @@ export type EnqueueOutcome =
   | AdmissionRefusal;
 
 export interface EnqueueRequest {
-  message: MoneyOperationMessage;
+  message: MoneyOperationMessage | RefundMessage;
   /** Hash of kind + body, compared on replays of the same Idempotency-Key. */
   fingerprint: string;
   idempotencyKey?: string;
@@ -35,8 +35,10 @@ export async function enqueueOperation(
   request: EnqueueRequest,
 ): Promise<EnqueueOutcome> {
   const { message } = request;
-  const partition = keys.partitionForUser(message.userId);
-  const idempotencyKey = keys.idempotency(partition, message.userId, request.idempotencyKey ?? "");
+  // The id carries the bucket (the user's, or for a refund its payment's): same partition as before for
+  // payments and deposits, and a refund goes where its payment went.
+  const partition = keys.partitionForOperation(message.id)!;
+  const idempotencyKey = keys.idempotency(partition, idempotencyScope(message), request.idempotencyKey ?? "");
   const [code, id, admission] = await redis.enqueueOperation(
     ...request.admission.keys,
     idempotencyKey,
@@ -51,4 +53,14 @@ export async function enqueueOperation(
   if (code === 1) return { result: "accepted", id, admission: admissionInfo(admission) };
   if (code === 0) return { result: "replayed", id, admission: admissionInfo(admission) };
   return admissionRefusal(code, id) ?? { result: "conflict", existingId: id };
+}
+
+/**
+ * Whose Idempotency-Keys a request's key is one of. A user's for payments and deposits. A refund has no user at
+ * the edge (only its payment id, and the server key that sent it), so its keys are scoped by payment: in the
+ * payment's partition (one slot with the stream), and a key reused for another payment is another refund, not
+ * a 422. `:` cannot appear in a user id, so the scopes never meet.
+ */
+function idempotencyScope(message: MoneyOperationMessage | RefundMessage): string {
+  return message.kind === "refund" ? `refund:${message.paymentId}` : message.userId;
 }

@@ -7,6 +7,7 @@ export {
   admissionInfo,
   admissionRefusal,
   unlimitedAdmission,
+  unlimitedAdmissionIn,
   type WaitingRoomRefusalReason,
 } from "./admission-check.ts";
 export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
@@ -25,6 +26,7 @@ export {
   type OrderChange,
   queueFinishedOperations,
   readOperationStatus,
+  readRefundStatus,
   readStatusRecord,
   type StatusChange,
   type StatusRecord,

@@ -8,6 +8,7 @@ import {
   type OperationMessage,
   type OperationStatus,
   type OperationView,
+  type RefundView,
 } from "@floodgate/domain";
 import type { ScriptedPipeline, ScriptedRedis } from "@floodgate/redis-scripts";
 import { CONSUMER_GROUP, type QueueKeys } from "./queue-keys.ts";
@@ -66,6 +67,30 @@ export async function readOperationStatus(
     createdAt: new Date(message.createdAt).toISOString(),
   };
   if (message.orderId !== undefined) view.orderId = message.orderId;
+  if (record.failureReason) view.failureReason = record.failureReason;
+  if (record.completedAt !== undefined) view.completedAt = new Date(record.completedAt).toISOString();
+  return view;
+}
+
+/** A refund's view as Redis holds it; null when Redis no longer holds it (or it is of another kind). */
+export async function readRefundStatus(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  refundId: string,
+): Promise<RefundView | null> {
+  const record = await readStatusRecord(redis, keys, refundId);
+  if (record === null || record.message.kind !== "refund") return null;
+  const { message } = record;
+  const view: RefundView = {
+    id: refundId,
+    paymentId: message.paymentId,
+    currency: message.currency,
+    restock: message.restock ?? false,
+    status: record.status,
+    createdAt: new Date(message.createdAt).toISOString(),
+  };
+  if (message.amount !== undefined) view.amount = message.amount;
+  if (message.reason !== undefined) view.reason = message.reason;
   if (record.failureReason) view.failureReason = record.failureReason;
   if (record.completedAt !== undefined) view.completedAt = new Date(record.completedAt).toISOString();
   return view;

@@ -21,7 +21,10 @@ export type DriftKind =
   | "coupon_definition"
   | "coupon_issued_count"
   | "coupon_holders"
-  | "coupon_issue_records";
+  | "coupon_issue_records"
+  // Postgres, money (wallet-checks.ts)
+  | "wallet_balance" // balance != deposits - payments + refunds
+  | "payment_refunded"; // a payment's refunded total != its succeeded refunds
 
 export type DriftOutcome = "repaired" | "would_repair" | "not_repaired" | "needs_human";
 
@@ -33,7 +36,7 @@ export interface RedisRepair {
 }
 
 export interface DriftFinding {
-  subject: "product" | "coupon" | "coupon_issue";
+  subject: "product" | "coupon" | "coupon_issue" | "wallet" | "payment";
   id: string;
   kind: DriftKind;
   /** What differs: "redis available 7, postgres stock 10". */
@@ -55,4 +58,8 @@ export const NEEDS_HUMAN: Partial<Record<DriftKind, string>> = {
   coupon_over_issued: "more coupons are recorded than the coupon's quantity; decide which issues stand",
   coupon_duplicate_holder: "one user holds this coupon twice (on two shards); remove one issue",
   coupon_issue_use: "the shard's orders and its coupon issues disagree; check the orders named",
+  wallet_balance:
+    "the wallet and its deposits, payments and refunds disagree (a manual edit?); find the rows in question",
+  payment_refunded:
+    "the payment's refunded total and its refunds disagree (a manual edit?); check its refunds",
 };

@@ -10,6 +10,7 @@ import type { DriftFinding } from "./drift-finding.ts";
 import { checkProducts, listProductIds } from "./product-checks.ts";
 import { inFlight, type QueueActivity, readQueueActivity, sameActivity } from "./queue-activity.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
+import { checkWallets } from "./wallet-checks.ts";
 
 export interface ReconcileProgress {
   phase: "products" | "coupons";
@@ -109,6 +110,7 @@ async function checkOnce(stores: ReconcileStores, options: ReconcileOptions): Pr
     await options.onProgress?.({ phase: "coupons", done: i + 1, total: coupons.length });
   }
   findings.push(...(await checkCouponUses(stores)));
+  findings.push(...(await checkWallets(stores)));
 
   const latest = compared ? await readQueueActivity(stores.redis, stores.keys) : queue;
   return {

@@ -86,6 +86,22 @@ async function seed(db: Kysely<ShardDatabase>, userId: string) {
       created_at: now,
     })
     .execute();
+  await db
+    .insertInto("refunds")
+    .values({
+      id: `r-${userId}`,
+      payment_id: `p-${userId}`,
+      user_id: userId,
+      amount: 100,
+      currency: "EUR",
+      reason: null,
+      restock: false,
+      status: "succeeded",
+      failure_reason: null,
+      created_at: now,
+      completed_at: now,
+    })
+    .execute();
 }
 
 async function rowsOf(db: Kysely<ShardDatabase>, userId: string) {
@@ -129,9 +145,9 @@ describe("moveBuckets on a stopped system", () => {
     const left = await rowsOf(shards[0]!, mover);
     expect(Object.values(left).flat()).toEqual([]);
     expect(await rowsOf(shards[0]!, stayer)).toEqual(stayerBefore);
-    expect(lines).toContain(`bucket ${bucket}: 7 rows deleted from shard 0`);
+    expect(lines).toContain(`bucket ${bucket}: 8 rows deleted from shard 0`);
     expect(lines[0]).toMatch(
-      new RegExp(`^bucket ${bucket}: shard 0 -> 1: 1 users, 7 rows copied and verified`),
+      new RegExp(`^bucket ${bucket}: shard 0 -> 1: 1 users, 8 rows copied and verified`),
     );
   });
 

@@ -1,6 +1,6 @@
 // A bucket's rows on a shard, table by table. Every shard table but the shard's own records (shard_identity,
-// moved_buckets, Kysely's migration tables) belongs to users: their bucket is bucketForUser(user_id), and an
-// order's items follow their order. A table this file does not know is refused (listShardTables), so a new
+// moved_buckets, the webhook outbox, Kysely's migration tables) belongs to users: their bucket is
+// bucketForUser(user_id), an order's items follow their order and a payment's refunds their payment. A table this file does not know is refused (listShardTables), so a new
 // migration cannot leave a moved bucket's rows behind unnoticed.
 import type { ShardDatabase } from "@floodgate/db";
 import { bucketForUser } from "@floodgate/shard-router";
@@ -16,10 +16,19 @@ export const USER_TABLES = [
   "issued_coupons",
   "orders",
   "order_items",
+  "refunds",
 ] as const;
 export type UserTable = (typeof USER_TABLES)[number];
 /** The shard's own records: never moved. */
-const OWN_TABLES = new Set(["shard_identity", "moved_buckets", "kysely_migration", "kysely_migration_lock"]);
+// The webhook outbox is a queue the relay drains on whichever shard holds it (an event left on the old shard
+// is still delivered once), so its rows stay.
+const OWN_TABLES = new Set([
+  "shard_identity",
+  "moved_buckets",
+  "webhook_outbox",
+  "kysely_migration",
+  "kysely_migration_lock",
+]);
 
 /** What the verification compares per table: the row count and the sum of a column that moves with money. */
 const SUMMED: Record<UserTable, string> = {
@@ -29,6 +38,7 @@ const SUMMED: Record<UserTable, string> = {
   issued_coupons: "0",
   orders: "amount",
   order_items: "quantity",
+  refunds: "amount",
 };
 
 export interface TableTotals {
@@ -67,10 +77,13 @@ export async function usersByBucket(db: ShardDb): Promise<Map<number, string[]>>
   return out;
 }
 
+// A refund refused before its payment reached the shard has no user (payment_not_found): it stays behind.
 const whereUsers = (table: UserTable, users: string[]) =>
   table === "order_items"
     ? sql`order_id in (select id from orders where user_id = any(${users}::text[]))`
-    : sql`user_id = any(${users}::text[])`;
+    : table === "refunds"
+      ? sql`payment_id in (select id from payments where user_id = any(${users}::text[]))`
+      : sql`user_id = any(${users}::text[])`;
 
 export async function readRows(
   db: ShardDb,

@@ -36,6 +36,23 @@ export const ERRORS = {
     retryable: false,
   },
   not_found: { status: 404, title: "Not found", retryable: false },
+  // Refunds are refused on the payment's shard: these are a refund's failureReason (GET /v1/refunds/:id).
+  payment_not_found: { status: 404, title: "No such payment on its shard", retryable: false },
+  payment_not_succeeded: {
+    status: 409,
+    title: "This payment did not succeed: there is nothing to refund",
+    retryable: false,
+  },
+  refund_exceeds_payment: {
+    status: 409,
+    title: "The refund is larger than what the payment still has to give back",
+    retryable: false,
+  },
+  restock_not_possible: {
+    status: 409,
+    title: "Only a refund that refunds an order's payment in full can return its units to stock",
+    retryable: false,
+  },
   already_issued: { status: 409, title: "This user already holds this coupon", retryable: false },
   out_of_stock: { status: 409, title: "Not enough stock for every line of this order", retryable: false },
   coupon_already_used: {

@@ -34,6 +34,14 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
     "Another order (`existingId`) redeemed this coupon issue: order without it, or cancel that order first.",
   unit_limit_exceeded:
     "The user holds unpaid units of a product up to its per-user limit (`lines[]`: held, limit): pay or cancel an order of it, or ask for fewer.",
+  payment_not_found:
+    "The refund names a payment its shard does not hold: use the `id` of the payment's 202 answer. The refund failed and changed nothing.",
+  payment_not_succeeded:
+    "Only a succeeded payment can be refunded (GET /v1/payments/:id). The refund failed and changed nothing.",
+  refund_exceeds_payment:
+    "Refund at most what is left (the payment's amount less its earlier refunds); omit `amount` to refund all of it. The refund failed and changed nothing.",
+  restock_not_possible:
+    "Ask `restock: true` only with a refund that leaves the order's payment fully refunded (omit `amount`); partial refunds cannot say which units came back. The refund failed and changed nothing.",
   order_not_cancellable: "The order already ended (paid, cancelled, expired or failed): GET it to see how.",
   room_guard_conflict:
     "Another active room guards one of these route classes: set its mode to off, or drop the class from one of them.",

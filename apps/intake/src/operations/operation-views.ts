@@ -8,17 +8,20 @@ import {
   operationResponseSchema,
   orderResponseSchema,
   parseOperationId,
+  type RefundView,
+  refundResponseSchema,
 } from "@floodgate/domain";
 import { readStatusRecord } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
-import { type Caller, visibleTo } from "../auth/caller.ts";
+import { type Caller, requireServer, visibleTo } from "../auth/caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { readOrder } from "../orders/read-order.ts";
+import { readRefund } from "../refunds/read-refund.ts";
 import { readCouponIssue } from "../routes/read-coupon-issue.ts";
 import { readOperation } from "../routes/read-operation.ts";
 import { projectOnto } from "./schema-projection.ts";
 
-export type AnyOperationView = OperationView | CouponIssueView | OrderView;
+export type AnyOperationView = OperationView | CouponIssueView | OrderView | RefundView;
 
 /** Statuses after which a view no longer changes (payments, deposits, coupon issues; orders). */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(["succeeded", "failed", "paid", "cancelled", "expired"]);
@@ -42,9 +45,13 @@ export async function watchedIdOf(app: FastifyInstance, id: string, caller: Call
     }
     watched = record.message.orderId;
   }
+  // Refunds are the shop server's, as their GET is.
+  if (parsed.kind === "refund") requireServer(caller, "watching a refund");
   // A shopper watches only their own operations; another's answers as an unknown id would.
-  if (caller.kind !== "server")
-    visibleTo(caller, await readOperationView(app, watched), "id", `operation ${id}`);
+  if (caller.kind !== "server") {
+    const view = await readOperationView(app, watched);
+    if ("userId" in view) visibleTo(caller, view, "id", `operation ${id}`);
+  }
   return watched;
 }
 
@@ -62,6 +69,8 @@ export async function readOperationView(app: FastifyInstance, id: string): Promi
       return projectOnto(await readCouponIssue(app, id), couponIssueResponseSchema) as CouponIssueView;
     case "order":
       return projectOnto(await readOrder(app, id), orderResponseSchema) as OrderView;
+    case "refund":
+      return projectOnto(await readRefund(app, id), refundResponseSchema) as RefundView;
     default:
       throw new ProblemError("invalid_operation_id", { field: "id" });
   }

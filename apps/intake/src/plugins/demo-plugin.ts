@@ -4,13 +4,23 @@
 // With DEMO_LOGIN=on (loopback only, config refuses it elsewhere) it also signs shoppers in and funds their
 // wallets, the two steps a real shop's server does: /demo/login mints a customer token for the id the visitor
 // picks, and /demo/deposits deposits into the signed-in shopper's own wallet server-side, so the page never
-// holds a server key.
+// holds a server key. /demo/refunds refunds the signed-in shopper's own paid order in full and restocks it, as
+// a shop's server would on a return (the page's admin strip has a button for it): the shopper's token names
+// the user, the order must be theirs and paid, and the refund itself is the API's (POST /v1/refunds' path).
 // Off the hot path: these routes share nothing with the checkout routes but the server.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { acceptedResponseSchema, problemResponseSchema, USER_ID_PATTERN } from "@floodgate/domain";
+import {
+  acceptedResponseSchema,
+  ORDER_ID_PATTERN,
+  problemResponseSchema,
+  refundAcceptedResponseSchema,
+  USER_ID_PATTERN,
+} from "@floodgate/domain";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
+import { readOrder } from "../orders/read-order.ts";
+import { acceptRefund } from "../refunds/accept-refund.ts";
 import { acceptOperation } from "../routes/accept-operation.ts";
 
 const PUBLIC_DIR = new URL("../../../web/public/", import.meta.url);
@@ -49,6 +59,13 @@ const demoDepositBodySchema = {
   additionalProperties: false,
   required: ["amount"],
   properties: { amount: { type: "integer", minimum: 1, maximum: 100_000_000 } },
+} as const;
+
+const demoRefundBodySchema = {
+  type: "object",
+  required: ["orderId"],
+  additionalProperties: false,
+  properties: { orderId: { type: "string", pattern: ORDER_ID_PATTERN } },
 } as const;
 
 const notFound = (path: string) => new ProblemError("not_found", { detail: `the demo has no ${path}` });
@@ -143,6 +160,38 @@ function demoShopperRoutes(app: FastifyInstance) {
         userId: caller.userId,
         amount: request.body.amount,
       });
+    },
+  );
+
+  app.post<{ Body: { orderId: string } }>(
+    "/demo/refunds",
+    { schema: { body: demoRefundBodySchema, response: { 202: refundAcceptedResponseSchema, ...problems } } },
+    async (request, reply) => {
+      const caller = request.caller;
+      if (caller.kind !== "customer") {
+        throw new ProblemError("forbidden_caller", {
+          detail: "the demo's refund takes a shopper's customer token (sign in with POST /demo/login)",
+        });
+      }
+      const { orderId } = request.body;
+      // A shopper refunds only their own order (another's answers as an unknown one), and only a paid one.
+      const order = await readOrder(app, orderId);
+      if (order.userId !== caller.userId) {
+        throw new ProblemError("not_found", { field: "orderId", detail: `no order ${orderId}` });
+      }
+      if (order.status !== "paid" || order.paymentId === undefined) {
+        throw new ProblemError("payment_not_succeeded", {
+          field: "orderId",
+          detail: `order ${orderId} is ${order.status}: only a paid order is refunded`,
+        });
+      }
+      // One refund per order, whatever is clicked twice: the key names the order.
+      return acceptRefund(
+        request,
+        reply,
+        { paymentId: order.paymentId, restock: true, reason: "demo store return" },
+        `demo-refund-${orderId}`,
+      );
     },
   );
 }

@@ -54,7 +54,7 @@ export async function openDemoPage(
   page.on("pageerror", (error) => pageErrors.push(error.message));
   page.on("request", (request) => {
     const { pathname } = new URL(request.url());
-    if (!/^\/v1\/|^\/demo\/(login|deposits)$/.test(pathname)) return;
+    if (!/^\/v1\/|^\/demo\/(login|deposits|refunds)$/.test(pathname)) return;
     apiRequests.push({
       method: request.method(),
       path: pathname,

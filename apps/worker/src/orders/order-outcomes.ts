@@ -7,7 +7,8 @@ export interface EndedOrder {
   userId: string;
   items: Pick<OrderLine, "productId" | "quantity">[];
   couponIssueId: string | null;
-  status: "cancelled" | "expired" | "failed";
+  /** refunded: a refund with restock gives a paid order's units back (refunds/apply-refunds.ts). */
+  status: "cancelled" | "expired" | "failed" | "refunded";
 }
 
 export interface AwaitingOrder {

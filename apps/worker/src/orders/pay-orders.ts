@@ -21,7 +21,7 @@ import { sql, type Transaction } from "kysely";
 export const ORDER_IN_FLIGHT_MS = 60_000;
 
 /** Clocks of intake and worker processes may disagree by this much; an id dated further ahead is made up. */
-const CLOCK_SKEW_MS = 5_000;
+export const CLOCK_SKEW_MS = 5_000;
 
 /**
  * Whether an order missing from the payer's shard may still arrive: its id is an order id minted for the payer's

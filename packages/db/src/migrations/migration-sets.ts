@@ -14,6 +14,7 @@ import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
 import * as shardOrders from "./shard/2026-11-22-0003-orders.ts";
 import * as shardIdentity from "./shard/2026-11-25-0001-shard-identity.ts";
 import * as shardWebhookOutbox from "./shard/2026-11-26-0101-webhook-outbox.ts";
+import * as shardRefunds from "./shard/2026-11-26-0201-refunds.ts";
 import * as shardMovedBuckets from "./shard/2026-11-26-0301-moved-buckets.ts";
 
 export const globalMigrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const shardMigrations: Record<string, Migration> = {
   "2026-11-25-0001-shard-identity": shardIdentity,
   "2026-11-26-0101-webhook-outbox": shardWebhookOutbox,
   "2026-11-26-0301-moved-buckets": shardMovedBuckets,
+  "2026-11-26-0201-refunds": shardRefunds,
 };

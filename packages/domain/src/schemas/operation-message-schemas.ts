@@ -9,6 +9,7 @@ import { OPERATION_ID_PATTERN, ORDER_ID_PATTERN } from "../operation-id.ts";
 import { MAX_ORDER_LINES, ORDER_END_REASONS } from "../order-definition.ts";
 import { amountSchema, currencySchema, MAX_AMOUNT, stringEnum, userIdSchema } from "./operation-schemas.ts";
 import { couponIssueIdSchema, lineQuantitySchema, productIdSchema } from "./order-schemas.ts";
+import { refundFields } from "./refund-schemas.ts";
 
 export const MESSAGE_VERSION = 1;
 
@@ -80,10 +81,25 @@ export const orderCancelMessageSchema = Type.Object({
 });
 export type OrderCancelMessage = Static<typeof orderCancelMessageSchema>;
 
+/**
+ * Gives back (part of) a succeeded payment. No userId: the intake knows only the payment id, whose bucket the
+ * refund's id carries (same shard, same partition); the worker reads the user from the payment row.
+ */
+export const refundMessageSchema = Type.Object({
+  v: messageBase.v,
+  id: messageBase.id,
+  createdAt: messageBase.createdAt,
+  kind: Type.Literal("refund"),
+  ...refundFields,
+  currency: currencySchema,
+});
+export type RefundMessage = Static<typeof refundMessageSchema>;
+
 export const operationMessageSchema = Type.Union([
   moneyOperationMessageSchema,
   couponIssueMessageSchema,
   orderMessageSchema,
   orderCancelMessageSchema,
+  refundMessageSchema,
 ]);
 export type OperationMessage = Static<typeof operationMessageSchema>;

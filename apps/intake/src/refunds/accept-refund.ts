@@ -1,0 +1,82 @@
+// POST /v1/refunds' acceptance: like a payment's (accept-operation.ts), one Lua call and no Postgres. What the
+// payment allows (its status, what is left to refund) is the shard's to decide, in the transaction that
+// applies the refund: the edge cannot know it without a query, and would be wrong by the time it ran.
+import { newOperationId, parseOperationId, type RefundMessage, type RefundRequest } from "@floodgate/domain";
+import { enqueueOperation, unlimitedAdmissionIn } from "@floodgate/queue";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../routes/accept-operation.ts";
+import { requestFingerprint } from "../routes/request-fingerprint.ts";
+
+/** Required: a refund repeated by a retry would give the money back twice (until the payment runs out). */
+export function requiredIdempotencyKey(request: FastifyRequest): string {
+  const idempotencyKey = idempotencyKeyOf(request);
+  if (idempotencyKey === undefined) {
+    const detail = "a refund needs an Idempotency-Key, so that a retried request is not a second refund";
+    throw new ProblemError("validation_error", {
+      field: "Idempotency-Key",
+      detail,
+      errors: [{ field: "Idempotency-Key", detail }],
+    });
+  }
+  return idempotencyKey;
+}
+
+export async function acceptRefund(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: RefundRequest,
+  idempotencyKey: string,
+) {
+  const { config, redis, queueKeys, metrics } = request.server;
+  if (body.currency !== undefined && body.currency !== config.currency) {
+    throw new ProblemError("currency_mismatch", {
+      field: "currency",
+      detail: `this deployment takes ${config.currency}; amounts are integers in its minor unit`,
+    });
+  }
+  // The schema's pattern admits only payment ids, so this parses.
+  const payment = parseOperationId(body.paymentId)!;
+  const createdAt = Date.now();
+  const message: RefundMessage = {
+    v: 1,
+    kind: "refund",
+    // The payment's bucket: the refund is applied on the payment's shard, in the payment's partition.
+    id: newOperationId("refund", payment.bucket, createdAt),
+    paymentId: body.paymentId,
+    currency: config.currency,
+    createdAt,
+  };
+  if (body.amount !== undefined) message.amount = body.amount;
+  if (body.reason !== undefined) message.reason = body.reason;
+  if (body.restock !== undefined) message.restock = body.restock;
+  const fingerprint = requestFingerprint(
+    "refund",
+    body.paymentId,
+    String(body.amount ?? ""),
+    config.currency,
+    body.reason ?? "",
+    String(body.restock ?? false),
+  );
+  const partition = queueKeys.partitionForBucket(payment.bucket);
+  // Server keys only, and no shopper's rate limit or waiting room applies to the shop's own back office.
+  const outcome = await enqueueOperation(redis, queueKeys, {
+    message,
+    fingerprint,
+    idempotencyKey,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    admission: unlimitedAdmissionIn(queueKeys, partition),
+  });
+  if (outcome.result === "conflict") {
+    throw new ProblemError("idempotency_key_reused", conflictExtras(outcome.existingId));
+  }
+  if (outcome.result !== "accepted" && outcome.result !== "replayed") {
+    throw new ProblemError("internal_error", { detail: `refund admission refused: ${outcome.result}` });
+  }
+  metrics.accepted.inc({ kind: "refund", outcome: outcome.result });
+  if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
+  return reply
+    .code(202)
+    .header("Location", `/v1/refunds/${outcome.id}`)
+    .send({ id: outcome.id, status: "pending" });
+}
