@@ -1,7 +1,7 @@
 // `./floodgate dlq list`: one row per dead letter, oldest first, as a table or as JSON lines' array.
 import { type DeadLetterView, isoTime } from "./dead-letter-view.ts";
 
-const COLUMNS = ["ID", "KIND", "USER", "REASON", "ACCEPTED", "LAST FAILURE"] as const;
+const COLUMNS = ["ID", "KIND", "USER", "REASON", "FIRST FAILURE", "LAST FAILURE"] as const;
 /** A reason can be a long driver message: the table keeps its start, `show` and --json keep all of it. */
 const REASON_WIDTH = 60;
 
@@ -12,7 +12,7 @@ function row(view: DeadLetterView): string[] {
     view.kind,
     view.userId,
     reason.length > REASON_WIDTH ? `${reason.slice(0, REASON_WIDTH - 1)}…` : reason,
-    isoTime(view.acceptedAt),
+    isoTime(view.letter.firstFailedAt),
     isoTime(view.deadLetteredAt),
   ];
 }
@@ -41,6 +41,7 @@ export function listJson(views: DeadLetterView[]): string {
       partition: view.letter.partition,
       entryId: view.letter.entryId,
       acceptedAt: view.acceptedAt === null ? null : isoTime(view.acceptedAt),
+      firstFailureAt: view.letter.firstFailedAt === null ? null : isoTime(view.letter.firstFailedAt),
       lastFailureAt: isoTime(view.deadLetteredAt),
       message: view.decoded ?? view.letter.message,
     })),

@@ -77,6 +77,7 @@ export function showLines(view: DeadLetterView, status: Record<string, string>):
     `kind:            ${view.kind}`,
     `user:            ${view.userId}`,
     `accepted:        ${isoTime(view.acceptedAt)}`,
+    `first failure:   ${isoTime(letter.firstFailedAt)}`,
     `dead-lettered:   ${isoTime(view.deadLetteredAt)} (dead-letter entry ${letter.deadLetterId})`,
     `deliveries:      ${letter.deliveries}`,
     `partition:       ${letter.partition} (stream entry ${letter.entryId})`,

@@ -200,7 +200,7 @@ describe("./floodgate dlq", () => {
     const { status, stdout } = await dlq(["list"]);
     expect(status).toBe(0);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID +KIND +USER +REASON +ACCEPTED +LAST FAILURE$/);
+    expect(lines[0]).toMatch(/^ID +KIND +USER +REASON +FIRST FAILURE +LAST FAILURE$/);
     expect(lines).toHaveLength(6);
     const rowOf = (id: string) => lines.find((line) => line.startsWith(id)) ?? "";
     expect(rowOf(ids.a)).toMatch(/ payment +buyer-a +payment refused by the test trigger +\d{4}-\d\d-\d\dT/);
@@ -217,6 +217,10 @@ describe("./floodgate dlq", () => {
       deliveries: 2,
       message: { kind: "payment", amount: REFUSED_AMOUNT, userId: "buyer-b" },
     });
+    // Delivered twice (MAX_DELIVERIES=2): the first failure was recorded at the first delivery, before the last.
+    const b = json.find((entry) => entry.id === ids.b)!;
+    expect(Date.parse(b.firstFailureAt as string)).toBeLessThan(Date.parse(b.lastFailureAt as string));
+    expect(await redis.keys(`${env.config.redisPrefix}*ffail*`)).toEqual([]);
   });
 
   it("show prints everything, the status Redis holds and the message pretty-printed", async () => {

@@ -27,8 +27,16 @@ export async function deadLetter(
   statusTtlSeconds: number,
 ) {
   if (poisoned.length === 0) return;
+  // When each first failed (lane-batch.ts records it on a failure that is not yet the last), read before the
+  // MULTI: a message that failed only now began failing now.
+  const firstFailureKeys = poisoned.map(({ entry }) => keys.firstFailure(entry.partition, entry.operationId));
+  const reads = redis.pipeline();
+  for (const key of firstFailureKeys) reads.get(key);
+  const firstFailures = ((await reads.exec()) ?? []).map(([error, value]) =>
+    error === null && typeof value === "string" ? value : String(Date.now()),
+  );
   const multi = redis.multi() as ScriptedPipeline; // the scripts are there at run time (defineScripts)
-  for (const { entry, reason } of poisoned) {
+  for (const [i, { entry, reason }] of poisoned.entries()) {
     multi.xadd(
       keys.deadLetters(),
       "*",
@@ -42,10 +50,13 @@ export async function deadLetter(
       entry.deliveries,
       "reason",
       reason,
+      "firstFailedAt",
+      firstFailures[i] ?? String(Date.now()),
       "m",
       entry.payload,
     );
   }
+  multi.del(...firstFailureKeys);
   const statuses: FinalStatus[] = poisoned
     .filter(({ entry }) => keys.partitionForOperation(entry.operationId) !== null)
     .map(({ entry }) => ({

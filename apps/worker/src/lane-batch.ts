@@ -30,6 +30,12 @@ import { type DecodedEntry, mayBeApplied } from "./shard-groups.ts";
 import type { ShardLane } from "./shard-lane.ts";
 import type { SubscribedTypes } from "./webhooks/outbox-writer.ts";
 
+/**
+ * A day: far longer than MAX_DELIVERIES redeliveries take. A message that failed once and then went through
+ * leaves its record to expire (deleting it would cost every finished operation a command).
+ */
+const FIRST_FAILURE_TTL_SECONDS = 86_400;
+
 export interface LaneBatchDependencies {
   config: Config;
   log: Logger;
@@ -180,6 +186,19 @@ export class LaneBatchRunner {
         { id: entry.operationId, deliveries: entry.deliveries, reason },
         "message failed; will be redelivered",
       );
+      // Off the hot path (a message's own failure is rare): the first failure's time, for its dead letter.
+      const { redis, keys, log } = this.#deps;
+      redis
+        .set(
+          keys.firstFailure(entry.partition, entry.operationId),
+          Date.now(),
+          "EX",
+          FIRST_FAILURE_TTL_SECONDS,
+          "NX",
+        )
+        .catch((error: Error) =>
+          log.warn({ id: entry.operationId, err: error.message }, "could not record a first failure"),
+        );
     }
   }
 }

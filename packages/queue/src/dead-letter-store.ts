@@ -13,6 +13,8 @@ export interface DeadLetter {
   entryId: string;
   deliveries: number;
   reason: string;
+  /** When its message first failed (epoch ms); null for an entry written before this was recorded. */
+  firstFailedAt: number | null;
   message: string;
 }
 
@@ -28,6 +30,7 @@ function toDeadLetter([deadLetterId, fields]: RawEntry): DeadLetter {
     entryId: field.entryId ?? "",
     deliveries: Number(field.deliveries ?? 0),
     reason: field.reason ?? "",
+    firstFailedAt: field.firstFailedAt === undefined ? null : Number(field.firstFailedAt),
     message: field.m ?? "",
   };
 }

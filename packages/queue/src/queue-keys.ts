@@ -84,6 +84,14 @@ export class QueueKeys {
     return `${this.prefix}{p${partition}}:order:${orderId}`;
   }
 
+  /**
+   * When an operation's message first failed for a reason of its own (epoch ms; a string that expires), so its
+   * dead letter can say when the trouble began: the failures before the last leave no other trace.
+   */
+  firstFailure(partition: number, operationId: string): string {
+    return `${this.prefix}{p${partition}}:ffail:${operationId}`;
+  }
+
   /** Messages that failed MAX_DELIVERIES times for a reason of their own. */
   deadLetters(): string {
     return `${this.prefix}dead-letters`;
