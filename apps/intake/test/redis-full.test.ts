@@ -59,6 +59,8 @@ describe("with Redis at its maxmemory", () => {
       expect(response.statusCode).not.toBe(202);
       const problem = expectProblem(response, 503, "service_unavailable");
       expect(problem.retryable).toBe(true);
+      // Redis answered with a refusal (OOM): the script never ran, and the answer may say so.
+      expect(problem.detail).toContain("nothing was stored");
       expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
       expect(response.headers.location).toBeUndefined();
     }

@@ -59,7 +59,7 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
   rate_limited:
     "Wait Retry-After seconds, then retry with the same Idempotency-Key. RateLimit and RateLimit-Policy say which limit. Nothing was stored.",
   service_unavailable:
-    "A store was unreachable and nothing was stored: retry after Retry-After seconds with the same Idempotency-Key.",
+    "A store was unreachable: retry after Retry-After seconds with the same Idempotency-Key. When the store refused the request nothing was stored; when it did not answer in time (the detail says which) the request may have been stored, and the retry is answered with its outcome.",
   overloaded:
     "The workers' backlog is longer than this deployment takes new work for: retry after Retry-After seconds with the same Idempotency-Key.",
   busy: "This intake process fell behind its requests (its event loop is late) and refused this one before doing any work: nothing was stored. Retry after Retry-After seconds with the same Idempotency-Key.",

@@ -2,6 +2,7 @@
 // errors, so a client never has to parse two error shapes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { ReplyError } from "ioredis";
 import { ERRORS, type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
 import { unavailableStore } from "../errors/store-errors.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
@@ -96,9 +97,7 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
       request.log.warn({ err: error.message, store }, "store unavailable; answering 503");
       return sendProblem(request, reply, "service_unavailable", {
         detail:
-          store === "redis"
-            ? "The queue is unreachable; nothing was stored. Retry with the same Idempotency-Key."
-            : `The ${store} is unavailable; retry shortly.`,
+          store === "redis" ? redisUnavailableDetail(error) : `The ${store} is unavailable; retry shortly.`,
         retryAfterSeconds: 1,
       });
     }
@@ -112,3 +111,15 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     sendProblem(request, reply, "not_found", { detail: `no route ${request.method} ${request.url}` }),
   );
 });
+
+/**
+ * Only a refusal Redis answered (LOADING, OOM, READONLY, ...) proves the script never ran. Without an answer (a
+ * timeout, a connection lost after the command was written) it may have: an overloaded intake read its reply
+ * too late, and 2,954 such 503s of an overload run had been applied. The retry with the same Idempotency-Key is
+ * answered with the first request's outcome either way.
+ */
+function redisUnavailableDetail(error: unknown): string {
+  return error instanceof ReplyError
+    ? "The queue refused the request for now; nothing was stored. Retry with the same Idempotency-Key."
+    : "The queue did not answer in time, so this request may or may not have been stored. Retry with the same Idempotency-Key: the retry is answered with what happened to this one.";
+}
