@@ -52,9 +52,11 @@ export interface SustainableRate {
   settled: SettledBurst;
 }
 
+/** Non-2xx answers, timeouts and socket errors of a step. */
 const failuresOf = (report: BurstStepReport): number =>
-  report.counts.answered -
-  report.acceptedRate * report.seconds +
+  Object.entries(report.counts.statuses)
+    .filter(([status]) => Number(status) < 200 || Number(status) >= 300)
+    .reduce((sum, [, n]) => sum + n, 0) +
   report.counts.timeouts +
   report.counts.socketErrors;
 
