@@ -11,6 +11,7 @@ import type { FaultRig } from "./fault-rig.ts";
 /** 10^10 minor units per wallet: a million payments of at most 10^6 each stay within it. */
 const FUNDING_AMOUNT = 10_000_000_000;
 const PARALLEL = 16;
+const FUNDING_ATTEMPTS = 60;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface ShopSetup {
@@ -49,13 +50,21 @@ async function fundAndMint(rig: FaultRig, userIds: readonly string[]): Promise<S
   const lane = async () => {
     while (next < userIds.length) {
       const userId = userIds[next++]!;
-      const answer = await client.send(
-        "POST",
-        `/v1/wallets/${userId}/deposits`,
-        { amount: FUNDING_AMOUNT },
-        { ...headers, "idempotency-key": `fund-${userId}` },
-      );
-      if (answer.status !== 202) throw new Error(`deposit for ${userId}: ${answer.status} ${answer.body}`);
+      // Refusals (backpressure while the workers' drain rate is still being learnt, a busy machine) are
+      // retried with the same key, as a shop's server would, for a while.
+      for (let attempt = 1; ; attempt++) {
+        const answer = await client.send(
+          "POST",
+          `/v1/wallets/${userId}/deposits`,
+          { amount: FUNDING_AMOUNT },
+          { ...headers, "idempotency-key": `fund-${userId}` },
+        );
+        if (answer.status === 202) break;
+        if ((answer.status !== 503 && answer.status !== 429) || attempt >= FUNDING_ATTEMPTS) {
+          throw new Error(`deposit for ${userId}: ${answer.status} ${answer.body}`);
+        }
+        await sleep(1000);
+      }
     }
   };
   try {
