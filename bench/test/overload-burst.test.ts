@@ -127,6 +127,7 @@ describe("OverloadBurst", () => {
     const report = await burst.run(200, 1);
     burst.close();
     expect(report.counts).toMatchObject({ answered: 200, refusals: 200, refusalsWithRetryAfter: 200 });
+    expect(report.counts.firstBodies).toEqual({ 503: '{"code":"overloaded","retryable":true}' });
     expect(burst.ids.length).toBe(0);
   }, 60_000);
 

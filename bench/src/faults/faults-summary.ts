@@ -24,7 +24,7 @@ export function overloadFailures(fault: FaultResult): string[] {
     if (audit.twice > 0) failures.push(`${audit.twice} burst payments applied twice`);
     if (!audit.withinUnknown)
       failures.push(
-        `${audit.appliedWithoutAnswer} burst payments applied without a 2xx, more than the ${audit.unknownOutcome} of unknown outcome`,
+        `${audit.appliedWithoutAnswer} burst payments applied without a 2xx, more than the ${audit.unknownOutcome} of unknown outcome (a refusal that was stored after all? the non-2xx said: ${JSON.stringify(o.counts.firstBodies ?? {})})`,
       );
   }
   if (o.counts.timeouts > 0) failures.push(`${o.counts.timeouts} burst timeouts`);

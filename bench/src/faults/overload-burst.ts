@@ -35,6 +35,8 @@ export interface BurstCounts {
   notSent: number;
   answered: number;
   statuses: Record<string, number>;
+  /** The first body of each non-2xx status (cut at 300 bytes): what the refusals said. */
+  firstBodies: Record<string, string>;
   /** 429 and 503 answers, and how many carried Retry-After. */
   refusals: number;
   refusalsWithRetryAfter: number;
@@ -73,6 +75,7 @@ const emptyCounts = (): BurstCounts => ({
   notSent: 0,
   answered: 0,
   statuses: {},
+  firstBodies: {},
   refusals: 0,
   refusalsWithRetryAfter: 0,
   acceptedWithoutId: 0,
@@ -274,9 +277,12 @@ export class OverloadBurst {
         const range = idRange(data, bodyStart, bodyEnd);
         if (range === null) counts.acceptedWithoutId++;
         else this.ids.push(data, range[0], range[1]);
-      } else if (status === 429 || status === 503) {
-        counts.refusals++;
-        if (retryAfter) counts.refusalsWithRetryAfter++;
+      } else {
+        counts.firstBodies[status] ??= data.toString("utf8", bodyStart, Math.min(bodyEnd, bodyStart + 300));
+        if (status === 429 || status === 503) {
+          counts.refusals++;
+          if (retryAfter) counts.refusalsWithRetryAfter++;
+        }
       }
       if (close) connection.closing = true;
     });
