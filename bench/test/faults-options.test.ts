@@ -10,7 +10,8 @@ describe("faults options", () => {
     const options = parse();
     expect(options.faults).toEqual([...FAULT_NAMES]);
     expect(options.fullDefaultRun).toBe(true);
-    expect(options).toMatchObject({ rate: 1000, overloadRate: 5000 });
+    // 0: the overload burst offers overloadFactor x the sustainable rate the run measures first.
+    expect(options).toMatchObject({ rate: 1000, overloadRate: 0, overloadFactor: 5, burstUsers: 10000 });
     expect(options.timings).toMatchObject({
       redisUnreachable: 10,
       shardStopped: 30,
@@ -25,7 +26,8 @@ describe("faults options", () => {
     const options = parse("--faults", "redis-restart-none,worker-kill", "--rate", "300");
     expect(options.faults).toEqual(["worker-kill", "redis-restart-none"]);
     expect(options.fullDefaultRun).toBe(false);
-    expect(options.overloadRate).toBe(1500);
+    expect(options.overloadRate).toBe(0);
+    expect(parse("--overload-rate", "30000").overloadRate).toBe(30000);
   });
 
   it("rejects a fault it does not know", () => {

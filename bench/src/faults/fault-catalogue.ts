@@ -40,10 +40,9 @@ export interface FaultTimings {
 export interface FaultContext {
   rig: FaultRig;
   timings: FaultTimings;
-  /** Changes the offered rate (the overload fault). */
-  pace(rate: number): void;
-  rate: number;
-  overloadRate: number;
+  /** The overload fault's burst (overload-session.ts) for `seconds`, beside the shop's steady load; returns
+   * notes. */
+  burst(seconds: number): Promise<string[]>;
 }
 
 export interface Fault {
@@ -211,14 +210,9 @@ export const FAULTS: readonly Fault[] = [
   {
     name: "overload",
     model:
-      "the offered rate raised to --overload-rate (default 5 x --rate) for the fault's seconds, same clients and retry policy",
+      "an open-loop burst of POST /v1/payments from its own funded users (raw pipelined keep-alive sockets on a thread of the bench) at --overload-factor (5) x the sustainable rate measured before the faults, or --overload-rate, for the fault's seconds, while the shop clients keep their steady rate",
     seconds: (t) => t.overload,
-    async inject({ timings, pace, rate, overloadRate }) {
-      pace(overloadRate);
-      await sleep(timings.overload);
-      pace(rate);
-      return [`offered ${overloadRate}/s for ${timings.overload} s`];
-    },
+    inject: ({ timings, burst }) => burst(timings.overload),
   },
   {
     name: "redis-restart-always",

@@ -6,13 +6,15 @@ import { auditFault, type FaultAudit } from "./fault-audit.ts";
 import type { Fault, FaultTimings } from "./fault-catalogue.ts";
 import type { FaultRig } from "./fault-rig.ts";
 import type { WalletInvariant } from "./ledger-reads.ts";
+import { type OverloadPlan, type OverloadResult, OverloadSession } from "./overload-session.ts";
 import { childPids, rssMiB } from "./process-tree.ts";
 import { backlogBound, RECOVERED_SECONDS, secondsToRecover } from "./recovery-time.ts";
 import { ShopClient, type ShopClientCounts } from "./shop-client.ts";
 
 export interface FaultPhaseOptions {
   rate: number;
-  overloadRate: number;
+  /** What the overload fault offers (null when it is not among the faults run). */
+  overloadPlan: OverloadPlan | null;
   users: number;
   connections: number;
   beforeSeconds: number;
@@ -45,6 +47,8 @@ export interface FaultResult {
   intakeRssMiB: { before: number; peak: number; after: number };
   /** Per second of the phase: offered, 2xx, 5xx, timeouts, socket errors, and the applied backlog. */
   timeline: { second: number; offered: number; accepted: number; fiveXx: number; backlog: number | null }[];
+  /** The overload fault's burst, drained and audited; null for every other fault. */
+  overload: OverloadResult | null;
   faultStartSecond: number;
   faultEndSecond: number;
   notes: string[];
@@ -98,12 +102,15 @@ export async function runFaultPhase(
   await sleep(options.beforeSeconds * 1000);
   const faultStart = Date.now();
   log(`${fault.name}: injecting (${fault.model})`);
+  let session: OverloadSession | null = null;
   const notes = await fault.inject({
     rig,
     timings: options.timings,
-    pace: (rate) => client.pace(rate),
-    rate: options.rate,
-    overloadRate: options.overloadRate,
+    burst: (seconds) => {
+      if (options.overloadPlan === null) throw new Error(`${fault.name}: no overload plan was made`);
+      session = new OverloadSession(rig, options.overloadPlan, `${keyPrefix}-burst`);
+      return session.run(seconds);
+    },
   });
   const faultEnd = Date.now();
   const faultStartSecond = client.second(faultStart);
@@ -138,6 +145,7 @@ export async function runFaultPhase(
   const drain = await waitForDrain(rig, firstSeq, client.acceptedKeys, options.drainTimeoutSeconds);
   const rows = await rig.ledger.paymentRows(firstSeq, client.nextSeq - 1);
   const audit = auditFault(client.records, rows);
+  const overload = (await (session as OverloadSession | null)?.settle(options.drainTimeoutSeconds)) ?? null;
   const walletInvariant = await rig.ledger.walletInvariant();
   // Payments the system lost never drain: the backlog is judged without them.
   const appliedSeqs = new Set(rows.map((row) => row.amount));
@@ -191,6 +199,7 @@ export async function runFaultPhase(
       fiveXx: bin.fiveXx,
       backlog: series[second] ?? null,
     })),
+    overload,
     faultStartSecond,
     faultEndSecond,
     notes,

@@ -21,10 +21,34 @@ export const FAULTS_OPTION_SPECS: readonly OptionSpec[] = [
   {
     name: "overload-rate",
     kind: "int",
-    help: "payments/s during the overload fault (0: 5 x --rate)",
+    help: "requests/s the overload burst offers (0: --overload-factor x the sustainable rate measured first)",
     default: 0,
     min: 0,
-    max: 100000,
+    max: 200000,
+  },
+  {
+    name: "overload-factor",
+    kind: "int",
+    help: "the overload burst's rate, in multiples of the sustainable rate measured before the faults",
+    default: 5,
+    min: 1,
+    max: 20,
+  },
+  {
+    name: "burst-users",
+    kind: "int",
+    help: "the overload burst's own funded users (round robin: each pays rate / users per second)",
+    default: 10000,
+    min: 10,
+    max: 1000000,
+  },
+  {
+    name: "burst-connections",
+    kind: "int",
+    help: "the overload burst's pipelined keep-alive connections",
+    default: 64,
+    min: 1,
+    max: 1000,
   },
   {
     name: "users",
@@ -104,7 +128,11 @@ export interface FaultsOptions {
   /** True when every fault runs with the defaults: the only run whose result is committed. */
   fullDefaultRun: boolean;
   rate: number;
+  /** 0: overloadFactor x the sustainable rate measured before the faults. */
   overloadRate: number;
+  overloadFactor: number;
+  burstUsers: number;
+  burstConnections: number;
   users: number;
   connections: number;
   workers: number;
@@ -126,7 +154,10 @@ export function toFaultsOptions(values: OptionValues): FaultsOptions {
     faults,
     fullDefaultRun: listed === null && defaults,
     rate: int("rate"),
-    overloadRate: int("overload-rate") || 5 * int("rate"),
+    overloadRate: int("overload-rate"),
+    overloadFactor: int("overload-factor"),
+    burstUsers: int("burst-users"),
+    burstConnections: int("burst-connections"),
     users: int("users"),
     connections: int("connections"),
     workers: int("workers"),

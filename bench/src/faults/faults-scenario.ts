@@ -11,12 +11,14 @@ import { type FaultResult, runFaultPhase } from "./fault-phase.ts";
 import { type FaultRig, startFaultRig } from "./fault-rig.ts";
 import { FAULTS_OPTION_SPECS, type FaultsOptions, toFaultsOptions } from "./faults-options.ts";
 import { faultsTable, overloadLines, verdict } from "./faults-summary.ts";
-import { type ShopSetup, setUpShop } from "./shop-funding.ts";
+import type { OverloadPlan } from "./overload-session.ts";
+import { type ShopSetup, setUpBurstUsers, setUpShop } from "./shop-funding.ts";
+import { measureSustainableRate, type SustainableRate } from "./sustainable-rate.ts";
 
 export const faultsScenario: Scenario = {
   name: "faults",
   description:
-    "each fault (worker/intake SIGKILL, Redis down/restarted, shard stopped/frozen/read-only/slow, global database restarted, 5x overload) under 1,000 payments/s, then the exactly-once audit",
+    "each fault (worker/intake SIGKILL, Redis down/restarted, shard stopped/frozen/read-only/slow, global database restarted, an open-loop burst at 5x the sustainable rate) under 1,000 payments/s, then the exactly-once audit",
   options: FAULTS_OPTION_SPECS,
   run: (values, context) => runFaults(toFaultsOptions(values), context),
 };
@@ -30,10 +32,13 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
       "faults",
       context,
       options,
-      "node:http keep-alive clients in the bench process, paced every 10 ms, retrying with the same Idempotency-Key",
+      "shop clients: node:http keep-alive in the bench process, paced every 10 ms, retrying with the same Idempotency-Key; overload burst: raw pipelined keep-alive sockets on a worker thread, open loop, counts only",
     ),
     redis: "private redis-server, AOF appendfsync always (temp dir), behind a TCP proxy",
     setup: null as ShopSetup | null,
+    burstSetup: null as ShopSetup | null,
+    /** Measured before the faults when the overload fault runs (sustainable-rate.ts). */
+    sustainable: null as SustainableRate | null,
     faults: [] as FaultResult[],
     afterFaults: {} as Record<string, unknown>,
     error: null as string | null,
@@ -49,12 +54,18 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
       });
       result.settings.systemEnvironment = rig.system.environment(options.workers, true);
       result.setup = await setUpShop(rig, options.users);
+      const overloadPlan = options.faults.includes("overload")
+        ? await planOverload(rig, options, `faults-${context.stamp}`, (setup, sustainable) => {
+            result.burstSetup = setup;
+            result.sustainable = sustainable;
+          })
+        : null;
       for (const [index, name] of options.faults.entries()) {
         log(`fault ${index + 1} of ${options.faults.length}: ${name}`);
         const fault = await runFaultPhase(
           rig,
           findFault(name),
-          options,
+          { ...options, overloadPlan },
           (index + 1) * SEQ_PER_FAULT,
           `faults-${context.stamp}-${name}`,
         );
@@ -86,4 +97,39 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
       ...(r.error ? [`FAILED: ${r.error}`] : []),
     ],
   );
+}
+
+/** The overload burst's users, the sustainable rate measured with them, and the rate the fault will offer. */
+async function planOverload(
+  rig: FaultRig,
+  options: FaultsOptions,
+  keyPrefix: string,
+  record: (setup: ShopSetup, sustainable: SustainableRate) => void,
+): Promise<OverloadPlan> {
+  const burst = await setUpBurstUsers(rig, options.burstUsers);
+  const sustainable = await measureSustainableRate(rig, burst.users, {
+    connections: options.burstConnections,
+    keyPrefix: `${keyPrefix}-calibration`,
+    drainTimeoutSeconds: options.drainTimeoutSeconds,
+  });
+  record(burst.setup, sustainable);
+  const measured = sustainable.sustainableRate;
+  // No step passing is a finding, not a reason to stop: the best 2xx rate seen stands in, and the basis says so.
+  const fallback = Math.max(0, ...sustainable.steps.map((step) => step.acceptedRate));
+  const base = measured ?? fallback;
+  const targetRate = options.overloadRate || options.overloadFactor * base;
+  const basis =
+    options.overloadRate > 0
+      ? "--overload-rate"
+      : measured !== null
+        ? `${options.overloadFactor} x the sustainable ${measured}/s`
+        : `${options.overloadFactor} x ${fallback}/s, the best 2xx rate of a calibration in which no step passed`;
+  log(`overload plan: ${targetRate}/s (${basis})`);
+  return {
+    targetRate,
+    sustainableRate: measured,
+    basis,
+    users: burst.users,
+    connections: options.burstConnections,
+  };
 }

@@ -2,6 +2,7 @@
 // Redis restarts measured under other settings) nothing may be lost or applied twice, and every wallet must add up.
 import type { FaultName } from "./fault-catalogue.ts";
 import type { FaultResult } from "./fault-phase.ts";
+import { OFFERED_SHARE } from "./overload-session.ts";
 
 /** The Redis persistence each fault ran under. */
 export function redisSettingOf(name: FaultName | string): "always" | "everysec" | "none" {
@@ -10,14 +11,44 @@ export function redisSettingOf(name: FaultName | string): "always" | "everysec" 
   return "always";
 }
 
+/** Why the overload fault did not pass (empty: it did): nothing lost or applied twice (shop and burst), no
+ * timeout (shop and burst), the target offered, every refusal with Retry-After. */
+export function overloadFailures(fault: FaultResult): string[] {
+  const o = fault.overload ?? null;
+  if (o === null) return fault.name === "overload" ? ["the overload burst did not run"] : [];
+  const failures: string[] = [];
+  const audit = o.audit;
+  if (audit === null) failures.push("the burst was not audited");
+  else {
+    if (audit.lost > 0) failures.push(`${audit.lost} burst 2xx lost`);
+    if (audit.twice > 0) failures.push(`${audit.twice} burst payments applied twice`);
+    if (!audit.withinUnknown)
+      failures.push(
+        `${audit.appliedWithoutAnswer} burst payments applied without a 2xx, more than the ${audit.unknownOutcome} of unknown outcome (a refusal that was stored after all? the non-2xx said: ${JSON.stringify(o.counts.firstBodies ?? {})})`,
+      );
+  }
+  if (o.counts.timeouts > 0) failures.push(`${o.counts.timeouts} burst timeouts`);
+  if (fault.client.timeouts > 0) failures.push(`${fault.client.timeouts} shop client timeouts`);
+  if (o.targetRate <= 0 || o.offeredRate < OFFERED_SHARE * o.targetRate)
+    failures.push(
+      `the generator could not offer ${o.targetRate}/s: it sent ${o.offeredRate}/s (${o.counts.notSent} arrivals not sent: their connection had ${o.maxUnansweredPerConnection} requests unanswered; cpu ${o.generatorCpu.percentOfOneCore} % of a core)`,
+    );
+  if (o.counts.refusalsWithRetryAfter < o.counts.refusals)
+    failures.push(
+      `${o.counts.refusals - o.counts.refusalsWithRetryAfter} of ${o.counts.refusals} 429/503 without Retry-After`,
+    );
+  return failures;
+}
+
 export function verdict(faults: readonly FaultResult[]): string | null {
+  const overload = faults.flatMap((fault) => overloadFailures(fault).map((why) => `overload: ${why}`));
   const broken = faults.filter(
     (fault) =>
       (redisSettingOf(fault.name) === "always" && (fault.lost > 0 || fault.appliedTwice > 0)) ||
       !fault.walletInvariant.holds,
   );
-  if (broken.length === 0) return null;
-  return `under appendfsync always a payment was lost or applied twice, or a wallet does not add up: ${broken
+  if (broken.length === 0) return overload.length === 0 ? null : overload.join("; ");
+  return `${overload.map((why) => `${why}; `).join("")}under appendfsync always a payment was lost or applied twice, or a wallet does not add up: ${broken
     .map(
       (fault) =>
         `${fault.name} (lost ${fault.lost}, twice ${fault.appliedTwice}, wallets ${fault.walletInvariant.holds ? "ok" : `off by ${fault.walletInvariant.difference}`})`,
@@ -40,8 +71,15 @@ export function faultsTable(faults: readonly FaultResult[]): string[] {
 
 export function overloadLines(fault: FaultResult | undefined): string[] {
   if (!fault) return [];
-  const c = fault.client;
+  const o = fault.overload;
+  const rss = `intake RSS ${fault.intakeRssMiB.before} -> peak ${fault.intakeRssMiB.peak} -> ${fault.intakeRssMiB.after} MiB`;
+  if (o === null) return [`overload: the burst did not run; ${rss}`];
+  const c = o.counts;
+  const audit = o.audit;
+  const failures = overloadFailures(fault);
   return [
-    `overload: ${fault.notes[0] ?? ""}; answers ${JSON.stringify(c.statuses)}; 429/503 ${c.refusals} (${c.refusals === 0 ? "-" : `${Math.round((100 * c.refusalsWithRetryAfter) / c.refusals)} % with Retry-After`}); client timeouts ${c.timeouts}; intake RSS ${fault.intakeRssMiB.before} -> peak ${fault.intakeRssMiB.peak} -> ${fault.intakeRssMiB.after} MiB`,
+    `overload: sustainable ${o.sustainableRate ?? "-"}/s, target ${o.targetRate}/s (${o.basis}); offered (sent) ${o.offeredRate}/s = ${o.achievedFactor ?? "-"} x sustainable, not sent ${c.notSent}; answered ${o.answeredRate}/s, 2xx ${o.acceptedRate}/s; answers ${JSON.stringify(c.statuses)}`,
+    `overload: 429/503 ${c.refusals} (${o.refusalsWithRetryAfterPercent === null ? "-" : `${o.refusalsWithRetryAfterPercent} % with Retry-After`}); burst timeouts ${c.timeouts}, socket errors ${c.socketErrors}; shop timeouts ${fault.client.timeouts}; burst p99 ${o.latencyMs.p99 ?? "-"} ms; generator cpu ${o.generatorCpu.percentOfOneCore} % of a core; ${rss}`,
+    `overload: burst audit ${audit === null ? "-" : `${audit.accepted} 2xx, lost ${audit.lost}, twice ${audit.twice}, applied without a 2xx ${audit.appliedWithoutAnswer} (unknown outcome ${audit.unknownOutcome})`}; ${failures.length === 0 ? "passed" : `FAILED: ${failures.join("; ")}`}`,
   ];
 }

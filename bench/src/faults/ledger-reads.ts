@@ -1,5 +1,6 @@
 // What the fault suite reads from the shards, directly (never through the proxies the faults cut): a fault's
-// payment rows by amount range, how many of a phase's payments are applied, and the wallet invariant.
+// payment rows by amount range, how many of a phase's payments are applied, the overload burst's rows (its own
+// users, one amount per burst), and the wallet invariant.
 import { createPool } from "@floodgate/db";
 import type { PaymentRow } from "./fault-audit.ts";
 
@@ -45,6 +46,28 @@ export class LedgerReads {
               from,
             ])
           ).rows[0]?.n ?? 0,
+      ),
+    );
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
+  /** Ids of the payments of users whose id starts with `userPrefix`, with `amount` (one overload burst). */
+  async burstRowIds(userPrefix: string, amount: number): Promise<string[]> {
+    const sql = "select id from payments where user_id like $1 and amount = $2";
+    const perShard = await Promise.all(
+      this.#pools.map(async (pool) =>
+        (await pool.query<{ id: string }>(sql, [`${userPrefix}%`, amount])).rows.map((row) => row.id),
+      ),
+    );
+    return perShard.flat();
+  }
+
+  /** How many payments of one overload burst are applied. */
+  async burstApplied(userPrefix: string, amount: number): Promise<number> {
+    const sql = "select count(*)::int as n from payments where user_id like $1 and amount = $2";
+    const counts = await Promise.all(
+      this.#pools.map(
+        async (pool) => (await pool.query<{ n: number }>(sql, [`${userPrefix}%`, amount])).rows[0]?.n ?? 0,
       ),
     );
     return counts.reduce((sum, n) => sum + n, 0);
