@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BurstThread } from "../src/faults/burst-thread.ts";
 import { type BurstOptions, OverloadBurst } from "../src/faults/overload-burst.ts";
 
-type Mode = "accept" | "slow" | "refuse" | "hang" | "close";
+type Mode = "accept" | "slow" | "refuse" | "hang" | "close" | "store-unavailable";
 let mode: Mode = "accept";
 let issued = 0;
 const issuedIds: string[] = [];
@@ -37,6 +37,12 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     }
     if (mode === "refuse") {
       reply(res, 503, '{"code":"overloaded","retryable":true}', { "retry-after": "1" });
+      return;
+    }
+    if (mode === "store-unavailable") {
+      reply(res, 503, '{"type":"/problems/service-unavailable","code":"service_unavailable"}', {
+        "retry-after": "1",
+      });
       return;
     }
     const id = `pay_${String(issued++).padStart(26, "0")}`;
@@ -128,7 +134,16 @@ describe("OverloadBurst", () => {
     burst.close();
     expect(report.counts).toMatchObject({ answered: 200, refusals: 200, refusalsWithRetryAfter: 200 });
     expect(report.counts.firstBodies).toEqual({ 503: '{"code":"overloaded","retryable":true}' });
+    expect(report.counts.storeUnavailable).toBe(0);
     expect(burst.ids.length).toBe(0);
+  }, 60_000);
+
+  it("counts 503 service_unavailable apart: the request may have been stored (outcome unknown)", async () => {
+    mode = "store-unavailable";
+    const burst = new OverloadBurst(options());
+    const report = await burst.run(100, 1);
+    burst.close();
+    expect(report.counts).toMatchObject({ answered: 100, refusals: 100, storeUnavailable: 100 });
   }, 60_000);
 
   it("accounts for every request when the server closes each connection after one answer", async () => {

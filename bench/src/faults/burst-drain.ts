@@ -43,7 +43,7 @@ export async function settleBurst(
     await sleep(1000);
   }
   const drainSeconds = Math.round((Date.now() - started) / 100) / 10;
-  const unknown = counts.reduce((sum, c) => sum + c.timeouts + c.socketErrors, 0);
+  const unknown = counts.reduce((sum, c) => sum + c.timeouts + c.socketErrors + c.storeUnavailable, 0);
   const audit = auditBurst(ids, await rig.ledger.burstRowIds(BURST_USER_PREFIX, amount), unknown);
   log(
     `burst audit: ${audit.accepted} answered 2xx, ${audit.applied} applied, lost ${audit.lost}, twice ${audit.twice}, applied without a 2xx ${audit.appliedWithoutAnswer} (unknown outcomes ${unknown})`,

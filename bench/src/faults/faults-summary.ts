@@ -79,7 +79,7 @@ export function overloadLines(fault: FaultResult | undefined): string[] {
   const failures = overloadFailures(fault);
   return [
     `overload: sustainable ${o.sustainableRate ?? "-"}/s, target ${o.targetRate}/s (${o.basis}); offered (sent) ${o.offeredRate}/s = ${o.achievedFactor ?? "-"} x sustainable, not sent ${c.notSent}; answered ${o.answeredRate}/s, 2xx ${o.acceptedRate}/s; answers ${JSON.stringify(c.statuses)}`,
-    `overload: 429/503 ${c.refusals} (${o.refusalsWithRetryAfterPercent === null ? "-" : `${o.refusalsWithRetryAfterPercent} % with Retry-After`}); burst timeouts ${c.timeouts}, socket errors ${c.socketErrors}; shop timeouts ${fault.client.timeouts}; burst p99 ${o.latencyMs.p99 ?? "-"} ms; generator cpu ${o.generatorCpu.percentOfOneCore} % of a core; ${rss}`,
+    `overload: 429/503 ${c.refusals} (${o.refusalsWithRetryAfterPercent === null ? "-" : `${o.refusalsWithRetryAfterPercent} % with Retry-After`}); burst timeouts ${c.timeouts}, socket errors ${c.socketErrors}, 503 store unavailable ${c.storeUnavailable ?? 0}; shop timeouts ${fault.client.timeouts}; burst p99 ${o.latencyMs.p99 ?? "-"} ms; generator cpu ${o.generatorCpu.percentOfOneCore} % of a core; ${rss}`,
     `overload: burst audit ${audit === null ? "-" : `${audit.accepted} 2xx, lost ${audit.lost}, twice ${audit.twice}, applied without a 2xx ${audit.appliedWithoutAnswer} (unknown outcome ${audit.unknownOutcome})`}; ${failures.length === 0 ? "passed" : `FAILED: ${failures.join("; ")}`}`,
   ];
 }

@@ -43,6 +43,11 @@ export interface BurstCounts {
   /** 2xx answers whose body named no id. */
   acceptedWithoutId: number;
   timeouts: number;
+  /**
+   * 503 service_unavailable answers: the intake lost its answer from Redis (a timeout, a dropped connection) or
+   * Redis refused; it cannot tell the first from a stored request, so neither can the audit (outcome unknown).
+   */
+  storeUnavailable: number;
   /** Requests on a connection that closed or failed before their answer (outcome unknown). */
   socketErrors: number;
   /** Answers that could not be read (the connection was closed), with the first reason. */
@@ -69,6 +74,9 @@ export interface BurstStepReport {
   heapUsedMiB: number;
 }
 
+/** The problem code of a 503 whose request may have been stored (apps/intake problem-plugin.ts). */
+const STORE_UNAVAILABLE = Buffer.from('"code":"service_unavailable"');
+
 const emptyCounts = (): BurstCounts => ({
   arrivals: 0,
   sent: 0,
@@ -80,6 +88,7 @@ const emptyCounts = (): BurstCounts => ({
   refusalsWithRetryAfter: 0,
   acceptedWithoutId: 0,
   timeouts: 0,
+  storeUnavailable: 0,
   socketErrors: 0,
   unparseable: 0,
   unparseableReason: null,
@@ -282,6 +291,10 @@ export class OverloadBurst {
         if (status === 429 || status === 503) {
           counts.refusals++;
           if (retryAfter) counts.refusalsWithRetryAfter++;
+        }
+        if (status === 503 && data.indexOf(STORE_UNAVAILABLE, bodyStart) !== -1) {
+          const at = data.indexOf(STORE_UNAVAILABLE, bodyStart);
+          if (at < bodyEnd) counts.storeUnavailable++;
         }
       }
       if (close) connection.closing = true;
