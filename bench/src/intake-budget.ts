@@ -2,6 +2,7 @@
 // redis-round-trips.ts) and the Postgres queries its connections ran meanwhile (intake-postgres-watch.ts), for
 // payments sent the way the run sends them (customer tokens with auth on, nothing with AUTH=off).
 import { loadConfig } from "@floodgate/config";
+import { SHARD_MAP_POLL_MS } from "@floodgate/db";
 import type { FloodgateSystem } from "./floodgate-system.ts";
 import { type IntakePostgresActivity, watchIntakePostgres } from "./intake-postgres-watch.ts";
 import { KeepAliveClient } from "./keep-alive-client.ts";
@@ -15,6 +16,13 @@ import { measureRoundTrips, type RoundTrips } from "./redis-round-trips.ts";
  */
 const KEY_CACHE_RELOAD = /from "api_keys"/;
 const KEY_CACHE_RELOAD_EVERY_MS = 60_000;
+
+/**
+ * The shard map's version poll (packages/db shard-map-watch.ts): one one-row read every SHARD_MAP_POLL_MS in each
+ * intake process, whatever the traffic (and the map itself when the version moved), so a read follows a moved
+ * bucket. Like the key cache's reload, the process's upkeep, not a request's query: counted against its timer.
+ */
+const SHARD_MAP_POLL = /from "shard_map(_version)?"/;
 
 /**
  * The databases' probe (apps/intake/src/health/store-probes.ts): `select 1` on each pool when /readyz is asked
@@ -31,6 +39,9 @@ export interface PostgresBudget extends IntakePostgresActivity {
   /** The key cache's reloads seen, and how many its once-a-minute timer allows in the watch. */
   keyCacheReloads: number;
   keyCacheReloadsAllowed: number;
+  /** The shard map's polls seen, and how many its timer allows in the watch. */
+  shardMapPolls: number;
+  shardMapPollsAllowed: number;
 }
 
 export interface IntakeBudget {
@@ -43,10 +54,17 @@ export interface IntakeBudget {
 
 export const isKeyCacheReload = (query: string): boolean => KEY_CACHE_RELOAD.test(query);
 export const isHealthProbe = (query: string): boolean => HEALTH_PROBE.test(query);
+export const isShardMapPoll = (query: string): boolean => SHARD_MAP_POLL.test(query);
 
-type QueryKind = "reload" | "probe" | "request";
+type QueryKind = "reload" | "probe" | "map" | "request";
 const kindOf = (query: string): QueryKind =>
-  isKeyCacheReload(query) ? "reload" : isHealthProbe(query) ? "probe" : "request";
+  isKeyCacheReload(query)
+    ? "reload"
+    : isHealthProbe(query)
+      ? "probe"
+      : isShardMapPoll(query)
+        ? "map"
+        : "request";
 
 export function postgresBudget(activity: IntakePostgresActivity, processes: number): PostgresBudget {
   const count = (kind: QueryKind) =>
@@ -57,6 +75,9 @@ export function postgresBudget(activity: IntakePostgresActivity, processes: numb
     healthProbes: count("probe"),
     keyCacheReloads: count("reload"),
     keyCacheReloadsAllowed: processes * (1 + Math.ceil(activity.watchedMs / KEY_CACHE_RELOAD_EVERY_MS)),
+    shardMapPolls: count("map"),
+    // A version read per tick, and the map's two reads when it moved: three per tick at most.
+    shardMapPollsAllowed: processes * 3 * (1 + Math.ceil(activity.watchedMs / SHARD_MAP_POLL_MS)),
   };
 }
 
@@ -64,7 +85,8 @@ export const budgetHeld = (redis: RoundTrips, postgres: PostgresBudget): boolean
   redis.accepted > 0 &&
   redis.perAccepted === 1 &&
   postgres.requestQueries === 0 &&
-  postgres.keyCacheReloads <= postgres.keyCacheReloadsAllowed;
+  postgres.keyCacheReloads <= postgres.keyCacheReloadsAllowed &&
+  postgres.shardMapPolls <= postgres.shardMapPollsAllowed;
 
 /** Intake processes behind the system's port (their counters are summed). */
 export const intakeProcesses = (system: FloodgateSystem, workers: number): number =>
@@ -109,6 +131,10 @@ export function budgetLine(name: string, budget: IntakeBudget): string {
     postgres.keyCacheReloads === 0
       ? ""
       : ` (besides ${postgres.keyCacheReloads} reload(s) of the server-key cache, its once-a-minute timer, at most ${postgres.keyCacheReloadsAllowed})`;
+  const polls =
+    postgres.shardMapPolls === 0
+      ? ""
+      : ` (besides ${postgres.shardMapPolls} shard-map poll(s), a timer every ${SHARD_MAP_POLL_MS} ms per process, at most ${postgres.shardMapPollsAllowed})`;
   const probes =
     postgres.healthProbes === 0
       ? ""
@@ -118,7 +144,7 @@ export function budgetLine(name: string, budget: IntakeBudget): string {
     .map((q) => `${q.seen} x ${q.query || "(connection opened)"}`);
   const queries =
     postgres.requestQueries === 0
-      ? `0 Postgres queries from the intake's ${postgres.connections} connections${reloads}${probes}`
-      : `${postgres.requestQueries} Postgres queries seen from the intake (${others.join(" | ")})${reloads}${probes}`;
+      ? `0 Postgres queries from the intake's ${postgres.connections} connections${reloads}${polls}${probes}`
+      : `${postgres.requestQueries} Postgres queries seen from the intake (${others.join(" | ")})${reloads}${polls}${probes}`;
   return `${name}: intake budget (auth ${budget.auth}) over ${formatCount(redis.payments)} payments, ${formatCount(redis.accepted)} accepted: ${redis.perAccepted ?? "n/a"} Redis commands per accepted payment (${formatCount(redis.redisCommands)} commands), ${queries}: ${budget.held ? "held" : "NOT held"}`;
 }

@@ -62,4 +62,17 @@ describe("the intake budget", () => {
     const onlyProbes = postgresBudget(activity([{ query: "select 1", seen: 10 }]), 1);
     expect(budgetHeld(redis(5000, 5000), onlyProbes)).toBe(true);
   });
+
+  it("leaves the shard map's timer poll out, as long as it keeps to its timer (every 250 ms per process)", () => {
+    const POLL = 'select "version" from "shard_map_version"';
+    const polled = postgresBudget(activity([{ query: POLL, seen: 2 }], 2_000), 2);
+    expect(polled).toMatchObject({ requestQueries: 0, shardMapPolls: 2, shardMapPollsAllowed: 54 });
+    expect(budgetHeld(redis(5000, 5000), polled)).toBe(true);
+    expect(
+      budgetLine("floodgate", { auth: "on", redis: redis(5000, 5000), postgres: polled, held: true }),
+    ).toContain("(besides 2 shard-map poll(s), a timer every 250 ms per process, at most 54): held");
+    // Polling per request would be far more than its timer allows.
+    const perRequest = postgresBudget(activity([{ query: POLL, seen: 5000 }], 2_000), 2);
+    expect(budgetHeld(redis(5000, 5000), perRequest)).toBe(false);
+  });
 });
