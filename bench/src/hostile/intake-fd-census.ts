@@ -46,13 +46,18 @@ export async function fdCensus(pid: number, intakePort: number): Promise<FdCensu
   const portHex = `:${intakePort.toString(16).toUpperCase().padStart(4, "0")}`;
   // The network namespace's whole table: the client end of a loopback connection is in it too.
   const entries = await tcpEntries(pid);
-  const byLocal = new Map(entries.map((e) => [e.local, e]));
+  // The peer is the entry with this connection's two ends swapped. Matched on both ends, not on its local
+  // address alone: an earlier connection from the same ephemeral port may still be listed (TIME_WAIT), and
+  // on a busy machine it made a live connection look orphaned.
+  const established = new Set(
+    entries.filter((e) => e.state === ESTABLISHED).map((e) => `${e.local} ${e.remote}`),
+  );
   let clientSockets = 0;
   let orphanedSockets = 0;
   for (const entry of entries) {
     if (entry.state === LISTEN || !entry.local.endsWith(portHex) || !inodes.has(entry.inode)) continue;
     clientSockets++;
-    if (byLocal.get(entry.remote)?.state !== ESTABLISHED) orphanedSockets++;
+    if (!established.has(`${entry.remote} ${entry.local}`)) orphanedSockets++;
   }
   return { pid, fds: names.length, clientSockets, orphanedSockets };
 }
