@@ -2,9 +2,9 @@
 // (503) for a minute gets every event once it is back, after retries on the backoff schedule (WEBHOOK_RETRY_BASE_MS=1000
 // here: the doubling of the three-day schedule, in seconds); one that hangs holds only delivery slots, never
 // the pipeline: operations keep becoming final while its requests are held open.
-import { createServer } from "node:net";
 import {
   createTestEnvironment,
+  freePort,
   startWorkerProcess,
   type TestEnvironment,
   type WorkerProcess,
@@ -27,14 +27,6 @@ let receiver: WebhookReceiver;
 let endpointId: string;
 let worker: WorkerProcess | undefined;
 let metricsUrl: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A series' value in the worker's /metrics (0 when absent). */
 async function metric(name: string, labels = ""): Promise<number> {

@@ -292,9 +292,8 @@ export class OverloadBurst {
           counts.refusals++;
           if (retryAfter) counts.refusalsWithRetryAfter++;
         }
-        if (status === 503 && data.indexOf(STORE_UNAVAILABLE, bodyStart) !== -1) {
-          const at = data.indexOf(STORE_UNAVAILABLE, bodyStart);
-          if (at < bodyEnd) counts.storeUnavailable++;
+        if (status === 503 && data.subarray(bodyStart, bodyEnd).includes(STORE_UNAVAILABLE)) {
+          counts.storeUnavailable++;
         }
       }
       if (close) connection.closing = true;

@@ -1,4 +1,5 @@
 export { configToEnv } from "./config-env.ts";
+export { freePort } from "./free-port.ts";
 export { type IntakeProcess, startIntakeProcess } from "./intake-process.ts";
 export { type RedisServer, type RedisServerOptions, startRedisServer } from "./redis-server.ts";
 export { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";

@@ -1,11 +1,11 @@
 // Runs a real intake process (apps/intake/src/server.ts) on a free port, so tests can SIGKILL it (the admission
 // leader, say) or run several that share one Redis.
 import type { ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Config } from "@floodgate/config";
 import { spawnAppProcess } from "./app-process.ts";
 import { configToEnv } from "./config-env.ts";
+import { freePort } from "./free-port.ts";
 
 const INTAKE_SERVER = fileURLToPath(new URL("../../../apps/intake/src/server.ts", import.meta.url));
 
@@ -16,14 +16,6 @@ export interface IntakeProcess {
   exited: Promise<number | string>;
   kill(signal?: NodeJS.Signals): Promise<void>;
   output(): string;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Resolves once the process answers GET /healthz. */

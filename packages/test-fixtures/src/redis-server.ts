@@ -2,8 +2,8 @@
 // shared Redis must never see. By default it keeps nothing on disk (a restart starts empty); `persistence`
 // arguments (e.g. AOF with `appendfsync always`) with a `dir` of the caller's make a restart load what it kept.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
+import { freePort } from "./free-port.ts";
 
 export interface RedisServer {
   url: string;
@@ -13,14 +13,6 @@ export interface RedisServer {
    * persistence arguments it was started with, from this start on. */
   start(persistence?: readonly string[]): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export interface RedisServerOptions {

@@ -85,7 +85,7 @@ export async function fenceBucket(source: Kysely<ShardDatabase>, move: BucketMov
 async function copyAndVerify(
   stores: MoverStores,
   move: BucketMove,
-): Promise<{ users: number; rows: number }> {
+): Promise<{ users: string[]; rows: number }> {
   const source = stores.shards[move.from]!;
   const target = stores.shards[move.to]!;
   const users = (await usersByBucket(source)).get(move.bucket) ?? [];
@@ -98,7 +98,7 @@ async function copyAndVerify(
   });
   const differ = totalsDiffer(await totals(source, users), await totals(target, users));
   if (differ) throw new MoveVerificationError(`bucket ${move.bucket}: copy differs: ${differ}`);
-  return { users: users.length, rows: rows.reduce((n, r) => n + r.length, 0) };
+  return { users, rows: rows.reduce((n, r) => n + r.length, 0) };
 }
 
 async function switchOwner(
@@ -121,9 +121,13 @@ async function switchOwner(
   });
 }
 
-async function deleteOld(stores: MoverStores, move: BucketMove): Promise<number> {
+/**
+ * `copied`: the users this run copied (the bucket was fenced on its old shard before, so they are all it has
+ * there); a move resumed after its switch reads them again.
+ */
+async function deleteOld(stores: MoverStores, move: BucketMove, copied?: string[]): Promise<number> {
   const source = stores.shards[move.from]!;
-  const users = (await usersByBucket(source)).get(move.bucket) ?? [];
+  const users = copied ?? (await usersByBucket(source)).get(move.bucket) ?? [];
   const deleted =
     users.length === 0 ? 0 : await source.transaction().execute((trx) => deleteRows(trx, users));
   await stores.global.deleteFrom("shard_moves").where("bucket", "=", move.bucket).execute();
@@ -149,6 +153,8 @@ export async function moveBuckets(
   const recorded = await recordedMoves(stores.global);
   const resumed = recorded.filter((m) => m.phase === "paused");
   const toDelete: BucketMove[] = recorded.filter((m) => m.phase === "switched");
+  // Each scan of a shard's users reads every user table: one per bucket copied, not another to delete it.
+  const copiedUsers = new Map<number, string[]>();
   for (const move of recorded)
     progress(`bucket ${move.bucket}: resuming its move (${move.phase}) to shard ${move.to}`);
   const recordedBuckets = new Set(recorded.map((m) => m.bucket));
@@ -158,8 +164,9 @@ export async function moveBuckets(
     const copied = await copyAndVerify(stores, move);
     const version = await switchOwner(stores.global, shardCount, move);
     toDelete.push(move);
+    copiedUsers.set(move.bucket, copied.users);
     progress(
-      `bucket ${move.bucket}: shard ${move.from} -> ${move.to}: ${copied.users} users, ${copied.rows} rows ` +
+      `bucket ${move.bucket}: shard ${move.from} -> ${move.to}: ${copied.users.length} users, ${copied.rows} rows ` +
         `copied and verified; switched (map version ${version})`,
     );
   }
@@ -167,7 +174,7 @@ export async function moveBuckets(
   // Reads that routed by the old map a moment ago finish before their rows go.
   await new Promise((resolve) => setTimeout(resolve, DELETE_GRACE_MS));
   for (const move of toDelete) {
-    const deleted = await deleteOld(stores, move);
+    const deleted = await deleteOld(stores, move, copiedUsers.get(move.bucket));
     progress(`bucket ${move.bucket}: ${deleted} rows deleted from shard ${move.from}`);
   }
 }

@@ -58,13 +58,21 @@ export const loadSheddingPlugin = fp(async (app: FastifyInstance, { config }: { 
     histogram.disable();
   });
 
-  app.addHook("onRequest", async (request, reply) => {
-    if (!state.shedding) return;
-    if (request.method === "OPTIONS" || request.routeOptions.url === undefined) return;
-    // Only API calls ("caller" routes): see the file's comment.
-    if ((request.routeOptions.config.auth ?? "caller") !== "caller") return;
+  // Callback style: on every request, and almost always a no-op, so no promise is made for it.
+  app.addHook("onRequest", (request, reply, done) => {
+    if (
+      !state.shedding ||
+      request.method === "OPTIONS" ||
+      request.routeOptions.url === undefined ||
+      // Only API calls ("caller" routes): see the file's comment.
+      (request.routeOptions.config.auth ?? "caller") !== "caller"
+    ) {
+      done();
+      return;
+    }
     app.metrics.shedRequests.inc();
-    return sendProblem(request, reply, "busy", {
+    // Answered here, so `done` is not called: nothing after this hook runs.
+    sendProblem(request, reply, "busy", {
       retryAfterSeconds: 1,
       detail: `this intake's event loop is ${Math.round(state.delayMs)} ms late (limit ${thresholdMs} ms): nothing was done; retry with the same Idempotency-Key`,
     });
