@@ -2,9 +2,23 @@ import { describe, expect, it } from "vitest";
 import type { FaultResult } from "../src/faults/fault-phase.ts";
 import { overloadFailures, verdict } from "../src/faults/faults-summary.ts";
 
-const overloadFault = (changes: Record<string, unknown> = {}, shopTimeouts = 0): FaultResult =>
+/** Intake RSS once a second over a burst from second 10 to 40: flat at 800 MiB, or growing 20 MiB a second. */
+const rssSeries = (growing: boolean) =>
+  Array.from({ length: 50 }, (_, second) => ({
+    second,
+    mib: growing ? 700 + 20 * second : 800,
+  }));
+
+const overloadFault = (
+  changes: Record<string, unknown> = {},
+  shopTimeouts = 0,
+  rssGrowing = false,
+): FaultResult =>
   ({
     name: "overload",
+    faultStartSecond: 10,
+    faultEndSecond: 40,
+    intakeRssMiB: { before: 800, peak: 800, after: 800, series: rssSeries(rssGrowing) },
     lost: 0,
     appliedTwice: 0,
     walletInvariant: { holds: true, difference: 0 },
@@ -44,6 +58,15 @@ describe("the overload fault's verdict", () => {
     );
     expect(failures).toHaveLength(6);
     expect(verdict([overloadFault({ audit: null })])).toMatch(/overload: the burst was not audited/);
+  });
+
+  it("fails when the intakes' memory still grows over the burst's last third, or was not sampled", () => {
+    const failures = overloadFailures(overloadFault({}, 0, true));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/intake memory still growing: RSS peaked at 1,?280 MiB .* 1,?480 MiB/);
+    const unsampled = overloadFault();
+    unsampled.intakeRssMiB.series = [];
+    expect(overloadFailures(unsampled)).toEqual(["the intakes' memory was not sampled through the burst"]);
   });
 
   it("fails an overload fault whose burst never ran", () => {

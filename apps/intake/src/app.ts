@@ -2,6 +2,8 @@
 import cors from "@fastify/cors";
 import type { Config } from "@floodgate/config";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import { LoadShedder } from "./load-shedding/load-shedder.ts";
+import { rawShedding, sheddingServerFactory } from "./load-shedding/shedding-server.ts";
 import { admissionPlugin } from "./plugins/admission-plugin.ts";
 import { authPlugin } from "./plugins/auth-plugin.ts";
 import { couponsPlugin } from "./plugins/coupons-plugin.ts";
@@ -48,7 +50,12 @@ export async function buildApp(
   config: Config,
   options: Pick<FastifyServerOptions, "logger"> = {},
 ): Promise<FastifyInstance> {
+  // Made before Fastify: its server's request listener refuses hot POSTs while the shedder sheds.
+  const shedding = rawShedding(
+    new LoadShedder({ loopDelayMs: config.loadShedLoopDelayMs, redisWaitMs: config.loadShedRedisWaitMs }),
+  );
   const app = Fastify({
+    serverFactory: sheddingServerFactory(shedding),
     logger: options.logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT_BYTES,
     // request.ip is what the IP rate limits key on: the socket's address unless TRUST_PROXY names proxies.
@@ -105,7 +112,7 @@ export async function buildApp(
   // Before every route, /metrics included: the OpenAPI document is made of the routes registered after it.
   await app.register(openapiPlugin);
   await app.register(metricsPlugin);
-  await app.register(redisPlugin, { config });
+  await app.register(redisPlugin, { config, shedder: shedding.shedder });
   // The global database before the shards: the shard map is read from it.
   await app.register(globalDbPlugin, { config });
   await app.register(shardsPlugin, { config });
@@ -113,7 +120,7 @@ export async function buildApp(
   await app.register(websocketPlugin);
   await app.register(admissionPlugin, { config });
   // Before auth: a shed request costs no signature check.
-  await app.register(loadSheddingPlugin, { config });
+  await app.register(loadSheddingPlugin, { shedding });
   // Before every route: its onRequest hook authenticates each one registered after it.
   await app.register(authPlugin, { config });
   await app.register(docsRoutes);

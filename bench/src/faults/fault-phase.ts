@@ -44,7 +44,9 @@ export interface FaultResult {
   walletInvariant: WalletInvariant;
   /** Whether every accepted payment reached its shard before the drain wait ended. */
   drained: boolean;
-  intakeRssMiB: { before: number; peak: number; after: number };
+  /** Every intake process's RSS added up: before the phase, its peak, after it, and once a second (by the
+   * shop client's second, as the timeline). */
+  intakeRssMiB: { before: number; peak: number; after: number; series: { second: number; mib: number }[] };
   /** Per second of the phase: offered, 2xx, 5xx, timeouts, socket errors, and the applied backlog. */
   timeline: { second: number; offered: number; accepted: number; fiveXx: number; backlog: number | null }[];
   /** The overload fault's burst, drained and audited; null for every other fault. */
@@ -77,7 +79,7 @@ export async function runFaultPhase(
   });
   // Sampled once a second: applied backlog (keys answered 202 minus rows on the shards) and intake memory.
   const samples: { second: number; accepted: number; applied: number }[] = [];
-  const rss = { before: intakeRss(rig), peak: 0, after: 0 };
+  const rss: FaultResult["intakeRssMiB"] = { before: intakeRss(rig), peak: 0, after: 0, series: [] };
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
@@ -85,7 +87,9 @@ export async function runFaultPhase(
       const accepted = client.acceptedKeys;
       const applied = await rig.ledger.appliedSince(firstSeq).catch(() => null);
       if (applied !== null) samples.push({ second: client.second(at), accepted, applied });
-      rss.peak = Math.max(rss.peak, intakeRss(rig));
+      const mib = intakeRss(rig);
+      rss.peak = Math.max(rss.peak, mib);
+      rss.series.push({ second: client.second(at), mib });
       await sleep(Math.max(0, 1000 - (Date.now() - at)));
     }
   })();

@@ -11,8 +11,26 @@ export function redisSettingOf(name: FaultName | string): "always" | "everysec" 
   return "always";
 }
 
+/** Memory is bounded when it stops growing: the intakes' RSS over the burst's last third stays within this
+ * share above its peak over the first two thirds (a queue growing with the overload grows to the end). */
+export const RSS_GROWTH_LIMIT = 1.1;
+
+/** The burst's RSS in its first two thirds and its last third (peaks, MiB); null without samples in both. */
+export function burstRssPeaks(fault: FaultResult): { early: number; late: number } | null {
+  const { faultStartSecond: start, faultEndSecond: end } = fault;
+  const cut = start + Math.round(((end - start) * 2) / 3);
+  const peak = (from: number, to: number) =>
+    Math.max(
+      0,
+      ...fault.intakeRssMiB.series.filter((s) => s.second >= from && s.second < to).map((s) => s.mib),
+    );
+  const early = peak(start, cut);
+  const late = peak(cut, end);
+  return early > 0 && late > 0 ? { early, late } : null;
+}
+
 /** Why the overload fault did not pass (empty: it did): nothing lost or applied twice (shop and burst), no
- * timeout (shop and burst), the target offered, every refusal with Retry-After. */
+ * timeout (shop and burst), the target offered, every refusal with Retry-After, memory that stops growing. */
 export function overloadFailures(fault: FaultResult): string[] {
   const o = fault.overload ?? null;
   if (o === null) return fault.name === "overload" ? ["the overload burst did not run"] : [];
@@ -32,6 +50,12 @@ export function overloadFailures(fault: FaultResult): string[] {
   if (o.targetRate <= 0 || o.offeredRate < OFFERED_SHARE * o.targetRate)
     failures.push(
       `the generator could not offer ${o.targetRate}/s: it sent ${o.offeredRate}/s (${o.counts.notSent} arrivals not sent: their connection had ${o.maxUnansweredPerConnection} requests unanswered; cpu ${o.generatorCpu.percentOfOneCore} % of a core)`,
+    );
+  const rss = burstRssPeaks(fault);
+  if (rss === null) failures.push("the intakes' memory was not sampled through the burst");
+  else if (rss.late > RSS_GROWTH_LIMIT * rss.early)
+    failures.push(
+      `intake memory still growing: RSS peaked at ${rss.early} MiB over the burst's first two thirds and ${rss.late} MiB over its last third (limit x${RSS_GROWTH_LIMIT})`,
     );
   if (o.counts.refusalsWithRetryAfter < o.counts.refusals)
     failures.push(
@@ -72,7 +96,8 @@ export function faultsTable(faults: readonly FaultResult[]): string[] {
 export function overloadLines(fault: FaultResult | undefined): string[] {
   if (!fault) return [];
   const o = fault.overload;
-  const rss = `intake RSS ${fault.intakeRssMiB.before} -> peak ${fault.intakeRssMiB.peak} -> ${fault.intakeRssMiB.after} MiB`;
+  const peaks = burstRssPeaks(fault);
+  const rss = `intake RSS ${fault.intakeRssMiB.before} -> peak ${fault.intakeRssMiB.peak} -> ${fault.intakeRssMiB.after} MiB${peaks === null ? "" : ` (burst peaks: first two thirds ${peaks.early}, last third ${peaks.late})`}`;
   if (o === null) return [`overload: the burst did not run; ${rss}`];
   const c = o.counts;
   const audit = o.audit;

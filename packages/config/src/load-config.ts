@@ -84,10 +84,13 @@ export interface Config {
    */
   backpressureSeconds: number;
   /**
-   * Load shedding: while an intake process's event loop runs later than this (mean over 100 ms), its API calls
-   * are answered 503 busy with Retry-After before any work. 0: off.
+   * Load shedding: while an intake process's event loop runs later than this (mean over 100 ms), it admits a
+   * shrinking share of API calls and answers the rest 503 busy with Retry-After before any work. 0: off.
    */
   loadShedLoopDelayMs: number;
+  /** Load shedding, the other signal: while Redis takes longer than this to answer the intake's commands
+   * (mean over 100 ms), the same. 0: off. */
+  loadShedRedisWaitMs: number;
   /** A room in `auto` mode stops queueing after this long with an empty queue and traffic under its rate. */
   roomCooldownSeconds: number;
   /**
@@ -198,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     backpressureSeconds: read.int("BACKPRESSURE_SECONDS", 30, 0, 86_400),
     loadShedLoopDelayMs: read.int("LOAD_SHED_LOOP_DELAY_MS", 100, 0, 60_000),
+    loadShedRedisWaitMs: read.int("LOAD_SHED_REDIS_WAIT_MS", 100, 0, 60_000),
     roomCooldownSeconds: read.int("ROOM_COOLDOWN_SECONDS", 30, 1, 86_400),
     shutdownDrainSeconds: read.int("SHUTDOWN_DRAIN_SECONDS", 5, 0, 3600),
     corsOrigins: parseOrigins(read.optional("CORS_ORIGINS")),

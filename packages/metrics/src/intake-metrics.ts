@@ -40,7 +40,12 @@ export function createIntakeMetrics(registry = new Registry()) {
     admission: createAdmissionMetrics(registry),
     shedRequests: new Counter({
       name: "floodgate_intake_shed_requests_total",
-      help: "API calls answered 503 busy because this process's event loop was late (LOAD_SHED_LOOP_DELAY_MS)",
+      help: "API calls answered 503 busy because this process's event loop or Redis was late (LOAD_SHED_LOOP_DELAY_MS, LOAD_SHED_REDIS_WAIT_MS)",
+      registers: [registry],
+    }),
+    admittedShare: new Gauge({
+      name: "floodgate_intake_admitted_share",
+      help: "Share of API calls this process admits (1: all; below 1 while it sheds load)",
       registers: [registry],
     }),
     couponIssueDecisions: new Counter({

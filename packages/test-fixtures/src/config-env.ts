@@ -38,6 +38,7 @@ export function configToEnv(config: Config): Record<string, string> {
     TRUST_PROXY: Array.isArray(config.trustProxy) ? config.trustProxy.join(",") : String(config.trustProxy),
     BACKPRESSURE_SECONDS: String(config.backpressureSeconds),
     LOAD_SHED_LOOP_DELAY_MS: String(config.loadShedLoopDelayMs),
+    LOAD_SHED_REDIS_WAIT_MS: String(config.loadShedRedisWaitMs),
     ROOM_COOLDOWN_SECONDS: String(config.roomCooldownSeconds),
     PG_STATEMENT_TIMEOUT_MS: String(config.postgresTimeouts.statementMs),
     PG_QUERY_TIMEOUT_MS: String(config.postgresTimeouts.queryMs),

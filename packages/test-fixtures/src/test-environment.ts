@@ -49,6 +49,7 @@ export async function createTestEnvironment(
     // Test files share two cores, so an intake's event loop is sometimes late for reasons of the suite's own;
     // shedding then would refuse requests at random. load-shedding.test.ts turns it on and makes the lateness.
     LOAD_SHED_LOOP_DELAY_MS: "0",
+    LOAD_SHED_REDIS_WAIT_MS: "0",
     ADMISSION_TOKEN_SECRET: randomBytes(32).toString("base64url"),
     CUSTOMER_TOKEN_SECRET: randomBytes(32).toString("base64url"),
     ...options.env,

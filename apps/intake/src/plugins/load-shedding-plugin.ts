@@ -1,80 +1,73 @@
-// Load shedding: when this process's event loop runs late, requests are already waiting in its sockets longer
-// than a client will, and taking them all only makes every answer later (then client timeouts, retries, more
-// load). So while the loop's delay is above LOAD_SHED_LOOP_DELAY_MS, API calls are answered `503 busy` with
-// Retry-After before anything else runs (no authentication, no body, no Redis): a refusal costs a fraction of
-// an accepted request, and the loop catches up. Health, metrics, admin and public routes are never shed, so
-// probes and operators still get through; WebSockets are not either (they are long-lived, not per-request).
-import { monitorEventLoopDelay } from "node:perf_hooks";
-import type { Config } from "@floodgate/config";
+// Load shedding (load-shedding/load-shedder.ts says why and how much): while this process's event loop is
+// late, a share of API calls is answered `503 busy` with Retry-After before anything else runs. The hot POST
+// routes are refused by the HTTP server's listener before Fastify (load-shedding/shedding-server.ts); this
+// plugin starts the shedder, tells that listener which paths it may refuse, and refuses every other API call
+// in the first onRequest hook. Health, metrics, admin and public routes are never shed, so probes and
+// operators still get through; WebSockets are not either (they are long-lived, not per-request).
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import type { RawShedding } from "../load-shedding/shedding-server.ts";
 import { sendProblem } from "./problem-plugin.ts";
 
-/** How often the delay is judged: short enough to react within a burst, long enough to hold samples. */
-const WINDOW_MS = 100;
-/** The monitor's sampling timer (ms). */
-const RESOLUTION_MS = 10;
+/** API calls: routes whose callers are shops or shoppers ("caller", the default). */
+const isApiRoute = (config: unknown): boolean =>
+  ((config as { auth?: string } | undefined)?.auth ?? "caller") === "caller";
 
-export interface ShedState {
-  shedding: boolean;
-  /** The last window's mean event-loop delay, ms. */
-  delayMs: number;
-}
-
-/**
- * Starts shedding above `thresholdMs`, stops below half of it: without the gap, a loop that catches up by
- * shedding would flip back and forth every window.
- */
-export function nextShedState(shedding: boolean, delayMs: number, thresholdMs: number): boolean {
-  if (!Number.isFinite(delayMs)) return shedding;
-  return shedding ? delayMs > thresholdMs / 2 : delayMs > thresholdMs;
-}
-
-export const loadSheddingPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
-  const thresholdMs = config.loadShedLoopDelayMs;
-  if (thresholdMs === 0) return;
-  const state: ShedState = { shedding: false, delayMs: 0 };
-  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  histogram.enable();
-  const timer = setInterval(() => {
-    // The monitor counts its own resolution in every sample; what is above it is lateness.
-    const delayMs = histogram.count === 0 ? Number.NaN : histogram.mean / 1e6 - RESOLUTION_MS;
-    histogram.reset();
-    const shedding = nextShedState(state.shedding, delayMs, thresholdMs);
-    if (shedding !== state.shedding) {
-      app.log.warn(
-        { eventLoopDelayMs: Math.round(delayMs), thresholdMs },
-        shedding
-          ? "load shedding on: the event loop is late, API calls get 503 busy with Retry-After"
-          : "load shedding off: the event loop caught up",
-      );
-    }
-    state.shedding = shedding;
-    if (Number.isFinite(delayMs)) state.delayMs = delayMs;
-  }, WINDOW_MS);
-  timer.unref();
-  app.addHook("onClose", async () => {
-    clearInterval(timer);
-    histogram.disable();
-  });
-
-  // Callback style: on every request, and almost always a no-op, so no promise is made for it.
-  app.addHook("onRequest", (request, reply, done) => {
-    if (
-      !state.shedding ||
-      request.method === "OPTIONS" ||
-      request.routeOptions.url === undefined ||
-      // Only API calls ("caller" routes): see the file's comment.
-      (request.routeOptions.config.auth ?? "caller") !== "caller"
-    ) {
-      done();
-      return;
-    }
-    app.metrics.shedRequests.inc();
-    // Answered here, so `done` is not called: nothing after this hook runs.
-    sendProblem(request, reply, "busy", {
-      retryAfterSeconds: 1,
-      detail: `this intake's event loop is ${Math.round(state.delayMs)} ms late (limit ${thresholdMs} ms): nothing was done; retry with the same Idempotency-Key`,
+export const loadSheddingPlugin = fp(
+  async (app: FastifyInstance, { shedding }: { shedding: RawShedding }) => {
+    const { shedder } = shedding;
+    if (!shedder.enabled) return;
+    shedding.onShed = () => app.metrics.shedRequests.inc();
+    app.metrics.admittedShare.set(1);
+    // Routes are registered after this plugin: each POST API route without parameters joins the raw path.
+    // Judged once all are registered: admin plugins mark their routes in their own onRoute hooks, after ours.
+    const routes: { method: string | string[]; url: string; config?: unknown }[] = [];
+    app.addHook("onRoute", (route) => {
+      routes.push(route);
     });
-  });
-});
+    app.addHook("onReady", async () => {
+      for (const route of routes) {
+        const methods = Array.isArray(route.method) ? route.method : [route.method];
+        if (methods.includes("POST") && !/[:*]/.test(route.url) && isApiRoute(route.config)) {
+          shedding.postPaths.add(route.url);
+        }
+      }
+      routes.length = 0;
+      shedder.start(
+        ({ shedding: on, loopDelayMs, redisWaitMs, admitShare }) => {
+          const fields = {
+            eventLoopDelayMs: Math.round(loopDelayMs),
+            redisWaitMs: Math.round(redisWaitMs),
+            limits: shedder.limits,
+            admitShare,
+          };
+          if (on)
+            app.log.warn(
+              fields,
+              "load shedding on: the event loop or Redis is late, a share of API calls get 503 busy",
+            );
+          else app.log.warn(fields, "load shedding off: caught up, every API call is admitted");
+        },
+        (share) => app.metrics.admittedShare.set(share),
+      );
+    });
+    app.addHook("onClose", async () => shedder.stop());
+
+    // Callback style: on every request, and almost always a no-op, so no promise is made for it.
+    app.addHook("onRequest", (request, reply, done) => {
+      if (
+        shedder.admitShare === 1 ||
+        request.method === "OPTIONS" ||
+        request.routeOptions.url === undefined ||
+        !isApiRoute(request.routeOptions.config) ||
+        !shedder.shouldShed()
+      ) {
+        done();
+        return;
+      }
+      shedding.onShed();
+      // Answered here, so `done` is not called: nothing after this hook runs.
+      sendProblem(request, reply, "busy", { retryAfterSeconds: 1, detail: shedder.detail() });
+    });
+  },
+);

@@ -3,6 +3,7 @@ import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@flood
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { markRedisErrors } from "../errors/store-errors.ts";
+import type { LoadShedder } from "../load-shedding/load-shedder.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -14,16 +15,30 @@ declare module "fastify" {
   }
 }
 
-export const redisPlugin = fp(async (app: FastifyInstance, { config }: { config: Config }) => {
+export interface RedisPluginOptions {
+  config: Config;
+  /** Hears how long each command waited for its answer (a load-shedding signal); none in some tests. */
+  shedder?: LoadShedder;
+}
+
+export const redisPlugin = fp(async (app: FastifyInstance, { config, shedder }: RedisPluginOptions) => {
   // Errors marked with their store, so problem-plugin.ts tells an unreachable Redis from a bug by type.
   const redis = markRedisErrors(
     createRedis(config.redisUrl, { autoPipelining: true, name: "floodgate-intake" }),
   );
-  // Counts every command this connection sends, so /metrics shows the real Redis round trips per request.
+  // Counts every command this connection sends, so /metrics shows the real Redis round trips per request,
+  // and times its answer for the load shedder: when Redis falls behind, requests queue here, not in the loop.
   const sendCommand = redis.sendCommand.bind(redis);
+  const timed = shedder?.enabled === true && shedder.limits.redisWaitMs > 0 ? shedder : undefined;
   redis.sendCommand = (...args: Parameters<typeof sendCommand>) => {
     app.metrics.redisCommands.inc();
-    return sendCommand(...args);
+    const answer = sendCommand(...args);
+    if (timed !== undefined) {
+      const sentAt = performance.now();
+      const note = () => timed.noteRedisWait(performance.now() - sentAt);
+      (answer as Promise<unknown>).then(note, note);
+    }
+    return answer;
   };
   const statsRedis = markRedisErrors(createRedis(config.redisUrl, { name: "floodgate-intake-stats" }));
   for (const connection of [redis, statsRedis]) {

@@ -42,7 +42,11 @@ export const websocketPlugin = fp(async (app: FastifyInstance) => {
     const id = upgradeRequestId(raw);
     if (id !== undefined) headers.push(`${REQUEST_ID_HEADER}: ${id}`);
   });
-  app.addHook("onRequest", async (request, reply) => closeUpgradeAfterAnswer(request, reply));
+  // Callback style: it runs on every request, almost always returning at once.
+  app.addHook("onRequest", (request, reply, done) => {
+    closeUpgradeAfterAnswer(request, reply);
+    done();
+  });
 });
 
 /**
