@@ -63,7 +63,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       ["--cluster", "create", ...addresses, "--cluster-replicas", String(replicasPerMaster), "--cluster-yes"],
       { timeout: Math.max(1000, deadline - Date.now()) },
     ).catch((error: Error & { stdout?: string; stderr?: string }) => {
-      throw new Error(`redis-cli --cluster create failed: ${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+      throw new Error(
+        `redis-cli --cluster create failed: ${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`,
+      );
     });
     const roles = await waitUntilFormed(nodes, masters, replicasPerMaster, deadline);
     return {
@@ -104,19 +106,24 @@ async function waitUntilFormed(
   try {
     for (;;) {
       const problems = await Promise.all(
-        clients.map((client, i) => nodeProblem(client, nodes.length, masters).then((p) => p && `${nodes[i]!.port}: ${p}`)),
+        clients.map((client, i) =>
+          nodeProblem(client, nodes.length, masters).then((p) => p && `${nodes[i]!.port}: ${p}`),
+        ),
       );
       lastProblem = problems.filter(Boolean).join("; ");
       if (lastProblem === "") {
         const roles = await Promise.all(clients.map((client) => client.call("ROLE") as Promise<[string]>));
         const result: Roles = { masters: [], replicas: [] };
-        roles.forEach(([role], i) => (role === "master" ? result.masters : result.replicas).push(nodes[i]!.port));
+        roles.forEach(([role], i) => {
+          (role === "master" ? result.masters : result.replicas).push(nodes[i]!.port);
+        });
         if (result.masters.length === masters && result.replicas.length === masters * replicasPerMaster) {
           return result;
         }
         lastProblem = `roles: ${result.masters.length} masters, ${result.replicas.length} replicas`;
       }
-      if (Date.now() > deadline) throw new Error(`the Redis Cluster did not converge in time: ${lastProblem}`);
+      if (Date.now() > deadline)
+        throw new Error(`the Redis Cluster did not converge in time: ${lastProblem}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {
@@ -129,10 +136,11 @@ async function nodeProblem(client: Redis, total: number, masters: number): Promi
   try {
     const info = (await client.cluster("INFO")) as string;
     if (!/cluster_state:ok/.test(info)) return "cluster_state not ok";
-    if (!new RegExp(`cluster_slots_ok:16384\\b`).test(info)) return "not every slot served";
+    if (!/cluster_slots_ok:16384\b/.test(info)) return "not every slot served";
     const view = ((await client.cluster("NODES")) as string).trim().split("\n");
     if (view.length !== total) return `knows ${view.length} of ${total} nodes`;
-    if (view.some((line) => /handshake|fail|noaddr/.test(line.split(" ")[2] ?? ""))) return "a node in handshake or failed";
+    if (view.some((line) => /handshake|fail|noaddr/.test(line.split(" ")[2] ?? "")))
+      return "a node in handshake or failed";
     const seenMasters = view.filter((line) => /(^|,)master(,|$)/.test(line.split(" ")[2] ?? "")).length;
     if (seenMasters !== masters) return `sees ${seenMasters} masters`;
     const replication = await client.info("replication");
