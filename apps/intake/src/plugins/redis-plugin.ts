@@ -20,17 +20,18 @@ export const redisPlugin = fp(async (app: FastifyInstance, { config }: { config:
     createRedis(config.redisUrl, { autoPipelining: true, name: "floodgate-intake" }),
   );
   // Counts every command this connection sends, so /metrics shows the real Redis round trips per request.
-  const sendCommand = redis.sendCommand.bind(redis);
-  redis.sendCommand = (...args: Parameters<typeof sendCommand>) => {
+  const sendCommand = redis.sendCommand.bind(redis) as (...args: unknown[]) => unknown;
+  redis.sendCommand = ((...args: unknown[]) => {
     app.metrics.redisCommands.inc();
     return sendCommand(...args);
-  };
+  }) as typeof redis.sendCommand;
   const statsRedis = markRedisErrors(createRedis(config.redisUrl, { name: "floodgate-intake-stats" }));
   for (const connection of [redis, statsRedis]) {
     connection.on("error", (error) => app.log.warn({ err: error.message }, "redis connection error"));
   }
-  app.decorate("redis", redis);
-  app.decorate("statsRedis", statsRedis);
+  // Named, since inference over the union of one Redis and a cluster picks one of the two.
+  app.decorate<ScriptedRedis>("redis", redis);
+  app.decorate<ScriptedRedis>("statsRedis", statsRedis);
   app.decorate("queueKeys", new QueueKeys(config.redisPrefix, config.streamPartitions));
   // Start serving even when Redis is away (requests get 503 + Retry-After until it is back), but give it a
   // moment first so a normal start does not answer 503 to its first requests.
