@@ -26,15 +26,15 @@ const ACCEPTED =
 const CLUSTER = /^(rediss?)\+cluster:\/\/(?:([^@/]*)@)?([^/?#]*)(.*)$/;
 const NODE = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+))(?::(\d{1,5}))?$/;
 
-/** REDIS_URL's value, shown with any password replaced. */
-function redacted(value: string): string {
+/** REDIS_URL's value (any of its forms) with its password replaced by ***, for errors and logs. */
+export function redactRedisUrl(value: string): string {
   return value.replace(/^([a-z+]+:\/\/[^:@/]*:)[^@/]*@/i, "$1***@");
 }
 
 function refuse(value: string, problem: string): never {
   throw new ConfigError(
     "REDIS_URL",
-    `${problem}; accepted forms: ${ACCEPTED} (got ${JSON.stringify(redacted(value))})`,
+    `${problem}; accepted forms: ${ACCEPTED} (got ${JSON.stringify(redactRedisUrl(value))})`,
   );
 }
 
