@@ -1,7 +1,7 @@
 // createRedis against a real Redis Cluster of 3 masters and 3 replicas (a private one, on free ports): the
 // client follows the slot map, so keys of different hash tags land on different masters; a defined script
-// runs on the slot of its key; pub/sub and BullMQ's connections work through it too. And the fixture leaves
-// nothing running.
+// runs on the slot of its key; pub/sub and BullMQ's connections work through it too; a killed master is replaced
+// by its replica and the client writes to its slots again. And the fixture leaves nothing running.
 import { execFileSync } from "node:child_process";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { Cluster, Redis } from "ioredis";
@@ -34,9 +34,9 @@ afterAll(async () => {
 /** Which master serves a key, asked of the cluster itself. */
 async function masterOf(key: string): Promise<number> {
   const slot = (await redis.cluster("KEYSLOT", key)) as number;
-  const ranges = (await redis.cluster("SLOTS")) as [number, number, [string, number, ...unknown[]]][];
+  const ranges = await redis.cluster("SLOTS");
   const range = ranges.find(([from, to]) => slot >= from && slot <= to);
-  if (!range) throw new Error(`no master serves slot ${slot}`);
+  if (!range?.[2]) throw new Error(`no master serves slot ${slot}`);
   return range[2][1];
 }
 
@@ -101,6 +101,29 @@ describe("createRedis with a redis+cluster:// URL", () => {
     expect(connection).toBeInstanceOf(Cluster);
     await waitForRedis(connection);
     expect(await connection.ping()).toBe("PONG");
+  });
+});
+
+describe("a master killed (killNode)", () => {
+  it("is replaced by its replica, and the client writes to the slot again", async () => {
+    const key = "cluster-test:{c}:after-failover";
+    const victim = await masterOf(key);
+    await cluster.killNode(victim);
+    // Until the replica is promoted and the client has the new slot map, writes to the slot fail (fast).
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await redis.set(key, "written");
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    expect(await redis.get(key)).toBe("written");
+    const promoted = await masterOf(key);
+    expect(promoted).not.toBe(victim);
+    expect(cluster.replicas).toContain(promoted);
   });
 });
 
