@@ -2,7 +2,7 @@
 // Postgres, migrate, reconcile, then run the intake and WORKERS worker processes in the foreground. Ctrl-C /
 // SIGTERM stops them gracefully. Importing this module is starting the system.
 import { fileURLToPath } from "node:url";
-import { isLoopbackHost } from "@floodgate/config";
+import { isLoopbackHost, redactRedisUrl } from "@floodgate/config";
 import { redactUrl } from "@floodgate/db";
 import { developmentServerKey } from "./development-server-key.ts";
 import { config } from "./env.ts";
@@ -103,7 +103,7 @@ for (let i = 0; i < config.workers; i++) {
 
 const base = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
 log(
-  `redis    ${redactUrl(redis.redisUrl)}${redis.started ? " (started by floodgate, AOF on)" : ""} prefix ${config.redisPrefix}`,
+  `redis    ${(config.redisTarget.kind === "cluster" ? redactRedisUrl : redactUrl)(redis.redisUrl)}${redis.started ? " (started by floodgate, AOF on)" : ""} prefix ${config.redisPrefix}`,
 );
 // What a 202 survives on this Redis (docs/operations.md, "What a 202 survives"); a warning when a restart would
 // lose them.

@@ -2,7 +2,7 @@
 // policies the configuration gives; every intake reloads them when told on the config channel.
 import type { RateLimitPolicies, RateLimitPolicy, RouteClass, TokenBucketPolicy } from "@floodgate/domain";
 import { ROUTE_CLASSES } from "@floodgate/domain";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
 
 type Scope = keyof RateLimitPolicy;
@@ -19,7 +19,7 @@ function decode(value: string): TokenBucketPolicy | null | undefined {
 
 /** The configured policies with the run-time changes applied. */
 export async function readEffectiveRateLimits(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: AdmissionKeys,
   configured: RateLimitPolicies,
 ): Promise<RateLimitPolicies> {
@@ -37,7 +37,7 @@ export async function readEffectiveRateLimits(
 
 /** Sets the scopes given (a scope left out keeps its policy); every intake reloads. */
 export async function writeRateLimitOverride(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: AdmissionKeys,
   routeClass: RouteClass,
   change: Partial<RateLimitPolicy>,
@@ -54,7 +54,11 @@ export async function writeRateLimitOverride(
 }
 
 /** Back to the configured policy; every intake reloads. */
-export async function clearRateLimitOverride(redis: Redis, keys: AdmissionKeys, routeClass: RouteClass) {
+export async function clearRateLimitOverride(
+  redis: Redis | Cluster,
+  keys: AdmissionKeys,
+  routeClass: RouteClass,
+) {
   await redis
     .multi()
     .hdel(keys.rateLimitOverrides(), ...SCOPES.map((scope) => `${routeClass}.${scope}`))

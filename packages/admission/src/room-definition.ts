@@ -3,7 +3,7 @@
 // makes every intake reload at once.
 import type { GuardedRouteClass } from "@floodgate/domain";
 import { isGuardedRouteClass } from "@floodgate/domain";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
 
 export const ROOM_MODES = ["off", "auto", "on"] as const;
@@ -41,7 +41,7 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
 }
 
 export async function readRoomDefinition(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: AdmissionKeys,
   roomId: string,
 ): Promise<RoomDefinition | null> {
@@ -49,7 +49,7 @@ export async function readRoomDefinition(
 }
 
 export async function writeRoomDefinition(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: AdmissionKeys,
   room: RoomDefinition,
   previous: RoomDefinition | null,

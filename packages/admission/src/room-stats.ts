@@ -1,6 +1,6 @@
 // What a room looks like from outside, in one pipeline: how many wait, whether it queues, how many it admitted
 // in the last minute and at what rate over the last 10 seconds (the rate etaSeconds divides by).
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
 
 export interface RoomStats {
@@ -16,7 +16,7 @@ export interface RoomStats {
 const MEASURED_SECONDS = 10;
 
 export async function readRoomStats(
-  redis: Redis,
+  redis: Redis | Cluster,
   keys: AdmissionKeys,
   roomId: string,
   nowMs = Date.now(),

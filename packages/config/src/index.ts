@@ -16,3 +16,4 @@ export {
 } from "./load-config.ts";
 export { loadConfigOrExit } from "./load-config-or-exit.ts";
 export { parseRateLimits } from "./rate-limits.ts";
+export { parseRedisUrl, type RedisNodeAddress, type RedisTarget, redactRedisUrl } from "./redis-target.ts";

@@ -93,6 +93,7 @@ describe("loadConfig reads", () => {
       port: 8080,
       host: "0.0.0.0",
       redisUrl: "rediss://cache.internal:6380/2",
+      redisTarget: { kind: "single", url: "rediss://cache.internal:6380/2" },
       redisPrefix: "prod:",
       databaseUrl: "postgresql://app@db.internal:5433/money",
       shardUrls: [0, 1, 2, 3].map((i) => `postgresql://app@db.internal:5433/money_shard_${i}`),

@@ -5,6 +5,7 @@ import type { RateLimitPolicies } from "@floodgate/domain";
 import { type CustomerJwtSettings, parseCustomerJwt } from "./customer-jwt.ts";
 import { ConfigError, envReader } from "./env-reader.ts";
 import { parseRateLimits } from "./rate-limits.ts";
+import { parseRedisUrl, type RedisTarget } from "./redis-target.ts";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -23,7 +24,13 @@ export type TrustProxy = boolean | number | string[];
 export interface Config {
   port: number;
   host: string;
+  /**
+   * REDIS_URL as given: one Redis, or a Redis Cluster's seed nodes. Connections are made from it
+   * (`createRedis(config.redisUrl)` parses it), so a test that overrides `redisUrl` moves every connection.
+   */
   redisUrl: string;
+  /** REDIS_URL parsed at load, so a bad value stops the process at start; derived from redisUrl, never apart. */
+  redisTarget: RedisTarget;
   /** Prefix of every Redis key this deployment owns; tests use a unique one per file. */
   redisPrefix: string;
   databaseUrl: string;
@@ -157,10 +164,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   ]);
   const shardUrls = read.urlList("SHARD_URLS", ["postgres:", "postgresql:"]) ?? defaultShardUrls(databaseUrl);
   const host = read.string("HOST", "127.0.0.1", /^[A-Za-z0-9.:_-]+$/);
+  const redisUrl = read.optional("REDIS_URL") ?? "redis://127.0.0.1:6379";
   return {
     port: read.int("PORT", 3000, 0, 65535),
     host,
-    redisUrl: read.url("REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
+    redisUrl,
+    redisTarget: parseRedisUrl(redisUrl),
     redisPrefix: read.string("REDIS_PREFIX", "fg:", /^[A-Za-z0-9:_.-]{1,64}$/),
     databaseUrl,
     shardUrls,

@@ -1,5 +1,8 @@
+// Every connection to the app's Redis is made here, from REDIS_URL: one Redis (redis://, rediss://) or a Redis
+// Cluster by its seed nodes (redis+cluster://, rediss+cluster://), with the same failure behaviour either way.
+import { parseRedisUrl, type RedisTarget } from "@floodgate/config";
 import { defineScripts, type ScriptedRedis } from "@floodgate/redis-scripts";
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 
 export interface RedisConnectionOptions {
   /**
@@ -12,36 +15,115 @@ export interface RedisConnectionOptions {
   name?: string;
 }
 
-export function createRedis(url: string, options: RedisConnectionOptions = {}): ScriptedRedis {
-  const redisOptions: RedisOptions = {
+/** A connection to one Redis or to a cluster, as REDIS_URL says; both speak the same commands. */
+export type RedisConnection = Redis | Cluster;
+
+/** Reconnects back off to 2 s and never give up: Redis coming back must find us trying. */
+const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** attempt, 2000);
+
+const targetOf = (target: RedisTarget | string): RedisTarget =>
+  typeof target === "string" ? parseRedisUrl(target) : target;
+
+export function createRedis(
+  target: RedisTarget | string,
+  options: RedisConnectionOptions = {},
+): ScriptedRedis {
+  const perConnection = {
     connectionName: options.name,
+    maxRetriesPerRequest: options.blocking ? null : 1,
+    commandTimeout: options.blocking ? undefined : 2000,
+  } satisfies RedisOptions;
+  const resolved = targetOf(target);
+  if (resolved.kind === "cluster") {
+    return defineScripts(
+      new Cluster(
+        resolved.nodes,
+        clusterOptions(resolved, perConnection, {
+          enableAutoPipelining: options.autoPipelining ?? false,
+          enableOfflineQueue: false,
+        }),
+      ),
+    );
+  }
+  const redisOptions: RedisOptions = {
+    ...perConnection,
     enableAutoPipelining: options.autoPipelining ?? false,
     // Fail fast while Redis is away: the intake answers 503 + Retry-After instead of queueing requests in
     // memory that it could not store (an accepted request must be in Redis).
     enableOfflineQueue: false,
-    maxRetriesPerRequest: options.blocking ? null : 1,
-    commandTimeout: options.blocking ? undefined : 2000,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
+    retryStrategy: reconnectDelay,
     lazyConnect: false,
   };
-  return defineScripts(new Redis(url, redisOptions));
+  return defineScripts(new Redis(resolved.url, redisOptions));
 }
 
 /**
  * A pub/sub connection: it queues its SUBSCRIBE until Redis answers (a start while Redis is away still
  * subscribes), never gives up on a command, and reconnects with a capped backoff; ioredis subscribes again
- * after a reconnect, and callers that need to know listen for "ready".
+ * after a reconnect, and callers that need to know listen for "ready". On a cluster, PUBLISH reaches every
+ * node, so one subscribed node hears all.
  */
-export function createSubscriber(url: string, name: string): Redis {
-  return new Redis(url, {
+export function createSubscriber(target: RedisTarget | string, name: string): RedisConnection {
+  const resolved = targetOf(target);
+  if (resolved.kind === "cluster") {
+    return new Cluster(
+      resolved.nodes,
+      clusterOptions(resolved, { connectionName: name, maxRetriesPerRequest: null }, {}),
+    );
+  }
+  return new Redis(resolved.url, {
     connectionName: name,
     maxRetriesPerRequest: null,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2000),
+    retryStrategy: reconnectDelay,
   });
 }
 
+/**
+ * A BullMQ connection (order expiries, webhook deliveries): BullMQ's worker blocks on Redis and must retry
+ * forever; the queue side fails fast like the rest. Otherwise ioredis' defaults, which BullMQ expects (its
+ * offline queue holds commands across a reconnect).
+ */
+export function createJobQueueConnection(
+  target: RedisTarget | string,
+  options: { name: string; blocking: boolean },
+): RedisConnection {
+  const perConnection = {
+    connectionName: options.name,
+    maxRetriesPerRequest: options.blocking ? null : 1,
+  } satisfies RedisOptions;
+  const resolved = targetOf(target);
+  if (resolved.kind === "cluster")
+    return new Cluster(resolved.nodes, clusterOptions(resolved, perConnection, {}));
+  return new Redis(resolved.url, perConnection);
+}
+
+/**
+ * Per-node options (timeouts, credentials, TLS) go in redisOptions; the cluster's own reconnect strategy
+ * replaces retryStrategy. Reads go to masters: a replica may not have the write a request just made.
+ */
+function clusterOptions(
+  target: Extract<RedisTarget, { kind: "cluster" }>,
+  perNode: NonNullable<ClusterOptions["redisOptions"]>,
+  own: ClusterOptions,
+): ClusterOptions {
+  return {
+    ...own,
+    scaleReads: "master",
+    clusterRetryStrategy: reconnectDelay,
+    // The slot map is fetched at connect and after a MOVED or a failover; a busy node gets 2 s to answer.
+    slotsRefreshTimeout: 2000,
+    lazyConnect: false,
+    redisOptions: {
+      ...perNode,
+      ...(target.username !== undefined ? { username: target.username } : {}),
+      ...(target.password !== undefined ? { password: target.password } : {}),
+      ...(target.tls ? { tls: {} } : {}),
+    },
+  };
+}
+
 /** Resolves once the connection is ready (commands fail fast before that, by design). */
-export async function waitForRedis(redis: ScriptedRedis, timeoutMs = 10_000): Promise<void> {
+export async function waitForRedis(redis: RedisConnection, timeoutMs = 10_000): Promise<void> {
   if (redis.status === "ready") return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {

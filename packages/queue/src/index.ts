@@ -1,4 +1,9 @@
-export type { ScriptedPipeline, ScriptedRedis } from "@floodgate/redis-scripts";
+export type {
+  ScriptedCluster,
+  ScriptedPipeline,
+  ScriptedRedis,
+  ScriptedSingleRedis,
+} from "@floodgate/redis-scripts";
 export {
   ADMISSION_KEY_COUNT,
   type AdmissionCheck,
@@ -11,7 +16,14 @@ export {
   type WaitingRoomRefusalReason,
 } from "./admission-check.ts";
 export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
-export { createRedis, createSubscriber, type RedisConnectionOptions, waitForRedis } from "./create-redis.ts";
+export {
+  createJobQueueConnection,
+  createRedis,
+  createSubscriber,
+  type RedisConnection,
+  type RedisConnectionOptions,
+  waitForRedis,
+} from "./create-redis.ts";
 export {
   type DeadLetter,
   deadLettersNow,

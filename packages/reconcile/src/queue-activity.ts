@@ -3,7 +3,7 @@
 // unacknowledged. Two readings with the same fingerprint also prove nothing moved in between: every change
 // to the counters on the hot path appends to a stream (a new last id) or happens while an entry is pending.
 import { CONSUMER_GROUP, type QueueKeys } from "@floodgate/queue";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 export interface QueueActivity {
   drained: boolean;
@@ -16,7 +16,7 @@ export interface QueueActivity {
 }
 
 /** One round trip: XINFO STREAM and XINFO GROUPS of every partition. */
-export async function readQueueActivity(redis: Redis, keys: QueueKeys): Promise<QueueActivity> {
+export async function readQueueActivity(redis: Redis | Cluster, keys: QueueKeys): Promise<QueueActivity> {
   const streams = keys.allStreams();
   const pipeline = redis.pipeline();
   for (const stream of streams) {
@@ -61,7 +61,7 @@ export const sameActivity = (a: QueueActivity, b: QueueActivity) => a.fingerprin
 export const inFlight = (activity: QueueActivity) => activity.pending + activity.undelivered;
 
 async function undeliveredCount(
-  redis: Redis,
+  redis: Redis | Cluster,
   stream: string,
   delivered: string,
   lastId: string,

@@ -3,7 +3,7 @@
 // defineCommand, so calls go out as EVALSHA with a transparent EVAL fallback. Shared Lua lives in
 // ../lua/includes and is pasted where a script says `--- @include "<name>"` (again BullMQ's way).
 import { readdirSync, readFileSync } from "node:fs";
-import type { ChainableCommander, Redis } from "ioredis";
+import type { ChainableCommander, Cluster, Redis } from "ioredis";
 
 const LUA_DIR = new URL("../lua/", import.meta.url);
 const INCLUDE = /^--- @include "([a-z-]+)"$/gm;
@@ -20,7 +20,8 @@ export function scriptSource(file: string): string {
   return expand(readFileSync(new URL(file, LUA_DIR), "utf8"));
 }
 
-export interface ScriptedRedis extends Redis {
+/** The scripts, as methods of a connection that defined them (see defineScripts). */
+export interface ScriptCommands {
   /** enqueue-operation-7.lua: the 4 admission keys, 3 keys, the 7 admission arguments, 4 arguments. */
   enqueueOperation(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
   /** issue-coupon-10.lua: the 4 admission keys, 6 keys, the 7 admission arguments, 8 arguments. */
@@ -67,8 +68,20 @@ export interface ScriptedRedis extends Redis {
     message: string,
     claimTtlSeconds: number,
   ): Promise<[number, string]>;
+}
+
+/** One Redis with the scripts defined on it. */
+export interface ScriptedSingleRedis extends Redis, ScriptCommands {
   pipeline(): ScriptedPipeline;
 }
+
+/** A Redis Cluster client with the scripts defined on it (a script's keys must share one slot). */
+export interface ScriptedCluster extends Cluster, ScriptCommands {
+  pipeline(): ScriptedPipeline;
+}
+
+/** What createRedis returns: one Redis or a cluster, as REDIS_URL says; both speak the same commands. */
+export type ScriptedRedis = ScriptedSingleRedis | ScriptedCluster;
 
 /** A pipeline that also knows the scripts (ioredis adds them at run time; its types do not). */
 export interface ScriptedPipeline extends ChainableCommander {
@@ -81,7 +94,9 @@ export interface ScriptedPipeline extends ChainableCommander {
 
 const camelCase = (name: string) => name.replace(/-([a-z])/g, (_, char: string) => char.toUpperCase());
 
-export function defineScripts(redis: Redis): ScriptedRedis {
+export function defineScripts(redis: Redis): ScriptedSingleRedis;
+export function defineScripts(redis: Cluster): ScriptedCluster;
+export function defineScripts(redis: Redis | Cluster): ScriptedRedis {
   for (const file of readdirSync(LUA_DIR)) {
     const match = /^([a-z-]+)-(\d+|n)\.lua$/.exec(file);
     if (!match) continue;

@@ -1,1 +1,8 @@
-export { defineScripts, type ScriptedPipeline, type ScriptedRedis } from "./define-scripts.ts";
+export {
+  defineScripts,
+  type ScriptCommands,
+  type ScriptedCluster,
+  type ScriptedPipeline,
+  type ScriptedRedis,
+  type ScriptedSingleRedis,
+} from "./define-scripts.ts";

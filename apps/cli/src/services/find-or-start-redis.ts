@@ -1,8 +1,11 @@
 // Uses the Redis that REDIS_URL names; on a machine with none running, starts a local redis-server with the
 // durability settings production uses (AOF, fsync every second, no eviction), keeping its data in dataDir.
+// A Redis Cluster is only ever used, never started.
 import { spawn } from "node:child_process";
 import { mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
+import { parseRedisUrl } from "@floodgate/config";
+import { createRedis, waitForRedis } from "@floodgate/queue";
 import { Redis } from "ioredis";
 
 export interface FoundRedis {
@@ -16,6 +19,13 @@ export async function findOrStartRedis(opts: {
   dataDir: string;
   log: (msg: string) => void;
 }): Promise<FoundRedis> {
+  const parsed = parseRedisUrl(opts.redisUrl);
+  if (parsed.kind === "cluster") {
+    const where = parsed.nodes.map((node) => `${node.host}:${node.port}`).join(",");
+    await clusterReady(opts.redisUrl, where);
+    opts.log(`redis: using the Redis Cluster at ${where} (REDIS_URL)`);
+    return { redisUrl: opts.redisUrl, started: false, stop: async () => {} };
+  }
   const target = new URL(opts.redisUrl);
   const port = target.port ? Number(target.port) : 6379;
   const where = `${target.hostname}:${port}`;
@@ -43,6 +53,24 @@ export async function findOrStartRedis(opts: {
   local.username = "";
   local.password = "";
   return { redisUrl: local.toString(), started: true, stop: server.stop };
+}
+
+/** Its client connects and the cluster reports itself whole (CLUSTER INFO: cluster_state:ok), or an error. */
+async function clusterReady(url: string, where: string): Promise<void> {
+  const cluster = createRedis(url, { name: "floodgate-start" });
+  let lastError = "";
+  cluster.on("error", (error: Error) => {
+    lastError = error.message;
+  });
+  try {
+    await waitForRedis(cluster, 5000);
+  } catch {
+    throw new Error(
+      `REDIS_URL: the Redis Cluster at ${where} is not ready${lastError ? ` (${lastError})` : ""}; floodgate starts a local Redis only for redis://localhost`,
+    );
+  } finally {
+    cluster.disconnect();
+  }
 }
 
 type Ping = { state: "up" } | { state: "down" | "refused"; reason: string };

@@ -9,7 +9,7 @@ import {
 } from "@floodgate/admission";
 import type { RateLimitPolicies, RateLimitPolicy, RouteClass } from "@floodgate/domain";
 import { ROUTE_CLASSES } from "@floodgate/domain";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 interface ClassLimits {
   policy: RateLimitPolicy;
@@ -35,7 +35,7 @@ export class RateLimitBook {
     return this.#configured[routeClass];
   }
 
-  async reload(redis: Redis, keys: AdmissionKeys): Promise<void> {
+  async reload(redis: Redis | Cluster, keys: AdmissionKeys): Promise<void> {
     this.#apply(await readEffectiveRateLimits(redis, keys, this.#configured));
   }
 

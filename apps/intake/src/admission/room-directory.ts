@@ -9,7 +9,7 @@ import {
   readRoomStats,
 } from "@floodgate/admission";
 import type { GuardedRouteClass } from "@floodgate/domain";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 export interface RoomEntry {
   definition: RoomDefinition;
@@ -47,7 +47,7 @@ export class RoomDirectory {
     return this.#backlog;
   }
 
-  async refresh(redis: Redis, keys: AdmissionKeys): Promise<void> {
+  async refresh(redis: Redis | Cluster, keys: AdmissionKeys): Promise<void> {
     const [roomIds, signal] = await Promise.all([
       redis.smembers(keys.rooms()),
       redis.hgetall(keys.backlogSignal()),

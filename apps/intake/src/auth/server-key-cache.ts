@@ -7,7 +7,7 @@ import { type ActiveApiKey, activeApiKeys, apiKeyId, apiKeyMatches } from "@floo
 import type { GlobalDatabase } from "@floodgate/db";
 import { createSubscriber } from "@floodgate/queue";
 import type { FastifyBaseLogger } from "fastify";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { Kysely } from "kysely";
 
 const RELOAD_EVERY_MS = 60_000;
@@ -30,7 +30,7 @@ export class ServerKeyCache {
    */
   #heardDuringReload: { id: string; hash: Buffer | null }[] | null = null;
   #reload: Promise<void> | undefined;
-  #subscriber: Redis | undefined;
+  #subscriber: Redis | Cluster | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(deps: ServerKeyCacheDeps) {

@@ -1,10 +1,13 @@
 // Which store failed a request, and whether that is the store being unavailable (a 503 the client retries) or
 // a bug (a 500). Decided by type, never by message text: every command of the intake's Redis connections and
 // every query of its pools marks the errors it rejects with the store's name, and the kind of error says the rest.
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { ReplyError } from "ioredis";
 import { MaxRetriesPerRequestError } from "ioredis/built/errors/index.js";
 import type { PostgresPool, PostgresPoolClient } from "kysely";
+
+/** What a connection sends (the same for one Redis and for a cluster). */
+type Command = Parameters<Redis["sendCommand"]>[0];
 
 const STORE = Symbol("floodgate.store");
 
@@ -24,12 +27,12 @@ function storeOf(error: unknown): StoreName | undefined {
 }
 
 /** Marks the errors of every command this connection sends (scripts, pipelines and MULTI included). */
-export function markRedisErrors<R extends Redis>(redis: R): R {
-  const sendCommand = redis.sendCommand.bind(redis);
-  redis.sendCommand = ((...args: Parameters<typeof sendCommand>) => {
+export function markRedisErrors<R extends Redis | Cluster>(redis: R): R {
+  const sendCommand = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown;
+  redis.sendCommand = ((command: Command, ...rest: unknown[]) => {
     // Attached before the command can fail, so it runs before whoever awaits the command.
-    args[0].promise.catch((error: unknown) => mark(error, "redis"));
-    return sendCommand(...args);
+    command.promise.catch((error: unknown) => mark(error, "redis"));
+    return sendCommand(command, ...rest);
   }) as typeof redis.sendCommand;
   return redis;
 }

@@ -5,7 +5,7 @@
 import type { StatusChange } from "@floodgate/queue";
 import { createSubscriber } from "@floodgate/queue";
 import type { FastifyBaseLogger } from "fastify";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 
 const SUBSCRIBED_WITHIN_MS = 5000;
 
@@ -19,7 +19,7 @@ export interface StatusSubscriberDeps {
 
 export class StatusSubscriber {
   readonly #deps: StatusSubscriberDeps;
-  #redis: Redis | undefined;
+  #redis: Redis | Cluster | undefined;
   #subscribed = false;
   #everSubscribed = false;
   readonly #waiting = new Set<(subscribed: boolean) => void>();

@@ -28,9 +28,9 @@ export const redisPlugin = fp(async (app: FastifyInstance, { config, shedder }: 
   );
   // Counts every command this connection sends, so /metrics shows the real Redis round trips per request,
   // and times its answer for the load shedder: when Redis falls behind, requests queue here, not in the loop.
-  const sendCommand = redis.sendCommand.bind(redis);
+  const sendCommand = redis.sendCommand.bind(redis) as (...args: unknown[]) => unknown;
   const timed = shedder?.enabled === true && shedder.limits.redisWaitMs > 0 ? shedder : undefined;
-  redis.sendCommand = (...args: Parameters<typeof sendCommand>) => {
+  redis.sendCommand = ((...args: unknown[]) => {
     app.metrics.redisCommands.inc();
     const answer = sendCommand(...args);
     if (timed !== undefined) {
@@ -39,13 +39,14 @@ export const redisPlugin = fp(async (app: FastifyInstance, { config, shedder }: 
       (answer as Promise<unknown>).then(note, note);
     }
     return answer;
-  };
+  }) as typeof redis.sendCommand;
   const statsRedis = markRedisErrors(createRedis(config.redisUrl, { name: "floodgate-intake-stats" }));
   for (const connection of [redis, statsRedis]) {
     connection.on("error", (error) => app.log.warn({ err: error.message }, "redis connection error"));
   }
-  app.decorate("redis", redis);
-  app.decorate("statsRedis", statsRedis);
+  // Named, since inference over the union of one Redis and a cluster picks one of the two.
+  app.decorate<ScriptedRedis>("redis", redis);
+  app.decorate<ScriptedRedis>("statsRedis", statsRedis);
   app.decorate("queueKeys", new QueueKeys(config.redisPrefix, config.streamPartitions));
   // Start serving even when Redis is away (requests get 503 + Retry-After until it is back), but give it a
   // moment first so a normal start does not answer 503 to its first requests.

@@ -8,9 +8,14 @@
 import { createHash } from "node:crypto";
 import type { Config } from "@floodgate/config";
 import type { WorkerMetrics } from "@floodgate/metrics";
-import { type QueueKeys, requestOrderEnd, type ScriptedRedis } from "@floodgate/queue";
+import {
+  createJobQueueConnection,
+  type QueueKeys,
+  type RedisConnection,
+  requestOrderEnd,
+  type ScriptedRedis,
+} from "@floodgate/queue";
 import { Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { AwaitingOrder } from "./order-outcomes.ts";
 
@@ -37,7 +42,7 @@ export function expiryJobId(sortedOrderIds: readonly string[]): string {
 
 export class OrderExpiry {
   readonly #queue: Queue<ExpiryJob>;
-  readonly #connections: Redis[] = [];
+  readonly #connections: RedisConnection[] = [];
   #worker: Worker<ExpiryJob> | undefined;
   readonly #config: Config;
   readonly #log: Logger;
@@ -50,11 +55,10 @@ export class OrderExpiry {
     this.#queue.on("error", (error) => log.warn({ err: error.message }, "order expiry queue error"));
   }
 
-  #connection(blocking: boolean): Redis {
-    // BullMQ's worker blocks on Redis and must retry forever; the queue side fails fast like the rest.
-    const redis = new Redis(this.#config.redisUrl, {
-      maxRetriesPerRequest: blocking ? null : 1,
-      connectionName: `floodgate-order-expiry${blocking ? "-worker" : ""}`,
+  #connection(blocking: boolean): RedisConnection {
+    const redis = createJobQueueConnection(this.#config.redisUrl, {
+      name: `floodgate-order-expiry${blocking ? "-worker" : ""}`,
+      blocking,
     });
     redis.on("error", (error) => this.#log.warn({ err: error.message }, "order expiry redis error"));
     this.#connections.push(redis);

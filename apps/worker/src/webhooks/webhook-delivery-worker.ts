@@ -5,8 +5,8 @@
 import type { Config } from "@floodgate/config";
 import type { GlobalDatabase } from "@floodgate/db";
 import type { WorkerMetrics } from "@floodgate/metrics";
+import type { RedisConnection } from "@floodgate/queue";
 import { type Job, Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { deliverOnce } from "./delivery-request.ts";
@@ -25,7 +25,7 @@ export interface DeliveryWorkerDependencies {
   log: Logger;
   metrics: WorkerMetrics;
   global: Kysely<GlobalDatabase>;
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
 }
 

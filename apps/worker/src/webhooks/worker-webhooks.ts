@@ -5,8 +5,8 @@
 import type { Config } from "@floodgate/config";
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import type { WorkerMetrics } from "@floodgate/metrics";
+import { createJobQueueConnection, type RedisConnection } from "@floodgate/queue";
 import { Queue, type Worker } from "bullmq";
-import { Redis } from "ioredis";
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
 import { bullPrefix } from "../orders/order-expiry.ts";
@@ -27,7 +27,7 @@ export class WorkerWebhooks {
   readonly #metrics: WorkerMetrics;
   readonly #global: Kysely<GlobalDatabase>;
   readonly #shards: Kysely<ShardDatabase>[];
-  readonly #connections: Redis[] = [];
+  readonly #connections: RedisConnection[] = [];
   readonly #queue: Queue<DeliveryJob>;
   #worker: Worker<DeliveryJob> | undefined;
   #loop: Promise<void> | undefined;
@@ -53,11 +53,10 @@ export class WorkerWebhooks {
     this.#queue.on("error", (error) => log.warn({ err: error.message }, "webhook queue error"));
   }
 
-  #connection(blocking: boolean): Redis {
-    // BullMQ's worker blocks on Redis and must retry forever; the queue side fails fast like the rest.
-    const redis = new Redis(this.#config.redisUrl, {
-      maxRetriesPerRequest: blocking ? null : 1,
-      connectionName: `floodgate-webhooks${blocking ? "-worker" : ""}`,
+  #connection(blocking: boolean): RedisConnection {
+    const redis = createJobQueueConnection(this.#config.redisUrl, {
+      name: `floodgate-webhooks${blocking ? "-worker" : ""}`,
+      blocking,
     });
     redis.on("error", (error) => this.#log.warn({ err: error.message }, "webhook redis error"));
     this.#connections.push(redis);
