@@ -59,7 +59,7 @@ export interface FaultResult {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const intakeRss = (rig: FaultRig): number =>
-  childPids(rig.supervisorPid, "intake").reduce((sum, pid) => sum + rssMiB(pid), 0);
+  Math.round(10 * childPids(rig.supervisorPid, "intake").reduce((sum, pid) => sum + rssMiB(pid), 0)) / 10;
 
 export async function runFaultPhase(
   rig: FaultRig,
