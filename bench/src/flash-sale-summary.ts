@@ -146,7 +146,7 @@ export function checkFlashSale(run: FlashSaleRun, roundTrips: FlashSaleResult["r
     check(
       "rate limiting adds no Redis round trip",
       roundTrips.limitsOn.perAccepted === 1 && roundTrips.limitsOff.perAccepted === 1,
-      `Redis commands per accepted payment: limits on ${roundTrips.limitsOn.perAccepted}, off ${roundTrips.limitsOff.perAccepted}`,
+      `Redis round trips per accepted payment: limits on ${roundTrips.limitsOn.perAccepted} (commands ${roundTrips.limitsOn.commandsPerAccepted ?? roundTrips.limitsOn.perAccepted}), off ${roundTrips.limitsOff.perAccepted}`,
     );
   }
   return checks;
@@ -185,7 +185,7 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
   if (result.roundTrips) {
     const { limitsOn, limitsOff } = result.roundTrips;
     lines.push(
-      `Redis round trips per accepted payment: limits on ${limitsOn.perAccepted} (${formatCount(limitsOn.redisCommands)} commands / ${formatCount(limitsOn.accepted)}), off ${limitsOff.perAccepted} (${formatCount(limitsOff.redisCommands)} / ${formatCount(limitsOff.accepted)})`,
+      `Redis round trips per accepted payment: limits on ${limitsOn.perAccepted} (${formatCount(limitsOn.redisCommands)} commands, ${formatCount(limitsOn.parallelCommands ?? 0)} of them beside a script / ${formatCount(limitsOn.accepted)}), off ${limitsOff.perAccepted} (${formatCount(limitsOff.redisCommands)} / ${formatCount(limitsOff.accepted)})`,
     );
   }
   if (result.checks.length > 0) {

@@ -48,7 +48,10 @@ export interface IntakeBudget {
   auth: "on" | "off";
   redis: RoundTrips;
   postgres: PostgresBudget;
-  /** 1 Redis command per accepted payment and no intake query to Postgres but the key cache's timer. */
+  /**
+   * 1 Redis round trip per accepted payment (its script, and at most one command sent beside it in the same
+   * tick: a client address's token) and no intake query to Postgres but the key cache's timer.
+   */
   held: boolean;
 }
 
@@ -84,6 +87,7 @@ export function postgresBudget(activity: IntakePostgresActivity, processes: numb
 export const budgetHeld = (redis: RoundTrips, postgres: PostgresBudget): boolean =>
   redis.accepted > 0 &&
   redis.perAccepted === 1 &&
+  redis.parallelCommands <= redis.accepted &&
   postgres.requestQueries === 0 &&
   postgres.keyCacheReloads <= postgres.keyCacheReloadsAllowed &&
   postgres.shardMapPolls <= postgres.shardMapPollsAllowed;
@@ -146,5 +150,9 @@ export function budgetLine(name: string, budget: IntakeBudget): string {
     postgres.requestQueries === 0
       ? `0 Postgres queries from the intake's ${postgres.connections} connections${reloads}${polls}${probes}`
       : `${postgres.requestQueries} Postgres queries seen from the intake (${others.join(" | ")})${reloads}${polls}${probes}`;
-  return `${name}: intake budget (auth ${budget.auth}) over ${formatCount(redis.payments)} payments, ${formatCount(redis.accepted)} accepted: ${redis.perAccepted ?? "n/a"} Redis commands per accepted payment (${formatCount(redis.redisCommands)} commands), ${queries}: ${budget.held ? "held" : "NOT held"}`;
+  const commands =
+    redis.parallelCommands === 0
+      ? `${formatCount(redis.redisCommands)} commands`
+      : `${formatCount(redis.redisCommands)} commands, ${formatCount(redis.parallelCommands)} of them sent beside a script in its round trip: ${redis.commandsPerAccepted ?? "n/a"} commands per accepted payment`;
+  return `${name}: intake budget (auth ${budget.auth}) over ${formatCount(redis.payments)} payments, ${formatCount(redis.accepted)} accepted: ${redis.perAccepted ?? "n/a"} Redis round trips per accepted payment (${commands}), ${queries}: ${budget.held ? "held" : "NOT held"}`;
 }

@@ -1,5 +1,8 @@
 // Redis round trips per accepted request, as the intake counts them on its request connection: scraped from
-// /metrics before and after a phase of payments, so the figure is the intake's own, not an estimate. Several
+// /metrics before and after a phase of payments, so the figure is the intake's own, not an estimate. Every
+// command is counted; a command sent beside a request's script in the same tick (a client address's rate-limit
+// token: its own slot, so not in the script) is counted again apart, so round trips = commands - those, and
+// both figures are reported. Several
 // intake processes share the port (INTAKE_PROCESSES): a scrape on a fresh connection reaches one of them, so
 // the counters are scraped until every process has answered, and summed.
 import type { BenchIdentity } from "./bench-identity.ts";
@@ -8,8 +11,14 @@ import { KeepAliveClient } from "./keep-alive-client.ts";
 export interface RoundTrips {
   payments: number;
   accepted: number;
+  /** Every command on the request connections. */
   redisCommands: number;
+  /** Of those, the ones sent beside a request's script, in the same round trip. */
+  parallelCommands: number;
+  /** Round trips per accepted payment: (redisCommands - parallelCommands) / accepted. */
   perAccepted: number | null;
+  /** Commands per accepted payment, the parallel ones included. */
+  commandsPerAccepted: number | null;
 }
 
 function sumOf(text: string, name: string): number {
@@ -23,7 +32,7 @@ function sumOf(text: string, name: string): number {
 const PID = /^floodgate_intake_process_info\{pid="(\d+)"\}/m;
 
 async function counters(baseUrl: string, processes: number) {
-  const byPid = new Map<string, { accepted: number; commands: number }>();
+  const byPid = new Map<string, { accepted: number; commands: number; parallel: number }>();
   for (let attempt = 0; byPid.size < processes && attempt < processes * 50; attempt++) {
     const scraper = new KeepAliveClient(baseUrl, 1); // a new connection: the kernel picks a process
     try {
@@ -32,6 +41,7 @@ async function counters(baseUrl: string, processes: number) {
       byPid.set(pid, {
         accepted: sumOf(text, "floodgate_intake_accepted_total"),
         commands: sumOf(text, "floodgate_intake_redis_commands_total"),
+        parallel: sumOf(text, "floodgate_intake_redis_parallel_commands_total"),
       });
     } finally {
       scraper.close();
@@ -41,11 +51,13 @@ async function counters(baseUrl: string, processes: number) {
     throw new Error(`reached ${byPid.size} of ${processes} intake processes' /metrics`);
   let accepted = 0;
   let commands = 0;
+  let parallel = 0;
   for (const counts of byPid.values()) {
     accepted += counts.accepted;
     commands += counts.commands;
+    parallel += counts.parallel;
   }
-  return { accepted, commands };
+  return { accepted, commands, parallel };
 }
 
 /** `payments` payments, payment i from `userId(i)` with its credentials, `parallel` in flight. */
@@ -78,10 +90,14 @@ export async function measureRoundTrips(options: {
   const after = await counters(options.baseUrl, options.intakeProcesses);
   const accepted = after.accepted - before.accepted;
   const redisCommands = after.commands - before.commands;
+  const parallelCommands = after.parallel - before.parallel;
+  const per = (count: number) => (accepted === 0 ? null : Math.round((count / accepted) * 1000) / 1000);
   return {
     payments: options.payments,
     accepted,
     redisCommands,
-    perAccepted: accepted === 0 ? null : Math.round((redisCommands / accepted) * 1000) / 1000,
+    parallelCommands,
+    perAccepted: per(redisCommands - parallelCommands),
+    commandsPerAccepted: per(redisCommands),
   };
 }

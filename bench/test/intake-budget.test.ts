@@ -13,11 +13,13 @@ const activity = (
   samples: 20,
   watchedMs,
 });
-const redis = (accepted: number, commands: number) => ({
+const redis = (accepted: number, commands: number, parallel = 0) => ({
   payments: accepted,
   accepted,
   redisCommands: commands,
-  perAccepted: accepted === 0 ? null : commands / accepted,
+  parallelCommands: parallel,
+  perAccepted: accepted === 0 ? null : (commands - parallel) / accepted,
+  commandsPerAccepted: accepted === 0 ? null : commands / accepted,
 });
 
 describe("the intake budget", () => {
@@ -26,13 +28,26 @@ describe("the intake budget", () => {
     expect(postgres).toMatchObject({ requestQueries: 0, keyCacheReloads: 0 });
     expect(budgetHeld(redis(5000, 5000), postgres)).toBe(true);
     expect(budgetLine("floodgate", { auth: "on", redis: redis(5000, 5000), postgres, held: true })).toContain(
-      "1 Redis commands per accepted payment (5,000 commands), 0 Postgres queries from the intake's 7 connections: held",
+      "1 Redis round trips per accepted payment (5,000 commands), 0 Postgres queries from the intake's 7 connections: held",
     );
+  });
+
+  it("holds with a client address's token sent beside each script, and says so", () => {
+    const postgres = postgresBudget(activity([]), 1);
+    const paired = redis(5000, 10_000, 5000);
+    expect(budgetHeld(paired, postgres)).toBe(true);
+    expect(budgetLine("floodgate", { auth: "on", redis: paired, postgres, held: true })).toContain(
+      "1 Redis round trips per accepted payment (10,000 commands, 5,000 of them sent beside a script in its round trip: 2 commands per accepted payment)",
+    );
+    // More than one command beside each script is not a budget of one round trip plus one parallel token.
+    expect(budgetHeld(redis(5000, 15_000, 10_000), postgres)).toBe(false);
   });
 
   it("breaks on a second Redis command, on no accepted payment, or on any query of a request", () => {
     const none = postgresBudget(activity([]), 1);
     expect(budgetHeld(redis(5000, 5001), none)).toBe(false);
+    // A second command after the script is a second round trip, whatever it is for.
+    expect(budgetHeld(redis(5000, 10_000), none)).toBe(false);
     expect(budgetHeld(redis(0, 0), none)).toBe(false);
     const queried = postgresBudget(activity([{ query: "select * from wallets", seen: 3 }]), 1);
     expect(queried.requestQueries).toBe(3);

@@ -1,8 +1,10 @@
-// Rate limits at the edge: a token bucket per user and per client address on each route class, checked in the
-// same Redis call that enqueues. A refusal is a 429 problem with Retry-After and the IETF RateLimit headers,
-// and stores nothing; operators change limits at run time.
+// Rate limits at the edge: a token bucket per user and per client address on each route class, the user's
+// checked in the Redis call that enqueues, the address's by a command sent beside it in the same round trip. A
+// refusal is a 429 problem with Retry-After and the IETF RateLimit headers, and stores nothing; operators change
+// limits at run time.
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
@@ -271,6 +273,137 @@ describe("a policy tightened and then restored", () => {
       expect(accepted.headers["ratelimit-policy"]).toBe('"deposits-user";q=100;w=1');
     } finally {
       await app.inject({ method: "DELETE", url: "/v1/rate-limits/deposits", headers: adminHeaders() });
+    }
+  });
+});
+
+describe("a client address's token, taken beside the script", () => {
+  // Deposits: 0.5/s, burst 2 per address (one token per 2 s, full in 4 s); each test its own address.
+  const from = (address: string) => ({ "x-forwarded-for": address });
+  const scrape = async (target: FastifyInstance) => (await get(target, "/metrics")).body;
+  const commands = async (target: FastifyInstance) =>
+    metricValue(await scrape(target), "floodgate_intake_redis_commands_total");
+  const parallel = async (target: FastifyInstance) =>
+    metricValue(await scrape(target), "floodgate_intake_redis_parallel_commands_total");
+  /** A labelled counter's series, 0 while it has none (its TYPE line must be there: a typo still fails). */
+  const overshoot = async (target: FastifyInstance, routeClass: string) => {
+    const text = await scrape(target);
+    expect(text).toContain("# TYPE floodgate_rate_limit_overshoot_total counter");
+    const series = `floodgate_rate_limit_overshoot_total{route_class="${routeClass}"}`;
+    return text.includes(series)
+      ? metricValue(text, "floodgate_rate_limit_overshoot_total", { route_class: routeClass })
+      : 0;
+  };
+
+  it("is refused in this process once it knows the bucket is empty: 429 with Retry-After and RateLimit, no Redis call", async () => {
+    const address = from("198.51.100.20");
+    const first = await deposit("local-a", address, proxied);
+    expect(first.statusCode).toBe(202);
+    expect(first.headers["ratelimit-policy"]).toBe('"deposits-ip";q=2;w=4');
+    expect(first.headers.ratelimit).toMatch(/^"deposits-ip";r=1;t=[23]$/);
+    const second = await deposit("local-b", address, proxied);
+    expect(second.headers.ratelimit).toMatch(/^"deposits-ip";r=0;t=[45]$/);
+
+    // (Stream lengths are read on the request connection: before its count is taken.)
+    const streamsBefore = await totalStreamLength(proxied);
+    const commandsBefore = await commands(proxied);
+    const refused = await deposit("local-c", address, proxied);
+    const problem = expectProblem(refused, 429, "rate_limited", "client address");
+    expect(problem).toMatchObject({ retryable: true });
+    expect(["1", "2"]).toContain(refused.headers["retry-after"]); // the next token, 2 s after the last
+    expect(refused.headers["ratelimit-policy"]).toBe('"deposits-ip";q=2;w=4');
+    expect(refused.headers.ratelimit).toMatch(/^"deposits-ip";r=0;t=[12]$/);
+    expect(await commands(proxied)).toBe(commandsBefore);
+    expect(await totalStreamLength(proxied)).toBe(streamsBefore);
+  });
+
+  it("goes out beside the script in one write: two commands, one round trip, the second counted as such", async () => {
+    // Warm-up: a connection's first call of a script may check that it is loaded (its own round trip).
+    expect((await deposit("paired-warm", from("198.51.100.21"), proxied)).statusCode).toBe(202);
+    const socket = (proxied.redis as Redis).stream;
+    const write = socket.write;
+    let writes = 0;
+    socket.write = ((...args: Parameters<typeof write>) => {
+      writes++;
+      return write.apply(socket, args);
+    }) as typeof write;
+    const before = { commands: await commands(proxied), parallel: await parallel(proxied) };
+    try {
+      expect((await deposit("paired", from("198.51.100.22"), proxied)).statusCode).toBe(202);
+    } finally {
+      socket.write = write;
+    }
+    expect(writes).toBe(1);
+    expect((await commands(proxied)) - before.commands).toBe(2);
+    expect((await parallel(proxied)) - before.parallel).toBe(1);
+  });
+
+  it("lets a concurrent burst from one address through one process exactly to the burst: no overshoot", async () => {
+    const address = from("198.51.100.23");
+    const before = await overshoot(proxied, "deposits");
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => deposit(`crowd-${i}`, address, proxied)),
+    );
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([202, 202, 429, 429, 429, 429, 429, 429]);
+    for (const refused of answers.filter((a) => a.statusCode === 429))
+      expectProblem(refused, 429, "rate_limited", "client address");
+    expect(await overshoot(proxied, "deposits")).toBe(before);
+  });
+
+  it("lets another process overshoot by at most its view of one burst, counts it, and charges it to the address", async () => {
+    const other = await buildApp({ ...env.config, trustProxy: true }, { logger: false });
+    try {
+      const address = from("198.51.100.24");
+      // This process spends the address's bucket.
+      for (const user of ["spender-a", "spender-b"])
+        expect((await deposit(user, address, proxied)).statusCode).toBe(202);
+      // The other process has not heard of the address: its view is a full bucket, so it sends at most a
+      // burst's worth, each beside its script. The scripts accept (nothing undoes an accepted request) while
+      // the bucket is empty: those are the overshoot, and every one is charged to the bucket.
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => deposit(`late-${i}`, address, other)),
+      );
+      const accepted = answers.filter((a) => a.statusCode === 202);
+      expect(accepted.length).toBeGreaterThanOrEqual(1);
+      expect(accepted.length).toBeLessThanOrEqual(2);
+      expect(answers.filter((a) => a.statusCode === 429)).toHaveLength(6 - accepted.length);
+      expect(await overshoot(other, "deposits")).toBe(accepted.length);
+      for (const answer of accepted) expect(answer.headers.ratelimit).toMatch(/^"deposits-ip";r=0;t=\d+$/);
+
+      // Now both refuse without Redis, and the address owes: its next token is further off than the 2 s one
+      // token takes (4 s with one charge, 6 s with two).
+      const next = await deposit("late-next", address, other);
+      expectProblem(next, 429, "rate_limited", "client address");
+      expect(Number(next.headers["retry-after"])).toBeGreaterThanOrEqual(3);
+      expectProblem(await deposit("spender-c", address, proxied), 429, "rate_limited", "client address");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("limits room joins per address the same way, beside the join, before the room is even looked up", async () => {
+    const put = (url: string, payload: object) =>
+      app.inject({ method: "PUT", url, headers: adminHeaders(), payload });
+    const room = await put("/v1/rooms/join-limited", {
+      mode: "off",
+      admitPerSecond: 10,
+      sessionSeconds: 60,
+      guards: [],
+    });
+    expect(room.statusCode, room.body).toBe(201);
+    expect((await put("/v1/rate-limits/room-joins", { ip: { rate: 0.1, burst: 2 } })).statusCode).toBe(200);
+    try {
+      const join = (userId: string, roomId = "join-limited") =>
+        post(app, `/v1/rooms/${roomId}/tickets`, { userId });
+      const statuses = [];
+      for (const user of ["joiner-a", "joiner-b", "joiner-c"]) statuses.push((await join(user)).statusCode);
+      expect(statuses).toEqual([201, 201, 429]);
+      const refused = await join("joiner-d", "no-such-room");
+      expectProblem(refused, 429, "rate_limited", "client address");
+      expect(refused.headers["ratelimit-policy"]).toBe('"room-joins-ip";q=2;w=20');
+      expect(refused.headers.ratelimit).toMatch(/^"room-joins-ip";r=0;t=\d+$/);
+    } finally {
+      await app.inject({ method: "DELETE", url: "/v1/rate-limits/room-joins", headers: adminHeaders() });
     }
   });
 });

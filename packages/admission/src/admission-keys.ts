@@ -1,7 +1,8 @@
 // The Redis key layout of admission control. A room's keys share one hash tag, {room-<id>}, so its scripts
-// touch one slot; a user's bucket lives in the user's partition slot (with the rest of their request), an IP's
-// bucket in its own. The cross-slot scripts this makes run on standalone Redis or Sentinel, as the coupon and
-// order scripts already do.
+// touch one slot; a user's bucket lives in the user's partition slot (with the rest of their request), a client
+// address's bucket in its own, taken by a side command of its own (address-bucket.ts). A guarded script still
+// reads its guarding room's keys in another slot: such a route runs on standalone Redis or Sentinel only, as
+// the coupon and order scripts do.
 import type { RouteClass } from "@floodgate/domain";
 import type { QueueKeys } from "@floodgate/queue";
 
@@ -33,6 +34,7 @@ export class AdmissionKeys {
     return `${this.prefix}{p${partition}}:rl:${routeClass}:u:${userId}`;
   }
 
+  /** A client address's bucket: one slot per address, never a key of another script (address-bucket.ts). */
   ipBucket(routeClass: RouteClass, ip: string): string {
     return `${this.prefix}{ip-${ip}}:rl:${routeClass}`;
   }

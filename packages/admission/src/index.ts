@@ -1,3 +1,4 @@
+export { type AddressTokenAnswer, takeAddressToken } from "./address-bucket.ts";
 export { AdmissionKeys, type RoomKeySet } from "./admission-keys.ts";
 export { AdmissionLeader, type AdmissionLeaderOptions, LEASE_MS, TICK_MS } from "./admission-leader.ts";
 export {

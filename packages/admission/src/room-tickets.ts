@@ -1,5 +1,6 @@
 // Tickets of a waiting room: joining (one place per user), reading (a poll is a heartbeat), revoking. Each is
-// one script call; the record format is in lua/includes/room-tickets.lua.
+// one script call in the room's slot; the record format is in lua/includes/room-tickets.lua. The join's limit
+// per client address is the caller's side command (address-bucket.ts), sent beside the join.
 import { randomBytes } from "node:crypto";
 import type { ScriptedRedis } from "@floodgate/queue";
 import type { AdmissionKeys } from "./admission-keys.ts";
@@ -48,15 +49,12 @@ function toState(roomId: string, ticketId: string, fields: string[]): TicketStat
   };
 }
 
-export type JoinOutcome =
-  | { result: "joined" | "existing"; ticket: TicketState }
-  | { result: "rate_limited"; retryAfterMs: number }
-  | { result: "unknown_room" };
+export type JoinOutcome = { result: "joined" | "existing"; ticket: TicketState } | { result: "unknown_room" };
 
 export async function joinRoom(
   redis: ScriptedRedis,
   keys: AdmissionKeys,
-  request: { roomId: string; userId: string; ipBucket: { key: string; intervalMs: number; burst: number } },
+  request: { roomId: string; userId: string },
 ): Promise<JoinOutcome> {
   const room = keys.room(request.roomId);
   const reply = await redis.joinRoom(
@@ -69,15 +67,11 @@ export async function joinRoom(
     room.seen,
     room.sessions,
     room.admits,
-    request.ipBucket.key,
     newTicketId(),
     request.userId,
     Math.random(),
-    request.ipBucket.intervalMs,
-    request.ipBucket.burst,
   );
   const code = Number(reply[0]);
-  if (code === -90) return { result: "rate_limited", retryAfterMs: Number(String(reply[1]).split(",")[1]) };
   if (code === -1) return { result: "unknown_room" };
   const [, ticketId, status, position, joinedAt, admittedAt, expiresAt] = reply as string[];
   return {

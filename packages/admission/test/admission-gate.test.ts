@@ -1,5 +1,6 @@
-// The admission gate inside the enqueue script, against the real Redis: token buckets per user and per IP,
-// and a queueing room that only lets admitted tickets of the same user through. A refusal stores nothing.
+// The admission gate inside the enqueue script, against the real Redis: the user's token bucket, and a
+// queueing room that only lets admitted tickets of the same user through. A refusal stores nothing. (The client
+// address's bucket is a side command of its own: address-bucket.test.ts.)
 import { type AdmissionCheck, enqueueOperation } from "@floodgate/queue";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,9 +22,7 @@ afterAll(async () => {
 
 interface GateRequest {
   userId: string;
-  ip?: string;
   user?: { rate: number; burst: number } | null;
-  perIp?: { rate: number; burst: number } | null;
   roomId?: string;
   ticketId?: string;
 }
@@ -34,17 +33,10 @@ function gate(request: GateRequest): AdmissionCheck {
   return {
     keys: [
       kit.keys.userBucket("payments", request.userId),
-      kit.keys.ipBucket("payments", request.ip ?? "192.0.2.1"),
       room?.state ?? placeholder,
       room?.tickets ?? placeholder,
     ],
-    args: [
-      ...bucketArgs(request.user ?? null),
-      ...bucketArgs(request.perIp ?? null),
-      room ? "1" : "0",
-      request.userId,
-      request.ticketId ?? "",
-    ],
+    args: [...bucketArgs(request.user ?? null), room ? "1" : "0", request.userId, request.ticketId ?? ""],
   };
 }
 
@@ -105,18 +97,10 @@ describe("token buckets", () => {
     expect((await pay({ userId: "refill-user", user })).result).toBe("rate_limited");
   });
 
-  it("share an IP's bucket between its users, and take no user token when the IP refuses", async () => {
-    const perIp = { rate: 1, burst: 2 };
-    const user = { rate: 1, burst: 1 };
-    const ip = "198.51.100.7";
-    expect((await pay({ userId: "nat-a", ip, perIp, user })).result).toBe("accepted");
-    expect((await pay({ userId: "nat-b", ip, perIp, user })).result).toBe("accepted");
-    expect(await pay({ userId: "nat-c", ip, perIp, user })).toMatchObject({
-      result: "rate_limited",
-      scope: "ip",
-    });
-    // nat-c's own bucket was not touched by the refusal: from another address it goes through.
-    expect((await pay({ userId: "nat-c", ip: "198.51.100.8", perIp, user })).result).toBe("accepted");
+  it("keep every key of a call without a room in the user's partition slot", () => {
+    const check = gate({ userId: "slot-user", user: { rate: 1, burst: 1 } });
+    const tag = `{p${kit.queueKeys.partitionForUser("slot-user")}}`;
+    expect(check.keys.every((key) => key.includes(tag))).toBe(true);
   });
 
   it("report no limit for a scope without one", async () => {
@@ -128,10 +112,9 @@ describe("token buckets", () => {
 describe("a room that queues", () => {
   it("refuses requests without an admitted ticket of the same user, and stores nothing", async () => {
     await kit.defineRoom("gate-room", { mode: "off", sessionSeconds: 1 });
-    const ipBucket = { key: kit.keys.ipBucket("room-joins", "192.0.2.9"), intervalMs: 0, burst: 0 };
     // Not queueing: joins are admitted at once.
-    const alice = await joinRoom(kit.redis, kit.keys, { roomId: "gate-room", userId: "alice", ipBucket });
-    const bob = await joinRoom(kit.redis, kit.keys, { roomId: "gate-room", userId: "bob", ipBucket });
+    const alice = await joinRoom(kit.redis, kit.keys, { roomId: "gate-room", userId: "alice" });
+    const bob = await joinRoom(kit.redis, kit.keys, { roomId: "gate-room", userId: "bob" });
     if (alice.result !== "joined" || bob.result !== "joined") throw new Error("joins refused");
     expect(alice.ticket.status).toBe("admitted");
     await kit.defineRoom("gate-room", { mode: "on", sessionSeconds: 1 });

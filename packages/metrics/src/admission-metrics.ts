@@ -10,6 +10,12 @@ export function createAdmissionMetrics(registry: Registry) {
       labelNames: ["route_class", "scope", "decision"] as const,
       registers: [registry],
     }),
+    rateLimitOvershoot: new Counter({
+      name: "floodgate_rate_limit_overshoot_total",
+      help: "Requests answered 2xx although their client address's bucket was empty: its token is taken beside the route's script, which had already accepted (bounded and charged to the address: docs/api.md, Rate limits)",
+      labelNames: ["route_class"] as const,
+      registers: [registry],
+    }),
     admissionRefusals: new Counter({
       name: "floodgate_admission_tokens_rejected_total",
       help: "Requests on a queueing room's guarded routes refused for want of a valid admission, by reason: missing, malformed, bad_signature, expired, wrong_room, wrong_user, revoked, unknown_ticket",

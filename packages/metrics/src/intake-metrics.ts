@@ -14,16 +14,24 @@ export function createIntakeMetrics(registry = new Registry()) {
   });
   const redisCommands = new Counter({
     name: "floodgate_intake_redis_commands_total",
-    help: "Commands the intake sent to Redis on its request connection (divide by accepted for round trips per request)",
+    help: "Commands the intake sent to Redis on its request connection, every one (those sent beside a request's script are also in floodgate_intake_redis_parallel_commands_total)",
+    registers: [registry],
+  });
+  // A client address's token has a slot of its own, so it cannot be in the route's script: it is a second
+  // command, sent in the same tick (same write on one Redis, in parallel on a cluster), not a second round trip.
+  const redisParallelCommands = new Counter({
+    name: "floodgate_intake_redis_parallel_commands_total",
+    help: "Commands the intake sent on its request connection beside a request's script, in the same round trip (client-address rate-limit tokens); round trips = commands - these",
     registers: [registry],
   });
   new Gauge({
     name: "floodgate_intake_redis_round_trips_per_accepted_request",
-    help: "Redis commands sent per accepted request since start (reads and probes included: 1.0 under a write-only load)",
+    help: "Redis round trips per accepted request since start: commands less those sent beside a script, over accepted requests (reads and probes included: 1.0 under a write-only load)",
     registers: [registry],
     async collect() {
       const total = await counterTotal(accepted);
-      this.set(total === 0 ? 0 : (await counterTotal(redisCommands)) / total);
+      const roundTrips = (await counterTotal(redisCommands)) - (await counterTotal(redisParallelCommands));
+      this.set(total === 0 ? 0 : roundTrips / total);
     },
   });
   // Several intake processes share one port: a scrape says which process answered.
@@ -37,6 +45,7 @@ export function createIntakeMetrics(registry = new Registry()) {
     registry,
     accepted,
     redisCommands,
+    redisParallelCommands,
     admission: createAdmissionMetrics(registry),
     shedRequests: new Counter({
       name: "floodgate_intake_shed_requests_total",

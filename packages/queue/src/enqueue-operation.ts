@@ -27,7 +27,9 @@ export interface EnqueueRequest {
 
 /**
  * The intake's whole Redis budget for an accepted request: ONE script call (admission + idempotency + status +
- * XADD). Do not add calls here; put new checks inside the Lua script.
+ * XADD), every key in the user's partition slot when no room guards. Do not add calls here; put new checks
+ * inside the Lua script. (The client address's token is the one exception, and it goes out beside this call in
+ * the same round trip, never before or after it: apps/intake/src/admission/address-buckets.ts.)
  */
 export async function enqueueOperation(
   redis: ScriptedRedis,

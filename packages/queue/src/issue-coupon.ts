@@ -9,7 +9,7 @@ import {
 } from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 
-/** The return codes of issue-coupon-10.lua, the one place they are named (admission codes aside). */
+/** The return codes of issue-coupon-9.lua, the one place they are named (admission codes aside). */
 export const IssueCouponCode = {
   accepted: 1,
   replayed: 0,
@@ -100,7 +100,7 @@ export async function issueCoupon(
     default: {
       const refusal = admissionRefusal(code, value);
       if (refusal) return refusal;
-      throw new Error(`issue-coupon-10.lua returned an unknown code ${code}`);
+      throw new Error(`issue-coupon-9.lua returned an unknown code ${code}`);
     }
   }
 }

@@ -4,7 +4,7 @@
   then the reservation, the user's unpaid units, the order's state, the pending status and the stream entry. A
   refusal writes nothing.
 
-  KEYS[1..4] and ARGV[1..7]: admission (includes/admission-gate.lua). The numbers below are as the script sees
+  KEYS[1..3] and ARGV[1..5]: admission (includes/admission-gate.lua). The numbers below are as the script sees
   them once those are taken. n is the number of order lines.
 
   KEYS[1]    idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[4] is "0")
@@ -20,7 +20,8 @@
                                  awaiting payment (includes/unpaid-units.lua)
 
   Redis Cluster: KEYS[1..5] carry the user's partition tag, each product (with its unpaid counters) its own; like
-  issue-coupon-10.lua this script runs on standalone Redis (or Sentinel). A cluster deployment would give one
+  issue-coupon-9.lua this script runs on standalone Redis (or Sentinel). (The client address's bucket is
+  take-token-1.lua's, sent beside this.) A cluster deployment would give one
   product's orders their own stream in the product's slot and allow one product per order.
 
   ARGV[1] order id (new, minted by the intake)

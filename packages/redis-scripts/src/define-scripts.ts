@@ -22,9 +22,9 @@ export function scriptSource(file: string): string {
 
 /** The scripts, as methods of a connection that defined them (see defineScripts). */
 export interface ScriptCommands {
-  /** enqueue-operation-7.lua: the 4 admission keys, 3 keys, the 7 admission arguments, 4 arguments. */
+  /** enqueue-operation-6.lua: the 3 admission keys, 3 keys, the 5 admission arguments, 4 arguments. */
   enqueueOperation(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
-  /** issue-coupon-10.lua: the 4 admission keys, 6 keys, the 7 admission arguments, 8 arguments. */
+  /** issue-coupon-9.lua: the 3 admission keys, 6 keys, the 5 admission arguments, 8 arguments. */
   issueCoupon(...keysThenArgs: (string | number)[]): Promise<[number, string, string?, number?]>;
   changeProduct(
     productStateKey: string,
@@ -48,7 +48,9 @@ export interface ScriptCommands {
     ownerUserId: string,
   ): Promise<[number, string]>;
   trimAcknowledged(streamKey: string, group: string): Promise<number>;
-  /** join-room-10.lua: 10 keys, then ticket id, user id, random score, IP ms per token, IP burst. */
+  /** take-token-1.lua: a client address's bucket; ms per token, burst. [ok 1|0, remaining, resetMs]. */
+  takeToken(bucketKey: string, intervalMs: number, burst: number): Promise<[number, number, number]>;
+  /** join-room-9.lua: 9 keys, then ticket id, user id, random score. */
   joinRoom(...keysThenArgs: (string | number)[]): Promise<string[] | [number, string]>;
   /** read-ticket-4.lua: tickets, queue, pre-queue, heartbeats; ticket id. */
   readTicket(...keysThenArgs: string[]): Promise<string[]>;

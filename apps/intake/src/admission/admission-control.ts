@@ -1,8 +1,11 @@
 // Admission on a guarded route, around the route's one Redis call: before it, the gate block the script checks
-// (token buckets, the guarding room and the request's verified admission token); after it, the problem or the
-// RateLimit headers. What this process already knows decides without Redis: a forged or missing token while
-// the room queues, or backpressure where no room guards. Nothing here adds a round trip.
+// (the user's token bucket, the guarding room and the request's verified admission token); beside it, in the
+// same round trip, the client address's token (address-buckets.ts); after it, the problem or the RateLimit
+// headers. What this process already knows decides without Redis: a forged or missing token while the room
+// queues, backpressure where no room guards, an address whose bucket this process knows to be empty. Nothing
+// here adds a round trip.
 import {
+  type AddressTokenAnswer,
   type AdmissionKeys,
   type AdmissionTokens,
   exhaustedRateLimitHeader,
@@ -11,9 +14,10 @@ import {
 import type { Config } from "@floodgate/config";
 import type { GuardedRouteClass, RouteClass } from "@floodgate/domain";
 import type { AdmissionMetrics } from "@floodgate/metrics";
-import type { AdmissionCheck, AdmissionInfo, AdmissionRefusal } from "@floodgate/queue";
+import type { AdmissionCheck, AdmissionInfo, AdmissionRefusal, ScriptedRedis } from "@floodgate/queue";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
+import { AddressBuckets } from "./address-buckets.ts";
 import type { RateLimitBook } from "./rate-limit-book.ts";
 import type { RoomDirectory, RoomEntry } from "./room-directory.ts";
 
@@ -30,6 +34,9 @@ export type RefusalReason =
   | "revoked"
   | "unknown_ticket";
 
+/** What a guarded route's script answers: accepted and replayed answers carry the buckets' state. */
+type ScriptOutcome = { result: string } & ({ admission: AdmissionInfo | null } | { admission?: never });
+
 const SCRIPT_REASONS: Record<string, RefusalReason> = {
   no_token: "missing",
   unknown_ticket: "unknown_ticket",
@@ -45,6 +52,10 @@ export class AdmissionControl {
   readonly #book: RateLimitBook;
   readonly #directory: RoomDirectory;
   readonly #metrics: AdmissionMetrics;
+  readonly #requestRedis: ScriptedRedis;
+  readonly #admissionRedis: ScriptedRedis;
+  readonly #parallelCommands: { inc(): void };
+  readonly #addresses = new AddressBuckets();
   readonly #decisionCounters = new Map<string, { inc(): void }>();
 
   constructor(deps: {
@@ -54,6 +65,12 @@ export class AdmissionControl {
     book: RateLimitBook;
     directory: RoomDirectory;
     metrics: AdmissionMetrics;
+    /** The request connection, where the guarded routes' scripts go (its commands are counted). */
+    requestRedis: ScriptedRedis;
+    /** The admission connection, where room joins go. */
+    admissionRedis: ScriptedRedis;
+    /** Counts address tokens sent on the request connection beside a script (same round trip). */
+    parallelCommands: { inc(): void };
   }) {
     this.#config = deps.config;
     this.#keys = deps.keys;
@@ -61,6 +78,65 @@ export class AdmissionControl {
     this.#book = deps.book;
     this.#directory = deps.directory;
     this.#metrics = deps.metrics;
+    this.#requestRedis = deps.requestRedis;
+    this.#admissionRedis = deps.admissionRedis;
+    this.#parallelCommands = deps.parallelCommands;
+  }
+
+  /**
+   * Runs a guarded route's one script call (`send`, on the request connection, given the gate block) with the
+   * client address's token taken beside it in the same round trip. Throws the problem when this process can
+   * already tell (room, backpressure, the address's bucket known empty: nothing is sent then). Otherwise the
+   * answer is the script's, whatever the address's bucket said: the script may have accepted, and an accepted
+   * request is never undone (an empty bucket then makes it an overshoot, counted; docs/api.md, Rate limits).
+   */
+  async admit<T extends ScriptOutcome>(
+    request: FastifyRequest,
+    routeClass: GuardedRouteClass,
+    userId: string,
+    send: (check: AdmissionCheck) => Promise<T>,
+  ): Promise<T> {
+    const check = this.#gateFor(request, routeClass, userId);
+    const address = this.#takeAddressToken(this.#requestRedis, routeClass, request.ip);
+    const outcome = send(check); // in the same tick as the address's token: one write, one round trip
+    if (address === null) return outcome;
+    this.#parallelCommands.inc();
+    const [answer, addressAnswer] = await Promise.all([outcome, address]);
+    if (answer.admission === undefined) return answer; // refused by the script: its answer stands
+    if (addressAnswer && !addressAnswer.ok) this.#metrics.rateLimitOvershoot.inc({ route_class: routeClass });
+    const admission: AdmissionInfo = {
+      user: answer.admission?.user ?? null,
+      ip: addressAnswer && { remaining: addressAnswer.remaining, resetMs: addressAnswer.resetMs },
+    };
+    return { ...answer, admission };
+  }
+
+  /**
+   * Runs a room join (`send`, on the admission connection) with the client address's token taken beside it;
+   * throws the 429 when this process knows the address's bucket is empty. A join is limited per address only.
+   */
+  async admitJoin<T extends { result: string }>(request: FastifyRequest, send: () => Promise<T>): Promise<T> {
+    const address = this.#takeAddressToken(this.#admissionRedis, "room-joins", request.ip);
+    const outcome = send();
+    if (address === null) return outcome;
+    const [answer, addressAnswer] = await Promise.all([outcome, address]);
+    const joined = answer.result === "joined" || answer.result === "existing";
+    if (joined && addressAnswer && !addressAnswer.ok)
+      this.#metrics.rateLimitOvershoot.inc({ route_class: "room-joins" });
+    return answer;
+  }
+
+  /** The side command for the address's token, null without an address limit; throws the 429 when the view is empty. */
+  #takeAddressToken(
+    redis: ScriptedRedis,
+    routeClass: RouteClass,
+    ip: string,
+  ): Promise<AddressTokenAnswer | null> | null {
+    const bucket = this.#book.limits(routeClass).ip;
+    if (bucket[0] <= 0) return null;
+    const take = this.#addresses.take(redis, this.#keys.ipBucket(routeClass, ip), bucket);
+    if ("refusedForMs" in take) throw this.rateLimitProblem(routeClass, "ip", take.refusedForMs);
+    return take.sent;
   }
 
   /**
@@ -68,7 +144,7 @@ export class AdmissionControl {
    * guarding room queues and the request holds no valid admission, or the backlog is too long and no room
    * guards the class.
    */
-  admissionFor(request: FastifyRequest, routeClass: GuardedRouteClass, userId: string): AdmissionCheck {
+  #gateFor(request: FastifyRequest, routeClass: GuardedRouteClass, userId: string): AdmissionCheck {
     const room = this.#directory.guardOf(routeClass);
     const backlog = this.#directory.backlog;
     if (!room && backlog.backpressure) {
@@ -96,11 +172,10 @@ export class AdmissionControl {
     return {
       keys: [
         this.#keys.userBucket(routeClass, userId),
-        this.#keys.ipBucket(routeClass, request.ip),
         roomKeys?.state ?? placeholder,
         roomKeys?.tickets ?? placeholder,
       ],
-      args: [...limits.user, ...limits.ip, room ? "1" : "0", userId, ticketId],
+      args: [...limits.user, room ? "1" : "0", userId, ticketId],
     };
   }
 

@@ -57,7 +57,17 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
   const book = new RateLimitBook(config.rateLimits);
   const directory = new RoomDirectory();
   const metrics = app.metrics.admission;
-  const control = new AdmissionControl({ config, keys, tokens, book, directory, metrics });
+  const control = new AdmissionControl({
+    config,
+    keys,
+    tokens,
+    book,
+    directory,
+    metrics,
+    requestRedis: app.redis,
+    admissionRedis: redis,
+    parallelCommands: app.metrics.redisParallelCommands,
+  });
   const sockets = new TicketSockets({ redis, keys, tokens, directory, metrics, log: app.log });
   const leader = new AdmissionLeader({
     redis,

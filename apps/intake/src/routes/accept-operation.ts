@@ -1,5 +1,6 @@
 // Shared by every POST that creates an operation: mint the id, fingerprint the request for idempotency, and
-// hand it to the one Lua call that stores it. Nothing here touches Postgres.
+// hand it to the one Lua call that stores it (with the client address's token beside it, same round trip).
+// Nothing here touches Postgres.
 import {
   IDEMPOTENCY_KEY_PATTERN,
   type MoneyOperationKind,
@@ -76,13 +77,15 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
   if (input.orderId !== undefined) message.orderId = input.orderId;
   const routeClass = ROUTE_CLASS[input.kind];
 
-  const outcome = await enqueueOperation(redis, queueKeys, {
-    message,
-    fingerprint,
-    idempotencyKey,
-    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-    admission: admission.control.admissionFor(request, routeClass, input.userId),
-  });
+  const outcome = await admission.control.admit(request, routeClass, input.userId, (check) =>
+    enqueueOperation(redis, queueKeys, {
+      message,
+      fingerprint,
+      idempotencyKey,
+      idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+      admission: check,
+    }),
+  );
   if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
     throw admission.control.refusalProblem(routeClass, outcome);
   }

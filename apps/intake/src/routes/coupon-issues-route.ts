@@ -92,17 +92,12 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         couponId,
         createdAt,
       };
-      const outcome = await issueCoupon(
-        app.redis,
-        app.queueKeys,
-        message,
-        coupon.discount,
-        app.admission.control.admissionFor(request, "coupon-issues", userId),
-        {
+      const outcome = await app.admission.control.admit(request, "coupon-issues", userId, (check) =>
+        issueCoupon(app.redis, app.queueKeys, message, coupon.discount, check, {
           ...(idempotencyKey === undefined ? {} : { key: idempotencyKey }),
           fingerprint: requestFingerprint("coupon_issue", userId, couponId),
           ttlSeconds: app.config.idempotencyTtlSeconds,
-        },
+        }),
       );
       if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
         throw app.admission.control.refusalProblem("coupon-issues", outcome);

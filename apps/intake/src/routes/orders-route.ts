@@ -83,22 +83,24 @@ export async function ordersRoute(app: FastifyInstance) {
       const userId = actingUser(request.caller, request.body.userId);
       const idempotencyKey = idempotencyKeyOf(request);
       const createdAt = Date.now(); // one reading: the id encodes it too
-      const outcome = await reserveOrder(app.redis, app.queueKeys, {
-        orderId: newOperationId("order", bucketForUser(userId), createdAt),
-        userId,
-        items,
-        ...(couponIssueId === undefined ? {} : { couponIssueId }),
-        currency: config.currency,
-        createdAt,
-        expiresAt: createdAt + config.orderTtlSeconds * 1000,
-        fingerprint: requestFingerprint("order", userId, JSON.stringify(items), couponIssueId ?? ""),
-        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-        orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
-        defaultMaxUnitsPerUser: config.maxUnitsPerUser,
-        unpaidUnitsTtlSeconds: config.orderTtlSeconds + UNPAID_UNITS_GRACE_SECONDS,
-        admission: app.admission.control.admissionFor(request, "orders", userId),
-      });
+      const outcome = await app.admission.control.admit(request, "orders", userId, (admission) =>
+        reserveOrder(app.redis, app.queueKeys, {
+          orderId: newOperationId("order", bucketForUser(userId), createdAt),
+          userId,
+          items,
+          ...(couponIssueId === undefined ? {} : { couponIssueId }),
+          currency: config.currency,
+          createdAt,
+          expiresAt: createdAt + config.orderTtlSeconds * 1000,
+          fingerprint: requestFingerprint("order", userId, JSON.stringify(items), couponIssueId ?? ""),
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+          idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+          orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
+          defaultMaxUnitsPerUser: config.maxUnitsPerUser,
+          unpaidUnitsTtlSeconds: config.orderTtlSeconds + UNPAID_UNITS_GRACE_SECONDS,
+          admission,
+        }),
+      );
       if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
         throw app.admission.control.refusalProblem("orders", outcome);
       }

@@ -37,15 +37,9 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       const { roomId } = request.params;
       // The ticket, and the admission token it leads to, are bound to the verified user.
       const userId = actingUser(request.caller, request.body.userId);
-      const { redis, keys, book, control, directory, tokens } = app.admission;
-      const [intervalMs, burst] = book.limits("room-joins").ip;
-      const outcome = await joinRoom(redis, keys, {
-        roomId,
-        userId,
-        ipBucket: { key: keys.ipBucket("room-joins", request.ip), intervalMs, burst },
-      });
-      if (outcome.result === "rate_limited")
-        throw control.rateLimitProblem("room-joins", "ip", outcome.retryAfterMs);
+      const { redis, keys, control, directory, tokens } = app.admission;
+      // The address's token goes beside the join (its own slot), in the same round trip.
+      const outcome = await control.admitJoin(request, () => joinRoom(redis, keys, { roomId, userId }));
       if (outcome.result === "unknown_room") {
         throw new ProblemError("not_found", { field: "roomId", detail: `no room ${roomId}` });
       }

@@ -8,15 +8,22 @@
   stored so, which refills at the current rate from now: a restored policy takes effect at once, not after the
   old debt runs out (it could be minutes).
 
-  token_bucket_peek(key, intervalMs, burst, nowMs) decides, writing only to cut such a debt; it returns
+  A client address's bucket may also owe: take-token-1.lua charges a request it could not refuse (its route's
+  script, sent beside it, had already accepted) by moving the time one interval further, at most debtMs past an
+  empty bucket, so the address's later requests pay for it. Only a time beyond that debt is a replaced policy's.
+
+  token_bucket_peek(key, intervalMs, burst, nowMs[, debtMs]) decides, writing only to cut an old policy's debt;
+  it returns
     ok          whether a token is there now
     nextTat     what to store when the token is taken (nil when there is no limit or no token)
     remaining   tokens left once it is taken (-1: no limit)
     resetMs     ms until the bucket is full again once it is taken
     retryMs     when refused, ms until a token is there
   token_bucket_take(key, nextTat, resetMs) stores the taking; the key expires when the bucket is full again.
+  token_bucket_charge(key, intervalMs, burst, nowMs, debtMs) stores a token taken from an empty bucket (at most
+  debtMs of debt); it returns ms until the bucket is full again.
 ]]
-local function token_bucket_peek(key, interval, burst, nowMs)
+local function token_bucket_peek(key, interval, burst, nowMs, debtMs)
   if interval <= 0 then
     return true, nil, -1, 0, 0
   end
@@ -25,7 +32,7 @@ local function token_bucket_peek(key, interval, burst, nowMs)
     tat = nowMs
   end
   local tolerance = interval * burst
-  if tat > nowMs + tolerance then
+  if tat > nowMs + tolerance + (debtMs or 0) then
     tat = nowMs + tolerance
     redis.call("SET", key, tostring(tat), "PX", math.max(1, math.ceil(tolerance)))
   end
@@ -42,4 +49,15 @@ local function token_bucket_take(key, nextTat, resetMs)
   if nextTat then
     redis.call("SET", key, tostring(nextTat), "PX", math.max(1, resetMs))
   end
+end
+
+local function token_bucket_charge(key, interval, burst, nowMs, debtMs)
+  local tat = tonumber(redis.call("GET", key)) or nowMs
+  if tat < nowMs then
+    tat = nowMs
+  end
+  tat = math.min(tat + interval, nowMs + interval * burst + debtMs)
+  local resetMs = math.max(1, math.ceil(tat - nowMs))
+  redis.call("SET", key, tostring(tat), "PX", resetMs)
+  return resetMs
 end

@@ -1,7 +1,8 @@
 --[[
   Join a waiting room: one place per user. A user who joins again gets the same ticket and place while it is
   waiting or admitted; after it expired, was abandoned or revoked, a new ticket at the back. While the room is
-  not queueing the ticket is admitted at once. Joins are rate limited per client IP.
+  not queueing the ticket is admitted at once. Joins are rate limited per client address by take-token-1.lua,
+  which the intake sends beside this call (same round trip): the address's bucket has a slot of its own.
 
   KEYS[1]  room config    {room-<id>}:config    mode, admitPerSecond, sessionSeconds, abandonSeconds, startsAt
   KEYS[2]  room state     {room-<id>}:state     queueing, seq, shuffled, admittedTotal, ...
@@ -12,21 +13,17 @@
   KEYS[7]  heartbeats     {room-<id>}:seen      ticket -> last heartbeat (waiting and early tickets)
   KEYS[8]  sessions       {room-<id>}:sessions  ticket -> session end (admitted tickets)
   KEYS[9]  admissions     {room-<id>}:admits    epoch second -> tickets admitted in it
-  KEYS[10] IP bucket      {ip-<ip>}:rl:room-joins (includes/token-bucket.lua)
-  (KEYS[1..9] share the room's hash tag; the IP bucket has its own, so this runs on standalone Redis or Sentinel)
+  (All share the room's hash tag: one Redis Cluster slot.)
 
   ARGV[1] ticket id for a new ticket (minted by the intake)
   ARGV[2] user id
   ARGV[3] random score in [0, 1), the ticket's place in the pre-queue shuffle
-  ARGV[4] IP bucket: ms between tokens ("0": no limit)
-  ARGV[5] IP bucket: burst
 
   Returns {code, ticketId, status, position, joinedAt, admittedAt, expiresAt} (numbers as strings, "" unknown)
     code 1: a new ticket; code 2: the user's ticket, unchanged
     position: 1-based place in the queue; for a pre-queue ticket, the size of its pre-queue round
-  or {-90, "ip,<retryAfterMs>"} over the IP limit, {-1, ""} no such room; nothing written.
+  or {-1, ""} no such room; nothing written.
 ]]
---- @include "token-bucket"
 --- @include "room-tickets"
 --- @include "room-shuffle"
 local keys = {
@@ -34,15 +31,10 @@ local keys = {
   seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9],
 }
 local nowMs = room_now_ms()
-local ok, nextTat, _, resetMs, retryMs = token_bucket_peek(KEYS[10], tonumber(ARGV[4]), tonumber(ARGV[5]), nowMs)
-if not ok then
-  return {-90, "ip," .. retryMs}
-end
 local config = redis.call("HMGET", keys.config, "mode", "sessionSeconds", "startsAt")
 if not config[1] then
   return {-1, ""}
 end
-token_bucket_take(KEYS[10], nextTat, resetMs)
 room_shuffle_if_due(keys, nowMs)
 
 local function answer(code, ticketId, t)

@@ -2,18 +2,18 @@
   Accept one payment or deposit: admission (rate limits, waiting room), idempotency check, status and stream
   append, atomically, in the intake's single round trip.
 
-  KEYS[1..4] admission: user bucket, IP bucket, room state, room tickets (includes/admission-gate.lua)
-  KEYS[5] idempotency key   {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[10] is "0")
-  KEYS[6] status hash       {p}:op:<operationId>
-  KEYS[7] partition stream  {p}:ops
-  (KEYS[5..7] carry the partition's hash tag and live in one Redis Cluster slot; the admission keys of the IP
-  bucket and the room do not, so like issue-coupon and reserve-order this runs on standalone Redis or Sentinel)
+  KEYS[1..3] admission: user bucket, room state, room tickets (includes/admission-gate.lua)
+  KEYS[4] idempotency key   {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[8] is "0")
+  KEYS[5] status hash       {p}:op:<operationId>
+  KEYS[6] partition stream  {p}:ops
+  (Every key carries the partition's hash tag, one Redis Cluster slot, except a guarding room's two: a route
+  no room guards runs on a cluster. The client address's bucket is take-token-1.lua's, sent beside this.)
 
-  ARGV[1..7] admission (includes/admission-gate.lua)
-  ARGV[8]  operation id (new, minted by the intake)
-  ARGV[9]  request fingerprint (hash of kind + body)
-  ARGV[10] idempotency TTL in seconds, "0" when the request has no Idempotency-Key
-  ARGV[11] encoded operation message: the stream entry's `m` field and the status hash's `message` field
+  ARGV[1..5] admission (includes/admission-gate.lua)
+  ARGV[6] operation id (new, minted by the intake)
+  ARGV[7] request fingerprint (hash of kind + body)
+  ARGV[8] idempotency TTL in seconds, "0" when the request has no Idempotency-Key
+  ARGV[9] encoded operation message: the stream entry's `m` field and the status hash's `message` field
 
   Returns
     {1, id, admission}          accepted: status written, entry appended

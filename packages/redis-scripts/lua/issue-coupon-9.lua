@@ -5,7 +5,7 @@
   nothing but its Idempotency-Key's record, so a retry with the key gets the first answer again
   (includes/idempotency-record.lua).
 
-  KEYS[1..4] admission: user bucket, IP bucket, room state, room tickets (includes/admission-gate.lua)
+  KEYS[1..3] admission: user bucket, room state, room tickets (includes/admission-gate.lua)
   then, numbered below as the script sees them once the admission keys are taken:
   KEYS[1] coupon state hash   {cpn_...}:coupon  fields quantity, startsAt, endsAt (epoch ms, "" for none), issued
   KEYS[2] coupon holders hash {cpn_...}:holders userId -> issue id
@@ -15,11 +15,12 @@
   KEYS[6] idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[8] is "0")
 
   Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..6] the user's partition tag, so they are
-  in different slots and this script runs on standalone Redis (or Sentinel) only. A cluster deployment would
+  in different slots and this script runs on standalone Redis (or Sentinel) only (the client address's bucket is
+  no longer among them: take-token-1.lua, sent beside this). A cluster deployment would
   keep the status hash under the coupon's tag and append to a per-coupon stream {cpn_...}:ops that workers
   also read (the worker routes by the message's userId, not by the stream), so one coupon is one slot.
 
-  ARGV[1..7] admission (includes/admission-gate.lua), then, numbered as the script sees them:
+  ARGV[1..5] admission (includes/admission-gate.lua), then, numbered as the script sees them:
   ARGV[1] issue id (new, minted by the intake)
   ARGV[2] user id
   ARGV[3] encoded coupon issue message: the stream entry's `m` field and the status hash's `message` field
