@@ -3,6 +3,7 @@
 // the --max rate. The --max stages ran in pairs (paired-max-search.ts); each pair is kept so a reader sees them.
 import type { MaxStage } from "./max-rate-search.ts";
 import { formatCount } from "./progress-line.ts";
+import { ratio3, type StageSide, zipStagePairs } from "./stage-pairs.ts";
 
 /** Auth on must keep this share of AUTH=off's max accepted rate. */
 export const AUTH_RATE_GOAL = 0.9;
@@ -13,11 +14,7 @@ export interface AuthPhases {
 }
 
 /** One system's stage of a pair. */
-export interface PairSide {
-  acceptedRate: number;
-  p99Ms: number | null;
-  passed: boolean;
-}
+export type PairSide = StageSide;
 
 /** One rate of the paired --max search, as both systems met it. */
 export interface StagePair {
@@ -44,29 +41,14 @@ export interface AuthCost {
   stagePairs: StagePair[];
 }
 
-const ratio3 = (a: number | null | undefined, b: number | null | undefined): number | null =>
-  a == null || b == null || b === 0 ? null : Math.round((a / b) * 1000) / 1000;
-
-const side = (stage: MaxStage): PairSide => ({
-  acceptedRate: stage.acceptedRate,
-  p99Ms: stage.p99Ms,
-  passed: stage.passed,
-});
-
 /** The paired search's stages side by side: stage i of each system is pair i (same offered rate). */
 export function stagePairs(authOn: readonly MaxStage[], authOff: readonly MaxStage[]): StagePair[] {
-  return authOn.flatMap((on, i) => {
-    const off = authOff[i];
-    if (off === undefined || off.offeredRate !== on.offeredRate) return [];
-    return [
-      {
-        offeredRate: on.offeredRate,
-        first: on.ranFirst === false ? "authOff" : "authOn",
-        authOn: side(on),
-        authOff: side(off),
-      },
-    ];
-  });
+  return zipStagePairs(authOn, authOff).map((pair) => ({
+    offeredRate: pair.offeredRate,
+    first: pair.ranFirst === 0 ? "authOn" : "authOff",
+    authOn: pair.sides[0],
+    authOff: pair.sides[1],
+  }));
 }
 
 export function compareAuth(authOn: AuthPhases, authOff: AuthPhases): AuthCost {

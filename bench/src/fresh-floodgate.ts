@@ -36,9 +36,11 @@ export function freshFloodgate(
     /** A second system running beside the first in the same run (payments --auth compare: "auth_off"): its
      * databases are floodgate_bench_<instance> and its shards, its Redis prefix fgbench:<stamp>-<instance>:. */
     instance?: string;
+    /** Its own Redis instead of the bench Redis (payments --redis cluster: a private cluster's URL). */
+    redisUrl?: string;
   } = {},
 ): FreshFloodgate {
-  const environment = benchEnvironment();
+  const environment = { ...benchEnvironment(), ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}) };
   // One Redis prefix per run (and per system): runs never share keys, and the run's keys are deleted at the end
   // (or on Ctrl-C). An instance's prefix does not start with the first system's, so each cleanup takes its own.
   const redisPrefix = `fgbench:${context.stamp}${options.instance ? `-${options.instance}` : ""}:`;

@@ -5,6 +5,9 @@ import { OptionError, type OptionSpec, type OptionValues } from "./bench-options
 export const AUTH_MODES = ["on", "off", "compare"] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
+export const REDIS_MODES = ["single", "cluster"] as const;
+export type RedisMode = (typeof REDIS_MODES)[number];
+
 export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
   {
     name: "rate",
@@ -72,6 +75,12 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
     choices: AUTH_MODES,
     help: "on: shoppers pay with customer tokens; off: AUTH=off; compare: two systems side by side, the measured phases on both (--max stages in pairs), and the ratio (default: compare with --max, else on)",
   },
+  {
+    name: "redis",
+    kind: "choice",
+    choices: REDIS_MODES,
+    help: "single: the bench Redis (BENCH_REDIS_URL); cluster: also a second Floodgate on a private 3-master Redis Cluster started from redis-server on PATH, beside the single-node one, the measured phases on both (--max stages in pairs) and the ratio (default single)",
+  },
 ];
 
 export interface PaymentsOptions {
@@ -87,6 +96,8 @@ export interface PaymentsOptions {
   baseline: boolean;
   /** on: customer tokens (as deployed); off: AUTH=off; compare: the measured phases once each way. */
   auth: AuthMode;
+  /** single: one Redis; cluster: the measured phases on one Redis and on a Redis Cluster, side by side. */
+  redis: RedisMode;
   /** The fixed-rate run happens unless --max or --drain chose other phases. */
   fixedRate: boolean;
 }
@@ -104,7 +115,11 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
     stageDuration: int("stage-duration"),
     drain: values.drain === null ? null : int("drain"),
     baseline: values.baseline === true,
-    auth: (values.auth as AuthMode | null) ?? (values.max === true ? "compare" : "on"),
+    redis: (values.redis as RedisMode | null) ?? "single",
+    // One pairing per run: --redis cluster compares the Redis topologies with auth on.
+    auth:
+      (values.auth as AuthMode | null) ??
+      (values.max === true && values.redis !== "cluster" ? "compare" : "on"),
     fixedRate: values.max !== true && values.drain === null,
   };
   if (options.baseline && !options.fixedRate && !options.max) {
@@ -115,6 +130,16 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
   if (options.auth === "compare" && !options.fixedRate && !options.max) {
     throw new OptionError(
       "--auth compare compares the fixed-rate run or --max; --drain alone runs with auth on (or --auth off)",
+    );
+  }
+  if (options.redis === "cluster" && options.auth === "compare") {
+    throw new OptionError(
+      "--redis cluster and --auth compare each run two systems in pairs; compare one thing at a time",
+    );
+  }
+  if (options.redis === "cluster" && (options.baseline || options.drain !== null)) {
+    throw new OptionError(
+      "--redis cluster compares the fixed-rate run or --max on one Redis and on a cluster, without --baseline or --drain",
     );
   }
   return options;

@@ -1,5 +1,5 @@
 // The payments scenario's building blocks, shared by a single system's pass (payments-scenario.ts) and the auth
-// comparison's two systems side by side (auth-pair-run.ts): setting a Floodgate up, the warm-up, the fixed-rate
+// comparison's two systems side by side (system-pair-run.ts): setting a Floodgate up, the warm-up, the fixed-rate
 // run and the intake budget.
 import type { BenchTarget } from "./bench-target.ts";
 import type { FreshFloodgate, RecordedSystem } from "./fresh-floodgate.ts";

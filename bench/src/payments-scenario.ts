@@ -1,10 +1,11 @@
 // `./floodgate bench payments`: Floodgate started fresh, wallets funded by the shop's server key, a customer
 // token minted per shopper, then the phases the options ask for (fixed-rate run, --max search, --drain) and the
-// intake's budget; with --auth compare, a second Floodgate with AUTH=off set up beside the first and the measured
-// phases run on both back to back (auth-pair-run.ts); then the same for the synchronous baseline with --baseline.
+// intake's budget; with --auth compare, a second Floodgate with AUTH=off set up beside the first, with --redis
+// cluster one on a private Redis Cluster, and the measured phases run on both back to back (system-pair-run.ts);
+// then the same for the synchronous baseline with --baseline.
 import { compareAuth } from "./auth-cost.ts";
-import { runAuthPair } from "./auth-pair-run.ts";
 import { type BaselineHandle, startBaseline } from "./baseline-target.ts";
+import { type BenchRedisCluster, startBenchRedisCluster } from "./bench-redis-cluster.ts";
 import type { BenchTarget } from "./bench-target.ts";
 import { runDrainPhase } from "./drain-phase.ts";
 import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "./fresh-floodgate.ts";
@@ -20,8 +21,10 @@ import {
 } from "./payments-summary.ts";
 import { log } from "./progress-line.ts";
 import { keyspaceReader } from "./redis-keyspace.ts";
+import { compareRedisTopologies } from "./redis-topology-cost.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 import { finishRun, resultHeader } from "./scenario-run.ts";
+import { runSystemPair } from "./system-pair-run.ts";
 
 export const paymentsScenario: Scenario = {
   name: "payments",
@@ -39,11 +42,23 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
     await authOff?.close();
     authOff = null;
   };
+  // --redis cluster: the cluster and the system on it start inside the run (their failures are the run's error).
+  let cluster: BenchRedisCluster | null = null;
+  let onCluster: FreshFloodgate | null = null;
+  const closeCluster = async () => {
+    await onCluster?.close();
+    onCluster = null;
+    await cluster?.stop();
+    cluster = null;
+  };
   const result: PaymentsResult = {
     ...resultHeader("payments", context, options, describeLoadGenerator(options.slices)),
     floodgate: {},
     floodgateAuthOff: authOff !== null ? {} : null,
     authCost: null,
+    floodgateCluster: options.redis === "cluster" ? {} : null,
+    redisCluster: null,
+    redisTopology: null,
     baseline: options.baseline ? {} : null,
     comparison: null,
     error: null,
@@ -58,19 +73,66 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
         const recorded: RecordedSystem = { settings: {}, services: null };
         await prepareFloodgate(authOff, options, recorded, result.floodgateAuthOff);
         result.settings.authOffSystemEnvironment = recorded.settings.systemEnvironment;
-        await runAuthPair(
-          { floodgate, into: result.floodgate, keyPrefix, label: "floodgate auth on" },
-          {
-            floodgate: authOff,
-            into: result.floodgateAuthOff,
-            keyPrefix: `${keyPrefix}-auth-off`,
-            label: "floodgate AUTH=off",
-          },
-          options,
-        );
+        // Both systems share the Redis server: its key count is the same figure for either.
+        const keyspace = keyspaceReader(floodgate.environment.redisUrl);
+        try {
+          await runSystemPair(
+            {
+              floodgate,
+              into: result.floodgate,
+              keyPrefix,
+              label: "floodgate auth on",
+              redisKeys: keyspace.keys,
+            },
+            {
+              floodgate: authOff,
+              into: result.floodgateAuthOff,
+              keyPrefix: `${keyPrefix}-auth-off`,
+              label: "floodgate AUTH=off",
+              redisKeys: keyspace.keys,
+            },
+            options,
+          );
+        } finally {
+          keyspace.close();
+        }
         result.authCost = compareAuth(result.floodgate, result.floodgateAuthOff);
         // What follows (--drain, the baseline) gets the machine without it.
         await closeAuthOff();
+      } else if (result.floodgateCluster !== null) {
+        log(
+          "--redis cluster: a second Floodgate on a private Redis Cluster beside the first; stages run in pairs",
+        );
+        cluster = await startBenchRedisCluster();
+        result.redisCluster = cluster.description;
+        onCluster = freshFloodgate(context, { instance: "cluster", redisUrl: cluster.url });
+        const recorded: RecordedSystem = { settings: {}, services: null };
+        await prepareFloodgate(onCluster, options, recorded, result.floodgateCluster);
+        result.settings.clusterSystemEnvironment = recorded.settings.systemEnvironment;
+        const keyspace = keyspaceReader(floodgate.environment.redisUrl);
+        try {
+          // The cluster's key count is spread over its masters, each doubling its own table: no rerun rule there.
+          await runSystemPair(
+            {
+              floodgate,
+              into: result.floodgate,
+              keyPrefix,
+              label: "floodgate one Redis",
+              redisKeys: keyspace.keys,
+            },
+            {
+              floodgate: onCluster,
+              into: result.floodgateCluster,
+              keyPrefix: `${keyPrefix}-cluster`,
+              label: "floodgate Redis Cluster",
+            },
+            options,
+          );
+        } finally {
+          keyspace.close();
+        }
+        result.redisTopology = compareRedisTopologies(result.floodgate, result.floodgateCluster);
+        await closeCluster();
       } else {
         await runFloodgatePhases(floodgate, options, result.floodgate, keyPrefix);
       }
@@ -100,7 +162,7 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
         }
         result.comparison = comparePhases(result.floodgate, result.baseline);
       }
-      const broken = [result.floodgate, result.floodgateAuthOff].filter(
+      const broken = [result.floodgate, result.floodgateAuthOff, result.floodgateCluster].filter(
         (phases) => phases?.intakeBudget && !phases.intakeBudget.held,
       );
       if (broken.length > 0) {
@@ -110,6 +172,7 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
     },
     async () => {
       await closeAuthOff();
+      await closeCluster();
       await floodgate.close();
     },
     summarizePayments,

@@ -1,5 +1,6 @@
 // The payments result as JSON types, the Floodgate/baseline comparison, and the printed summary.
 import { type AuthCost, authCostLines } from "./auth-cost.ts";
+import type { BenchRedisCluster } from "./bench-redis-cluster.ts";
 import { describeCpuUsage } from "./cpu-meter.ts";
 import type { DrainResult } from "./drain-phase.ts";
 import { budgetLine, type IntakeBudget } from "./intake-budget.ts";
@@ -7,6 +8,7 @@ import { formatLatency } from "./latency-summary.ts";
 import type { MaxRateResult } from "./max-rate-search.ts";
 import { formatCount } from "./progress-line.ts";
 import type { RatePhaseResult } from "./rate-phase.ts";
+import { type RedisTopologyCost, redisTopologyLines } from "./redis-topology-cost.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
 import type { ServiceSettings } from "./service-settings.ts";
 import { busyWarning, headerLine, servicesLine } from "./summary-lines.ts";
@@ -48,6 +50,12 @@ export interface PaymentsResult extends CommitInfo {
   floodgateAuthOff: TargetPhases | null;
   /** --auth compare: auth on against AUTH=off. */
   authCost: AuthCost | null;
+  /** --redis cluster: the same measured phases on a second system on a private Redis Cluster, beside the first. */
+  floodgateCluster: TargetPhases | null;
+  /** --redis cluster: the cluster it ran on (started by the bench). */
+  redisCluster: BenchRedisCluster["description"] | null;
+  /** --redis cluster: one Redis against the cluster. */
+  redisTopology: RedisTopologyCost | null;
   baseline: TargetPhases | null;
   comparison: Comparison | null;
   error: string | null;
@@ -143,6 +151,9 @@ export function summarizePayments(result: PaymentsResult): string[] {
   ];
   if (result.floodgateAuthOff) lines.push(...targetLines("floodgate (AUTH=off)", result.floodgateAuthOff));
   if (result.authCost) lines.push(...authCostLines(result.authCost));
+  if (result.floodgateCluster)
+    lines.push(...targetLines("floodgate (Redis Cluster, 3 masters)", result.floodgateCluster));
+  if (result.redisTopology) lines.push(...redisTopologyLines(result.redisTopology));
   if (result.baseline) lines.push(...targetLines("baseline (synchronous, pg pool of 10)", result.baseline));
   const c = result.comparison;
   if (c) {

@@ -31,6 +31,13 @@ describe("payments options", () => {
     expect(parse("--drain", "--auth", "off")).toMatchObject({ auth: "off" });
   });
 
+  it("compares one Redis with a Redis Cluster under --redis cluster, with auth on for both", () => {
+    expect(parse()).toMatchObject({ redis: "single" });
+    expect(parse("--max", "--redis", "cluster")).toMatchObject({ redis: "cluster", auth: "on", max: true });
+    expect(parse("--redis=cluster")).toMatchObject({ redis: "cluster", fixedRate: true });
+    expect(parse("--max", "--redis", "cluster", "--auth", "off")).toMatchObject({ auth: "off" });
+  });
+
   it("reads values after a space or an equals sign", () => {
     expect(parse("--rate", "500", "--duration=10", "--users", "5000")).toMatchObject({
       rate: 500,
@@ -60,6 +67,10 @@ describe("payments options", () => {
     [["--auth", "--max"], "--auth needs one of on, off, compare"],
     [["--auth", "maybe"], '--auth must be one of on, off, compare, got "maybe"'],
     [["--drain", "--auth", "compare"], "--auth compare compares the fixed-rate run or --max"],
+    [["--max", "--redis", "cluster", "--auth", "compare"], "compare one thing at a time"],
+    [["--max", "--redis", "cluster", "--drain"], "without --baseline or --drain"],
+    [["--redis", "cluster", "--baseline"], "without --baseline or --drain"],
+    [["--redis", "sentinel"], '--redis must be one of single, cluster, got "sentinel"'],
   ])("rejects %j with a clear message", (args, message) => {
     expect(() => parse(...args)).toThrow(OptionError);
     expect(() => parse(...args)).toThrow(message);
