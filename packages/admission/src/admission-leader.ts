@@ -108,7 +108,17 @@ export class AdmissionLeader {
     const now = Date.now();
     if (now - this.#lastBacklogAt >= BACKLOG_EVERY_MS) {
       this.#lastBacklogAt = now;
-      await this.#measureBacklog();
+      // The rooms' ticks do not depend on it: a backlog that cannot be read (a stream's node away) leaves the
+      // last measured backpressure in force until a measurement succeeds, the signal to expire, and the rooms
+      // admitting.
+      await this.#measureBacklog().catch((error: Error) =>
+        this.#warnings.warn("backlog", (heldBack) =>
+          this.#options.log.warn(
+            { err: error.message, similarSinceLast: heldBack },
+            "admission leader: workers' backlog not measured; rooms tick with the last backpressure known",
+          ),
+        ),
+      );
     }
     if (now - this.#lastRoomListAt >= ROOM_LIST_EVERY_MS) {
       this.#lastRoomListAt = now;
