@@ -4,7 +4,7 @@
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { holdLeaderLease, readRoomDefinition, readRoomStats, readTicket } from "../src/index.ts";
-import { joinInRoomSlot, leaderCases } from "./support/leader-cases.ts";
+import { joinTicket, leaderCases } from "./support/leader-cases.ts";
 import { RoomTestKit } from "./support/room-test-kit.ts";
 
 let cluster: RedisCluster;
@@ -36,7 +36,7 @@ describe("on a Redis Cluster", () => {
       admitPerSecond: 5,
       guards: ["orders"],
     });
-    const ticket = await joinInRoomSlot(kit, "defined", "reader");
+    const ticket = await joinTicket(kit, "defined", "reader");
     expect(await readTicket(kit.redis, kit.keys, "defined", ticket.ticketId)).toMatchObject({
       status: "waiting",
       position: 1,

@@ -4,14 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AdmissionLeader, holdLeaderLease, joinRoom, type TicketState } from "../../src/index.ts";
 import { type RoomTestKit, sleep } from "./room-test-kit.ts";
 
-/**
- * Joins with the IP bucket in the room's own slot. join-room-10.lua still takes the IP bucket with the room's
- * keys (until it becomes a side command: cluster-key-layout.md step 6), and a cluster refuses a script whose
- * keys span slots; these tests are about the leader, not the join's limits.
- */
-export async function joinInRoomSlot(kit: RoomTestKit, roomId: string, userId: string): Promise<TicketState> {
-  const ipBucket = { key: `${kit.keys.prefix}{room-${roomId}}:test-ip-bucket`, intervalMs: 0, burst: 0 };
-  const outcome = await joinRoom(kit.redis, kit.keys, { roomId, userId, ipBucket });
+/** A join (the room's slot only: the client address's limit is the caller's side command). */
+export async function joinTicket(kit: RoomTestKit, roomId: string, userId: string): Promise<TicketState> {
+  const outcome = await joinRoom(kit.redis, kit.keys, { roomId, userId });
   if (outcome.result !== "joined" && outcome.result !== "existing")
     throw new Error(`join: ${outcome.result}`);
   return outcome.ticket;
@@ -88,7 +83,7 @@ export function leaderCases(kit: () => RoomTestKit) {
     const fill = async (roomId: string, users: number) => {
       const joined: string[] = [];
       for (let i = 0; i < users; i++)
-        joined.push((await joinInRoomSlot(kit(), roomId, `${roomId}-${i}`)).ticketId);
+        joined.push((await joinTicket(kit(), roomId, `${roomId}-${i}`)).ticketId);
       return joined;
     };
 
