@@ -1,6 +1,6 @@
 // The admission leader is one of the intake processes. Killed with SIGKILL mid-admission (no goodbye, its lease
-// simply stops being renewed), another process takes the lease over and admissions go on: every waiting ticket
-// admitted exactly once, in join order.
+// simply stops being renewed), another process takes the lease over, with a higher epoch that the room then
+// keeps, and admissions go on: every waiting ticket admitted exactly once, in join order.
 import { AdmissionKeys } from "@floodgate/admission";
 import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
 import {
@@ -80,6 +80,8 @@ describe("admission leader fail-over", () => {
     );
 
     const pid = await leaderPid();
+    const killedEpoch = Number(await redis.get(keys.leaderEpoch()));
+    expect(killedEpoch).toBeGreaterThan(0);
     const victim = intakes.find((intake) => intake.child.pid === pid);
     expect(victim, `the lease names pid ${pid}, one of the two intakes`).toBeDefined();
     await victim!.kill("SIGKILL");
@@ -94,6 +96,9 @@ describe("admission leader fail-over", () => {
     );
     const survivor = intakes.find((intake) => intake !== victim)!;
     expect(await leaderPid()).toBe(survivor.child.pid);
+    const survivorEpoch = Number(await redis.get(keys.leaderEpoch()));
+    expect(survivorEpoch).toBeGreaterThan(killedEpoch);
+    expect(Number(await redis.hget(keys.room("failover").state, "leaderEpoch"))).toBe(survivorEpoch);
     expect(admissions).toHaveLength(60);
     expect(new Set(admissions).size).toBe(60);
     expect(admissions).toEqual(joined);

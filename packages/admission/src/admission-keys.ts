@@ -60,7 +60,10 @@ export class AdmissionKeys {
     };
   }
 
-  /** The ids of every room ever defined (a set). */
+  /**
+   * The ids of every room ever defined (a set). A room is listed before its keys are written
+   * (room-definition.ts), so a reader finds listed rooms without a config and skips them.
+   */
   rooms(): string {
     return `${this.prefix}rooms`;
   }
@@ -70,9 +73,19 @@ export class AdmissionKeys {
     return `${this.prefix}admission:room-definition-lock`;
   }
 
-  /** The admission leader's lease: one intake process at a time admits. */
+  /** The admission leader's lease: one intake process at a time admits. Value: the holder's id. */
   leaderLease(): string {
     return `${this.prefix}admission:leader`;
+  }
+
+  /**
+   * The leader's epoch: a counter raised by every new holder of the lease (hold-leader-lease-2.lua, which needs
+   * both keys in one slot). Its hash tag is the lease's whole name, and an untagged key hashes by its whole
+   * name (REDIS_PREFIX can hold no brace), so both land in one slot while the lease keeps the name that intakes of the previous release hold:
+   * during a rolling upgrade old and new processes still contend for one lease.
+   */
+  leaderEpoch(): string {
+    return `${this.prefix}{${this.leaderLease()}}:epoch`;
   }
 
   /** What the leader measured of the workers' backlog (a hash that expires if no leader renews it). */

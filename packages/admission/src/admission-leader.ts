@@ -1,11 +1,15 @@
 // One intake process at a time admits: it holds a Redis lease (renewed every tick, 2 s long, so a dead leader
-// is replaced within about 2 s) and runs each room's tick script, which checks the lease itself: a leader that
-// paused past its lease changes nothing, so two leaders never both admit. Every few ticks it also measures the
-// workers' backlog and publishes the backpressure signal the intakes and the `auto` rooms act on.
+// is replaced within about 2 s) and runs each room's tick script. Every new holder of the lease gets a higher
+// epoch; each tick carries it and the room keeps the highest it has seen, so a leader that paused past its lease
+// cannot admit in any room its successor has ticked (the tick touches only the room's slot: it runs on a Redis
+// Cluster). What a deposed leader can still do, and why it is harmless, is said at #tickRooms. Every few ticks it
+// also measures the workers' backlog and publishes the backpressure signal the intakes and the `auto` rooms act
+// on.
 import type { QueueKeys, ScriptedRedis } from "@floodgate/queue";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
-import { type RoomTick, tickRoom } from "./room-tick.ts";
+import { holdLeaderLease } from "./leader-lease.ts";
+import { type RoomTick, type TickOutcome, tickRoom } from "./room-tick.ts";
 import { ThrottledWarning } from "./throttled-warning.ts";
 
 export const TICK_MS = 100;
@@ -35,7 +39,8 @@ export class AdmissionLeader {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
-  #leading = false;
+  /** Our epoch while we hold the lease, else 0. */
+  #epoch = 0;
   #backpressure = false;
   #lastBacklogAt = 0;
   #rooms: string[] = [];
@@ -46,7 +51,12 @@ export class AdmissionLeader {
   }
 
   get leading(): boolean {
-    return this.#leading;
+    return this.#epoch > 0;
+  }
+
+  /** The epoch this process leads with (0 while it does not lead). */
+  get epoch(): number {
+    return this.#epoch;
   }
 
   start(): void {
@@ -71,35 +81,77 @@ export class AdmissionLeader {
     this.#stopped = true;
     clearTimeout(this.#timer);
     await this.#running;
-    if (this.#leading) {
-      await this.#options.redis
-        .holdLease(this.#options.keys.leaderLease(), this.#options.instanceId, 1)
-        .catch(() => 0);
-      this.#leading = false;
+    if (this.leading) {
+      const { redis, keys, instanceId } = this.#options;
+      await holdLeaderLease(redis, keys, instanceId, 1).catch(() => 0);
+      this.#epoch = 0;
     }
   }
 
-  async #tick(): Promise<void> {
+  /** Renews (or takes) the lease; `aboveEpoch`: an epoch a room refused us with (see holdLeaderLease). */
+  async #holdLease(aboveEpoch = 0): Promise<void> {
     const { redis, keys, instanceId } = this.#options;
-    const leading = (await redis.holdLease(keys.leaderLease(), instanceId, LEASE_MS)) === 1;
-    if (leading !== this.#leading) {
-      this.#leading = leading;
+    const epoch = await holdLeaderLease(redis, keys, instanceId, LEASE_MS, aboveEpoch);
+    if (epoch !== this.#epoch) {
       this.#options.log.info(
-        { instanceId },
-        leading ? "admission leader: this process admits" : "admission leader: lost the lease",
+        { instanceId, epoch },
+        epoch > 0 ? "admission leader: this process admits" : "admission leader: lost the lease",
       );
     }
-    if (!leading) return;
+    this.#epoch = epoch;
+  }
+
+  async #tick(): Promise<void> {
+    const { redis, keys } = this.#options;
+    await this.#holdLease();
+    if (!this.leading) return;
     const now = Date.now();
     if (now - this.#lastBacklogAt >= BACKLOG_EVERY_MS) {
       this.#lastBacklogAt = now;
-      await this.#measureBacklog();
+      // The rooms' ticks do not depend on it: a backlog that cannot be read (a stream's node away) leaves the
+      // last measured backpressure in force until a measurement succeeds, the signal to expire, and the rooms
+      // admitting.
+      await this.#measureBacklog().catch((error: Error) =>
+        this.#warnings.warn("backlog", (heldBack) =>
+          this.#options.log.warn(
+            { err: error.message, similarSinceLast: heldBack },
+            "admission leader: workers' backlog not measured; rooms tick with the last backpressure known",
+          ),
+        ),
+      );
     }
     if (now - this.#lastRoomListAt >= ROOM_LIST_EVERY_MS) {
       this.#lastRoomListAt = now;
       this.#rooms = await redis.smembers(keys.rooms());
     }
-    for (const roomId of this.#rooms) await this.#tickRoom(roomId);
+    await this.#tickRooms();
+  }
+
+  /**
+   * One tick per room, each carrying our epoch. A leader deposed while it runs this round (its lease expired
+   * during a pause and another process took it) learns so from the first room its successor has ticked: that
+   * room refuses the tick, the lease says we lost it, and the round stops. Before that it can still tick the
+   * rooms its successor has not reached since taking over: at most one tick each, the rest of one round.
+   * Harmless, because everything a tick decides from is in the room (allowance, lastTickAt, the queue, the
+   * node's clock) and the tick is one script: interleaved with the successor's ticks it admits no more and in
+   * no other order than one leader's, and admits no ticket twice. Its measured backpressure may be up to a
+   * round old, so an `auto` room may start or stop queueing one tick early or late; the next tick decides
+   * again. The backlog signal it may have written earlier in the round is a measurement of the same streams,
+   * rewritten by the successor within BACKLOG_EVERY_MS.
+   */
+  async #tickRooms(): Promise<void> {
+    for (const roomId of this.#rooms) {
+      let outcome = await this.#tickRoom(roomId);
+      if (outcome.result === "deposed") {
+        // Either a successor ticked the room (the lease is theirs: stop), or the epoch counter fell behind the
+        // room's (a failover lost its last write): holding the lease still, our epoch goes past the room's.
+        await this.#holdLease(outcome.roomEpoch);
+        if (!this.leading) return;
+        outcome = await this.#tickRoom(roomId);
+        if (outcome.result === "deposed") return; // a successor, just now: the next round's lease check tells
+      }
+      if (outcome.result === "ticked") this.#options.onTick?.(outcome.tick);
+    }
   }
 
   async #measureBacklog(): Promise<void> {
@@ -131,13 +183,12 @@ export class AdmissionLeader {
     this.#options.onBacklog?.(reading, this.#backpressure);
   }
 
-  async #tickRoom(roomId: string): Promise<void> {
-    const { redis, keys, instanceId, cooldownMs } = this.#options;
-    const tick = await tickRoom(redis, keys, roomId, {
-      instanceId,
+  #tickRoom(roomId: string): Promise<TickOutcome> {
+    const { redis, keys, cooldownMs } = this.#options;
+    return tickRoom(redis, keys, roomId, {
+      epoch: this.#epoch,
       backpressure: this.#backpressure,
       cooldownMs,
     });
-    if (tick) this.#options.onTick?.(tick);
   }
 }

@@ -8,6 +8,7 @@ export {
   type TokenVerdict,
 } from "./admission-token.ts";
 export { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
+export { holdLeaderLease } from "./leader-lease.ts";
 export {
   clearRateLimitOverride,
   readEffectiveRateLimits,
@@ -24,7 +25,13 @@ export {
 } from "./room-definition.ts";
 export { RoomDefinitionBusyError, withRoomDefinitionLock } from "./room-definition-lock.ts";
 export { etaSeconds, type RoomStats, readRoomStats } from "./room-stats.ts";
-export { type RoomTick, TICK_STEP_LIMIT, type TickOptions, tickRoom } from "./room-tick.ts";
+export {
+  type RoomTick,
+  TICK_STEP_LIMIT,
+  type TickOptions,
+  type TickOutcome,
+  tickRoom,
+} from "./room-tick.ts";
 export {
   type JoinOutcome,
   joinRoom,

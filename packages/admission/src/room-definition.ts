@@ -1,6 +1,6 @@
 // A waiting room's definition lives in Redis beside its queue (a room is as durable as the people waiting in
-// it). Changing it is one MULTI: the definition, the state its mode implies, the room list, and a message that
-// makes every intake reload at once.
+// it). Changing it is two steps, each in one slot (so it works on a Redis Cluster): the room list, then one
+// MULTI of the definition, the state its mode implies, and a message that makes every intake reload at once.
 import type { GuardedRouteClass } from "@floodgate/domain";
 import { isGuardedRouteClass } from "@floodgate/domain";
 import type { Cluster, Redis } from "ioredis";
@@ -55,6 +55,12 @@ export async function writeRoomDefinition(
   previous: RoomDefinition | null,
 ): Promise<void> {
   const roomKeys = keys.room(room.roomId);
+  // Listed first (the list has a slot of its own). Every reader of the list (the leader's ticks, the intakes'
+  // room directory, the admin's guard-conflict check) skips a listed room without a config, so a crash between
+  // the steps leaves a name with no effect, completed by the admin's retry. The other order would leave, after
+  // a crash, a room users can join that no leader ticks and no intake knows to guard anything.
+  await redis.sadd(keys.rooms(), room.roomId);
+  // The room's keys share its slot; PUBLISH names no key, and a cluster broadcasts it from any node.
   const multi = redis.multi();
   multi.hset(roomKeys.config, {
     mode: room.mode,
@@ -71,7 +77,6 @@ export async function writeRoomDefinition(
   else multi.hsetnx(roomKeys.state, "queueing", "0");
   // A new start time means a new pre-queue, shuffled when it comes.
   if (previous === null || previous.startsAt !== room.startsAt) multi.hset(roomKeys.state, "shuffled", "0");
-  multi.sadd(keys.rooms(), room.roomId);
   multi.publish(keys.configChannel(), JSON.stringify({ room: room.roomId }));
   await multi.exec();
 }

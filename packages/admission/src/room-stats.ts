@@ -1,5 +1,6 @@
 // What a room looks like from outside, in one pipeline: how many wait, whether it queues, how many it admitted
-// in the last minute and at what rate over the last 10 seconds (the rate etaSeconds divides by).
+// in the last minute and at what rate over the last 10 seconds (the rate etaSeconds divides by). The pipeline
+// reads the room's keys only: one slot, as a Redis Cluster requires of a pipeline.
 import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
 

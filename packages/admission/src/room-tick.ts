@@ -1,4 +1,6 @@
-// One tick of one room (lua/admit-room-11.lua): the leader runs it about every 100 ms; tests run it directly.
+// One tick of one room (lua/admit-room-10.lua): the leader runs it about every 100 ms; tests run it directly.
+// Every key is the room's, so it runs on a Redis Cluster: the leader is fenced by its epoch, which the room
+// keeps, rather than by reading the lease (leader-lease.ts).
 import type { ScriptedRedis } from "@floodgate/queue";
 import type { AdmissionKeys } from "./admission-keys.ts";
 
@@ -20,9 +22,16 @@ export interface RoomTick {
   ended: number;
 }
 
+export type TickOutcome =
+  | { result: "ticked"; tick: RoomTick }
+  /** A later leader epoch has ticked the room (roomEpoch): nothing changed. */
+  | { result: "deposed"; roomEpoch: number }
+  /** The room is listed but its definition is not written (yet): nothing changed. */
+  | { result: "undefined_room" };
+
 export interface TickOptions {
-  /** Must hold the leader's lease, or the tick changes nothing (and returns null). */
-  instanceId: string;
+  /** The leader's epoch (holdLeaderLease): a room refuses an epoch below the highest it has seen. */
+  epoch: number;
   backpressure: boolean;
   cooldownMs: number;
   /** Defaults to ENDED_TICKET_RETENTION_MS. */
@@ -34,7 +43,7 @@ export async function tickRoom(
   keys: AdmissionKeys,
   roomId: string,
   options: TickOptions,
-): Promise<RoomTick | null> {
+): Promise<TickOutcome> {
   const room = keys.room(roomId);
   const reply = await redis.admitRoom(
     room.config,
@@ -47,8 +56,7 @@ export async function tickRoom(
     room.sessions,
     room.admits,
     room.ended,
-    keys.leaderLease(),
-    options.instanceId,
+    options.epoch,
     options.backpressure ? "1" : "0",
     options.cooldownMs,
     keys.roomEventsChannel(),
@@ -56,12 +64,17 @@ export async function tickRoom(
     TICK_STEP_LIMIT,
     options.endedRetentionMs ?? ENDED_TICKET_RETENTION_MS,
   );
-  if (Number(reply[0]) !== 1) return null;
+  const code = Number(reply[0]);
+  if (code === -1) return { result: "deposed", roomEpoch: Number(reply[1]) };
+  if (code !== 1) return { result: "undefined_room" };
   return {
-    roomId,
-    queueing: reply[1] === "1",
-    waiting: Number(reply[2]),
-    admitted: Number(reply[3]),
-    ended: Number(reply[4]),
+    result: "ticked",
+    tick: {
+      roomId,
+      queueing: reply[1] === "1",
+      waiting: Number(reply[2]),
+      admitted: Number(reply[3]),
+      ended: Number(reply[4]),
+    },
   };
 }

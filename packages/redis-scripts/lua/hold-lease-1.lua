@@ -1,5 +1,6 @@
 --[[
-  Take or keep a lease (the admission leader's): set it when nobody holds it, extend it when we do.
+  Take or keep a lease (the room-definition lock's): set it when nobody holds it, extend it when we do. The
+  admission leader's lease is the same with an epoch beside it: hold-leader-lease-2.lua.
 
   KEYS[1] the lease   (value: the holder's id)
   ARGV[1] our id

@@ -54,12 +54,20 @@ export interface ScriptCommands {
   joinRoom(...keysThenArgs: (string | number)[]): Promise<string[] | [number, string]>;
   /** read-ticket-4.lua: tickets, queue, pre-queue, heartbeats; ticket id. */
   readTicket(...keysThenArgs: string[]): Promise<string[]>;
-  /** admit-room-11.lua: 11 keys, then leader id, backpressure, cool-down ms, channel, room id, step limit, ended
-   * tickets' retention ms. */
+  /** admit-room-10.lua: the room's 10 keys, then leader epoch, backpressure, cool-down ms, channel, room id, step
+   * limit, ended tickets' retention ms. */
   admitRoom(...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
   /** revoke-ticket-6.lua: tickets, queue, pre-queue, heartbeats, sessions, ended; ticket id, channel, room id. */
   revokeTicket(...keysThenArgs: string[]): Promise<string>;
   holdLease(leaseKey: string, holderId: string, leaseMs: number): Promise<number>;
+  /** hold-leader-lease-2.lua: our epoch (>= 1) while we hold the lease, else 0. */
+  holdLeaderLease(
+    leaseKey: string,
+    epochKey: string,
+    holderId: string,
+    leaseMs: number,
+    epochSeenByARoom: number,
+  ): Promise<number>;
   /** claim-dead-letter-3.lua: claim, status hash, stream; action, operation id, message, claim TTL seconds. */
   claimDeadLetter(
     claimKey: string,

@@ -97,6 +97,7 @@ export class PositionRounds {
 
   async #pushSlice(roomId: string, waiting: Watcher[]) {
     const room = this.#keys.room(roomId);
+    // One room's keys only: one slot, as a Redis Cluster requires of a pipeline (never mix rooms in one).
     const pipeline = this.#redis.pipeline();
     pipeline.zcard(room.early);
     // A pre-queue socket also asks whether its ticket is still in the pre-queue. Without that, a pre-queue

@@ -42,7 +42,7 @@ export async function totalStreamLength(app: FastifyInstance): Promise<number> {
 
 /**
  * Every key under the app's prefix that a request can write, sorted (SCAN, so it stays correct however many
- * there are). The admission leader's lease and backlog signal are left out: the leader writes them on its own
+ * there are). The admission leader's lease, its epoch and the backlog signal are left out: the leader writes them on its own
  * timer, and the signal first appears a moment after start, so a "nothing changed" snapshot taken across that
  * moment differed for no reason of the request under test (seen as a rare failure of the first refusal case).
  * The readiness probe's key is left out for the same reason.
@@ -50,6 +50,7 @@ export async function totalStreamLength(app: FastifyInstance): Promise<number> {
 export async function prefixKeys(app: FastifyInstance): Promise<string[]> {
   const leaderKeys = new Set([
     app.admission.keys.leaderLease(),
+    app.admission.keys.leaderEpoch(),
     app.admission.keys.backlogSignal(),
     readinessKey(app.config.redisPrefix),
   ]);

@@ -1,15 +1,26 @@
-// What the admission tests share: a real Redis under the file's prefix, rooms defined directly, a lease held
-// as the "test leader", ticks run by hand, and the room event channel recorded.
+// What the admission tests share: a real Redis (or cluster) under the file's prefix, rooms defined directly, a
+// lease held as the "test leader" (its epoch carried by every tick), ticks run by hand, and the room event
+// channel recorded.
 
 import type { Config } from "@floodgate/config";
 import { type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import {
+  createRedis,
+  createSubscriber,
+  QueueKeys,
+  type RedisConnection,
+  type ScriptedRedis,
+  waitForRedis,
+} from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import {
   AdmissionKeys,
+  holdLeaderLease,
   LEASE_MS,
   type RoomDefinition,
+  type RoomTick,
   readRoomDefinition,
+  type TickOutcome,
   tickRoom,
   writeRoomDefinition,
 } from "../../src/index.ts";
@@ -25,19 +36,24 @@ export interface RoomEvent {
 
 export class RoomTestKit {
   readonly redis: ScriptedRedis;
-  readonly subscriber: ScriptedRedis;
+  readonly subscriber: RedisConnection;
   readonly queueKeys: QueueKeys;
   readonly keys: AdmissionKeys;
   readonly events: RoomEvent[] = [];
+  /** The test leader's lease holder and epoch (lead, handOver). */
+  leader = LEADER;
+  epoch = 0;
 
-  private constructor(config: Config) {
+  private constructor(config: Pick<Config, "redisUrl" | "redisPrefix" | "streamPartitions">) {
     this.redis = createRedis(config.redisUrl);
-    this.subscriber = createRedis(config.redisUrl);
+    this.subscriber = createSubscriber(config.redisUrl, "room-test-kit-events");
     this.queueKeys = new QueueKeys(config.redisPrefix, config.streamPartitions);
     this.keys = new AdmissionKeys(this.queueKeys);
   }
 
-  static async start(config: Config): Promise<RoomTestKit> {
+  static async start(
+    config: Pick<Config, "redisUrl" | "redisPrefix" | "streamPartitions">,
+  ): Promise<RoomTestKit> {
     const kit = new RoomTestKit(config);
     await Promise.all([waitForRedis(kit.redis), waitForRedis(kit.subscriber)]);
     await kit.subscriber.subscribe(kit.keys.roomEventsChannel());
@@ -70,29 +86,37 @@ export class RoomTestKit {
     );
   }
 
-  /** Takes the leader's lease for this test's ticks. */
-  async lead(id = LEADER): Promise<void> {
-    await this.redis.holdLease(this.keys.leaderLease(), id, LEASE_MS * 30);
+  /** Takes (or keeps) the leader's lease for this test's ticks; they carry its epoch. */
+  async lead(): Promise<number> {
+    this.epoch = await holdLeaderLease(this.redis, this.keys, this.leader, LEASE_MS * 30);
+    if (this.epoch < 1) throw new Error(`${this.leader} could not take the leader's lease`);
+    return this.epoch;
   }
 
-  /** Runs a tick and waits until the subscriber has received whatever it published. */
-  async tick(
-    roomId: string,
-    options: {
-      instanceId?: string;
-      backpressure?: boolean;
-      cooldownMs?: number;
-      endedRetentionMs?: number;
-    } = {},
-  ) {
-    const tick = await tickRoom(this.redis, this.keys, roomId, {
-      instanceId: options.instanceId ?? LEADER,
+  /** The test leader gives the lease up (a 1 ms lease) and `next` takes it, with a higher epoch. */
+  async handOver(next: string): Promise<number> {
+    await holdLeaderLease(this.redis, this.keys, this.leader, 1);
+    await sleep(5);
+    this.leader = next;
+    return this.lead();
+  }
+
+  /** Runs a tick (by default with the test leader's epoch) and waits until its events are heard. */
+  async tickOutcome(roomId: string, options: TickRunOptions = {}): Promise<TickOutcome> {
+    const outcome = await tickRoom(this.redis, this.keys, roomId, {
+      epoch: options.epoch ?? this.epoch,
       backpressure: options.backpressure ?? false,
       cooldownMs: options.cooldownMs ?? 60_000,
       endedRetentionMs: options.endedRetentionMs,
     });
     await this.flushEvents();
-    return tick;
+    return outcome;
+  }
+
+  /** A tick's numbers, or null when the room refused it (a later epoch ticked it) or has no definition. */
+  async tick(roomId: string, options: TickRunOptions = {}): Promise<RoomTick | null> {
+    const outcome = await this.tickOutcome(roomId, options);
+    return outcome.result === "ticked" ? outcome.tick : null;
   }
 
   /** Messages on one channel arrive in order: once a marker published now is back, everything before it is. */
@@ -119,6 +143,13 @@ export class RoomTestKit {
       .filter((event) => event.room === roomId && Array.isArray(event.ended))
       .flatMap((event) => event.ended as [string, string][]);
   }
+}
+
+export interface TickRunOptions {
+  epoch?: number;
+  backpressure?: boolean;
+  cooldownMs?: number;
+  endedRetentionMs?: number;
 }
 
 export function paymentMessage(userId: string, amount = 100): MoneyOperationMessage {

@@ -1,8 +1,10 @@
 --[[
   One tick of a waiting room, run by the admission leader (about every 100 ms). Its cost is bounded by what
-  it admits, expires and sweeps, never by the length of the queue.
+  it admits, expires and sweeps, never by the length of the queue. Every key is the room's ({room-<id>}): one
+  slot, so it runs on a Redis Cluster as on one Redis.
 
-  1. Fencing: a leader that lost its lease changes nothing.
+  1. Fencing: a tick from a leader epoch below the highest this room has seen changes nothing, so a deposed
+     leader cannot admit in a room its successor has ticked. The room keeps that epoch in its own state.
   2. The pre-queue shuffle's next step, or its start if startsAt has come (includes/room-shuffle.lua); a room
      turned off lets its pre-queue go, to be admitted in step 6 with everyone else.
   3. Sessions that ended: admitted tickets past expiresAt become expired.
@@ -15,13 +17,17 @@
      abandoned on the way is skipped without using the allowance. Not queueing: everyone still waiting goes.
   7. One event on the channel for everything that happened, for the intakes holding the WebSockets.
 
+  Why a tick that slips past fencing is harmless (a deposed leader ticking a room its successor has not reached
+  yet): everything a tick decides from is in this room (allowance, lastTickAt, the queue) and the clock is this
+  node's TIME, so ticks of two leaders, interleaved, admit no more than one leader's would, in the same order,
+  each ticket once. Only an `auto` room's decision may differ: the deposed leader's ARGV[2] may be a round old,
+  and the next tick decides again.
+
   KEYS[1]  config {room-<id>}:config   KEYS[2] state   {room-<id>}:state   KEYS[3] queue {room-<id>}:queue
   KEYS[4]  pre-queue {room-<id>}:early KEYS[5] tickets KEYS[6] users       KEYS[7] heartbeats {room-<id>}:seen
   KEYS[8]  sessions                    KEYS[9] admissions per second       KEYS[10] ended {room-<id>}:ended
-  KEYS[11] the leader's lease
-  (the lease has its own slot: like the guarded scripts, this runs on standalone Redis or Sentinel)
 
-  ARGV[1] the leader's id (must hold KEYS[11])
+  ARGV[1] the leader's epoch (hold-leader-lease-2.lua; >= 1)
   ARGV[2] "1" when the workers' backlog is over its limit (backpressure), else "0"
   ARGV[3] auto mode's cool-down, ms
   ARGV[4] event channel
@@ -29,8 +35,9 @@
   ARGV[6] most tickets to look at per step (bounds the tick's time)
   ARGV[7] how long an ended ticket stays readable, ms
 
-  Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned)}, {-1} when not the
-  leader, {-2} when the room has no config.
+  Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned)}, {-1, the room's
+  epoch} when a later leader epoch has ticked the room (or ARGV[1] is no epoch), {-2} when the room has no
+  config (it is listed before its keys are written: room-definition.ts).
 ]]
 --- @include "room-tickets"
 --- @include "room-shuffle"
@@ -38,12 +45,17 @@ local keys = {
   config = KEYS[1], state = KEYS[2], queue = KEYS[3], early = KEYS[4], tickets = KEYS[5], users = KEYS[6],
   seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9], ended = KEYS[10],
 }
-if redis.call("GET", KEYS[11]) ~= ARGV[1] then
-  return {-1}
+local epoch = tonumber(ARGV[1])
+local roomEpoch = tonumber(redis.call("HGET", keys.state, "leaderEpoch")) or 0
+if not epoch or epoch < 1 or roomEpoch > epoch then
+  return {-1, roomEpoch}
 end
 local config = redis.call("HMGET", keys.config, "mode", "admitPerSecond", "sessionSeconds", "abandonSeconds")
 if not config[1] then
   return {-2}
+end
+if epoch > roomEpoch then
+  redis.call("HSET", keys.state, "leaderEpoch", epoch)
 end
 local mode = config[1]
 local admitPerSecond = tonumber(config[2])
