@@ -1,7 +1,9 @@
 // The durability settings of the shared Redis and Postgres, recorded with each result: an fsync-off Postgres
-// or an AOF-off Redis changes every figure, and nothing else in the result would show it.
+// or an AOF-off Redis changes every figure, and nothing else in the result would show it. CONFIG and INFO
+// answer for one node: on a Redis Cluster each master is asked.
 import { createPool } from "@floodgate/db";
-import { Redis } from "ioredis";
+import { connectRedis, forEachMaster } from "@floodgate/test-fixtures";
+import type { Redis } from "ioredis";
 
 export interface ServiceSettings {
   postgres: Record<string, string> | { error: string };
@@ -22,20 +24,49 @@ async function postgresSettings(url: string): Promise<Record<string, string>> {
   }
 }
 
+/** Version and persistence of one Redis; of a cluster, every master's (a 202 is as safe as its master). */
 async function redisSettings(url: string): Promise<Record<string, string>> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  const redis = connectRedis(url, { maxRetriesPerRequest: 1 });
   try {
-    const info = await redis.info("server");
-    const version = /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown";
-    const settings: Record<string, string> = { version };
-    for (const name of ["appendonly", "appendfsync", "save"]) {
-      const [, value] = (await redis.config("GET", name).catch(() => [])) as string[];
-      if (value !== undefined) settings[name] = value;
-    }
-    return settings;
+    const masters = await forEachMaster(redis, async (node) => ({
+      node: `${node.options.host}:${node.options.port}`,
+      settings: await nodeSettings(node),
+    }));
+    if (masters.length === 1) return masters[0]!.settings;
+    return mergedSettings(masters);
   } finally {
     redis.disconnect();
   }
+}
+
+async function nodeSettings(redis: Redis): Promise<Record<string, string>> {
+  const info = await redis.info("server");
+  const version = /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown";
+  const settings: Record<string, string> = { version };
+  for (const name of ["appendonly", "appendfsync", "save"]) {
+    const [, value] = (await redis.config("GET", name).catch(() => [])) as string[];
+    if (value !== undefined) settings[name] = value;
+  }
+  return settings;
+}
+
+/**
+ * A cluster's settings as one record: a setting every master shares is given once; one they differ on lists
+ * each master's value ("host:port=value, ..."), so the result shows the odd one out.
+ */
+function mergedSettings(
+  masters: { node: string; settings: Record<string, string> }[],
+): Record<string, string> {
+  const merged: Record<string, string> = { masters: String(masters.length) };
+  const names = new Set(masters.flatMap((master) => Object.keys(master.settings)));
+  for (const name of names) {
+    const values = masters.map((master) => master.settings[name] ?? "");
+    merged[name] =
+      new Set(values).size === 1
+        ? values[0]!
+        : masters.map((master, i) => `${master.node}=${values[i]}`).join(", ");
+  }
+  return merged;
 }
 
 export async function serviceSettings(postgresUrl: string, redisUrl: string): Promise<ServiceSettings> {

@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import { createApiKey } from "@floodgate/auth";
 import { type Config, loadConfig } from "@floodgate/config";
 import { createKysely, dropDatabases, ensureDatabases, type GlobalDatabase, migrateAll } from "@floodgate/db";
-import { Redis } from "ioredis";
+import { connectRedis } from "./redis-by-url.ts";
+import { unlinkMatching } from "./redis-masters.ts";
 
 export interface TestEnvironment {
   config: Config;
@@ -14,8 +15,23 @@ export interface TestEnvironment {
   cleanup(): Promise<void>;
 }
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/**
+ * The Redis a test file's environment uses: the shared one (TEST_REDIS_URL, default 127.0.0.1:6379), or, in
+ * vitest's "cluster" project (FLOODGATE_TEST_REDIS=cluster), the 3+3 Redis Cluster its global setup started
+ * for the whole run (cluster-global-setup.ts, whose URL cluster-test-setup.ts puts in the environment).
+ */
+export function testRedisUrl(): string {
+  if (process.env.FLOODGATE_TEST_REDIS !== "cluster")
+    return process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+  const url = process.env.FLOODGATE_TEST_REDIS_CLUSTER_URL;
+  if (!url)
+    throw new Error(
+      "FLOODGATE_TEST_REDIS=cluster but no cluster URL: run the file in vitest's cluster project (--project cluster), whose global setup starts the cluster",
+    );
+  return url;
+}
 
 export interface TestEnvironmentOptions {
   shards?: number;
@@ -34,8 +50,9 @@ export async function createTestEnvironment(
   const shardUrls = Array.from({ length: options.shards ?? 4 }, (_, i) =>
     withDatabase(POSTGRES_URL, `fgt_${id}_s${i}`),
   );
+  const redisUrl = testRedisUrl();
   const config = loadConfig({
-    REDIS_URL,
+    REDIS_URL: redisUrl,
     REDIS_PREFIX: `fgt:${id}:`,
     DATABASE_URL: databaseUrl,
     SHARD_URLS: shardUrls.join(","),
@@ -62,7 +79,7 @@ export async function createTestEnvironment(
     config,
     serverKey,
     async cleanup() {
-      await deleteKeys(REDIS_URL, config.redisPrefix);
+      await deleteKeys(redisUrl, config.redisPrefix);
       await dropDatabases([databaseUrl, ...shardUrls]);
       serverKeys.delete(databaseUrl);
     },
@@ -99,15 +116,11 @@ function withDatabase(serverUrl: string, database: string): string {
   return url.toString();
 }
 
+/** Every key of the prefix, on every master when the Redis is a cluster. */
 async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl);
+  const redis = connectRedis(redisUrl);
   try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.unlink(...keys);
-    } while (cursor !== "0");
+    await unlinkMatching(redis, `${prefix}*`);
   } finally {
     redis.disconnect();
   }

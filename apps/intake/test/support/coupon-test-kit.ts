@@ -1,5 +1,6 @@
 // Shared by the coupon test files: the admin key their environments use, and requests that create coupons
 // and ask for them.
+import { scanKeys } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { expect } from "vitest";
 import { post } from "./intake-test-kit.ts";
@@ -36,24 +37,12 @@ export const issue = (app: FastifyInstance, couponId: string, userId: string) =>
 export const isoIn = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 /**
- * Ids of the coupons that have state in Redis (one SCAN of the whole keyspace: slow on a busy Redis, so
- * tests call it once, not per request).
+ * Ids of the coupons that have state in Redis (one SCAN of the whole keyspace, on every master of a cluster:
+ * slow on a busy Redis, so tests call it once, not per request).
  */
 export async function couponStateIds(app: FastifyInstance): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await app.redis.scan(
-      cursor,
-      "MATCH",
-      `${app.config.redisPrefix}{cpn_*}:coupon`,
-      "COUNT",
-      50_000,
-    );
-    cursor = next;
-    for (const key of keys) ids.push(/\{(cpn_[^}]+)\}/.exec(key)![1]!);
-  } while (cursor !== "0");
-  return ids.sort();
+  const keys = await scanKeys(app.redis, `${app.config.redisPrefix}{cpn_*}:coupon`, { count: 50_000 });
+  return keys.map((key) => /\{(cpn_[^}]+)\}/.exec(key)![1]!).sort();
 }
 
 /** Redis holds state for exactly the coupons the global database defines: a refused create wrote neither. */

@@ -1,7 +1,7 @@
 // Shared by the intake's test files: what a test needs to look at the real Redis behind an app, and to assert
 // the problem+json shape. Each test file still builds its own environment and app.
 import { createServer } from "node:net";
-import { serverKeyFor } from "@floodgate/test-fixtures";
+import { scanKeys, serverKeyFor } from "@floodgate/test-fixtures";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
 import { readinessKey } from "../../src/health/readiness-checks.ts";
@@ -41,10 +41,11 @@ export async function totalStreamLength(app: FastifyInstance): Promise<number> {
 }
 
 /**
- * Every key under the app's prefix that a request can write, sorted (SCAN, so it stays correct however many
- * there are). The admission leader's lease, its epoch and the backlog signal are left out: the leader writes them on its own
- * timer, and the signal first appears a moment after start, so a "nothing changed" snapshot taken across that
- * moment differed for no reason of the request under test (seen as a rare failure of the first refusal case).
+ * Every key under the app's prefix that a request can write, sorted (SCAN of every master, so it stays correct
+ * however many there are, on one Redis or a cluster). The admission leader's lease, its epoch and the backlog
+ * signal are left out: the leader writes them on its own timer, and the signal first appears a moment after
+ * start, so a "nothing changed" snapshot taken across that moment differed for no reason of the request under
+ * test (seen as a rare failure of the first refusal case).
  * The readiness probe's key is left out for the same reason.
  */
 export async function prefixKeys(app: FastifyInstance): Promise<string[]> {
@@ -54,19 +55,7 @@ export async function prefixKeys(app: FastifyInstance): Promise<string[]> {
     app.admission.keys.backlogSignal(),
     readinessKey(app.config.redisPrefix),
   ]);
-  const keys: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, batch] = await app.redis.scan(
-      cursor,
-      "MATCH",
-      `${app.config.redisPrefix}*`,
-      "COUNT",
-      50_000,
-    );
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== "0");
+  const keys = await scanKeys(app.redis, `${app.config.redisPrefix}*`, { count: 50_000 });
   return keys.filter((key) => !leaderKeys.has(key)).sort();
 }
 

@@ -61,7 +61,7 @@ export const productRow = (app: FastifyInstance, productId: string) =>
 export const productState = (app: FastifyInstance, productId: string) =>
   app.redis.hgetall(app.queueKeys.productState(productId));
 
-/** Every product state key under the app's prefix (one SCAN). */
+/** Every product state key under the app's prefix (one SCAN of every master). */
 export const productStateKeys = async (app: FastifyInstance) =>
   (await prefixKeys(app)).filter((key) => key.endsWith(":product"));
 

@@ -1,0 +1,39 @@
+// The test files that run a second time, against a Redis Cluster of 3 masters and 3 replicas: vitest's
+// "cluster" project (vitest.config.ts). Every file of the repo runs once in the "single" project against the
+// shared Redis; the files listed here run again with FLOODGATE_TEST_REDIS=cluster, so createTestEnvironment
+// gives them one cluster shared by the whole run (started by cluster-global-setup.ts only when at least one of
+// them is to run, stopped at the end). Each file still keeps to its own key prefix; its cleanup deletes that
+// prefix's keys on every master.
+//
+// To add a file (when the code it tests is cluster-safe):
+//   1. add its path below, relative to the repository's root: an exact path, no glob, so the list says what
+//      is proven and no file joins by accident;
+//   2. run the project with it: pnpm exec vitest run --project cluster path/to/file.test.ts (--project cluster
+//      picks only listed files, hence step 1 first), and keep it only when it passes;
+//   3. commit the line with the change that made it pass.
+// A file belongs here only if it gets its Redis from createTestEnvironment (env.config.redisUrl and
+// connections made from it: createRedis/createSubscriber from @floodgate/queue, connectRedis or testRedisUrl
+// from here), never `new Redis(url)`, which cannot open a cluster URL. A test that must know where it runs
+// reads process.env.FLOODGATE_TEST_REDIS ("cluster" here). Files that kill, restart or reconfigure Redis
+// need a Redis of their own and stay out: the cluster is shared by every listed file.
+// Not yet (main at b03ef0e): files that issue coupons, reserve orders or join rooms (their scripts still span
+// slots: CROSSSLOT, a 500); files that need a worker to apply operations (operation-reads: a deposit stays
+// pending); files that read every stream in one pipeline (metrics: no floodgate_stream_length; backlog-gauge).
+// Their owners add them as their steps land.
+// The reporter names the project of each file: "|single|" or "|cluster|".
+export const clusterSuites: string[] = [
+  // The per-master tooling itself: cleanup, key listings, key counts, settings.
+  "packages/test-fixtures/test/redis-masters.test.ts",
+  "bench/test/redis-tooling.test.ts",
+  "packages/queue/test/stream-consumer.test.ts",
+  "packages/queue/test/trim-acknowledged.test.ts",
+  "apps/intake/test/server-key-cache.test.ts",
+  "apps/intake/test/store-errors.test.ts",
+  "apps/intake/test/webhook-endpoints.test.ts",
+  "apps/intake/test/websocket-upgrades.test.ts",
+  "apps/intake/test/health-routes.test.ts",
+  "apps/intake/test/request-id.test.ts",
+  "apps/intake/test/cors.test.ts",
+  "apps/intake/test/request-validation.test.ts",
+  "apps/intake/test/openapi.test.ts",
+];
