@@ -418,7 +418,7 @@ describe("./floodgate dlq", () => {
     const { status, stdout, stderr } = await dlq(["list", "--json"]);
     expect(status).toBe(0);
     expect(stderr).toBe("[dlq] moved 2 dead letters from the stream of the previous release\n");
-    expect(await redis.exists(legacy)).toBe(0);
+    expect(await redis.xlen(legacy)).toBe(0);
     const listed = (JSON.parse(stdout) as Record<string, unknown>[]).filter((entry) => entry.id === id);
     expect(listed.map((entry) => [entry.reason, entry.lastFailureAt])).toEqual([
       ["refused by the old release", new Date(1000).toISOString()],

@@ -22,7 +22,8 @@ export async function adoptLegacyDeadLetters(redis: ScriptedRedis, keys: QueueKe
   // Else entry by entry, appended to the new stream (a new id: the new stream may hold later ones already;
   // the time it was dead-lettered goes along) and only then deleted from the old one: two calls (on a cluster
   // the streams are in different slots), so a stop in between, or two movers at once, leaves a duplicate copy,
-  // never none; the dlq command settles the copies of one operation together.
+  // never none; the dlq command settles the copies of one operation together. The emptied old stream stays
+  // (deleting it could race a worker of the previous release appending to it); an empty one costs one XLEN.
   let moved = 0;
   for (;;) {
     const rows = (await redis.xrange(legacy, "-", "+", "COUNT", PAGE)) as [string, string[]][];
