@@ -1,7 +1,7 @@
 // What `./floodgate dlq` says about one dead letter: its kind, user and times, its message decoded (or why it
 // does not decode), and whether it may be replayed.
 import { decodeOperationMessage, type OperationMessage, parseOperationId } from "@floodgate/domain";
-import { type DeadLetter, entryIdTime } from "@floodgate/queue";
+import type { DeadLetter } from "@floodgate/queue";
 
 export interface DeadLetterView {
   letter: DeadLetter;
@@ -30,7 +30,7 @@ export function viewDeadLetter(letter: DeadLetter): DeadLetterView {
     // A refund names no user (its payment's row knows it): the payment stands in.
     userId: decoded === null ? "?" : "userId" in decoded ? decoded.userId : `payment ${decoded.paymentId}`,
     acceptedAt: decoded?.createdAt ?? parsed?.createdAtMs ?? null,
-    deadLetteredAt: entryIdTime(letter.deadLetterId),
+    deadLetteredAt: letter.deadLetteredAt,
     decoded,
     decodeError,
   };

@@ -6,7 +6,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createKysely, type GlobalDatabase } from "@floodgate/db";
 import { encodeOperationMessage, newOperationId, newProductId, type OrderMessage } from "@floodgate/domain";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import {
+  createRedis,
+  legacyDeadLetterStream,
+  QueueKeys,
+  type ScriptedRedis,
+  waitForRedis,
+} from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import {
   configToEnv,
@@ -383,6 +389,47 @@ describe("./floodgate dlq", () => {
     expect(await deadLetterIds()).toEqual([]);
     expect(await gauge()).toBe(0);
     expect((await dlq(["list"])).stdout).toBe("[dlq] no dead letters\n");
+  });
+
+  it("moves what the previous release left in the untagged stream first, and settles its copies together", async () => {
+    // Two copies of one operation (a worker of that release dead-lettered it twice), as it wrote them.
+    const id = newOperationId("payment", bucketForUser("buyer-legacy"));
+    const legacy = legacyDeadLetterStream(keys);
+    for (const at of ["1000-0", "2000-0"]) {
+      await redis.xadd(
+        legacy,
+        at,
+        "id",
+        id,
+        "partition",
+        keys.partitionForOperation(id)!,
+        "entryId",
+        "1-0",
+        "deliveries",
+        2,
+        "reason",
+        "refused by the old release",
+        "firstFailedAt",
+        500,
+        "m",
+        '{"v":1',
+      );
+    }
+    const { status, stdout, stderr } = await dlq(["list", "--json"]);
+    expect(status).toBe(0);
+    expect(stderr).toBe("[dlq] moved 2 dead letters from the stream of the previous release\n");
+    expect(await redis.xlen(legacy)).toBe(0);
+    const listed = (JSON.parse(stdout) as Record<string, unknown>[]).filter((entry) => entry.id === id);
+    expect(listed.map((entry) => [entry.reason, entry.lastFailureAt])).toEqual([
+      ["refused by the old release", new Date(1000).toISOString()],
+      ["refused by the old release", new Date(2000).toISOString()],
+    ]);
+    expect(await gauge()).toBe(2);
+    const dropped = await dlq(["drop", id]);
+    expect(dropped.stdout).toBe(
+      `[dlq] dropped ${id}; its status stays failed (dead_lettered) until it expires (and dropped 1 duplicate entries)\n`,
+    );
+    expect(await deadLetterIds()).toEqual([]);
   });
 
   it("replay --all puts back many, saying how far it got, and each is applied once", async () => {

@@ -5,9 +5,9 @@ import { parseCommandWords, usageError } from "./command-args.ts";
 
 const USAGE = `Usage: ./floodgate dlq <list|show|replay|drop> [id] [options]
 
-Reads the dead-letter stream (<REDIS_PREFIX>dead-letters): the messages the workers gave up on after
-MAX_DELIVERIES failed deliveries for a reason of their own, each with its operation marked failed
-(dead_lettered).
+Reads the dead-letter stream (<REDIS_PREFIX>{dlq}:dead-letters): the messages the workers gave up on
+after MAX_DELIVERIES failed deliveries for a reason of their own, each with its operation marked failed
+(dead_lettered). Entries a previous release left in <REDIS_PREFIX>dead-letters are moved there first.
 
   list [--json]            one row per dead letter, oldest first: id, kind, user, reason, when it was
                            accepted and when it last failed (the worker records no time for earlier

@@ -1,5 +1,12 @@
 // Opens Redis, runs one `./floodgate dlq` subcommand and closes it; returns the exit status.
-import { createRedis, findDeadLetters, QueueKeys, readDeadLetters, waitForRedis } from "@floodgate/queue";
+import {
+  adoptLegacyDeadLetters,
+  createRedis,
+  findDeadLetters,
+  QueueKeys,
+  readDeadLetters,
+  waitForRedis,
+} from "@floodgate/queue";
 import { type ActionOutput, settleAll, settleOne } from "./dead-letter-actions.ts";
 import { listJson, tableLines } from "./dead-letter-table.ts";
 import { showLines, viewDeadLetter } from "./dead-letter-view.ts";
@@ -29,6 +36,9 @@ export async function runDlq(target: DlqTarget, request: DlqRequest): Promise<nu
   const keys = new QueueKeys(target.redisPrefix, target.streamPartitions);
   try {
     await waitForRedis(redis);
+    // What a worker of the previous release dead-lettered into the untagged stream (a rolling upgrade) first.
+    const moved = await adoptLegacyDeadLetters(redis, keys);
+    if (moved > 0) output.progress(`moved ${moved} dead letters from the stream of the previous release`);
     switch (request.command) {
       case "list": {
         const views = [];

@@ -18,7 +18,12 @@ export interface Poisoned {
 
 /**
  * Moves messages that failed MAX_DELIVERIES times for a reason of their own to the dead-letter stream, marks
- * their operation failed, and acknowledges them, in one MULTI so none is acknowledged without its copy.
+ * their operation failed, and acknowledges them. No call spans hash slots (Redis Cluster): the copies go to
+ * the dead-letter stream first, in one MULTI in its slot; only then does each partition get its own MULTI
+ * (first-failure keys deleted, statuses failed, entries acknowledged), so none is acknowledged without its
+ * copy. A failure after the copies leaves those entries pending: they come back and are dead-lettered again,
+ * so the stream may hold an entry twice (never none); `./floodgate dlq` settles the copies of one operation
+ * together, and a replay is applied once by its shard whatever the copies.
  */
 export async function deadLetter(
   redis: ScriptedRedis,
@@ -28,16 +33,19 @@ export async function deadLetter(
 ) {
   if (poisoned.length === 0) return;
   // When each first failed (lane-batch.ts records it on a failure that is not yet the last), read before the
-  // MULTI: a message that failed only now began failing now.
-  const firstFailureKeys = poisoned.map(({ entry }) => keys.firstFailure(entry.partition, entry.operationId));
-  const reads = redis.pipeline();
-  for (const key of firstFailureKeys) reads.get(key);
-  const firstFailures = ((await reads.exec()) ?? []).map(([error, value]) =>
-    error === null && typeof value === "string" ? value : String(Date.now()),
+  // copies: a message that failed only now began failing now. One GET per key, sent together (each key is
+  // in its partition's slot; a cluster client sends them to their nodes).
+  const firstFailures = await Promise.all(
+    poisoned.map(({ entry }) =>
+      redis.get(keys.firstFailure(entry.partition, entry.operationId)).then(
+        (value) => value ?? String(Date.now()),
+        () => String(Date.now()),
+      ),
+    ),
   );
-  const multi = redis.multi() as ScriptedPipeline; // the scripts are there at run time (defineScripts)
+  const copies = redis.multi() as ScriptedPipeline;
   for (const [i, { entry, reason }] of poisoned.entries()) {
-    multi.xadd(
+    copies.xadd(
       keys.deadLetters(),
       "*",
       "id",
@@ -51,29 +59,71 @@ export async function deadLetter(
       "reason",
       reason,
       "firstFailedAt",
-      firstFailures[i] ?? String(Date.now()),
+      firstFailures[i]!,
       "m",
       entry.payload,
     );
   }
-  multi.del(...firstFailureKeys);
-  const statuses: FinalStatus[] = poisoned
-    .filter(({ entry }) => keys.partitionForOperation(entry.operationId) !== null)
-    .map(({ entry }) => ({
+  await execOrThrow(copies, `copying ${poisoned.length} entries to the dead letters`);
+  const failures = (
+    await Promise.allSettled(
+      [...byPartition(keys, poisoned)].map(([partition, group]) => {
+        const multi = redis.multi() as ScriptedPipeline; // the scripts are there at run time (defineScripts)
+        if (group.firstFailureKeys.length > 0) multi.del(...group.firstFailureKeys);
+        // Its statuses and acknowledgements are all in this partition, so this adds one script call (and
+        // the publish of these statuses).
+        queueFinishedOperations(
+          multi,
+          keys,
+          { statuses: group.statuses, acknowledged: group.entries },
+          statusTtlSeconds,
+        );
+        return execOrThrow(
+          multi,
+          `acknowledging ${group.entries.length} dead-lettered entries of partition ${partition}`,
+        );
+      }),
+    )
+  ).filter((result) => result.status === "rejected");
+  // A MULTI does not roll back a command that failed: the partitions that failed keep their entries pending.
+  if (failures.length > 0) throw (failures[0] as PromiseRejectedResult).reason;
+}
+
+interface PartitionWork {
+  entries: StreamEntry[];
+  firstFailureKeys: string[];
+  statuses: FinalStatus[];
+}
+
+/**
+ * What each partition's MULTI does: an entry is acknowledged (and its first-failure key deleted) in the
+ * partition it was read from; its status is written in the partition its id names (the same one, unless the
+ * id does not parse: then there is no status to write).
+ */
+function byPartition(keys: QueueKeys, poisoned: Poisoned[]): Map<number, PartitionWork> {
+  const work = new Map<number, PartitionWork>();
+  const of = (partition: number) => {
+    let group = work.get(partition);
+    if (group === undefined) {
+      group = { entries: [], firstFailureKeys: [], statuses: [] };
+      work.set(partition, group);
+    }
+    return group;
+  };
+  for (const { entry } of poisoned) {
+    const read = of(entry.partition);
+    read.entries.push(entry);
+    read.firstFailureKeys.push(keys.firstFailure(entry.partition, entry.operationId));
+    const named = keys.partitionForOperation(entry.operationId);
+    if (named === null) continue;
+    of(named).statuses.push({
       id: entry.operationId,
       status: "failed",
       failureReason: "dead_lettered",
       completedAt: Date.now(),
-    }));
-  queueFinishedOperations(
-    multi,
-    keys,
-    { statuses, acknowledged: poisoned.map((p) => p.entry) },
-    statusTtlSeconds,
-  );
-  // MULTI does not roll back a command that failed: if any did, this throws and the entries stay pending, come
-  // back, and are dead-lettered again (the dead-letter stream may then hold an entry twice; never none).
-  await execOrThrow(multi, `dead-lettering ${poisoned.length} entries`);
+    });
+  }
+  return work;
 }
 
 /**

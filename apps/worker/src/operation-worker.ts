@@ -10,6 +10,7 @@ import type { Config } from "@floodgate/config";
 import { type GlobalDatabase, type ShardDatabase, ShardMapWatch, storeUnavailable } from "@floodgate/db";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
+  adoptLegacyDeadLetters,
   createRedis,
   ensureConsumerGroups,
   isMissingGroup,
@@ -102,6 +103,7 @@ export class OperationWorker {
   async start(): Promise<void> {
     await Promise.all([waitForRedis(this.#redis), waitForRedis(this.#reader)]);
     await ensureConsumerGroups(this.#redis, this.#keys);
+    await this.#adoptLegacyDeadLetters();
     this.#watch = await ShardMapWatch.start(this.#global, this.#shards.length, {
       onError: (error) =>
         this.#log.warn({ err: error.message }, "could not poll the shard map; keeping the last"),
@@ -111,6 +113,17 @@ export class OperationWorker {
     this.#expiry.startFiring(this.#redis, this.#keys, this.#metrics);
     await this.#webhooks.start();
     this.#loop = this.#run();
+  }
+
+  /** What the previous release dead-lettered into the untagged stream goes to the tagged one; never fatal. */
+  async #adoptLegacyDeadLetters(): Promise<void> {
+    try {
+      const moved = await adoptLegacyDeadLetters(this.#redis, this.#keys);
+      if (moved > 0)
+        this.#log.info({ moved }, "moved the dead letters of the previous release to the tagged stream");
+    } catch (error) {
+      this.#log.warn({ err: (error as Error).message }, "could not move the previous release's dead letters");
+    }
   }
 
   /** Finishes the batches in flight (applied and acknowledged), then closes connections. */

@@ -8,7 +8,8 @@ import { Queue } from "bullmq";
 import type { Kysely } from "kysely";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bullPrefix, expiryJobId, ORDER_EXPIRY_QUEUE, OrderExpiry } from "../src/orders/order-expiry.ts";
+import { bullPrefix } from "../src/job-queue-prefix.ts";
+import { expiryJobId, ORDER_EXPIRY_QUEUE, OrderExpiry } from "../src/orders/order-expiry.ts";
 import { ADMIN_KEY } from "./support/coupon-client.ts";
 import { counterValue, type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
 import { asShop, deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
@@ -129,7 +130,7 @@ describe("an order nobody pays", () => {
     // What a worker of the previous release scheduled: { orderId }, job id = order id.
     const queue = new Queue(ORDER_EXPIRY_QUEUE, {
       connection: { url: env.config.redisUrl },
-      prefix: bullPrefix(env.config),
+      prefix: bullPrefix(env.config, ORDER_EXPIRY_QUEUE),
     });
     try {
       await queue.add("expire", { orderId: id }, { jobId: id, removeOnComplete: true });
@@ -174,7 +175,7 @@ describe("expiry jobs", () => {
     const second = ["ord_job_a", "ord_job_d", "ord_job_e"];
     const queue = new Queue(ORDER_EXPIRY_QUEUE, {
       connection: { url: env.config.redisUrl },
-      prefix: bullPrefix(env.config),
+      prefix: bullPrefix(env.config, ORDER_EXPIRY_QUEUE),
     });
     try {
       await expiry.schedule(awaiting(first));

@@ -1,6 +1,8 @@
 // Reading the dead-letter stream (written by the worker's dead-letter.ts) for `./floodgate dlq`. Each entry
-// holds the operation `id`, the `partition` and stream `entryId` it failed in, its `deliveries`, the `reason`
-// and `m`, the encoded message as it was appended (kept undecoded: a message that never decoded is there too).
+// holds the operation `id`, the `partition` and stream `entryId` it failed in, its `deliveries`, the `reason`,
+// `firstFailedAt` and `m`, the encoded message as it was appended (kept undecoded: a message that never decoded
+// is there too). The worker may have written one operation's entry twice (dead-letter.ts): readers list both,
+// and the dlq command settles them together.
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 
@@ -13,6 +15,11 @@ export interface DeadLetter {
   entryId: string;
   deliveries: number;
   reason: string;
+  /**
+   * When it was dead-lettered (epoch ms): its id's time, or the time an entry moved from the untagged stream
+   * had there (legacy-dead-letters.ts).
+   */
+  deadLetteredAt: number;
   /** When its message first failed (epoch ms); null for an entry written before this was recorded. */
   firstFailedAt: number | null;
   message: string;
@@ -30,6 +37,8 @@ function toDeadLetter([deadLetterId, fields]: RawEntry): DeadLetter {
     entryId: field.entryId ?? "",
     deliveries: Number(field.deliveries ?? 0),
     reason: field.reason ?? "",
+    deadLetteredAt:
+      field.deadLetteredAt === undefined ? entryIdTime(deadLetterId) : Number(field.deadLetteredAt),
     firstFailedAt: field.firstFailedAt === undefined ? null : Number(field.firstFailedAt),
     message: field.m ?? "",
   };

@@ -92,9 +92,13 @@ export class QueueKeys {
     return `${this.prefix}{p${partition}}:ffail:${operationId}`;
   }
 
-  /** Messages that failed MAX_DELIVERIES times for a reason of their own. */
+  /**
+   * Messages that failed MAX_DELIVERIES times for a reason of their own: one stream for all partitions, under
+   * its own hash tag, so it is never in a call with a partition's keys (the worker copies to it first, then
+   * acknowledges per partition: dead-letter.ts). Before the tag it was `dead-letters` (legacy-dead-letters.ts).
+   */
   deadLetters(): string {
-    return `${this.prefix}dead-letters`;
+    return `${this.prefix}{dlq}:dead-letters`;
   }
 
   /**

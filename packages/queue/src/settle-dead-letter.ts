@@ -36,9 +36,9 @@ export async function settleDeadLetter(
   action: DeadLetterAction,
 ): Promise<SettleOutcome> {
   const partition = partitionOf(keys, letter);
-  // Two calls, on purpose: the claim, status and append share the partition's slot; the dead-letter stream
-  // does not (one stream for all partitions), so the XDEL comes after, and a second one by whoever lost the
-  // claim is harmless. Under Redis Cluster this stays as it is.
+  // Two calls, on purpose: the claim, status and append share the partition's slot; the dead-letter stream is
+  // in its own (`{dlq}`, one stream for all partitions), so the XDEL comes after, and a second one by whoever
+  // lost the claim is harmless. Neither call spans slots, so this runs on a Redis Cluster as it is.
   const [code, value] = await redis.claimDeadLetter(
     keys.deadLetterClaim(partition, letter.deadLetterId),
     keys.status(partition, letter.operationId),

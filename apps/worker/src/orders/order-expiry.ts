@@ -15,8 +15,10 @@ import {
   requestOrderEnd,
   type ScriptedRedis,
 } from "@floodgate/queue";
-import { Queue, Worker } from "bullmq";
+import { type Job, Queue, Worker } from "bullmq";
 import type { Logger } from "pino";
+import { bullPrefix } from "../job-queue-prefix.ts";
+import { LegacyJobDrain } from "../legacy-job-drain.ts";
 import type { AwaitingOrder } from "./order-outcomes.ts";
 
 export const ORDER_EXPIRY_QUEUE = "order-expiry";
@@ -26,9 +28,6 @@ type ExpiryJob = { orderIds: string[] } | { orderId: string };
 
 /** Orders per job: a retry repeats the whole job, so it stays small. */
 const ORDERS_PER_JOB = 500;
-
-/** BullMQ's keys live under the deployment's prefix, so tests and deployments sharing a Redis stay apart. */
-export const bullPrefix = (config: Pick<Config, "redisPrefix">) => `${config.redisPrefix}bull`;
 
 /**
  * A chunk's job id names every order in it: the same chunk (a redelivered batch) gets the same id, which BullMQ
@@ -44,6 +43,7 @@ export class OrderExpiry {
   readonly #queue: Queue<ExpiryJob>;
   readonly #connections: RedisConnection[] = [];
   #worker: Worker<ExpiryJob> | undefined;
+  #legacy: LegacyJobDrain | undefined;
   readonly #config: Config;
   readonly #log: Logger;
 
@@ -51,7 +51,10 @@ export class OrderExpiry {
     this.#config = config;
     this.#log = log;
     const connection = this.#connection(false);
-    this.#queue = new Queue<ExpiryJob>(ORDER_EXPIRY_QUEUE, { connection, prefix: bullPrefix(config) });
+    this.#queue = new Queue<ExpiryJob>(ORDER_EXPIRY_QUEUE, {
+      connection,
+      prefix: bullPrefix(config, ORDER_EXPIRY_QUEUE),
+    });
     this.#queue.on("error", (error) => log.warn({ err: error.message }, "order expiry queue error"));
   }
 
@@ -90,23 +93,41 @@ export class OrderExpiry {
     await this.#queue.addBulk(jobs);
   }
 
-  /** Fires the due jobs in this process (every worker process runs one; BullMQ hands each job to one). */
+  /**
+   * Fires the due jobs in this process (every worker process runs one; BullMQ hands each job to one), and the
+   * jobs a previous release left under the old prefix (legacy-job-drain.ts).
+   */
   startFiring(redis: ScriptedRedis, keys: QueueKeys, metrics: WorkerMetrics): void {
-    this.#worker = new Worker<ExpiryJob>(
-      ORDER_EXPIRY_QUEUE,
-      async (job) => {
-        const orderIds = "orderIds" in job.data ? job.data.orderIds : [job.data.orderId];
-        // Sent together (one write); each is its own script call, so one refusal does not stop the others.
-        const outcomes = await Promise.all(
-          orderIds.map((orderId) => requestOrderEnd(redis, keys, orderId, "expired")),
-        );
-        for (const outcome of outcomes) metrics.orderExpiries.inc({ outcome: outcome.result });
-        return outcomes.length;
-      },
-      { connection: this.#connection(true), prefix: bullPrefix(this.#config), concurrency: 50 },
+    const start = (prefix: string, connection: RedisConnection) =>
+      this.#startWorker(prefix, connection, (job) => this.#fire(job, redis, keys, metrics));
+    this.#worker = start(bullPrefix(this.#config, ORDER_EXPIRY_QUEUE), this.#connection(true));
+    this.#legacy = new LegacyJobDrain({
+      config: this.#config,
+      log: this.#log,
+      queue: ORDER_EXPIRY_QUEUE,
+      startWorker: start,
+    });
+    this.#legacy.start();
+  }
+
+  async #fire(job: Job<ExpiryJob>, redis: ScriptedRedis, keys: QueueKeys, metrics: WorkerMetrics) {
+    const orderIds = "orderIds" in job.data ? job.data.orderIds : [job.data.orderId];
+    // Sent together (one write); each is its own script call, so one refusal does not stop the others.
+    const outcomes = await Promise.all(
+      orderIds.map((orderId) => requestOrderEnd(redis, keys, orderId, "expired")),
     );
-    this.#worker.on("error", (error) => this.#log.warn({ err: error.message }, "order expiry worker error"));
-    this.#worker.on("failed", (job, error) => {
+    for (const outcome of outcomes) metrics.orderExpiries.inc({ outcome: outcome.result });
+    return outcomes.length;
+  }
+
+  #startWorker(
+    prefix: string,
+    connection: RedisConnection,
+    fire: (job: Job<ExpiryJob>) => Promise<number>,
+  ): Worker<ExpiryJob> {
+    const worker = new Worker<ExpiryJob>(ORDER_EXPIRY_QUEUE, fire, { connection, prefix, concurrency: 50 });
+    worker.on("error", (error) => this.#log.warn({ err: error.message }, "order expiry worker error"));
+    worker.on("failed", (job, error) => {
       const orderIds = job ? ("orderIds" in job.data ? job.data.orderIds : [job.data.orderId]) : [];
       const attempts = job?.opts.attempts ?? 1;
       if (job && job.attemptsMade < attempts) {
@@ -122,9 +143,11 @@ export class OrderExpiry {
         "order expiry gave up: these unpaid orders will not expire by themselves; cancel them (POST /v1/orders/:id/cancel)",
       );
     });
+    return worker;
   }
 
   async close(): Promise<void> {
+    await this.#legacy?.close();
     await this.#worker?.close();
     await this.#queue.close();
     await Promise.all(this.#connections.map((redis) => redis.quit().catch(() => {})));

@@ -1,7 +1,9 @@
 // A worker process's webhook side: the endpoint list (webhook-subscriptions.ts) that tells the batches which
 // events to write, the relay loop (outbox-relay.ts) and the delivery jobs (webhook-delivery-worker.ts). Its
 // own Postgres pools, so neither a relay pass nor a burst of deliveries waits for (or holds up) a batch's
-// connection. BullMQ's connections and prefix as the order expiries set them up (orders/order-expiry.ts).
+// connection. BullMQ's connections as the order expiries set them up (orders/order-expiry.ts); the queue's
+// own tagged prefix (job-queue-prefix.ts), and the jobs a previous release left under the old one still run
+// (legacy-job-drain.ts).
 import type { Config } from "@floodgate/config";
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import type { WorkerMetrics } from "@floodgate/metrics";
@@ -9,7 +11,8 @@ import { createJobQueueConnection, type RedisConnection } from "@floodgate/queue
 import { Queue, type Worker } from "bullmq";
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
-import { bullPrefix } from "../orders/order-expiry.ts";
+import { bullPrefix } from "../job-queue-prefix.ts";
+import { LegacyJobDrain } from "../legacy-job-drain.ts";
 import { type RelayDependencies, ROWS_PER_PASS, relayRedeliveries, relayShard } from "./outbox-relay.ts";
 import { deliveryAttempts } from "./retry-schedule.ts";
 import { type DeliveryJob, startDeliveryWorker, WEBHOOK_QUEUE } from "./webhook-delivery-worker.ts";
@@ -30,6 +33,7 @@ export class WorkerWebhooks {
   readonly #connections: RedisConnection[] = [];
   readonly #queue: Queue<DeliveryJob>;
   #worker: Worker<DeliveryJob> | undefined;
+  #legacy: LegacyJobDrain | undefined;
   #loop: Promise<void> | undefined;
   #stopping = false;
   #wake: (() => void) | undefined;
@@ -48,7 +52,7 @@ export class WorkerWebhooks {
     this.subscriptions = new WebhookSubscriptions(this.#global, log);
     this.#queue = new Queue<DeliveryJob>(WEBHOOK_QUEUE, {
       connection: this.#connection(false),
-      prefix: bullPrefix(config),
+      prefix: bullPrefix(config, WEBHOOK_QUEUE),
     });
     this.#queue.on("error", (error) => log.warn({ err: error.message }, "webhook queue error"));
   }
@@ -65,14 +69,23 @@ export class WorkerWebhooks {
 
   async start(): Promise<void> {
     await this.subscriptions.start();
-    this.#worker = startDeliveryWorker({
+    const start = (prefix: string, connection: RedisConnection) =>
+      startDeliveryWorker({
+        config: this.#config,
+        log: this.#log,
+        metrics: this.#metrics,
+        global: this.#global,
+        connection,
+        prefix,
+      });
+    this.#worker = start(bullPrefix(this.#config, WEBHOOK_QUEUE), this.#connection(true));
+    this.#legacy = new LegacyJobDrain({
       config: this.#config,
       log: this.#log,
-      metrics: this.#metrics,
-      global: this.#global,
-      connection: this.#connection(true),
-      prefix: bullPrefix(this.#config),
+      queue: WEBHOOK_QUEUE,
+      startWorker: start,
     });
+    this.#legacy.start();
     this.#loop = this.#relayLoop();
   }
 
@@ -145,6 +158,7 @@ export class WorkerWebhooks {
     this.#wake?.();
     await this.#loop;
     this.subscriptions.stop();
+    await this.#legacy?.close();
     await this.#worker?.close();
     await this.#queue.close();
     await Promise.all(this.#connections.map((redis) => redis.quit().catch(() => {})));
