@@ -1,7 +1,8 @@
-// The workers' backlog and how fast they work it off, from the consumer group of every partition stream (one
-// pipeline of XINFO GROUPS and XLEN). Backlog = entries not yet delivered (lag) + delivered but not
-// acknowledged (pending). A stream no worker has read yet has no group: all of it is backlog. Where Redis
-// cannot compute the lag, the stream's length stands in for it (an overestimate until the next trim).
+// The workers' backlog and how fast they work it off, from the consumer group of every partition stream (XLEN
+// and XINFO GROUPS of each, every partition at once: one round trip, on a cluster too). Backlog = entries not
+// yet delivered (lag) + delivered but not acknowledged (pending). A stream no worker has read yet has no group:
+// all of it is backlog. Where Redis cannot compute the lag, the stream's length stands in for it (an
+// overestimate until the next trim).
 // The workers' rate is measured only while they had work the whole time: right after a burst begins, the
 // acknowledgements of the idle seconds before it say nothing of what the workers can do, and a rate of nearly
 // nothing would make any backlog look endless. Until they have been busy for BUSY_EVIDENCE_MS, the drain time
@@ -9,10 +10,9 @@
 // Entries the workers hold for a shard that cannot take them now (frozen, down, read-only; each worker
 // publishes its count, stalled-entries.ts in the worker) are left out of the backlog: no worker capacity
 // drains them, and counting them would turn one shard's outage into backpressure on every shard.
-// is unknown (and backpressure does not start on it). A count that goes back (Redis restarted empty, its groups
-// created anew) starts the run over: read across it, the workers would look like they acknowledge nothing
-// and backpressure would stay on while they drain.
-import { CONSUMER_GROUP, type QueueKeys, type ScriptedRedis } from "@floodgate/queue";
+// A count that goes back (Redis restarted empty, its groups created anew) starts the run over: read across it,
+// the workers would look like they acknowledge nothing and backpressure would stay on while they drain.
+import { type QueueKeys, readStreamInfo, type ScriptedRedis, workerGroup } from "@floodgate/queue";
 
 export interface BacklogReading {
   backlog: number;
@@ -68,39 +68,33 @@ export class BacklogGauge {
   readonly #samples: BacklogSample[] = [];
 
   async read(redis: ScriptedRedis, queueKeys: QueueKeys, nowMs = Date.now()): Promise<BacklogReading> {
-    const pipeline = redis.pipeline();
-    for (const stream of queueKeys.allStreams()) pipeline.xinfo("GROUPS", stream).xlen(stream);
-    pipeline.hgetall(queueKeys.stalledEntries());
-    const results = (await pipeline.exec()) ?? [];
-    const [stalledError, stalledFields] = results.pop() ?? [null, {}];
+    // Every read is of one slot (a partition's stream, the stalled counts), all sent at once: one round trip,
+    // never a pipeline across slots, which a cluster refuses. A partition that cannot be read (no stream yet, or
+    // its master away) adds nothing, and unread stalled counts leave the backlog whole, as before: a read that
+    // failed as a whole would stop the leader's room ticks too.
+    const [streams, stalledFields] = await Promise.all([
+      Promise.all(queueKeys.allStreams().map((stream) => readStreamInfo(redis, stream).catch(() => null))),
+      redis.hgetall(queueKeys.stalledEntries()).catch(() => null),
+    ]);
     let backlog = 0;
     let acknowledged = 0;
-    for (let i = 0; i < results.length; i += 2) {
-      const [error, groups] = results[i]!;
-      const length = Number(results[i + 1]?.[1] ?? 0);
-      if (error) continue; // a partition whose stream does not exist yet: nothing queued there
-      const group = (groups as unknown[][])
-        .map((fields) => {
-          const record: Record<string, unknown> = {};
-          for (let f = 0; f < fields.length; f += 2) record[String(fields[f])] = fields[f + 1];
-          return record;
-        })
-        .find((record) => record.name === CONSUMER_GROUP);
+    for (const stream of streams) {
+      if (stream === null) continue;
+      const group = workerGroup(stream);
       if (!group) {
-        backlog += length;
+        backlog += stream.length;
         continue;
       }
       const pending = Number(group.pending ?? 0);
-      const lag = group.lag === null || group.lag === undefined ? length : Number(group.lag);
+      const lag = group.lag === null || group.lag === undefined ? stream.length : Number(group.lag);
       // Undelivered and pending entries are all still in the stream (trims stop at the oldest unacknowledged
       // one), so the stream's length bounds them. Redis 7.0 can report a lag far above it: after a restart from
       // its AOF it counted thousands on streams of one entry, and backpressure refused everything for a backlog
       // that did not exist.
-      backlog += Math.min(lag + pending, length);
+      backlog += Math.min(lag + pending, stream.length);
       acknowledged += Number(group["entries-read"] ?? 0) - pending;
     }
-    if (!stalledError)
-      backlog = Math.max(0, backlog - stalledCount(stalledFields as Record<string, string>, nowMs));
+    if (stalledFields !== null) backlog = Math.max(0, backlog - stalledCount(stalledFields, nowMs));
     this.#samples.push({ at: nowMs, acknowledged, backlog });
     while (this.#samples.length > 2 && nowMs - this.#samples[0]!.at > WINDOW_MS) this.#samples.shift();
     const workerRate = busyRate(this.#samples);

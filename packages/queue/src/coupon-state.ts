@@ -24,20 +24,17 @@ export async function writeCouponState(
   return replies?.[0]?.[1] === 1;
 }
 
-/** Issued counts of these coupons (0 for one without state), in one round trip. */
+/**
+ * Issued counts of these coupons (0 for one without state), in one round trip: one HGET per coupon (each its own
+ * slot), all sent at once, which an auto-pipelined connection writes once per node.
+ */
 export async function readIssuedCounts(
   redis: ScriptedRedis,
   keys: QueueKeys,
   couponIds: string[],
 ): Promise<number[]> {
-  if (couponIds.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const id of couponIds) pipeline.hget(keys.couponState(id), "issued");
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([error, value]) => {
-    if (error) throw error;
-    return Number(value ?? 0);
-  });
+  const issued = await Promise.all(couponIds.map((id) => redis.hget(keys.couponState(id), "issued")));
+  return issued.map((value) => Number(value ?? 0));
 }
 
 export async function deleteCouponState(redis: ScriptedRedis, keys: QueueKeys, couponId: string) {

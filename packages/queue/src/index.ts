@@ -75,3 +75,4 @@ export {
   readNewEntries,
   type StreamEntry,
 } from "./stream-consumer.ts";
+export { readStreamInfo, type StreamInfo, workerGroup } from "./stream-info.ts";

@@ -48,20 +48,17 @@ export async function changeProductState(
   return code === ChangeProductCode.stateMissing ? null : available;
 }
 
-/** `available` of these products (null for one without state), in one round trip. */
+/**
+ * `available` of these products (null for one without state), in one round trip: one HGET per product (each its
+ * own slot), all sent at once, which an auto-pipelined connection writes once per node.
+ */
 export async function readAvailable(
   redis: ScriptedRedis,
   keys: QueueKeys,
   productIds: string[],
 ): Promise<(number | null)[]> {
-  if (productIds.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const id of productIds) pipeline.hget(keys.productState(id), "available");
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([error, value]) => {
-    if (error) throw error;
-    return value === null ? null : Number(value);
-  });
+  const available = await Promise.all(productIds.map((id) => redis.hget(keys.productState(id), "available")));
+  return available.map((value) => (value === null ? null : Number(value)));
 }
 
 export async function deleteProductState(redis: ScriptedRedis, keys: QueueKeys, productId: string) {

@@ -2,6 +2,7 @@
 // reserve-order-n.lua): without it the holder cannot use the coupon, and its `orderId` is what stops a second
 // order using it. With the queue drained, `orderId` names exactly the order the shard says uses it.
 
+import { execOrThrow } from "@floodgate/queue";
 import type { CouponRow } from "./coupon-checks.ts";
 import type { DriftFinding } from "./drift-finding.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
@@ -15,7 +16,11 @@ export interface CouponIssueRow {
 
 const CHUNK = 1000;
 
-/** One pipeline per thousand issues. Not watched: only scripts that append to a stream change these keys. */
+/**
+ * Reads a thousand issues at a time, one pipeline per partition (each record is in its holder's partition, so each
+ * pipeline is one slot, as a cluster requires), the partitions' pipelines all sent at once. Not watched: only
+ * scripts that append to a stream change these keys.
+ */
 export async function checkIssueRecords(
   stores: ReconcileStores,
   coupon: CouponRow,
@@ -26,16 +31,13 @@ export async function checkIssueRecords(
   const changed: { key: string; set: Record<string, string>; unsetOrder: boolean }[] = [];
   for (let start = 0; start < rows.length; start += CHUNK) {
     const chunk = rows.slice(start, start + CHUNK);
-    const recordKeys = chunk.map((row) =>
-      keys.couponIssue(keys.partitionForOperation(row.id) ?? keys.partitionForUser(row.user_id), row.id),
-    );
-    const pipeline = redis.pipeline();
-    for (const key of recordKeys) pipeline.hgetall(key);
-    const replies = (await pipeline.exec()) ?? [];
+    const recordKeys = chunk.map((row) => {
+      const partition = keys.partitionForOperation(row.id) ?? keys.partitionForUser(row.user_id);
+      return { partition, key: keys.couponIssue(partition, row.id) };
+    });
+    const records = await readHashesByPartition(redis, recordKeys);
     chunk.forEach((row, i) => {
-      const [error, value] = replies[i] ?? [new Error("no reply"), null];
-      if (error) throw error;
-      const record = value as Record<string, string>;
+      const record = records[i]!;
       const expected: Record<string, string> = {
         couponId: coupon.id,
         userId: row.user_id,
@@ -43,7 +45,7 @@ export async function checkIssueRecords(
         discountValue: String(coupon.discount_value),
       };
       const orderId = row.status === "used" ? row.order_id : null;
-      const key = recordKeys[i]!;
+      const { key } = recordKeys[i]!;
       if (Object.keys(record).length === 0) {
         missing.push({ key, fields: orderId ? { ...expected, orderId } : expected });
         return;
@@ -78,4 +80,29 @@ export async function checkIssueRecords(
       },
     },
   ];
+}
+
+/** HGETALL of every key, in the keys' order: one pipeline per partition, all at once. */
+async function readHashesByPartition(
+  redis: ReconcileStores["redis"],
+  keys: { partition: number; key: string }[],
+): Promise<Record<string, string>[]> {
+  const byPartition = new Map<number, number[]>();
+  keys.forEach(({ partition }, i) => {
+    const indexes = byPartition.get(partition);
+    if (indexes) indexes.push(i);
+    else byPartition.set(partition, [i]);
+  });
+  const records: Record<string, string>[] = new Array(keys.length);
+  await Promise.all(
+    [...byPartition.values()].map(async (indexes) => {
+      const pipeline = redis.pipeline();
+      for (const i of indexes) pipeline.hgetall(keys[i]!.key);
+      const replies = await execOrThrow(pipeline, `reading ${indexes.length} coupon issue records`);
+      indexes.forEach((i, n) => {
+        records[i] = replies[n] as Record<string, string>;
+      });
+    }),
+  );
+  return records;
 }

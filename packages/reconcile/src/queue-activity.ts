@@ -2,7 +2,7 @@
 // compared exactly only when every partition's consumer group has delivered every entry and holds none
 // unacknowledged. Two readings with the same fingerprint also prove nothing moved in between: every change
 // to the counters on the hot path appends to a stream (a new last id) or happens while an entry is pending.
-import { CONSUMER_GROUP, type QueueKeys } from "@floodgate/queue";
+import { type QueueKeys, readStreamInfo, workerGroup } from "@floodgate/queue";
 import type { Cluster, Redis } from "ioredis";
 
 export interface QueueActivity {
@@ -15,35 +15,28 @@ export interface QueueActivity {
   fingerprint: string;
 }
 
-/** One round trip: XINFO STREAM and XINFO GROUPS of every partition. */
+/**
+ * One round trip: XINFO STREAM and XINFO GROUPS of every partition, each partition's on its own (one slot), all
+ * sent at once. A partition whose stream was never written (a fresh Redis, no worker started yet) holds nothing.
+ */
 export async function readQueueActivity(redis: Redis | Cluster, keys: QueueKeys): Promise<QueueActivity> {
   const streams = keys.allStreams();
-  const pipeline = redis.pipeline();
-  for (const stream of streams) {
-    pipeline.xinfo("STREAM", stream);
-    pipeline.xinfo("GROUPS", stream);
-  }
-  const replies = (await pipeline.exec()) ?? [];
+  const infos = await Promise.all(
+    streams.map((stream) => readStreamInfo(redis, stream, { withStream: true })),
+  );
   let pending = 0;
   let undelivered = 0;
   const marks: string[] = [];
-  for (let i = 0; i < streams.length; i++) {
-    const [streamError, streamInfo] = replies[2 * i] ?? [null, null];
-    if (streamError) {
-      if (/no such key/i.test(streamError.message)) {
-        marks.push("-"); // never written (a fresh Redis, or no worker started yet): nothing queued
-        continue;
-      }
-      throw streamError;
+  for (const [i, info] of infos.entries()) {
+    if (info === null) {
+      marks.push("-");
+      continue;
     }
-    const [groupsError, groupsInfo] = replies[2 * i + 1]!;
-    if (groupsError) throw groupsError;
-    const stream = fields(streamInfo as unknown[]);
-    const group = (groupsInfo as unknown[][]).map(fields).find((g) => g.name === CONSUMER_GROUP);
-    const lastId = String(stream["last-generated-id"]);
+    const lastId = String(info.stream!["last-generated-id"]);
+    const group = workerGroup(info);
     if (!group) {
       // Entries appended before any worker created the group: all of them wait.
-      undelivered += Number(stream.length);
+      undelivered += info.length;
       marks.push(`${lastId}/none`);
       continue;
     }
@@ -72,10 +65,4 @@ async function undeliveredCount(
   // Redis answers no lag when it cannot tell (entries deleted from the middle): count what follows.
   const after = await redis.xrange(stream, `(${delivered}`, "+", "COUNT", 10_000);
   return Math.max(1, after.length);
-}
-
-function fields(flat: unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) out[String(flat[i])] = flat[i + 1];
-  return out;
 }

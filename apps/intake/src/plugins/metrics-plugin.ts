@@ -1,5 +1,5 @@
 import { createIntakeMetrics, Gauge, type IntakeMetrics } from "@floodgate/metrics";
-import { CONSUMER_GROUP } from "@floodgate/queue";
+import { readStreamInfo, workerGroup } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 
@@ -56,31 +56,38 @@ export const metricsPlugin = fp(async (app: FastifyInstance) => {
   const docs = { operationId: "getMetrics", summary: "Prometheus metrics", tags: ["Health"] };
   app.get("/metrics", { config: { auth: "public" }, schema: docs }, async (_request, reply) => {
     try {
-      const pipeline = app.statsRedis.pipeline();
-      for (const stream of app.queueKeys.allStreams()) {
-        pipeline.xlen(stream);
-        pipeline.xinfo("GROUPS", stream);
-      }
-      pipeline.xlen(app.queueKeys.deadLetters());
-      pipeline.hmget(app.queueKeys.reconcileResult(), "drift", "unrepaired");
-      const results = (await pipeline.exec()) ?? [];
-      const partitions = app.queueKeys.partitions;
-      deadLetters.set(Number(results[partitions * 2]?.[1] ?? 0));
-      const [drift, unrepaired] = (results[partitions * 2 + 1]?.[1] as (string | null)[] | undefined) ?? [];
+      // One read per slot, all at once (one round trip, on a cluster too; see stream-info.ts for XINFO).
+      const redis = app.statsRedis;
+      const [streams, deadLetterCount, [drift, unrepaired]] = await Promise.all([
+        Promise.all(
+          app.queueKeys.allStreams().map((stream) =>
+            readStreamInfo(redis, stream).then(
+              (info) => ({ info }),
+              (error: Error) => ({ error }),
+            ),
+          ),
+        ),
+        redis.xlen(app.queueKeys.deadLetters()),
+        redis.hmget(app.queueKeys.reconcileResult(), "drift", "unrepaired"),
+      ]);
+      deadLetters.set(deadLetterCount);
       reconcileDrift.set(Number(drift ?? 0));
       reconcileUnrepaired.set(Number(unrepaired ?? 0));
-      app.queueKeys.allStreams().forEach((_, partition) => {
-        const [, xlen] = results[partition * 2] ?? [];
-        const [, groups] = results[partition * 2 + 1] ?? [];
-        length.set({ partition }, Number(xlen ?? 0));
-        const group = ((groups as unknown[][] | undefined) ?? [])
-          .map((fields) =>
-            Object.fromEntries(fields.flatMap((v, i, all) => (i % 2 ? [] : [[v, all[i + 1]]]))),
-          )
-          .find((fields) => fields.name === CONSUMER_GROUP);
+      const unread: string[] = [];
+      streams.forEach((read, partition) => {
+        if ("error" in read) {
+          // A partition whose master is away: no figure rather than a stale one.
+          for (const gauge of [length, lag, pending]) gauge.remove({ partition });
+          unread.push(`${partition}: ${read.error.message}`);
+          return;
+        }
+        const group = read.info === null ? undefined : workerGroup(read.info);
+        length.set({ partition }, read.info?.length ?? 0);
         lag.set({ partition }, Number(group?.lag ?? 0));
         pending.set({ partition }, Number(group?.pending ?? 0));
       });
+      if (unread.length > 0)
+        app.log.warn({ partitions: unread }, "queue gauges of some partitions unavailable");
     } catch (error) {
       app.log.warn({ err: (error as Error).message }, "queue gauges unavailable");
     }
