@@ -46,6 +46,7 @@ export {
 export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
+export { readNewEntries } from "./read-new-entries.ts";
 export { type OrderRelease, queueOrderReleases } from "./release-order.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
@@ -71,6 +72,7 @@ export {
   isMissingGroup,
   keepEntriesClaimed,
   leaveConsumerGroup,
-  readNewEntries,
+  PartialReadError,
   type StreamEntry,
+  trimAcknowledgedEntries,
 } from "./stream-consumer.ts";
