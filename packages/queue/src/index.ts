@@ -35,6 +35,8 @@ export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./en
 export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-coupon.ts";
 export {
   type FinalStatus,
+  type FinishedOperations,
+  finishOperations,
   type OrderChange,
   queueFinishedOperations,
   readOperationStatus,
@@ -47,7 +49,7 @@ export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
 export { readNewEntries } from "./read-new-entries.ts";
-export { type OrderRelease, queueOrderReleases } from "./release-order.ts";
+export { type OrderRelease, releaseOrders } from "./release-order.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
   NO_COUPON,
@@ -64,7 +66,7 @@ export {
   type SettleOutcome,
   settleDeadLetter,
 } from "./settle-dead-letter.ts";
-export { type PaidOrder, queueUnpaidSettlements } from "./settle-unpaid-units.ts";
+export { type PaidOrder, settlePaidOrders } from "./settle-unpaid-units.ts";
 export {
   claimStaleEntries,
   ensureConsumerGroups,
