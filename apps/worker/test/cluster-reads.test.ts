@@ -2,7 +2,8 @@
 // deposits XADDed to every partition (as the enqueue script writes them; the intake cannot enqueue on a cluster
 // yet) are read, applied once each, finished (statuses, XACK) and trimmed; entries a consumer read and then died
 // with are claimed after the visibility timeout and applied too. The partitions' streams sit on every master,
-// so a read, claim, finish or trim that named two partitions would be refused (CROSSSLOT).
+// so a read, claim, finish or trim that named two partitions would be refused (CROSSSLOT). A partition that
+// lost its group is given it again while the others go on.
 import { encodeOperationMessage } from "@floodgate/domain";
 import {
   CONSUMER_GROUP,
@@ -130,6 +131,22 @@ describe("a worker on a Redis Cluster", () => {
 
     await waitFor(() => allFinal(batch), "the orphaned operations to be claimed and finished");
     await waitFor(async () => (await pendingCount(redis, keys)) === 0, "every entry to be acknowledged");
+    expectEachAppliedOnce(await ledger.read(), accepted, env.config.shardUrls.length);
+  });
+
+  it("creates a partition's lost group again, and meanwhile applies what the other partitions hold", async () => {
+    // A master restarted empty: one partition's stream and group are gone, so its reads answer NOGROUP while
+    // the other partitions' reads go on (their entries are dispatched, not dropped with the failure).
+    const lost = keys.stream(3);
+    await redis.del(lost);
+    const batch = await enqueue(requestsFor("regroup").slice(0, USERS)); // deposits, some of them in partition 3
+    expect(batch.some((op) => keys.partitionForOperation(op.id) === 3)).toBe(true);
+    accepted.push(...batch);
+
+    await waitFor(() => allFinal(batch), "every partition's operations to be finished");
+    const groups = (await redis.xinfo("GROUPS", lost)) as unknown[][];
+    expect(groups.map((fields) => fields[1])).toEqual([CONSUMER_GROUP]);
+    expect(worker!.logs()).toMatch(/consumer group missing; creating it again/);
     expectEachAppliedOnce(await ledger.read(), accepted, env.config.shardUrls.length);
   });
 
