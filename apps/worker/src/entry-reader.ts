@@ -1,9 +1,12 @@
 // Where a worker's entries come from: entries other consumers left pending past the visibility timeout
 // (claimed every half timeout), then new entries from every partition, with a linger that lets a small read
-// grow into a batch.
-import type { Config } from "@floodgate/config";
+// grow into a batch. An entry once read is pending for this worker: a read that partly fails still hands over
+// what it got (PartialReadError), never drops it to wait out the visibility timeout.
+import { type Config, parseRedisUrl } from "@floodgate/config";
 import {
   claimStaleEntries,
+  createRedis,
+  PartialReadError,
   type QueueKeys,
   readNewEntries,
   type ScriptedRedis,
@@ -15,13 +18,26 @@ const READ_BLOCK_MS = 100;
 const BUSY_READ_BLOCK_MS = 20; // lanes have entries queued: come back to them soon
 const CLAIM_COUNT = 100;
 
+/**
+ * The reader's connection, apart from the one lanes finish batches on (a large read's reply holds up nothing
+ * there). On one Redis it blocks in XREADGROUP, so it never times out. On a cluster it never blocks
+ * (read-new-entries.ts says why) and sends one read per partition at once; not auto-pipelined: measured on a
+ * 3-master cluster, grouping the reads per node cost more client CPU and time than sending them one by one.
+ */
+export function createReaderConnection(config: Config, consumer: string): ScriptedRedis {
+  const name = `floodgate-worker-${consumer}-reader`;
+  return parseRedisUrl(config.redisUrl).kind === "cluster"
+    ? createRedis(config.redisUrl, { name })
+    : createRedis(config.redisUrl, { name, blocking: true });
+}
+
 export class EntryReader {
   readonly #config: Config;
   readonly #keys: QueueKeys;
   readonly #consumer: string;
   /** For claims (short commands). */
   readonly #redis: ScriptedRedis;
-  /** For blocking reads, on a connection of their own so they hold up nothing else. */
+  /** For new entries (createReaderConnection), so a blocking read holds up nothing else. */
   readonly #reader: ScriptedRedis;
   #lastClaim = 0;
 
@@ -62,6 +78,17 @@ export class EntryReader {
     const linger = lingerAfterRead(fresh.length, this.#config.lingerMs, this.#config.batchSize);
     if (linger <= 0) return fresh;
     await new Promise((resolve) => setTimeout(resolve, linger));
-    return [...fresh, ...(await readNewEntries(this.#reader, this.#keys, this.#consumer, perPartition))];
+    try {
+      return [...fresh, ...(await readNewEntries(this.#reader, this.#keys, this.#consumer, perPartition))];
+    } catch (error) {
+      // The first read's entries are pending for this worker already: hand them over with the failure.
+      const more = error instanceof PartialReadError ? error.entries : [];
+      const cause = error instanceof PartialReadError ? error.cause : error;
+      throw new PartialReadError(
+        `reading after the linger: ${(cause as Error)?.message}`,
+        [...fresh, ...more],
+        cause,
+      );
+    }
   }
 }

@@ -3,12 +3,11 @@
 // entries stalled lanes hold (backpressure counts only what can drain), and trims acknowledged entries.
 import type { Config } from "@floodgate/config";
 import {
-  CONSUMER_GROUP,
-  execOrThrow,
   keepEntriesClaimed,
   type QueueKeys,
   type ScriptedRedis,
   type StreamEntry,
+  trimAcknowledgedEntries,
 } from "@floodgate/queue";
 import type { Logger } from "pino";
 import type { ShardLane } from "./shard-lane.ts";
@@ -74,10 +73,8 @@ export class Housekeeping {
   async #trim(now: number): Promise<void> {
     if (now - this.#lastTrim < TRIM_EVERY_MS) return;
     this.#lastTrim = now;
-    const pipeline = this.#redis.pipeline();
-    for (const stream of this.#keys.allStreams()) pipeline.trimAcknowledged(stream, CONSUMER_GROUP);
     // A trim that fails only leaves acknowledged entries for the next one.
-    await execOrThrow(pipeline, "stream trim").catch((error: Error) =>
+    await trimAcknowledgedEntries(this.#redis, this.#keys).catch((error: Error) =>
       this.#log.warn({ err: error.message }, "could not trim the streams; the next trim retries"),
     );
   }

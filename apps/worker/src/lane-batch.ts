@@ -1,5 +1,6 @@
 // One batch of one shard's lane: stock reserved (orders), one transaction on the shard, stock of ended orders
-// released, expiry jobs, then releases, settlements, statuses and acknowledgement in one Redis round trip.
+// released, expiry jobs, then in Redis the releases and settlements, the statuses and acknowledgements, and the
+// publish (one call per order or partition, never a command across partitions: it runs on a cluster too).
 // Settles every entry of the group: done (acknowledged, waiting for its order, or left for redelivery) or
 // given back to the lane for a retry with backoff. A worker touches each shard once per batch.
 import type { Config } from "@floodgate/config";
@@ -7,13 +8,12 @@ import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floo
 import type { OperationMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
-  execOrThrow,
+  finishOperations,
   type QueueKeys,
-  queueFinishedOperations,
-  queueOrderReleases,
-  queueUnpaidSettlements,
+  releaseOrders,
   type ScriptedRedis,
   type StreamEntry,
+  settlePaidOrders,
 } from "@floodgate/queue";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
@@ -104,15 +104,19 @@ export class LaneBatchRunner {
       }
       await expiry.schedule(outcome.awaiting);
       if (outcome.statuses.length > 0 || outcome.acked.length > 0 || endedOnce.length > 0) {
-        // Releases, settlements of paid orders' unpaid units, status, publish and XACK after the commit, in one
-        // round trip; the settlements before the statuses, so a client that sees its payment succeed finds its
-        // units free for its next order. A failure here leaves the entries pending: they are retried, the shard
-        // recognises them, and all of this is written again (each step is idempotent).
-        const pipeline = redis.pipeline();
-        queueOrderReleases(pipeline, keys, endedOnce);
-        queueUnpaidSettlements(pipeline, keys, outcome.paid);
-        queueFinishedOperations(
-          pipeline,
+        // After the commit, in Redis: releases and settlements of paid orders' unpaid units first, and only
+        // once they all answered, the statuses and XACKs (per partition), then the publish (finishOperations).
+        // Settlements before statuses, so a client that sees its payment succeed finds its units free for its
+        // next order: on a cluster the two may be on different nodes, so the order is kept by waiting, not by
+        // the order of commands on one connection. A batch without orders waits for nothing extra. A failure
+        // here leaves the entries pending: they are retried, the shard recognises them, and all of this is
+        // written again (each step is idempotent).
+        await Promise.all([
+          releaseOrders(redis, keys, endedOnce),
+          settlePaidOrders(redis, keys, outcome.paid),
+        ]);
+        await finishOperations(
+          redis,
           keys,
           {
             statuses: outcome.statuses,
@@ -124,7 +128,6 @@ export class LaneBatchRunner {
           },
           config.statusTtlSeconds,
         );
-        await execOrThrow(pipeline, `final statuses and acknowledgement of ${outcome.acked.length} entries`);
       }
       await this.deadLetter(poisoned);
       if (outcome.acked.length > 0) {

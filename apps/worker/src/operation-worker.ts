@@ -15,6 +15,7 @@ import {
   ensureConsumerGroups,
   isMissingGroup,
   leaveConsumerGroup,
+  PartialReadError,
   QueueKeys,
   type ScriptedRedis,
   type StreamEntry,
@@ -25,7 +26,7 @@ import type { Logger } from "pino";
 import { AwaitingOrderBook } from "./awaiting-order-book.ts";
 import { createBatchPools } from "./batch-pools.ts";
 import type { Poisoned } from "./dead-letter.ts";
-import { EntryReader } from "./entry-reader.ts";
+import { createReaderConnection, EntryReader } from "./entry-reader.ts";
 import { Housekeeping } from "./housekeeping.ts";
 import { LaneBatchRunner } from "./lane-batch.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
@@ -68,10 +69,7 @@ export class OperationWorker {
     this.#metrics = metrics;
     this.#keys = new QueueKeys(config.redisPrefix, config.streamPartitions);
     this.#redis = createRedis(config.redisUrl, { name: `floodgate-worker-${consumer}` });
-    this.#reader = createRedis(config.redisUrl, {
-      name: `floodgate-worker-${consumer}-reader`,
-      blocking: true,
-    });
+    this.#reader = createReaderConnection(config, consumer);
     for (const redis of [this.#redis, this.#reader]) {
       redis.on("error", (error) => this.#log.warn({ err: error.message }, "redis connection error"));
     }
@@ -185,9 +183,22 @@ export class OperationWorker {
 
   async #tick(): Promise<void> {
     const now = Date.now();
-    const entries: StreamEntry[] = await this.#entries.claimStale(now);
+    const entries: StreamEntry[] = [];
+    // Reads go one per partition; when some partitions fail (a cluster master away), the entries the others
+    // gave are pending for this worker already: they are dispatched, and the failure is #run's afterwards.
+    let failure: { cause: unknown } | undefined;
+    const take = async (read: Promise<StreamEntry[]>) => {
+      try {
+        entries.push(...(await read));
+      } catch (error) {
+        if (!(error instanceof PartialReadError)) throw error;
+        entries.push(...error.entries);
+        failure ??= { cause: error.cause };
+      }
+    };
+    await take(this.#entries.claimStale(now));
     if (this.#mayRead(now)) {
-      entries.push(...(await this.#entries.readNew(this.#lanes.some((lane) => lane.queuedCount > 0))));
+      await take(this.#entries.readNew(this.#lanes.some((lane) => lane.queuedCount > 0)));
       // Taken out of the waiting list only now that the reads are done (a read that fails leaves them there).
       entries.push(...this.#awaitingOrder.takeDue(Date.now()));
     } else {
@@ -197,6 +208,7 @@ export class OperationWorker {
     for (const lane of this.#lanes) this.#startLane(lane); // lanes whose backoff is over
     const waiting = [...this.#awaitingOrder.entries(), ...this.#paused.entries().map((item) => item.entry)];
     await this.#housekeeping.run(now, this.#lanes, waiting);
+    if (failure) throw failure.cause;
   }
 
   /**

@@ -3,13 +3,7 @@
 // payment, a cancel of a paid order, a redelivered settlement or release). Expiry is in orders-expiry.test.ts,
 // which runs with a short ORDER_TTL_SECONDS.
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
-import {
-  execOrThrow,
-  type QueueKeys,
-  queueOrderReleases,
-  queueUnpaidSettlements,
-  type ScriptedRedis,
-} from "@floodgate/queue";
+import { type QueueKeys, releaseOrders, type ScriptedRedis, settlePaidOrders } from "@floodgate/queue";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deposit, type IntakeApp } from "./support/intake-client.ts";
@@ -94,11 +88,9 @@ describe("paying an order", () => {
     expect((await cancelOrder(app, paid)).statusCode).toBe(202);
     await drained();
     expect((await orderView(app, paid)).status).toBe("paid");
-    const pipeline = redis.pipeline();
-    queueUnpaidSettlements(pipeline, keys, [
+    await settlePaidOrders(redis, keys, [
       { orderId: paid, userId: "pays-to-free", items: [{ productId, quantity: 2 }] },
     ]);
-    await execOrThrow(pipeline, "a redelivered settlement");
     expect(await held(productId, "pays-to-free")).toBe(3);
 
     await place("pays-to-free", productId, 2);
@@ -127,11 +119,9 @@ describe("cancelling an order", () => {
     const next = await place("cancels-to-free", productId, 3);
     expect(await held(productId, "cancels-to-free")).toBe(3);
     // A redelivered release and a second cancel free nothing more.
-    const pipeline = redis.pipeline();
-    queueOrderReleases(pipeline, keys, [
+    await releaseOrders(redis, keys, [
       { orderId: cancelled, userId: "cancels-to-free", items: [{ productId, quantity: 4 }] },
     ]);
-    await execOrThrow(pipeline, "a redelivered release");
     expect((await cancelOrder(app, cancelled)).json()).toMatchObject({ code: "order_not_cancellable" });
     await waitForStatus(next, "awaiting_payment");
     await drained();

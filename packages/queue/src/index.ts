@@ -36,6 +36,8 @@ export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-c
 export { adoptLegacyDeadLetters, legacyDeadLetterStream } from "./legacy-dead-letters.ts";
 export {
   type FinalStatus,
+  type FinishedOperations,
+  finishOperations,
   type OrderChange,
   queueFinishedOperations,
   readOperationStatus,
@@ -47,7 +49,8 @@ export {
 export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
-export { type OrderRelease, queueOrderReleases } from "./release-order.ts";
+export { readNewEntries } from "./read-new-entries.ts";
+export { type OrderRelease, releaseOrders } from "./release-order.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
   NO_COUPON,
@@ -64,7 +67,7 @@ export {
   type SettleOutcome,
   settleDeadLetter,
 } from "./settle-dead-letter.ts";
-export { type PaidOrder, queueUnpaidSettlements } from "./settle-unpaid-units.ts";
+export { type PaidOrder, settlePaidOrders } from "./settle-unpaid-units.ts";
 export {
   claimStaleEntries,
   ensureConsumerGroups,
@@ -72,7 +75,8 @@ export {
   isMissingGroup,
   keepEntriesClaimed,
   leaveConsumerGroup,
-  readNewEntries,
+  PartialReadError,
   type StreamEntry,
+  trimAcknowledgedEntries,
 } from "./stream-consumer.ts";
 export { readStreamInfo, type StreamInfo, workerGroup } from "./stream-info.ts";

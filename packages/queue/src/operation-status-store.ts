@@ -109,16 +109,54 @@ export interface OrderChange {
  */
 export type StatusChange = FinalStatus | OrderChange;
 
+/** What a batch finished: final statuses, entries to acknowledge, and orders its operations changed. */
+export interface FinishedOperations {
+  statuses: FinalStatus[];
+  acknowledged: StreamEntry[];
+  changedOrders?: OrderChange[];
+}
+
 /**
- * Adds, per partition, one script call that writes the final statuses and acknowledges the entries (the
- * worker sends it after its commits: one round trip per batch), then one publish of every change.
+ * Writes the final statuses and acknowledges the entries with one finish-operations-n.lua call per partition
+ * (each in its partition's slot, so it runs on a cluster), all at once, then publishes every change once all
+ * of them answered: a subscriber that hears of a change finds it written, whichever node holds it. Returns how
+ * many entries were acknowledged. A failure leaves some partitions finished and others not; the caller retries
+ * the whole batch (every step is idempotent) and the publish goes out with the retry.
+ */
+export async function finishOperations(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  finished: FinishedOperations,
+  ttlSeconds: number,
+): Promise<number> {
+  const acked = await Promise.all(
+    finishCalls(keys, finished, ttlSeconds).map((args) => redis.finishOperations(...args)),
+  );
+  const changes = statusChanges(finished);
+  if (changes.length > 0) await redis.publish(keys.statusChannel(), JSON.stringify(changes));
+  return acked.reduce((sum, n) => sum + Number(n), 0);
+}
+
+/**
+ * The same as finishOperations, added to a pipeline or MULTI: per partition one script call, then one publish
+ * of every change. On a cluster only for finished operations of a single partition (a pipeline may not span
+ * slots, and the publish must come after the statuses).
  */
 export function queueFinishedOperations(
   pipeline: ScriptedPipeline,
   keys: QueueKeys,
-  finished: { statuses: FinalStatus[]; acknowledged: StreamEntry[]; changedOrders?: OrderChange[] },
+  finished: FinishedOperations,
   ttlSeconds: number,
 ): void {
+  for (const args of finishCalls(keys, finished, ttlSeconds)) pipeline.finishOperations(...args);
+  const changes = statusChanges(finished);
+  if (changes.length > 0) pipeline.publish(keys.statusChannel(), JSON.stringify(changes));
+}
+
+type FinishCall = [numberOfKeys: number, ...keysThenArgs: (string | number)[]];
+
+/** finish-operations-n.lua's arguments, one call per partition that has statuses or entries. */
+function finishCalls(keys: QueueKeys, finished: FinishedOperations, ttlSeconds: number): FinishCall[] {
   const byPartition = new Map<number, { statuses: FinalStatus[]; entryIds: string[] }>();
   const partitionOf = (partition: number) => {
     let group = byPartition.get(partition);
@@ -133,14 +171,14 @@ export function queueFinishedOperations(
     if (partition !== null) partitionOf(partition).statuses.push(final);
   }
   for (const entry of finished.acknowledged) partitionOf(entry.partition).entryIds.push(entry.entryId);
-  for (const [partition, { statuses, entryIds }] of byPartition) {
+  return [...byPartition].map(([partition, { statuses, entryIds }]) => {
     const statusKeys = statuses.map((final) => keys.status(partition, final.id));
     const statusArgs = statuses.flatMap((final) => [
       final.status,
       final.completedAt,
       final.failureReason ?? "",
     ]);
-    pipeline.finishOperations(
+    return [
       1 + statusKeys.length,
       keys.stream(partition),
       ...statusKeys,
@@ -149,8 +187,10 @@ export function queueFinishedOperations(
       entryIds.length,
       ...entryIds,
       ...statusArgs,
-    );
-  }
-  const changes: StatusChange[] = [...finished.statuses, ...(finished.changedOrders ?? [])];
-  if (changes.length > 0) pipeline.publish(keys.statusChannel(), JSON.stringify(changes));
+    ];
+  });
+}
+
+function statusChanges(finished: FinishedOperations): StatusChange[] {
+  return [...finished.statuses, ...(finished.changedOrders ?? [])];
 }

@@ -1,5 +1,5 @@
 import type { OrderLine } from "@floodgate/domain";
-import type { ScriptedPipeline } from "@floodgate/redis-scripts";
+import type { ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { NO_COUPON } from "./reserve-order.ts";
 
@@ -11,24 +11,32 @@ export interface OrderRelease {
 }
 
 /**
- * Adds to a pipeline one release-order-n.lua call per order that ended without a sale: its stock and coupon
- * return to Redis and its units stop counting against the user's cap, once (a redelivered release finds
- * `released` set and changes nothing).
+ * One release-order-n.lua call per order that ended without a sale, all at once: its stock and coupon return
+ * to Redis and its units stop counting against the user's cap, once (a redelivered release finds `released`
+ * set and changes nothing). Each call is its own command, never pipelined with another order's: on a cluster a
+ * pipeline may not span slots. (The script itself still spans the order's and its products' slots; the escrow
+ * of stock moves those keys into the user's partition.)
  */
-export function queueOrderReleases(pipeline: ScriptedPipeline, keys: QueueKeys, releases: OrderRelease[]) {
-  for (const release of releases) {
-    const partition = keys.partitionForUser(release.userId);
-    const releaseKeys = [
-      keys.orderState(partition, release.orderId),
-      keys.couponIssue(partition, release.couponIssueId ?? NO_COUPON),
-      ...release.items.map((item) => keys.productState(item.productId)),
-      ...release.items.map((item) => keys.unpaidUnits(item.productId, release.userId)),
-    ];
-    pipeline.releaseOrder(
-      releaseKeys.length,
-      ...releaseKeys,
-      release.orderId,
-      ...release.items.map((item) => item.quantity),
-    );
-  }
+export async function releaseOrders(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  releases: OrderRelease[],
+): Promise<void> {
+  await Promise.all(
+    releases.map((release) => {
+      const partition = keys.partitionForUser(release.userId);
+      const releaseKeys = [
+        keys.orderState(partition, release.orderId),
+        keys.couponIssue(partition, release.couponIssueId ?? NO_COUPON),
+        ...release.items.map((item) => keys.productState(item.productId)),
+        ...release.items.map((item) => keys.unpaidUnits(item.productId, release.userId)),
+      ];
+      return redis.releaseOrder(
+        releaseKeys.length,
+        ...releaseKeys,
+        release.orderId,
+        ...release.items.map((item) => item.quantity),
+      );
+    }),
+  );
 }

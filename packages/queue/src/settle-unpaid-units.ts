@@ -1,6 +1,6 @@
 // The other way an order stops counting against its user's cap: it was paid (release-order.ts is the
 // way of an order that ended without a sale).
-import type { ScriptedPipeline } from "@floodgate/redis-scripts";
+import type { ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 import type { OrderRelease } from "./release-order.ts";
 
@@ -8,15 +8,26 @@ import type { OrderRelease } from "./release-order.ts";
 export type PaidOrder = Pick<OrderRelease, "orderId" | "userId" | "items">;
 
 /**
- * Adds to a pipeline one settle-unpaid-units-n.lua call per paid order. Idempotent (the order's `unpaid` mark
- * goes with the first), so a batch sends it for every paid order its payments name, redeliveries included.
+ * One settle-unpaid-units-n.lua call per paid order, all at once, each its own command (never pipelined with
+ * another order's: on a cluster a pipeline may not span slots). Idempotent (the order's `unpaid` mark goes with
+ * the first), so a batch sends it for every paid order its payments name, redeliveries included.
  */
-export function queueUnpaidSettlements(pipeline: ScriptedPipeline, keys: QueueKeys, paid: PaidOrder[]) {
-  for (const order of paid) {
-    const settleKeys = [
-      keys.orderState(keys.partitionForUser(order.userId), order.orderId),
-      ...order.items.map((item) => keys.unpaidUnits(item.productId, order.userId)),
-    ];
-    pipeline.settleUnpaidUnits(settleKeys.length, ...settleKeys, ...order.items.map((item) => item.quantity));
-  }
+export async function settlePaidOrders(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  paid: PaidOrder[],
+): Promise<void> {
+  await Promise.all(
+    paid.map((order) => {
+      const settleKeys = [
+        keys.orderState(keys.partitionForUser(order.userId), order.orderId),
+        ...order.items.map((item) => keys.unpaidUnits(item.productId, order.userId)),
+      ];
+      return redis.settleUnpaidUnits(
+        settleKeys.length,
+        ...settleKeys,
+        ...order.items.map((item) => item.quantity),
+      );
+    }),
+  );
 }

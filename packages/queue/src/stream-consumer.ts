@@ -1,8 +1,8 @@
-// Consumer-group operations for workers. Entries are read in batches across all partitions in one call,
-// acknowledged only after their effects are committed, and reclaimed from dead consumers after the
-// visibility timeout.
+// Consumer-group operations for workers. Entries are read in batches from every partition
+// (read-new-entries.ts), acknowledged only after their effects are committed, and reclaimed from dead consumers
+// after the visibility timeout. Every command here names one partition's stream, so each runs on a Redis
+// Cluster too (a command, or a pipeline, may not span slots there); partitions go concurrently instead.
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
-import { execOrThrow } from "./pipeline-replies.ts";
 import { CONSUMER_GROUP, type QueueKeys } from "./queue-keys.ts";
 
 export interface StreamEntry {
@@ -16,9 +16,13 @@ export interface StreamEntry {
   deliveries: number;
 }
 
-type RawEntries = [string, string[]][];
+export type RawEntries = [string, string[]][];
 
-function toEntry(partition: number, [entryId, fields]: [string, string[]], deliveries: number): StreamEntry {
+export function toEntry(
+  partition: number,
+  [entryId, fields]: [string, string[]],
+  deliveries: number,
+): StreamEntry {
   let operationId = "";
   let payload = "";
   for (let i = 0; i < fields.length; i += 2) {
@@ -55,51 +59,43 @@ export function isMissingGroup(error: unknown): boolean {
 }
 
 /**
- * New entries from every partition in one call; COUNT applies per partition. With `blockMs` the call waits
- * that long for a first entry; without it, it answers at once (BLOCK 0 would wait forever).
+ * Some partitions answered and some did not (on a cluster, one master may be down or failing over): what the
+ * others gave is already pending for this consumer, so it is handed over with the first failure rather than
+ * dropped (dropped, it would wait out the visibility timeout and count one more delivery).
  */
-export async function readNewEntries(
-  reader: ScriptedRedis,
-  keys: QueueKeys,
-  consumer: string,
-  countPerPartition: number,
-  blockMs?: number,
-): Promise<StreamEntry[]> {
-  const streams = keys.allStreams();
-  const ids = streams.map(() => ">");
-  const reply = (
-    blockMs === undefined
-      ? await reader.xreadgroup(
-          "GROUP",
-          CONSUMER_GROUP,
-          consumer,
-          "COUNT",
-          countPerPartition,
-          "STREAMS",
-          ...streams,
-          ...ids,
-        )
-      : await reader.xreadgroup(
-          "GROUP",
-          CONSUMER_GROUP,
-          consumer,
-          "COUNT",
-          countPerPartition,
-          "BLOCK",
-          blockMs,
-          "STREAMS",
-          ...streams,
-          ...ids,
-        )
-  ) as [string, RawEntries][] | null;
-  if (!reply) return [];
-  const partitionOf = new Map(streams.map((stream, p) => [stream, p]));
-  const entries: StreamEntry[] = [];
-  for (const [stream, raw] of reply) {
-    const partition = partitionOf.get(stream)!;
-    for (const entry of raw) entries.push(toEntry(partition, entry, 1));
+export class PartialReadError extends Error {
+  readonly entries: StreamEntry[];
+
+  constructor(message: string, entries: StreamEntry[], cause: unknown) {
+    super(message, { cause });
+    this.name = "PartialReadError";
+    this.entries = entries;
   }
-  return entries;
+}
+
+/**
+ * Entries of every partition from one call per partition, all at once, in partition order. Throws the first
+ * failure when every partition failed, a PartialReadError carrying the rest when only some did.
+ */
+export async function entriesOfEveryPartition(
+  keys: QueueKeys,
+  what: string,
+  read: (partition: number) => Promise<StreamEntry[]>,
+): Promise<StreamEntry[]> {
+  const settled = await Promise.allSettled(
+    Array.from({ length: keys.partitions }, (_, partition) => read(partition)),
+  );
+  const entries: StreamEntry[] = [];
+  const failures: unknown[] = [];
+  for (const result of settled) {
+    if (result.status === "fulfilled") entries.push(...result.value);
+    else failures.push(result.reason);
+  }
+  if (failures.length === 0) return entries;
+  if (failures.length === settled.length) throw failures[0];
+  const first = (failures[0] as Error | undefined)?.message;
+  const message = `${what}: ${failures.length} of ${settled.length} partitions failed (first: ${first})`;
+  throw new PartialReadError(message, entries, failures[0]);
 }
 
 /**
@@ -114,8 +110,8 @@ export async function claimStaleEntries(
   minIdleMs: number,
   countPerPartition: number,
 ): Promise<StreamEntry[]> {
-  const claimed: StreamEntry[] = [];
-  for (let partition = 0; partition < keys.partitions; partition++) {
+  return entriesOfEveryPartition(keys, "claiming stale entries", async (partition) => {
+    const claimed: StreamEntry[] = [];
     const stream = keys.stream(partition);
     // One XAUTOCLAIM looks at no more than COUNT x 10 pending entries; follow its cursor, or stale entries
     // behind a live worker's many fresh ones (held for a shard that is down) would never be reached.
@@ -148,8 +144,8 @@ export async function claimStaleEntries(
       for (const entry of live) claimed.push(toEntry(partition, entry, deliveries.get(entry[0]) ?? 1));
       claimedHere += live.length;
     } while (cursor !== "0-0" && claimedHere < countPerPartition);
-  }
-  return claimed;
+    return claimed;
+  });
 }
 
 /** Resets the idle time of entries this consumer still works on (held for a shard that is down) without
@@ -160,12 +156,10 @@ export async function keepEntriesClaimed(
   consumer: string,
   entries: StreamEntry[],
 ): Promise<void> {
-  const byPartition = groupByPartition(entries);
-  const pipeline = redis.pipeline();
-  for (const [partition, ids] of byPartition) {
-    pipeline.xclaim(keys.stream(partition), CONSUMER_GROUP, consumer, 0, ...ids, "JUSTID");
-  }
-  await execOrThrow(pipeline, `keeping ${entries.length} held entries claimed`);
+  const claims = [...groupByPartition(entries)].map(([partition, ids]) =>
+    redis.xclaim(keys.stream(partition), CONSUMER_GROUP, consumer, 0, ...ids, "JUSTID"),
+  );
+  await Promise.all(claims);
 }
 
 export function groupByPartition(entries: StreamEntry[]): Map<number, string[]> {
@@ -195,4 +189,15 @@ export async function leaveConsumerGroup(
     left += Number(await redis.xgroup("DELCONSUMER", stream, CONSUMER_GROUP, consumer)) >= 0 ? 1 : 0;
   }
   return left;
+}
+
+/**
+ * Drops the acknowledged entries of every partition (trim-acknowledged-1.lua, one call per stream, all at once);
+ * returns how many. A stream that failed is only trimmed at the next call.
+ */
+export async function trimAcknowledgedEntries(redis: ScriptedRedis, keys: QueueKeys): Promise<number> {
+  const removed = await Promise.all(
+    keys.allStreams().map((stream) => redis.trimAcknowledged(stream, CONSUMER_GROUP)),
+  );
+  return removed.reduce((sum, n) => sum + Number(n), 0);
 }

@@ -50,6 +50,12 @@ export interface ScriptCommands {
   trimAcknowledged(streamKey: string, group: string): Promise<number>;
   /** take-token-1.lua: a client address's bucket; ms per token, burst. [ok 1|0, remaining, resetMs]. */
   takeToken(bucketKey: string, intervalMs: number, burst: number): Promise<[number, number, number]>;
+  /** finish-operations-n.lua: the caller passes the number of keys first (one partition's). */
+  finishOperations(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  /** release-order-n.lua: the caller passes the number of keys first. */
+  releaseOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  /** settle-unpaid-units-n.lua: the caller passes the number of keys first. */
+  settleUnpaidUnits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
   /** join-room-9.lua: 9 keys, then ticket id, user id, random score. */
   joinRoom(...keysThenArgs: (string | number)[]): Promise<string[] | [number, string]>;
   /** read-ticket-4.lua: tickets, queue, pre-queue, heartbeats; ticket id. */

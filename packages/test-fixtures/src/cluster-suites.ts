@@ -17,8 +17,9 @@
 // reads process.env.FLOODGATE_TEST_REDIS ("cluster" here). Files that kill, restart or reconfigure Redis
 // need a Redis of their own and stay out: the cluster is shared by every listed file.
 // Not yet (main at b03ef0e): files that issue coupons, reserve orders or join rooms (their scripts still span
-// slots: CROSSSLOT, a 500); files that need a worker to apply operations (operation-reads: a deposit stays
-// pending); files that read every stream in one pipeline (metrics: no floodgate_stream_length; backlog-gauge).
+// slots: CROSSSLOT, a 500); files whose worker dead-letters, expires orders or delivers webhooks (dead-letter
+// stream and BullMQ keys untagged); files that read every stream in one pipeline (metrics: no
+// floodgate_stream_length; backlog-gauge).
 // Their owners add them as their steps land.
 // The reporter names the project of each file: "|single|" or "|cluster|".
 export const clusterSuites: string[] = [
@@ -27,6 +28,13 @@ export const clusterSuites: string[] = [
   "bench/test/redis-tooling.test.ts",
   "packages/queue/test/stream-consumer.test.ts",
   "packages/queue/test/trim-acknowledged.test.ts",
+  // A worker reads, claims, finishes and trims per partition (payments, deposits; no orders, coupons yet).
+  "apps/worker/test/graceful-stop.test.ts",
+  "apps/worker/test/busy-shard.test.ts",
+  "apps/worker/test/wallet-invariant.test.ts",
+  "apps/worker/test/shard-routing.test.ts",
+  "apps/worker/test/read-only-shard.test.ts",
+  "apps/intake/test/operation-reads.test.ts",
   "apps/intake/test/server-key-cache.test.ts",
   "apps/intake/test/store-errors.test.ts",
   "apps/intake/test/webhook-endpoints.test.ts",

@@ -33,12 +33,12 @@ export async function pendingCount(redis: ScriptedRedis, keys: QueueKeys): Promi
 
 /** The operation ids (the entry's `id` field) of stream entries. */
 export async function operationIdsOf(redis: ScriptedRedis, keys: QueueKeys, entries: PendingEntry[]) {
-  const pipeline = redis.pipeline();
-  for (const e of entries) pipeline.xrange(keys.stream(e.partition), e.entryId, e.entryId);
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([error, rows]) => {
-    if (error) throw error;
-    const fields = ((rows as [string, string[]][])[0]?.[1] ?? []) as string[];
+  // One XRANGE each, all at once (a pipeline may not span partitions on a cluster).
+  const replies = await Promise.all(
+    entries.map((e) => redis.xrange(keys.stream(e.partition), e.entryId, e.entryId)),
+  );
+  return replies.map((rows) => {
+    const fields = rows[0]?.[1] ?? [];
     return fields[fields.indexOf("id") + 1] ?? "";
   });
 }
@@ -54,10 +54,10 @@ export async function deadLetters(redis: ScriptedRedis, keys: QueueKeys) {
 
 /** Final statuses still missing (the status hash still says pending, or is gone). */
 export async function pendingStatuses(redis: ScriptedRedis, keys: QueueKeys, ids: string[]) {
-  const pipeline = redis.pipeline();
-  for (const id of ids) pipeline.hget(keys.status(keys.partitionForOperation(id)!, id), "status");
-  const replies = (await pipeline.exec()) ?? [];
-  return ids.filter((_, i) => replies[i]?.[1] !== "succeeded" && replies[i]?.[1] !== "failed");
+  const statuses = await Promise.all(
+    ids.map((id) => redis.hget(keys.status(keys.partitionForOperation(id)!, id), "status")),
+  );
+  return ids.filter((_, i) => statuses[i] !== "succeeded" && statuses[i] !== "failed");
 }
 
 /** Entries a consumer still holds whose operation some shard already committed: applied, not acknowledged. */
