@@ -16,8 +16,8 @@
 // from here), never `new Redis(url)`, which cannot open a cluster URL. A test that must know where it runs
 // reads process.env.FLOODGATE_TEST_REDIS ("cluster" here). Files that kill, restart or reconfigure Redis
 // need a Redis of their own and stay out: the cluster is shared by every listed file.
-// Not yet (main at b03ef0e): files that issue coupons, reserve orders or join rooms (their scripts still span
-// slots: CROSSSLOT, a 500); files that need a worker to apply operations (operation-reads: a deposit stays
+// Not yet (main at b03ef0e): files that issue coupons or reserve orders (their scripts still span slots:
+// CROSSSLOT, a 500; rooms and guarded payments run since the gate reads only the user's slot); files that need a worker to apply operations (operation-reads: a deposit stays
 // pending); files that read every stream in one pipeline (metrics: no floodgate_stream_length; backlog-gauge).
 // Their owners add them as their steps land.
 // The reporter names the project of each file: "|single|" or "|cluster|".
@@ -36,4 +36,11 @@ export const clusterSuites: string[] = [
   "apps/intake/test/cors.test.ts",
   "apps/intake/test/request-validation.test.ts",
   "apps/intake/test/openapi.test.ts",
+  // The waiting room: a guarded payment admitted (token, pass) and refused (no token, revoked, expired).
+  "packages/admission/test/admission-gate.test.ts",
+  "packages/admission/test/waiting-room.test.ts",
+  "packages/admission/test/admission-leader.test.ts",
+  "apps/intake/test/waiting-room.test.ts",
+  "apps/intake/test/waiting-room-sockets.test.ts",
+  "apps/intake/test/payments-accept.test.ts",
 ];
