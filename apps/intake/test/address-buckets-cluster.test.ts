@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdmissionControl } from "../src/admission/admission-control.ts";
 import { RateLimitBook } from "../src/admission/rate-limit-book.ts";
 import { RoomDirectory } from "../src/admission/room-directory.ts";
+import { RoomTrafficCounts } from "../src/admission/room-traffic-counts.ts";
 import { ProblemError } from "../src/errors/error-catalogue.ts";
 
 let cluster: RedisCluster;
@@ -65,6 +66,7 @@ function intakeProcess(): { control: AdmissionControl; registry: Registry } {
     requestRedis: redis,
     admissionRedis: redis,
     parallelCommands: { inc: () => parallelCommands++ },
+    traffic: new RoomTrafficCounts(redis, keys),
   });
   return { control, registry };
 }

@@ -187,7 +187,7 @@ describe("a waiting-room WebSocket", () => {
       "a-channel-nobody-hears",
       "missed",
     );
-    expect(before).toBe("early");
+    expect(before[0]).toBe("early");
     expect(await socket.next((m) => m.type === "expired", "the ended ticket", 10_000)).toMatchObject({
       reason: "revoked",
     });

@@ -1,8 +1,8 @@
 // The Redis key layout of admission control. A room's keys share one hash tag, {room-<id>}, so its scripts
-// touch one slot; a user's bucket lives in the user's partition slot (with the rest of their request), a client
-// address's bucket in its own, taken by a side command of its own (address-bucket.ts). A guarded script still
-// reads its guarding room's keys in another slot: such a route runs on standalone Redis or Sentinel only, as
-// the coupon and order scripts do.
+// touch one slot. What a guarded request's script reads lives in the user's partition slot (with the rest of
+// their request): the user's bucket, the room's queueing mirror (one copy per partition, written by the
+// admission leader) and the user's room passes (written by the intakes). A client address's bucket has its own
+// slot, taken by a side command of its own (address-bucket.ts).
 import type { RouteClass } from "@floodgate/domain";
 import type { QueueKeys } from "@floodgate/queue";
 
@@ -42,6 +42,32 @@ export class AdmissionKeys {
   /** A user's partition stream: the never-touched stand-in key of a gate without a room. */
   userSlotPlaceholder(userId: string): string {
     return this.#queueKeys.stream(this.#queueKeys.partitionForUser(userId));
+  }
+
+  /**
+   * The room's queueing mirror in one partition: "1" while the room queues. The room's state decides; the
+   * leader copies it into every partition (room-gate.ts), where the guarded scripts read it.
+   */
+  roomGate(roomId: string, partition: number): string {
+    return `${this.prefix}{p${partition}}:gate:${roomId}`;
+  }
+
+  /** The mirror a user's guarded requests read (their partition's). */
+  roomGateFor(roomId: string, userId: string): string {
+    return this.roomGate(roomId, this.#queueKeys.partitionForUser(userId));
+  }
+
+  /** Every partition's copy of the room's queueing mirror. */
+  roomGates(roomId: string): string[] {
+    return Array.from({ length: this.#queueKeys.partitions }, (_, partition) =>
+      this.roomGate(roomId, partition),
+    );
+  }
+
+  /** A user's passes for a room (a hash per ticket admitted: room-passes.ts), in the user's partition slot. */
+  roomPasses(roomId: string, userId: string): string {
+    const partition = this.#queueKeys.partitionForUser(userId);
+    return `${this.prefix}{p${partition}}:pass:${roomId}:${userId}`;
   }
 
   room(roomId: string): RoomKeySet {

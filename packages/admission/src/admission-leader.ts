@@ -2,13 +2,15 @@
 // is replaced within about 2 s) and runs each room's tick script. Every new holder of the lease gets a higher
 // epoch; each tick carries it and the room keeps the highest it has seen, so a leader that paused past its lease
 // cannot admit in any room its successor has ticked (the tick touches only the room's slot: it runs on a Redis
-// Cluster). What a deposed leader can still do, and why it is harmless, is said at #tickRooms. Every few ticks it
-// also measures the workers' backlog and publishes the backpressure signal the intakes and the `auto` rooms act
-// on.
+// Cluster). What a deposed leader can still do, and why it is harmless, is said at #tickRooms. After a tick that
+// changed whether a room queues, and for every room once a second (a repair), it copies that into the room's
+// queueing mirror in every partition (room-gate.ts), where the guarded routes read it. Every few ticks it also
+// measures the workers' backlog and publishes the backpressure signal the intakes and the `auto` rooms act on.
 import type { QueueKeys, ScriptedRedis } from "@floodgate/queue";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
 import { holdLeaderLease } from "./leader-lease.ts";
+import { writeRoomGate } from "./room-gate.ts";
 import { type RoomTick, type TickOutcome, tickRoom } from "./room-tick.ts";
 import { ThrottledWarning } from "./throttled-warning.ts";
 
@@ -16,6 +18,8 @@ export const TICK_MS = 100;
 export const LEASE_MS = 2000;
 const BACKLOG_EVERY_MS = 500;
 const ROOM_LIST_EVERY_MS = 1000;
+/** Every room's queueing mirror is rewritten this often, whatever this process last wrote (a repair). */
+const GATE_REPAIR_EVERY_MS = 1000;
 /** Below this many queued entries there is no backpressure, however slow the workers look. */
 const BACKLOG_FLOOR = 1000;
 
@@ -45,6 +49,9 @@ export class AdmissionLeader {
   #lastBacklogAt = 0;
   #rooms: string[] = [];
   #lastRoomListAt = 0;
+  /** What this process last wrote into each room's queueing mirror. */
+  readonly #mirrored = new Map<string, boolean>();
+  #lastGateRepairAt = 0;
 
   constructor(options: AdmissionLeaderOptions) {
     this.#options = options;
@@ -124,7 +131,9 @@ export class AdmissionLeader {
       this.#lastRoomListAt = now;
       this.#rooms = await redis.smembers(keys.rooms());
     }
-    await this.#tickRooms();
+    const repair = now - this.#lastGateRepairAt >= GATE_REPAIR_EVERY_MS;
+    if (repair) this.#lastGateRepairAt = now;
+    await this.#tickRooms(repair);
   }
 
   /**
@@ -139,7 +148,16 @@ export class AdmissionLeader {
    * again. The backlog signal it may have written earlier in the round is a measurement of the same streams,
    * rewritten by the successor within BACKLOG_EVERY_MS.
    */
-  async #tickRooms(): Promise<void> {
+  async #tickRooms(repair: boolean): Promise<void> {
+    const mirrors: Promise<void>[] = [];
+    try {
+      await this.#tickEachRoom(repair, mirrors);
+    } finally {
+      await Promise.all(mirrors);
+    }
+  }
+
+  async #tickEachRoom(repair: boolean, mirrors: Promise<void>[]): Promise<void> {
     for (const roomId of this.#rooms) {
       let outcome = await this.#tickRoom(roomId);
       if (outcome.result === "deposed") {
@@ -150,7 +168,29 @@ export class AdmissionLeader {
         outcome = await this.#tickRoom(roomId);
         if (outcome.result === "deposed") return; // a successor, just now: the next round's lease check tells
       }
-      if (outcome.result === "ticked") this.#options.onTick?.(outcome.tick);
+      if (outcome.result === "ticked") {
+        this.#options.onTick?.(outcome.tick);
+        const { queueing } = outcome.tick;
+        // Sent at once, awaited with the round's others: the mirror trails the tick by one round trip.
+        if (repair || this.#mirrored.get(roomId) !== queueing) mirrors.push(this.#mirror(roomId, queueing));
+      }
+    }
+  }
+
+  /** Writes the room's queueing mirror; a failure is retried after the next tick (nothing is remembered). */
+  async #mirror(roomId: string, queueing: boolean): Promise<void> {
+    const { redis, keys } = this.#options;
+    this.#mirrored.delete(roomId);
+    try {
+      await writeRoomGate(redis, keys, roomId, queueing);
+      this.#mirrored.set(roomId, queueing);
+    } catch (error) {
+      this.#warnings.warn("gate", (heldBack) =>
+        this.#options.log.warn(
+          { err: (error as Error).message, roomId, similarSinceLast: heldBack },
+          "admission leader: a room's queueing mirror not written; guarded routes judge by the previous value until it is",
+        ),
+      );
     }
   }
 

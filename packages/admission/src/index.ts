@@ -24,6 +24,8 @@ export {
   writeRoomDefinition,
 } from "./room-definition.ts";
 export { RoomDefinitionBusyError, withRoomDefinitionLock } from "./room-definition-lock.ts";
+export { writeRoomGate } from "./room-gate.ts";
+export { grantPass, type PassTicket, revokePass } from "./room-passes.ts";
 export { etaSeconds, type RoomStats, readRoomStats } from "./room-stats.ts";
 export {
   type RoomTick,
@@ -36,6 +38,7 @@ export {
   type JoinOutcome,
   joinRoom,
   newTicketId,
+  type RevokedTicket,
   readTicket,
   revokeTicket,
   TICKET_ID_PATTERN,
@@ -43,6 +46,7 @@ export {
   type TicketState,
   type TicketStatus,
 } from "./room-tickets.ts";
+export { countRoomTraffic } from "./room-traffic.ts";
 export { ThrottledWarning } from "./throttled-warning.ts";
 export {
   bucketArgs,

@@ -1,10 +1,13 @@
 // A waiting room's definition lives in Redis beside its queue (a room is as durable as the people waiting in
 // it). Changing it is two steps, each in one slot (so it works on a Redis Cluster): the room list, then one
-// MULTI of the definition, the state its mode implies, and a message that makes every intake reload at once.
+// MULTI of the definition, the state its mode implies, and a message that makes every intake reload at once;
+// then, for `on` and `off`, the queueing mirror in every partition (room-gate.ts), so the guarded routes obey
+// the new mode before the admin's answer.
 import type { GuardedRouteClass } from "@floodgate/domain";
 import { isGuardedRouteClass } from "@floodgate/domain";
 import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
+import { writeRoomGate } from "./room-gate.ts";
 
 export const ROOM_MODES = ["off", "auto", "on"] as const;
 export type RoomMode = (typeof ROOM_MODES)[number];
@@ -79,4 +82,7 @@ export async function writeRoomDefinition(
   if (previous === null || previous.startsAt !== room.startsAt) multi.hset(roomKeys.state, "shuffled", "0");
   multi.publish(keys.configChannel(), JSON.stringify({ room: room.roomId }));
   await multi.exec();
+  // `auto` is the leader's to mirror (after its next tick). A crash before this line leaves the mirror to the
+  // leader's repair within a second.
+  if (room.mode !== "auto") await writeRoomGate(redis, keys, room.roomId, room.mode === "on");
 }

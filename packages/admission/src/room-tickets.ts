@@ -98,15 +98,26 @@ export async function readTicket(
   return fields.length === 0 ? null : toState(roomId, ticketId, fields);
 }
 
-/** The ticket's status before it was revoked, or null when the room has no such ticket. */
+export interface RevokedTicket {
+  /** The ticket's status before the revoke ("revoked" again on a retry). */
+  before: TicketStatus;
+  userId: string;
+  /** When its admission would have ended; null for a ticket never admitted. */
+  expiresAt: number | null;
+}
+
+/**
+ * Revokes the ticket in the room's slot; null when the room has no such ticket. The caller then revokes the
+ * user's pass (room-passes.ts), which is what the guarded routes read.
+ */
 export async function revokeTicket(
   redis: ScriptedRedis,
   keys: AdmissionKeys,
   roomId: string,
   ticketId: string,
-): Promise<TicketStatus | null> {
+): Promise<RevokedTicket | null> {
   const room = keys.room(roomId);
-  const before = await redis.revokeTicket(
+  const reply = await redis.revokeTicket(
     room.tickets,
     room.queue,
     room.early,
@@ -117,5 +128,7 @@ export async function revokeTicket(
     keys.roomEventsChannel(),
     roomId,
   );
-  return before === "" ? null : (before as TicketStatus);
+  if (reply.length === 0) return null;
+  const [before, userId, expiresAt] = reply;
+  return { before: before as TicketStatus, userId, expiresAt: number(expiresAt) };
 }

@@ -1,10 +1,21 @@
 // The admission gate inside the enqueue script, against the real Redis: the user's token bucket, and a
-// queueing room that only lets admitted tickets of the same user through. A refusal stores nothing. (The client
-// address's bucket is a side command of its own: address-bucket.test.ts.)
+// queueing room (its mirror in the user's slot) that only lets tickets the user holds a pass for through. A
+// refusal stores nothing. (The client address's bucket is a side command of its own: address-bucket.test.ts.
+// A token of another user is refused by the intake from its claims: apps/intake/test/waiting-room.test.ts.)
 import { type AdmissionCheck, enqueueOperation } from "@floodgate/queue";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bucketArgs, joinRoom, revokeTicket } from "../src/index.ts";
+import {
+  bucketArgs,
+  countRoomTraffic,
+  grantPass,
+  joinRoom,
+  readRoomDefinition,
+  revokePass,
+  revokeTicket,
+  type TicketState,
+  writeRoomGate,
+} from "../src/index.ts";
 import { paymentMessage, RoomTestKit, sleep } from "./support/room-test-kit.ts";
 
 let env: TestEnvironment;
@@ -28,15 +39,15 @@ interface GateRequest {
 }
 
 function gate(request: GateRequest): AdmissionCheck {
-  const room = request.roomId ? kit.keys.room(request.roomId) : null;
-  const placeholder = kit.keys.userSlotPlaceholder(request.userId);
+  const { roomId, userId } = request;
+  const placeholder = kit.keys.userSlotPlaceholder(userId);
   return {
     keys: [
-      kit.keys.userBucket("payments", request.userId),
-      room?.state ?? placeholder,
-      room?.tickets ?? placeholder,
+      kit.keys.userBucket("payments", userId),
+      roomId ? kit.keys.roomGateFor(roomId, userId) : placeholder,
+      roomId ? kit.keys.roomPasses(roomId, userId) : placeholder,
     ],
-    args: [...bucketArgs(request.user ?? null), room ? "1" : "0", request.userId, request.ticketId ?? ""],
+    args: [...bucketArgs(request.user ?? null), roomId ? "1" : "0", userId, request.ticketId ?? ""],
   };
 }
 
@@ -109,14 +120,28 @@ describe("token buckets", () => {
   });
 });
 
+/** What an intake does before a token for an admitted ticket leaves it. */
+async function grant(ticket: TicketState): Promise<boolean> {
+  return grantPass(kit.redis, kit.keys, { ...ticket, expiresAt: ticket.expiresAt ?? 0 });
+}
+
+/** What the admin route does: the ticket in the room's slot, then the pass in the user's. */
+async function revoke(roomId: string, ticketId: string): Promise<void> {
+  const revoked = await revokeTicket(kit.redis, kit.keys, roomId, ticketId);
+  if (!revoked) throw new Error(`no ticket ${ticketId}`);
+  await revokePass(kit.redis, kit.keys, { roomId, ticketId, ...revoked });
+}
+
 describe("a room that queues", () => {
-  it("refuses requests without an admitted ticket of the same user, and stores nothing", async () => {
+  it("refuses requests without a pass of the user's for an admitted ticket, and stores nothing", async () => {
     await kit.defineRoom("gate-room", { mode: "off", sessionSeconds: 1 });
     // Not queueing: joins are admitted at once.
     const alice = await joinRoom(kit.redis, kit.keys, { roomId: "gate-room", userId: "alice" });
     const bob = await joinRoom(kit.redis, kit.keys, { roomId: "gate-room", userId: "bob" });
     if (alice.result !== "joined" || bob.result !== "joined") throw new Error("joins refused");
     expect(alice.ticket.status).toBe("admitted");
+    expect(await grant(alice.ticket)).toBe(true);
+    expect(await grant(bob.ticket)).toBe(true);
     await kit.defineRoom("gate-room", { mode: "on", sessionSeconds: 1 });
 
     const before = await streamLength();
@@ -128,20 +153,61 @@ describe("a room that queues", () => {
     expect(await reasons({ userId: "alice", ticketId: "tkt_NOSUCHTICKET0000000000000" })).toBe(
       "unknown_ticket",
     );
-    expect(await reasons({ userId: "alice", ticketId: bob.ticket.ticketId })).toBe("wrong_user");
+    // Bob's ticket is not among Alice's passes (the intake refuses Bob's token for Alice as wrong_user first).
+    expect(await reasons({ userId: "alice", ticketId: bob.ticket.ticketId })).toBe("unknown_ticket");
     expect(await reasons({ userId: "alice", ticketId: alice.ticket.ticketId })).toBe("accepted");
-    await revokeTicket(kit.redis, kit.keys, "gate-room", bob.ticket.ticketId);
+    expect(await reasons({ userId: "bob", ticketId: bob.ticket.ticketId })).toBe("accepted");
+    await revoke("gate-room", bob.ticket.ticketId);
+    expect(await reasons({ userId: "bob", ticketId: bob.ticket.ticketId })).toBe("revoked");
+    // A grant after the revoke (its read came first) does not bring the admission back.
+    expect(await grant(bob.ticket)).toBe(false);
     expect(await reasons({ userId: "bob", ticketId: bob.ticket.ticketId })).toBe("revoked");
     await sleep(1100); // alice's one-second session ends
     expect(await reasons({ userId: "alice", ticketId: alice.ticket.ticketId })).toBe("expired");
-    expect(await streamLength()).toBe(before + 1);
+    expect(await streamLength()).toBe(before + 2);
   });
 
-  it("lets everyone through while it does not queue, and counts the guarded traffic per second", async () => {
+  it("refuses an admitted ticket whose pass was never granted", async () => {
+    await kit.defineRoom("ungranted", { mode: "off" });
+    const joined = await joinRoom(kit.redis, kit.keys, { roomId: "ungranted", userId: "carol" });
+    if (joined.result !== "joined") throw new Error("join refused");
+    await kit.defineRoom("ungranted", { mode: "on" });
+    const outcome = await pay({ userId: "carol", roomId: "ungranted", ticketId: joined.ticket.ticketId });
+    expect(outcome).toMatchObject({ result: "waiting_room_required", reason: "unknown_ticket" });
+    expect(await grant(joined.ticket)).toBe(true);
+    const admitted = await pay({ userId: "carol", roomId: "ungranted", ticketId: joined.ticket.ticketId });
+    expect(admitted.result).toBe("accepted");
+  });
+
+  it("judges by the queueing mirror in the user's slot, which the room's writers keep", async () => {
+    await kit.defineRoom("mirrored", { mode: "on" });
+    const definition = await readRoomDefinition(kit.redis, kit.keys, "mirrored");
+    expect(definition?.mode).toBe("on");
+    const gates = kit.keys.roomGates("mirrored");
+    expect(gates).toHaveLength(kit.queueKeys.partitions);
+    expect(await Promise.all(gates.map((key) => kit.redis.get(key)))).toEqual(gates.map(() => "1"));
+    expect((await pay({ userId: "mirror-user", roomId: "mirrored" })).result).toBe("waiting_room_required");
+    // Until its writer copies a change into the mirror, a request is judged by the previous value.
+    await writeRoomGate(kit.redis, kit.keys, "mirrored", false);
+    expect((await pay({ userId: "mirror-user", roomId: "mirrored" })).result).toBe("accepted");
+    await kit.defineRoom("mirrored", { mode: "off" });
+    expect(await Promise.all(gates.map((key) => kit.redis.get(key)))).toEqual(gates.map(() => "0"));
+  });
+
+  it("keeps every key of a guarded call in the user's partition slot", () => {
+    const check = gate({ userId: "slot-user", roomId: "gate-room", ticketId: "tkt_x" });
+    const tag = `{p${kit.queueKeys.partitionForUser("slot-user")}}`;
+    expect(check.keys.every((key) => key.includes(tag))).toBe(true);
+  });
+
+  it("lets everyone through while it does not queue; the intakes' traffic counts add up per second", async () => {
     await kit.defineRoom("open-room", { mode: "auto" });
     for (let i = 0; i < 3; i++)
       expect((await pay({ userId: `open-${i}`, roomId: "open-room" })).result).toBe("accepted");
+    await countRoomTraffic(kit.redis, kit.keys, "open-room", 2);
+    await countRoomTraffic(kit.redis, kit.keys, "open-room", 3);
     const state = await kit.redis.hgetall(kit.keys.room("open-room").state);
-    expect(Number(state.trafficCount) + Number(state.trafficPrev ?? 0)).toBeGreaterThanOrEqual(3);
+    // Both flushes land in this second, or the first in the one before.
+    expect(Number(state.trafficCount) + Number(state.trafficPrev ?? 0)).toBe(5);
   });
 });

@@ -146,7 +146,11 @@ describe("admission", () => {
     await kit.defineRoom("revoke", { admitPerSecond: 1 });
     const gone = await join("revoke", "revoked-user");
     const next = await join("revoke", "next-user");
-    expect(await revokeTicket(kit.redis, kit.keys, "revoke", gone.ticketId)).toBe("waiting");
+    expect(await revokeTicket(kit.redis, kit.keys, "revoke", gone.ticketId)).toEqual({
+      before: "waiting",
+      userId: "revoked-user",
+      expiresAt: null,
+    });
     expect((await readTicket(kit.redis, kit.keys, "revoke", next.ticketId))?.position).toBe(1);
     expect(await revokeTicket(kit.redis, kit.keys, "revoke", "tkt_NOSUCHTICKET0000000000000")).toBeNull();
     await kit.flushEvents();

@@ -1,19 +1,23 @@
 // The admission block that every guarded script takes first (includes/admission-gate.lua): 3 keys and 5
-// arguments, built by the intake's admission control, and what the script says back about it. The client
+// arguments, built by the intake's admission control, and what the script says back about it. Every key is in
+// the user's partition slot, a guarding room's included (its queueing mirror and the user's passes). The client
 // address's bucket is not in it (its own slot): the intake takes it beside the script (take-token-1.lua).
 import type { QueueKeys } from "./queue-keys.ts";
 
 export const ADMISSION_KEY_COUNT = 3;
 
 export interface AdmissionCheck {
-  /** User bucket, room state, room tickets (without a room: the user's stream, never touched). */
+  /** User bucket, room's queueing mirror, user's room passes (without a room: the user's stream, never touched). */
   keys: readonly [string, string, string];
   /** User ms per token, user burst, "1"/"0" room gate, user id, ticket id. */
   args: readonly [number, number, "0" | "1", string, string];
 }
 
-/** What the waiting room says when a request holds no admission while it queues. */
-export type WaitingRoomRefusalReason = "no_token" | "unknown_ticket" | "wrong_user" | "revoked" | "expired";
+/**
+ * What the waiting room says when a request holds no admission while it queues. (A token of another user is
+ * the intake's to refuse, from its signed claims: to the script it is a ticket the user has no pass for.)
+ */
+export type WaitingRoomRefusalReason = "no_token" | "unknown_ticket" | "revoked" | "expired";
 
 export type AdmissionRefusal =
   | { result: "rate_limited"; scope: "user"; retryAfterMs: number }

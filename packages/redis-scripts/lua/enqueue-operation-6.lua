@@ -2,12 +2,12 @@
   Accept one payment or deposit: admission (rate limits, waiting room), idempotency check, status and stream
   append, atomically, in the intake's single round trip.
 
-  KEYS[1..3] admission: user bucket, room state, room tickets (includes/admission-gate.lua)
+  KEYS[1..3] admission: user bucket, room's queueing mirror, user's room passes (includes/admission-gate.lua)
   KEYS[4] idempotency key   {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[8] is "0")
   KEYS[5] status hash       {p}:op:<operationId>
   KEYS[6] partition stream  {p}:ops
-  (Every key carries the partition's hash tag, one Redis Cluster slot, except a guarding room's two: a route
-  no room guards runs on a cluster. The client address's bucket is take-token-1.lua's, sent beside this.)
+  (Every key carries the partition's hash tag: one Redis Cluster slot, a guarding room's gate included. The
+  client address's bucket is take-token-1.lua's, sent beside this.)
 
   ARGV[1..5] admission (includes/admission-gate.lua)
   ARGV[6] operation id (new, minted by the intake)

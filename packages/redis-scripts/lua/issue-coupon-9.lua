@@ -5,7 +5,7 @@
   nothing but its Idempotency-Key's record, so a retry with the key gets the first answer again
   (includes/idempotency-record.lua).
 
-  KEYS[1..3] admission: user bucket, room state, room tickets (includes/admission-gate.lua)
+  KEYS[1..3] admission: user bucket, room's queueing mirror, user's room passes (includes/admission-gate.lua)
   then, numbered below as the script sees them once the admission keys are taken:
   KEYS[1] coupon state hash   {cpn_...}:coupon  fields quantity, startsAt, endsAt (epoch ms, "" for none), issued
   KEYS[2] coupon holders hash {cpn_...}:holders userId -> issue id

@@ -13,13 +13,14 @@
   ARGV[2] event channel
   ARGV[3] room id
 
-  Returns the ticket's status before (a string), or "" when there is no such ticket.
+  Returns {status before, userId, expiresAt ("" when never admitted)}, or {} when there is no such ticket. The
+  caller then revokes the user's pass (revoke-pass-1.lua, in the user's slot), which the guarded routes read.
 ]]
 --- @include "room-tickets"
 local ticketId = ARGV[1]
 local t = ticket_read(KEYS[1], ticketId)
 if not t then
-  return ""
+  return {}
 end
 local before = t.status
 t.status = "revoked"
@@ -33,4 +34,4 @@ end
 if before ~= "revoked" then
   redis.call("PUBLISH", ARGV[2], cjson.encode({room = ARGV[3], ended = {{ticketId, "revoked"}}}))
 end
-return before
+return {before, t.userId, t.expiresAt or ""}

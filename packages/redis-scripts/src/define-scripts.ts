@@ -63,8 +63,21 @@ export interface ScriptCommands {
   /** admit-room-10.lua: the room's 10 keys, then leader epoch, backpressure, cool-down ms, channel, room id, step
    * limit, ended tickets' retention ms. */
   admitRoom(...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
-  /** revoke-ticket-6.lua: tickets, queue, pre-queue, heartbeats, sessions, ended; ticket id, channel, room id. */
-  revokeTicket(...keysThenArgs: string[]): Promise<string>;
+  /** revoke-ticket-6.lua: tickets, queue, pre-queue, heartbeats, sessions, ended; ticket id, channel, room id.
+   * [status before, userId, expiresAt ("" never admitted)], or [] for no such ticket. */
+  revokeTicket(...keysThenArgs: string[]): Promise<[string, string, string] | []>;
+  /** grant-pass-1.lua: the user's room passes; ticket id, expiresAt, ended tickets' retention ms. 1, or 0 if
+   * the ticket's pass was revoked. */
+  grantPass(passesKey: string, ticketId: string, expiresAt: number, retentionMs: number): Promise<number>;
+  /** revoke-pass-1.lua: the user's room passes; ticket id, expiresAt ("" never admitted), retention ms. */
+  revokePass(
+    passesKey: string,
+    ticketId: string,
+    expiresAt: number | "",
+    retentionMs: number,
+  ): Promise<number>;
+  /** count-room-traffic-1.lua: the room's state; requests counted since the last flush. */
+  countRoomTraffic(roomStateKey: string, count: number): Promise<number>;
   holdLease(leaseKey: string, holderId: string, leaseMs: number): Promise<number>;
   /** hold-leader-lease-2.lua: our epoch (>= 1) while we hold the lease, else 0. */
   holdLeaderLease(

@@ -16,10 +16,9 @@
 // from here), never `new Redis(url)`, which cannot open a cluster URL. A test that must know where it runs
 // reads process.env.FLOODGATE_TEST_REDIS ("cluster" here). Files that kill, restart or reconfigure Redis
 // need a Redis of their own and stay out: the cluster is shared by every listed file.
-// Not yet (main at b03ef0e): files that issue coupons, reserve orders or join rooms (their scripts still span
-// slots: CROSSSLOT, a 500); files whose worker dead-letters, expires orders or delivers webhooks (dead-letter
-// stream and BullMQ keys untagged); files that read every stream in one pipeline (metrics: no
-// floodgate_stream_length; backlog-gauge).
+// Not yet: files that issue coupons or reserve orders (their scripts still span the coupon's or the products'
+// slots and the user's: CROSSSLOT, a 500, until coupons and stock move to per-partition allotments), and
+// files that need them (order expiries, order refunds, reconcile's repairs).
 // Their owners add them as their steps land.
 // The reporter names the project of each file: "|single|" or "|cluster|".
 export const clusterSuites: string[] = [
@@ -44,4 +43,11 @@ export const clusterSuites: string[] = [
   "apps/intake/test/cors.test.ts",
   "apps/intake/test/request-validation.test.ts",
   "apps/intake/test/openapi.test.ts",
+  // The waiting room: a guarded payment admitted (token, pass) and refused (no token, revoked, expired).
+  "packages/admission/test/admission-gate.test.ts",
+  "packages/admission/test/waiting-room.test.ts",
+  "packages/admission/test/admission-leader.test.ts",
+  "apps/intake/test/waiting-room.test.ts",
+  "apps/intake/test/waiting-room-sockets.test.ts",
+  "apps/intake/test/payments-accept.test.ts",
 ];

@@ -1,7 +1,8 @@
 // Admission on a guarded route, around the route's one Redis call: before it, the gate block the script checks
-// (the user's token bucket, the guarding room and the request's verified admission token); beside it, in the
-// same round trip, the client address's token (address-buckets.ts); after it, the problem or the RateLimit
-// headers. What this process already knows decides without Redis: a forged or missing token while the room
+// (the user's token bucket, the guarding room's queueing mirror and the user's room passes, all in the user's
+// slot, and the request's verified admission token); beside it, in the same round trip, the client address's
+// token (address-buckets.ts); after it, the problem or the RateLimit headers, and the room's traffic counted in
+// memory (room-traffic-counts.ts). What this process already knows decides without Redis: a forged or missing token while the room
 // queues, backpressure where no room guards, an address whose bucket this process knows to be empty. Nothing
 // here adds a round trip.
 import {
@@ -20,6 +21,7 @@ import { ProblemError } from "../errors/error-catalogue.ts";
 import { AddressBuckets } from "./address-buckets.ts";
 import type { RateLimitBook } from "./rate-limit-book.ts";
 import type { RoomDirectory, RoomEntry } from "./room-directory.ts";
+import type { RoomTrafficCounts } from "./room-traffic-counts.ts";
 
 export const ADMISSION_TOKEN_HEADER = "admission-token";
 
@@ -40,7 +42,6 @@ type ScriptOutcome = { result: string } & ({ admission: AdmissionInfo | null } |
 const SCRIPT_REASONS: Record<string, RefusalReason> = {
   no_token: "missing",
   unknown_ticket: "unknown_ticket",
-  wrong_user: "wrong_user",
   revoked: "revoked",
   expired: "expired",
 };
@@ -55,6 +56,7 @@ export class AdmissionControl {
   readonly #requestRedis: ScriptedRedis;
   readonly #admissionRedis: ScriptedRedis;
   readonly #parallelCommands: { inc(): void };
+  readonly #traffic: RoomTrafficCounts;
   readonly #addresses = new AddressBuckets();
   readonly #decisionCounters = new Map<string, { inc(): void }>();
 
@@ -71,6 +73,8 @@ export class AdmissionControl {
     admissionRedis: ScriptedRedis;
     /** Counts address tokens sent on the request connection beside a script (same round trip). */
     parallelCommands: { inc(): void };
+    /** Guarded requests per room, for the `auto` mode (flushed elsewhere). */
+    traffic: RoomTrafficCounts;
   }) {
     this.#config = deps.config;
     this.#keys = deps.keys;
@@ -81,6 +85,7 @@ export class AdmissionControl {
     this.#requestRedis = deps.requestRedis;
     this.#admissionRedis = deps.admissionRedis;
     this.#parallelCommands = deps.parallelCommands;
+    this.#traffic = deps.traffic;
   }
 
   /**
@@ -99,6 +104,12 @@ export class AdmissionControl {
     const check = this.#gateFor(request, routeClass, userId);
     const address = this.#takeAddressToken(this.#requestRedis, routeClass, request.ip);
     const outcome = send(check); // in the same tick as the address's token: one write, one round trip
+    const roomId = this.#directory.guardOf(routeClass)?.definition.roomId;
+    if (roomId !== undefined)
+      void outcome.then(
+        (answer) => this.#countTraffic(roomId, answer),
+        () => {},
+      );
     if (address === null) return outcome;
     this.#parallelCommands.inc();
     const [answer, addressAnswer] = await Promise.all([outcome, address]);
@@ -109,6 +120,11 @@ export class AdmissionControl {
       ip: addressAnswer && { remaining: addressAnswer.remaining, resetMs: addressAnswer.resetMs },
     };
     return { ...answer, admission };
+  }
+
+  /** What the gate counted before: every guarded request within the user's limit, admitted or not. */
+  #countTraffic(roomId: string, answer: ScriptOutcome): void {
+    if (answer.result !== "rate_limited") this.#traffic.count(roomId);
   }
 
   /**
@@ -168,12 +184,12 @@ export class AdmissionControl {
         ticketId = verdict.ticketId;
       }
     }
-    const roomKeys = room ? this.#keys.room(room.definition.roomId) : null;
+    const roomId = room?.definition.roomId;
     return {
       keys: [
         this.#keys.userBucket(routeClass, userId),
-        roomKeys?.state ?? placeholder,
-        roomKeys?.tickets ?? placeholder,
+        roomId === undefined ? placeholder : this.#keys.roomGateFor(roomId, userId),
+        roomId === undefined ? placeholder : this.#keys.roomPasses(roomId, userId),
       ],
       args: [...limits.user, room ? "1" : "0", userId, ticketId],
     };

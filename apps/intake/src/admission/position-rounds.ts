@@ -144,7 +144,7 @@ export class PositionRounds {
   async #reread(watcher: Watcher) {
     const ticket = await readTicket(this.#redis, this.#keys, watcher.roomId, watcher.ticketId);
     if (ticket?.status === "admitted" && watcher.status !== "admitted") {
-      this.#messages.admitted(watcher, ticket.admittedAt ?? Date.now(), ticket.expiresAt ?? Date.now());
+      void this.#messages.admitted(watcher, ticket.admittedAt ?? Date.now(), ticket.expiresAt ?? Date.now());
     } else if (
       !ticket ||
       (ticket.status !== "waiting" && ticket.status !== "early" && ticket.status !== "admitted")

@@ -1,10 +1,12 @@
 // What a waiting-room socket is sent:
 //   {type: "position", position, etaSeconds}                    its place (at most once a second)
-//   {type: "admitted", admissionToken, expiresAt, admittedAt}   the admission, with a token signed here
+//   {type: "admitted", admissionToken, expiresAt, admittedAt}   the admission, with a token signed here once
+//                                                               the ticket's pass is granted (pass-grants.ts)
 //   {type: "expired", reason}                                   its session ended, it was abandoned or revoked
 import type { AdmissionTokens } from "@floodgate/admission";
 import type { AdmissionMetrics } from "@floodgate/metrics";
 import type { WebSocket } from "ws";
+import type { PassGrants } from "./pass-grants.ts";
 import type { RoomDirectory } from "./room-directory.ts";
 import type { Watcher } from "./socket-watchers.ts";
 import { ticketView, waitingEta } from "./ticket-view.ts";
@@ -13,11 +15,18 @@ export class TicketMessages {
   readonly #tokens: AdmissionTokens;
   readonly #directory: RoomDirectory;
   readonly #metrics: AdmissionMetrics;
+  readonly #passes: PassGrants;
 
-  constructor(deps: { tokens: AdmissionTokens; directory: RoomDirectory; metrics: AdmissionMetrics }) {
+  constructor(deps: {
+    tokens: AdmissionTokens;
+    directory: RoomDirectory;
+    metrics: AdmissionMetrics;
+    passes: PassGrants;
+  }) {
     this.#tokens = deps.tokens;
     this.#directory = deps.directory;
     this.#metrics = deps.metrics;
+    this.#passes = deps.passes;
   }
 
   send(socket: WebSocket, message: object): boolean {
@@ -34,8 +43,22 @@ export class TicketMessages {
     }
   }
 
-  admitted(watcher: Watcher, admittedAt: number, expiresAt: number): void {
-    watcher.status = "admitted";
+  /**
+   * Grants the ticket's pass, then sends the token. When the grant fails (Redis away) or finds the ticket
+   * revoked, nothing is sent and the watcher keeps its status: the next position round reads the ticket again
+   * and either retries or tells the socket how it ended.
+   */
+  async admitted(watcher: Watcher, admittedAt: number, expiresAt: number): Promise<void> {
+    const before = watcher.status;
+    watcher.status = "admitted"; // a second event or round meanwhile sends nothing twice
+    const granted = await this.#passes
+      .grant(watcher.roomId, watcher.ticketId, watcher.userId, expiresAt)
+      .catch(() => false);
+    if (!granted) {
+      // Not "admitted": the rounds skip admitted watchers, and this one must be read again.
+      watcher.status = before === "admitted" ? "waiting" : before;
+      return;
+    }
     watcher.position = null;
     const view = ticketView(
       {

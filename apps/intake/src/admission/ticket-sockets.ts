@@ -7,6 +7,7 @@ import type { AdmissionMetrics } from "@floodgate/metrics";
 import type { ScriptedRedis } from "@floodgate/queue";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
+import type { PassGrants } from "./pass-grants.ts";
 import { PositionRounds } from "./position-rounds.ts";
 import type { RoomDirectory } from "./room-directory.ts";
 import { SocketWatchers, type Watcher } from "./socket-watchers.ts";
@@ -39,6 +40,7 @@ export class TicketSockets {
     tokens: AdmissionTokens;
     directory: RoomDirectory;
     metrics: AdmissionMetrics;
+    passes: PassGrants;
     log: FastifyBaseLogger;
   }) {
     this.#redis = deps.redis;
@@ -116,7 +118,7 @@ export class TicketSockets {
       watcher.alive = true;
     });
     if (ticket.status === "admitted")
-      this.#messages.admitted(watcher, ticket.admittedAt ?? Date.now(), ticket.expiresAt ?? Date.now());
+      void this.#messages.admitted(watcher, ticket.admittedAt ?? Date.now(), ticket.expiresAt ?? Date.now());
     else this.#messages.position(watcher);
   }
 
@@ -126,7 +128,7 @@ export class TicketSockets {
       const admittedAt = event.admittedAt ?? Date.now();
       for (const [ticketId, , expiresAt] of event.admitted) {
         for (const watcher of this.#watchers.ofTicket(ticketId)) {
-          if (watcher.status !== "admitted") this.#messages.admitted(watcher, admittedAt, expiresAt);
+          if (watcher.status !== "admitted") void this.#messages.admitted(watcher, admittedAt, expiresAt);
         }
       }
     }

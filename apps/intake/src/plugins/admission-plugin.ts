@@ -10,8 +10,10 @@ import { createRedis, createSubscriber, type ScriptedRedis, waitForRedis } from 
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { AdmissionControl } from "../admission/admission-control.ts";
+import { PassGrants } from "../admission/pass-grants.ts";
 import { RateLimitBook } from "../admission/rate-limit-book.ts";
 import { RoomDirectory } from "../admission/room-directory.ts";
+import { RoomTrafficCounts } from "../admission/room-traffic-counts.ts";
 import { type RoomEvent, TicketSockets } from "../admission/ticket-sockets.ts";
 import { markRedisErrors } from "../errors/store-errors.ts";
 
@@ -24,6 +26,8 @@ declare module "fastify" {
       book: RateLimitBook;
       keys: AdmissionKeys;
       tokens: AdmissionTokens;
+      /** Grants a ticket's room pass before its token leaves (pass-grants.ts). */
+      passes: PassGrants;
       leader: AdmissionLeader;
       /** The admission connection: room scripts, admin reads and writes. */
       redis: ScriptedRedis;
@@ -57,6 +61,8 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
   const book = new RateLimitBook(config.rateLimits);
   const directory = new RoomDirectory();
   const metrics = app.metrics.admission;
+  const passes = new PassGrants(redis, keys);
+  const traffic = new RoomTrafficCounts(redis, keys);
   const control = new AdmissionControl({
     config,
     keys,
@@ -67,8 +73,9 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
     requestRedis: app.redis,
     admissionRedis: redis,
     parallelCommands: app.metrics.redisParallelCommands,
+    traffic,
   });
-  const sockets = new TicketSockets({ redis, keys, tokens, directory, metrics, log: app.log });
+  const sockets = new TicketSockets({ redis, keys, tokens, directory, metrics, passes, log: app.log });
   const leader = new AdmissionLeader({
     redis,
     keys,
@@ -126,7 +133,18 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
 
   // Like the request connection: give Redis a moment at start, then serve (and answer 503) while it is away.
   await waitForRedis(redis, 5000).catch(() => app.log.warn("admission: redis not ready yet"));
-  app.decorate("admission", { control, sockets, directory, book, keys, tokens, leader, redis, refresh });
+  app.decorate("admission", {
+    control,
+    sockets,
+    directory,
+    book,
+    keys,
+    tokens,
+    passes,
+    leader,
+    redis,
+    refresh,
+  });
 
   app.addHook("onReady", async () => {
     // The redis plugin already gave Redis its moment; while it is away, rooms and limits load once it is back.
@@ -155,12 +173,21 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
     every(DIRECTORY_EVERY_MS, refreshDirectory, "rooms");
     every(LIMITS_EVERY_MS, () => book.reload(redis, keys), "rate limits");
     sockets.start();
+    traffic.start((error) =>
+      warnings.warn("traffic", (heldBack) =>
+        app.log.warn(
+          { err: error.message, similarSinceLast: heldBack },
+          "admission: guarded traffic not counted in its room (auto rooms see less)",
+        ),
+      ),
+    );
     leader.start();
   });
 
   app.addHook("onClose", async () => {
     for (const timer of timers) clearInterval(timer);
     sockets.stop();
+    await traffic.stop();
     await leader.stop();
     subscriber.disconnect();
     await redis.quit().catch(() => redis.disconnect());

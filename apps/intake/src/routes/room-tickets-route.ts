@@ -37,13 +37,16 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       const { roomId } = request.params;
       // The ticket, and the admission token it leads to, are bound to the verified user.
       const userId = actingUser(request.caller, request.body.userId);
-      const { redis, keys, control, directory, tokens } = app.admission;
+      const { redis, keys, control, directory, tokens, passes } = app.admission;
       // The address's token goes beside the join (its own slot), in the same round trip.
       const outcome = await control.admitJoin(request, () => joinRoom(redis, keys, { roomId, userId }));
       if (outcome.result === "unknown_room") {
         throw new ProblemError("not_found", { field: "roomId", detail: `no room ${roomId}` });
       }
-      const view = ticketView(outcome.ticket, directory.room(roomId), tokens);
+      // An admitted join's token leaves only once its pass is in the user's slot (a second round trip, for
+      // joins admitted at once only).
+      const ticket = await passes.beforeToken(outcome.ticket);
+      const view = ticketView(ticket, directory.room(roomId), tokens);
       return reply
         .code(outcome.result === "joined" ? 201 : 200)
         .header("Location", `/v1/rooms/${roomId}/tickets/${view.ticketId}`)
@@ -64,7 +67,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
     },
     async (request) => {
       const { roomId, ticketId } = request.params;
-      const { redis, keys, directory, tokens } = app.admission;
+      const { redis, keys, directory, tokens, passes } = app.admission;
       const ticket = await readTicket(redis, keys, roomId, ticketId);
       if (!ticket || !mayRead(request.caller, ticket.userId)) {
         throw new ProblemError("not_found", {
@@ -72,7 +75,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
           detail: `room ${roomId} has no ticket ${ticketId}`,
         });
       }
-      return ticketView(ticket, directory.room(roomId), tokens);
+      return ticketView(await passes.beforeToken(ticket), directory.room(roomId), tokens);
     },
   );
 

@@ -7,6 +7,7 @@ import {
   RoomDefinitionBusyError,
   readRoomDefinition,
   readRoomStats,
+  revokePass,
   revokeTicket,
   withRoomDefinitionLock,
   writeRoomDefinition,
@@ -149,14 +150,19 @@ export async function roomsAdminRoute(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { roomId, ticketId } = request.params;
-      const before = await revokeTicket(app.admission.redis, app.admission.keys, roomId, ticketId);
-      if (before === null) {
+      const { redis, keys } = app.admission;
+      // The ticket in the room's slot, then the user's pass in the user's slot, which the guarded routes read:
+      // both before the 204. A failure between them answers 5xx; the retry redoes both (the revoke returns
+      // the ticket's owner again).
+      const revoked = await revokeTicket(redis, keys, roomId, ticketId);
+      if (revoked === null) {
         throw new ProblemError("not_found", {
           field: "ticketId",
           detail: `room ${roomId} has no ticket ${ticketId}`,
         });
       }
-      request.log.info({ roomId, ticketId, before }, "admission revoked");
+      await revokePass(redis, keys, { roomId, ticketId, ...revoked });
+      request.log.info({ roomId, ticketId, before: revoked.before }, "admission revoked");
       return reply.code(204).send();
     },
   );

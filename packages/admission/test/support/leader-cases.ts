@@ -1,7 +1,13 @@
 // The admission leader's lease, epoch and loop, written once and run against one Redis (admission-leader.test.ts)
 // and against a Redis Cluster (admission-leader-cluster.test.ts): the same behaviour is expected of both.
 import { afterEach, describe, expect, it } from "vitest";
-import { AdmissionLeader, holdLeaderLease, joinRoom, type TicketState } from "../../src/index.ts";
+import {
+  AdmissionLeader,
+  countRoomTraffic,
+  holdLeaderLease,
+  joinRoom,
+  type TicketState,
+} from "../../src/index.ts";
 import { type RoomTestKit, sleep } from "./room-test-kit.ts";
 
 /** A join (the room's slot only: the client address's limit is the caller's side command). */
@@ -125,6 +131,24 @@ export function leaderCases(kit: () => RoomTestKit) {
       expect(before).toBeLessThan(30); // the successor admits the rest
       await eventually(() => kit().admittedOrder("handed-over").length >= 30, "all 30 admitted");
       expect(kit().admittedOrder("handed-over")).toEqual(joined);
+    });
+
+    it("mirrors whether a room queues into every partition: after the tick that changes it, and again as a repair", async () => {
+      await kit().defineRoom("mirrored-auto", { mode: "auto", admitPerSecond: 3 });
+      const { redis, keys } = kit();
+      const gates = keys.roomGates("mirrored-auto");
+      const mirror = async () => (await Promise.all(gates.map((key) => redis.get(key)))).join("");
+      startLeader("mirror-writer");
+      await eventually(async () => (await mirror()) === "0".repeat(gates.length), "the calm room mirrored");
+      // Guarded traffic above admitPerSecond, as the intakes flush it: the room starts queueing.
+      await countRoomTraffic(redis, keys, "mirrored-auto", 10);
+      await eventually(
+        async () => (await mirror()) === "1".repeat(gates.length),
+        "the queueing room mirrored",
+      );
+      // A copy lost (a failed-over node, a deposed leader's late write) is written again within a second.
+      await redis.set(gates[0]!, "0");
+      await eventually(async () => (await redis.get(gates[0]!)) === "1", "the lost copy repaired");
     });
 
     it("goes past a room's epoch when the counter fell behind it (a fail-over lost its last write), and admits", async () => {

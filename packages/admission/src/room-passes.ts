@@ -1,0 +1,44 @@
+// Room passes: a user's admissions to a room, kept in the user's partition slot, where the guarded routes'
+// scripts check them (includes/admission-gate.lua). The room's tickets stay in the room's slot and decide; a
+// pass is their copy, written before a token can be used and revoked after the ticket is:
+//   - grantPass before any admission token for the ticket leaves an intake (join, poll, socket push);
+//   - revokePass after revoke-ticket (the admin's DELETE), also when no pass was granted yet.
+// Session ends need no write: the pass carries the admission's end.
+import type { ScriptedRedis } from "@floodgate/queue";
+import type { AdmissionKeys } from "./admission-keys.ts";
+import { ENDED_TICKET_RETENTION_MS } from "./room-tick.ts";
+
+export interface PassTicket {
+  roomId: string;
+  ticketId: string;
+  userId: string;
+  expiresAt: number;
+}
+
+/** True when the pass holds the admission; false when the ticket was revoked first (hand out no token). */
+export async function grantPass(
+  redis: ScriptedRedis,
+  keys: AdmissionKeys,
+  ticket: PassTicket,
+): Promise<boolean> {
+  const granted = await redis.grantPass(
+    keys.roomPasses(ticket.roomId, ticket.userId),
+    ticket.ticketId,
+    ticket.expiresAt,
+    ENDED_TICKET_RETENTION_MS,
+  );
+  return granted === 1;
+}
+
+export async function revokePass(
+  redis: ScriptedRedis,
+  keys: AdmissionKeys,
+  ticket: { roomId: string; ticketId: string; userId: string; expiresAt: number | null },
+): Promise<void> {
+  await redis.revokePass(
+    keys.roomPasses(ticket.roomId, ticket.userId),
+    ticket.ticketId,
+    ticket.expiresAt ?? "",
+    ENDED_TICKET_RETENTION_MS,
+  );
+}
