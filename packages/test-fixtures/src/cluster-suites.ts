@@ -50,4 +50,16 @@ export const clusterSuites: string[] = [
   "apps/intake/test/waiting-room.test.ts",
   "apps/intake/test/waiting-room-sockets.test.ts",
   "apps/intake/test/payments-accept.test.ts",
+  // Payments, deposits and refunds end to end (a worker applying them), their idempotency, the queue gauges and
+  // backpressure read per partition, webhook events staged with them.
+  "apps/intake/test/payments-idempotency.test.ts",
+  "apps/intake/test/wallets.test.ts",
+  "apps/intake/test/refunds.test.ts",
+  "apps/intake/test/metrics.test.ts",
+  "apps/intake/test/backpressure.test.ts",
+  "packages/admission/test/backlog-gauge.test.ts",
+  "apps/worker/test/apply-shard-batch.test.ts",
+  "apps/worker/test/shard-outage.test.ts",
+  "apps/worker/test/refunds-concurrent.test.ts",
+  "apps/worker/test/webhook-outbox.test.ts",
 ];
