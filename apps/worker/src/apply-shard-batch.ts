@@ -19,6 +19,7 @@ import type {
 import type { FinalStatus, PaidOrder } from "@floodgate/queue";
 import { type Kysely, sql, type Transaction } from "kysely";
 import { applyCouponIssues } from "./apply-coupon-issues.ts";
+import { FENCE_STATEMENTS, fenceBuckets } from "./bucket-fence.ts";
 import { ConcurrentApplyError } from "./classify-error.ts";
 import { applyOrderEnds } from "./orders/apply-order-ends.ts";
 import { applyOrders } from "./orders/apply-orders.ts";
@@ -77,6 +78,8 @@ export interface ApplyOptions {
   mayAwaitOrder?: boolean;
   /** Webhook event types some enabled endpoint subscribes to (outbox-writer.ts); none by default. */
   webhookEvents?: SubscribedTypes;
+  /** The batch's buckets, fenced by the transaction's first statements (bucket-fence.ts); unfenced without. */
+  buckets?: number[];
 }
 
 const NO_WEBHOOK_EVENTS: SubscribedTypes = new Set();
@@ -94,6 +97,7 @@ export async function applyShardBatch(
   const orders = messages.filter((m): m is OrderMessage => m.kind === "order");
   const ends = messages.filter((m): m is OrderCancelMessage => m.kind === "order_cancel");
   const result = await db.transaction().execute(async (trx) => {
+    if (options.buckets !== undefined) await fenceBuckets(trx, options.buckets);
     const couponPart =
       coupons.length > 0
         ? await applyCouponIssues(trx, coupons)
@@ -158,9 +162,10 @@ export async function applyShardBatch(
       completed_at: new Date(row.completedAt),
     })),
   ];
-  // + BEGIN, COMMIT
+  // + BEGIN, COMMIT, and the bucket fence's
   const statements =
     2 +
+    (options.buckets !== undefined ? FENCE_STATEMENTS : 0) +
     moneyPart.statements +
     couponPart.statements +
     orderPart.statements +

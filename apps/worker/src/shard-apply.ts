@@ -8,7 +8,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { type ApplyOptions, applyShardBatch, type ShardBatchResult } from "./apply-shard-batch.ts";
 import type { AwaitingOrderBook } from "./awaiting-order-book.ts";
-import { BucketMovedError, withBucketFence } from "./bucket-fence.ts";
+import { BucketMovedError } from "./bucket-fence.ts";
 import { isRetryable } from "./classify-error.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
 import { bucketOf, type DecodedEntry } from "./shard-groups.ts";
@@ -51,15 +51,12 @@ export interface ShardApplyContext {
   onBucketMoved(): void;
 }
 
-/** applyShardBatch behind the shard's bucket fence (bucket-fence.ts). */
+/** applyShardBatch behind the shard's bucket fence (bucket-fence.ts: in the batch's own transaction). */
 function applyFenced(db: Kysely<ShardDatabase>, group: DecodedEntry[], options: ApplyOptions) {
-  const buckets = group.map((g) => bucketOf(g.message));
-  return withBucketFence(db, buckets, (connection) =>
-    applyShardBatch(
-      connection,
-      group.map((g) => g.message),
-      options,
-    ),
+  return applyShardBatch(
+    db,
+    group.map((g) => g.message),
+    { ...options, buckets: group.map((g) => bucketOf(g.message)) },
   );
 }
 

@@ -4,7 +4,7 @@
 //     and from then on hold B's entries unapplied and unacknowledged (paused-bucket-hold.ts); the intake keeps
 //     accepting them into the streams, and reads of B still go to S.
 //  2. fence S: in one transaction on S, pg_advisory_xact_lock(space, B) and a moved_buckets(B) row. Every worker
-//     batch holds pg_advisory_lock_shared(space, b) for each of its buckets while it applies, and looks for
+//     batch's transaction holds pg_advisory_xact_lock_shared(space, b) for each of its buckets, and looks for
 //     moved_buckets first (apps/worker/src/bucket-fence.ts). So the exclusive lock waits for the batches in
 //     flight on S, including one of a worker that read the map before the pause; every batch after it finds
 //     the row and is refused (retryable: the worker reads the map again and holds or re-routes the entries).
