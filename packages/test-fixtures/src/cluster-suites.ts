@@ -62,4 +62,6 @@ export const clusterSuites: string[] = [
   "apps/worker/test/shard-outage.test.ts",
   "apps/worker/test/refunds-concurrent.test.ts",
   "apps/worker/test/webhook-outbox.test.ts",
+  // Coupon issues and orders refused clearly (501) until they run on a cluster.
+  "apps/intake/test/redis-cluster-guard.test.ts",
 ];

@@ -1,5 +1,6 @@
 // First-come-first-served issue: the cached definition (no Postgres once warm), then ONE Redis call that
 // decides and, when it accepts, reserves and enqueues. A refusal enqueues nothing.
+
 import type { CouponIdParams, CouponIssueRequest, OperationIdParams } from "@floodgate/domain";
 import {
   type CouponIssueMessage,
@@ -19,6 +20,7 @@ import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/erro
 import { sendProblem } from "../plugins/problem-plugin.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
 import { readCouponIssue } from "./read-coupon-issue.ts";
+import { refuseOnRedisCluster } from "./redis-cluster-guard.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
@@ -73,6 +75,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
+      refuseOnRedisCluster(app.config, "coupon issues");
       const { couponId } = request.params;
       const userId = actingUser(request.caller, request.body.userId);
       const idempotencyKey = idempotencyKeyOf(request);

@@ -1,5 +1,6 @@
 // POST /v1/orders, GET /v1/orders/:orderId, POST /v1/orders/:orderId/cancel. Placing and cancelling are one
 // Redis script call each and no Postgres; reading goes to the order's shard (the id names it).
+
 import type { OrderCreateRequest, OrderIdParams } from "@floodgate/domain";
 import {
   newOperationId,
@@ -25,6 +26,7 @@ import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/erro
 import { orderConflictResponseSchema } from "../orders/order-problem-schema.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
+import { refuseOnRedisCluster } from "./redis-cluster-guard.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
@@ -78,6 +80,7 @@ export async function ordersRoute(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
+      refuseOnRedisCluster(app.config, "orders");
       const { config, metrics } = app;
       const { items, couponIssueId } = request.body;
       const userId = actingUser(request.caller, request.body.userId);
