@@ -1,6 +1,7 @@
 --[[
   Record the final status of operations a worker committed, and acknowledge their stream entries, for one
-  partition in one call (a worker sends one such call per partition of its batch, all in one pipeline).
+  partition in one call (a worker sends one such call per partition of its batch, all at once, each in its
+  partition's slot: on a Redis Cluster they go to their own masters).
 
   KEYS[1]     partition stream {p}:ops
   KEYS[2..n]  status hashes {p}:op:<operationId> of the operations finished in this partition

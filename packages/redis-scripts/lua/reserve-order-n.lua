@@ -20,9 +20,9 @@
                                  awaiting payment (includes/unpaid-units.lua)
 
   Redis Cluster: KEYS[1..5] carry the user's partition tag, each product (with its unpaid counters) its own; like
-  issue-coupon-9.lua this script runs on standalone Redis (or Sentinel). (The client address's bucket is
-  take-token-1.lua's, sent beside this.) A cluster deployment would give one
-  product's orders their own stream in the product's slot and allow one product per order.
+  issue-coupon-9.lua this script runs on one Redis (or Sentinel); on a cluster the route answers 501
+  not_on_redis_cluster before calling it. (The client address's bucket is take-token-1.lua's, sent beside
+  this.) The planned cluster layout moves each product's stock into per-partition allotments in the user's slot.
 
   ARGV[1] order id (new, minted by the intake)
   ARGV[2] user id
