@@ -33,6 +33,13 @@ export interface Config {
   redisTarget: RedisTarget;
   /** Prefix of every Redis key this deployment owns; tests use a unique one per file. */
   redisPrefix: string;
+  /**
+   * Replicas that must hold an accepted request before its 202 leaves (Redis WAIT, sent with the accepting
+   * script in one write); 0 = answer once the master has it, and send nothing more.
+   */
+  redisWaitReplicas: number;
+  /** How long WAIT may take; fewer replicas by then answers 503 "may have been stored", never 202. */
+  redisWaitTimeoutMs: number;
   databaseUrl: string;
   shardUrls: string[];
   workers: number;
@@ -171,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl,
     redisTarget: parseRedisUrl(redisUrl),
     redisPrefix: read.string("REDIS_PREFIX", "fg:", /^[A-Za-z0-9:_.-]{1,64}$/),
+    redisWaitReplicas: read.int("REDIS_WAIT_REPLICAS", 0, 0, 16),
+    redisWaitTimeoutMs: read.int("REDIS_WAIT_TIMEOUT_MS", 1000, 1, 60_000),
     databaseUrl,
     shardUrls,
     workers: read.int("WORKERS", 2, 0, 256),

@@ -47,6 +47,11 @@ export function createIntakeMetrics(registry = new Registry()) {
     redisCommands,
     redisParallelCommands,
     admission: createAdmissionMetrics(registry),
+    replicaWaitShortfalls: new Counter({
+      name: "floodgate_intake_replica_wait_shortfalls_total",
+      help: "Accepted requests answered 503 because fewer than REDIS_WAIT_REPLICAS replicas confirmed them within REDIS_WAIT_TIMEOUT_MS (stored on the master, outcome unknown to the client until it retries)",
+      registers: [registry],
+    }),
     shedRequests: new Counter({
       name: "floodgate_intake_shed_requests_total",
       help: "API calls answered 503 busy because this process's event loop or Redis was late (LOAD_SHED_LOOP_DELAY_MS, LOAD_SHED_REDIS_WAIT_MS)",

@@ -8,6 +8,7 @@ import {
   admissionRefusal,
 } from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
+import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "./replica-wait.ts";
 
 export type EnqueueOutcome =
   | { result: "accepted"; id: string; admission: AdmissionInfo | null }
@@ -23,13 +24,16 @@ export interface EnqueueRequest {
   idempotencyTtlSeconds: number;
   /** Rate limits and the waiting room, checked in the same call. */
   admission: AdmissionCheck;
+  /** REDIS_WAIT_REPLICAS: replicas that must confirm an accepted request before it counts as accepted. */
+  replicaWait?: ReplicaWait;
 }
 
 /**
  * The intake's whole Redis budget for an accepted request: ONE script call (admission + idempotency + status +
  * XADD), every key in the user's partition slot when no room guards. Do not add calls here; put new checks
  * inside the Lua script. (The client address's token is the one exception, and it goes out beside this call in
- * the same round trip, never before or after it: apps/intake/src/admission/address-buckets.ts.)
+ * the same round trip, never before or after it: apps/intake/src/admission/address-buckets.ts.) With
+ * REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts).
  */
 export async function enqueueOperation(
   redis: ScriptedRedis,
@@ -41,7 +45,9 @@ export async function enqueueOperation(
   // payments and deposits, and a refund goes where its payment went.
   const partition = keys.partitionForOperation(message.id)!;
   const idempotencyKey = keys.idempotency(partition, idempotencyScope(message), request.idempotencyKey ?? "");
-  const [code, id, admission] = await redis.enqueueOperation(
+  const wait = request.replicaWait ?? NO_REPLICA_WAIT;
+  const enqueue = acceptingScript(redis, wait, "enqueueOperation", keys.stream(partition));
+  const [code, id, admission] = await enqueue(
     ...request.admission.keys,
     idempotencyKey,
     keys.status(partition, message.id),

@@ -51,6 +51,12 @@ export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
 export { readNewEntries } from "./read-new-entries.ts";
 export { type OrderRelease, releaseOrders } from "./release-order.ts";
+export {
+  NO_REPLICA_WAIT,
+  ReplicaShortfallError,
+  type ReplicaWait,
+  replicaWaitOf,
+} from "./replica-wait.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
   NO_COUPON,

@@ -8,6 +8,7 @@ import {
   admissionRefusal,
 } from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
+import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "./replica-wait.ts";
 
 /** The return codes of issue-coupon-9.lua, the one place they are named (admission codes aside). */
 export const IssueCouponCode = {
@@ -50,7 +51,8 @@ const WITHOUT_IDEMPOTENCY_KEY: IssueCouponIdempotency = { fingerprint: "", ttlSe
 
 /**
  * The intake's whole Redis budget for a coupon issue: ONE script call (admission, window, one per user, count,
- * status and XADD). Do not add calls here; put new checks inside the Lua script.
+ * status and XADD). Do not add calls here; put new checks inside the Lua script. With REDIS_WAIT_REPLICAS the
+ * script's WAIT goes in the same write (replica-wait.ts).
  */
 export async function issueCoupon(
   redis: ScriptedRedis,
@@ -59,9 +61,11 @@ export async function issueCoupon(
   discount: CouponDefinition["discount"],
   admission: AdmissionCheck,
   idempotency: IssueCouponIdempotency = WITHOUT_IDEMPOTENCY_KEY,
+  replicaWait: ReplicaWait = NO_REPLICA_WAIT,
 ): Promise<IssueCouponOutcome> {
   const partition = keys.partitionForUser(message.userId);
-  const [code, value, info, replayedFlag] = await redis.issueCoupon(
+  const issue = acceptingScript(redis, replicaWait, "issueCoupon", keys.stream(partition));
+  const [code, value, info, replayedFlag] = await issue(
     ...admission.keys,
     keys.couponState(message.couponId),
     keys.couponHolders(message.couponId),

@@ -8,6 +8,7 @@ import {
   admissionRefusal,
 } from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
+import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "./replica-wait.ts";
 
 /** The return codes of reserve-order-n.lua, the one place they are named (admission codes aside). */
 export const ReserveOrderCode = {
@@ -79,6 +80,8 @@ export interface ReserveOrderRequest {
   unpaidUnitsTtlSeconds: number;
   /** Rate limits and the waiting room, checked in the same call. */
   admission: AdmissionCheck;
+  /** REDIS_WAIT_REPLICAS: replicas that must confirm an accepted order before it counts as accepted. */
+  replicaWait?: ReplicaWait;
 }
 
 /** Stands in for "no coupon": a key in the user's slot that nothing ever writes. */
@@ -96,6 +99,7 @@ function couponIssueKey(keys: QueueKeys, userPartition: number, couponIssueId: s
 /**
  * The intake's whole Redis budget for an order: ONE script call (admission, idempotency, per-user cap and stock
  * of every line, coupon, amount, reservation, unpaid units, status and XADD). Do not add calls here; put new checks inside the Lua script.
+ * With REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts).
  */
 export async function reserveOrder(
   redis: ScriptedRedis,
@@ -114,7 +118,13 @@ export async function reserveOrder(
     ...productKeys,
     ...request.items.map((item) => keys.unpaidUnits(item.productId, request.userId)),
   ];
-  const [code, value, info, replayedFlag] = await redis.reserveOrder(
+  const reserve = acceptingScript(
+    redis,
+    request.replicaWait ?? NO_REPLICA_WAIT,
+    "reserveOrder",
+    keys.stream(partition),
+  );
+  const [code, value, info, replayedFlag] = await reserve(
     orderKeys.length,
     ...orderKeys,
     ...request.admission.args,

@@ -119,6 +119,10 @@ export interface ScriptedPipeline extends ChainableCommander {
   releaseOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
   settleUnpaidUnits(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
   readTicket(...keysThenArgs: string[]): ScriptedPipeline;
+  // The accepting scripts, for REDIS_WAIT_REPLICAS: [script, WAIT] in one pipeline (packages/queue replica-wait.ts).
+  enqueueOperation(...keysThenArgs: (string | number)[]): ScriptedPipeline;
+  issueCoupon(...keysThenArgs: (string | number)[]): ScriptedPipeline;
+  reserveOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
 }
 
 const camelCase = (name: string) => name.replace(/-([a-z])/g, (_, char: string) => char.toUpperCase());

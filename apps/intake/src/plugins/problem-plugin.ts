@@ -1,5 +1,7 @@
 // Turns every error into RFC 9457 problem+json naming the field, including Fastify's own parser and schema
 // errors, so a client never has to parse two error shapes.
+
+import { ReplicaShortfallError } from "@floodgate/queue";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ReplyError } from "ioredis";
@@ -92,6 +94,14 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
     if (error.statusCode === 400 && error instanceof SyntaxError) {
       return sendProblem(request, reply, "malformed_json", { field: "body", detail: error.message });
     }
+    if (error instanceof ReplicaShortfallError) {
+      request.server.metrics.replicaWaitShortfalls.inc();
+      request.log.warn({ err: error.message }, "replicas did not confirm an accepted request; answering 503");
+      return sendProblem(request, reply, "service_unavailable", {
+        detail: `The request was stored, but ${error.acknowledged} of the ${error.wanted} Redis replicas asked for confirmed it in time, so it may or may not survive a failover. ${RETRY_ANSWERS_OUTCOME}`,
+        retryAfterSeconds: 1,
+      });
+    }
     const store = unavailableStore(error);
     if (store !== null) {
       request.log.warn({ err: error.message, store }, "store unavailable; answering 503");
@@ -112,6 +122,10 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
   );
 });
 
+/** Said of every request whose outcome the intake does not know (no answer in time, replicas short of WAIT). */
+const RETRY_ANSWERS_OUTCOME =
+  "Retry with the same Idempotency-Key: the retry is answered with what happened to this one.";
+
 /**
  * Only a refusal Redis answered (LOADING, OOM, READONLY, ...) proves the script never ran. Without an answer (a
  * timeout, a connection lost after the command was written) it may have: an overloaded intake read its reply
@@ -121,5 +135,5 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
 function redisUnavailableDetail(error: unknown): string {
   return error instanceof ReplyError
     ? "The queue refused the request for now; nothing was stored. Retry with the same Idempotency-Key."
-    : "The queue did not answer in time, so this request may or may not have been stored. Retry with the same Idempotency-Key: the retry is answered with what happened to this one.";
+    : `The queue did not answer in time, so this request may or may not have been stored. ${RETRY_ANSWERS_OUTCOME}`;
 }

@@ -2,7 +2,7 @@
 // payment allows (its status, what is left to refund) is the shard's to decide, in the transaction that
 // applies the refund: the edge cannot know it without a query, and would be wrong by the time it ran.
 import { newOperationId, parseOperationId, type RefundMessage, type RefundRequest } from "@floodgate/domain";
-import { enqueueOperation, unlimitedAdmissionIn } from "@floodgate/queue";
+import { enqueueOperation, replicaWaitOf, unlimitedAdmissionIn } from "@floodgate/queue";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../routes/accept-operation.ts";
@@ -66,6 +66,7 @@ export async function acceptRefund(
     idempotencyKey,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     admission: unlimitedAdmissionIn(queueKeys, partition),
+    replicaWait: replicaWaitOf(config),
   });
   if (outcome.result === "conflict") {
     throw new ProblemError("idempotency_key_reused", conflictExtras(outcome.existingId));

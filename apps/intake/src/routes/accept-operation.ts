@@ -7,7 +7,7 @@ import {
   type MoneyOperationMessage,
   newOperationId,
 } from "@floodgate/domain";
-import { enqueueOperation } from "@floodgate/queue";
+import { enqueueOperation, replicaWaitOf } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
@@ -84,6 +84,7 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
       idempotencyKey,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       admission: check,
+      replicaWait: replicaWaitOf(config),
     }),
   );
   if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {

@@ -12,7 +12,7 @@ import {
   operationIdParamsSchema,
   problemResponseSchema,
 } from "@floodgate/domain";
-import { type AdmissionRefusal, type IssueCouponOutcome, issueCoupon } from "@floodgate/queue";
+import { type AdmissionRefusal, type IssueCouponOutcome, issueCoupon, replicaWaitOf } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { actingUser, visibleTo } from "../auth/caller.ts";
@@ -96,11 +96,19 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         createdAt,
       };
       const outcome = await app.admission.control.admit(request, "coupon-issues", userId, (check) =>
-        issueCoupon(app.redis, app.queueKeys, message, coupon.discount, check, {
-          ...(idempotencyKey === undefined ? {} : { key: idempotencyKey }),
-          fingerprint: requestFingerprint("coupon_issue", userId, couponId),
-          ttlSeconds: app.config.idempotencyTtlSeconds,
-        }),
+        issueCoupon(
+          app.redis,
+          app.queueKeys,
+          message,
+          coupon.discount,
+          check,
+          {
+            ...(idempotencyKey === undefined ? {} : { key: idempotencyKey }),
+            fingerprint: requestFingerprint("coupon_issue", userId, couponId),
+            ttlSeconds: app.config.idempotencyTtlSeconds,
+          },
+          replicaWaitOf(app.config),
+        ),
       );
       if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
         throw app.admission.control.refusalProblem("coupon-issues", outcome);

@@ -16,6 +16,7 @@ import {
   type AdmissionRefusal,
   type ReserveOrderOutcome,
   readAvailable,
+  replicaWaitOf,
   requestOrderEnd,
   reserveOrder,
 } from "@floodgate/queue";
@@ -102,6 +103,7 @@ export async function ordersRoute(app: FastifyInstance) {
           defaultMaxUnitsPerUser: config.maxUnitsPerUser,
           unpaidUnitsTtlSeconds: config.orderTtlSeconds + UNPAID_UNITS_GRACE_SECONDS,
           admission,
+          replicaWait: replicaWaitOf(config),
         }),
       );
       if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
