@@ -2,6 +2,9 @@
 // budget of one command per accepted payment; 1 sends the script and WAIT in one write and answers 202 only once
 // the replica has the entry; a replica that does not confirm in time turns the 202 into a 503 that says the
 // request may have been stored, and a retry with the same Idempotency-Key is answered once the replica has it.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { decodeOperationMessage } from "@floodgate/domain";
 import {
   createTestEnvironment,
@@ -15,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { expectProblem, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
 
+let dir: string | undefined;
 let master: RedisServer;
 let replica: RedisServer;
 let replicaClient: Redis;
@@ -38,7 +42,9 @@ async function followMaster(): Promise<void> {
 }
 
 beforeAll(async () => {
-  [master, replica] = await Promise.all([startRedisServer(), startRedisServer()]);
+  // A replica's full sync lands in its dir as dump.rdb: a temp dir of the test's, not the working directory.
+  dir = await mkdtemp(path.join(tmpdir(), "replica-wait-"));
+  [master, replica] = await Promise.all([startRedisServer({ dir }), startRedisServer({ dir })]);
   await followMaster();
   env = await createTestEnvironment("replica-wait", {
     env: { REDIS_URL: master.url, REDIS_WAIT_REPLICAS: "1", REDIS_WAIT_TIMEOUT_MS: "300" },
@@ -53,6 +59,7 @@ afterAll(async () => {
   replicaClient?.disconnect();
   await env?.cleanup();
   await Promise.all([master?.stop(), replica?.stop()]);
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
 /** Counts the writes the request connection makes to its socket, and the commands it sends, during `fn`. */

@@ -4,7 +4,12 @@
 // WAIT counts the writes of the connection that sends it, on the node it reaches, and cannot run inside Lua. So
 // it goes in ONE explicit pipeline with the accepting script: one write, two replies. On a cluster ioredis sends a
 // pipeline to its keyed commands' slot and the keyless WAIT follows, to the same master on the same connection.
-import type { ScriptCommands, ScriptedPipeline, ScriptedRedis } from "@floodgate/redis-scripts";
+import type {
+  ScriptCommands,
+  ScriptedCluster,
+  ScriptedPipeline,
+  ScriptedRedis,
+} from "@floodgate/redis-scripts";
 
 export interface ReplicaWait {
   /** 0: answer once the master has it (no WAIT sent). */
@@ -86,8 +91,15 @@ async function sendAccepting(
   call: AcceptingCall,
 ): Promise<[number, ...unknown[]]> {
   if (wait.replicas === 0) return call.send(redis);
-  const replies = await call.queue(redis.pipeline()).wait(wait.replicas, wait.timeoutMs).exec();
-  const [script, waited] = repliesOf(replies);
+  const send = async () =>
+    repliesOf(await call.queue(redis.pipeline()).wait(wait.replicas, wait.timeoutMs).exec());
+  let [script, waited] = await send();
+  if (script.error !== null && redirected(script.error) && redis.isCluster) {
+    // The slot moved (a failover, a reshard) and the script did not run. ioredis re-sends a pipeline that got
+    // MOVED only when nothing else in it succeeded, and the WAIT did: learn the new map and send it once more.
+    await new Promise<void>((resolve) => (redis as ScriptedCluster).refreshSlotsCache(() => resolve()));
+    [script, waited] = await send();
+  }
   if (script.error !== null) throw script.error;
   const reply = script.reply as [number, ...unknown[]];
   // A refusal stored nothing to confirm (a replayed refusal included): its WAIT reply is not looked at.
@@ -105,6 +117,11 @@ async function sendAccepting(
   // A fence that failed stored nothing new, but the replayed request is still unconfirmed: same answer.
   confirmed(wait, fence.error === null ? fenceWaited : { error: fence.error, reply: null });
   return reply;
+}
+
+/** MOVED or ASK: the node that got the script does not serve its slot, so the script did not run. */
+function redirected(error: Error): boolean {
+  return /^(MOVED|ASK) /.test(error.message);
 }
 
 interface PipelineReply {

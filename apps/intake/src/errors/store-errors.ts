@@ -58,8 +58,11 @@ export function markPoolErrors(pool: PostgresPool, store: StoreName): PostgresPo
 }
 
 // Redis names an error's kind by the first word of its reply (the protocol's error code): these say the server
-// cannot take the command now (loading, out of memory, failing to persist, a replica, a script running long).
+// cannot take the command now (loading, out of memory, failing to persist, a replica, a script running long, a
+// cluster slot that moved: MOVED/ASK surface when ioredis does not follow them, as in a pipeline with a WAIT).
 const REDIS_UNAVAILABLE_CODES = new Set([
+  "MOVED",
+  "ASK",
   "LOADING",
   "MISCONF",
   "OOM",
