@@ -16,7 +16,9 @@ import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
+import { ADMIN_ENV, createCoupon, issue } from "./support/coupon-test-kit.ts";
 import { expectProblem, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
+import { createProduct } from "./support/product-test-kit.ts";
 
 let dir: string | undefined;
 let master: RedisServer;
@@ -47,7 +49,7 @@ beforeAll(async () => {
   [master, replica] = await Promise.all([startRedisServer({ dir }), startRedisServer({ dir })]);
   await followMaster();
   env = await createTestEnvironment("replica-wait", {
-    env: { REDIS_URL: master.url, REDIS_WAIT_REPLICAS: "1", REDIS_WAIT_TIMEOUT_MS: "300" },
+    env: { ...ADMIN_ENV, REDIS_URL: master.url, REDIS_WAIT_REPLICAS: "1", REDIS_WAIT_TIMEOUT_MS: "300" },
   });
   waiting = await buildApp(env.config, { logger: false });
   notWaiting = await buildApp({ ...env.config, redisWaitReplicas: 0 }, { logger: false });
@@ -118,6 +120,26 @@ describe("REDIS_WAIT_REPLICAS on one Redis", () => {
       expect(result.statusCode).toBe(202);
       expect({ writes, commands }).toEqual({ writes: 1, commands: 2 });
       // Read at once, from the replica itself: WAIT returned, so it is there.
+      expect(await idsOn(replicaClient, waiting, userId)).toContain(result.json().id);
+    }
+  });
+
+  it("1: coupon issues and orders too: the script and WAIT in one write, the entry on the replica first", async () => {
+    const coupon = await createCoupon(waiting, { quantity: 10 });
+    const product = await createProduct(waiting, { stock: 10, price: 700 });
+    const order = (userId: string) => ({ userId, items: [{ productId: product.id, quantity: 1 }] });
+    // Warm-up: the first call of each script may load it.
+    expect((await issue(waiting, coupon.id, "rw-cpn-warm")).statusCode).toBe(202);
+    expect((await post(waiting, "/v1/orders", order("rw-ord-warm"))).statusCode).toBe(202);
+
+    const issued = await traffic(waiting, () => issue(waiting, coupon.id, "rw-cpn"));
+    const ordered = await traffic(waiting, () => post(waiting, "/v1/orders", order("rw-ord")));
+    for (const [{ result, writes, commands }, userId] of [
+      [issued, "rw-cpn"],
+      [ordered, "rw-ord"],
+    ] as const) {
+      expect(result.statusCode, result.body).toBe(202);
+      expect({ writes, commands }).toEqual({ writes: 1, commands: 2 });
       expect(await idsOn(replicaClient, waiting, userId)).toContain(result.json().id);
     }
   });
