@@ -70,32 +70,16 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
       await prepareFloodgate(floodgate, options, result, result.floodgate);
       if (authOff !== null && result.floodgateAuthOff !== null) {
         log("--auth compare: a second Floodgate with AUTH=off beside the first; stages run in pairs");
-        const recorded: RecordedSystem = { settings: {}, services: null };
-        await prepareFloodgate(authOff, options, recorded, result.floodgateAuthOff);
-        result.settings.authOffSystemEnvironment = recorded.settings.systemEnvironment;
-        // Both systems share the Redis server: its key count is the same figure for either.
-        const keyspace = keyspaceReader(floodgate.environment.redisUrl);
-        try {
-          await runSystemPair(
-            {
-              floodgate,
-              into: result.floodgate,
-              keyPrefix,
-              label: "floodgate auth on",
-              redisKeys: keyspace.keys,
-            },
-            {
-              floodgate: authOff,
-              into: result.floodgateAuthOff,
-              keyPrefix: `${keyPrefix}-auth-off`,
-              label: "floodgate AUTH=off",
-              redisKeys: keyspace.keys,
-            },
-            options,
-          );
-        } finally {
-          keyspace.close();
-        }
+        result.settings.authOffSystemEnvironment = await measureBeside(
+          { floodgate, into: result.floodgate, label: "floodgate auth on" },
+          {
+            floodgate: authOff,
+            into: result.floodgateAuthOff,
+            label: "floodgate AUTH=off",
+            suffix: "auth-off",
+          },
+          { options, keyPrefix, sameRedis: true },
+        );
         result.authCost = compareAuth(result.floodgate, result.floodgateAuthOff);
         // What follows (--drain, the baseline) gets the machine without it.
         await closeAuthOff();
@@ -106,31 +90,17 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
         cluster = await startBenchRedisCluster();
         result.redisCluster = cluster.description;
         onCluster = freshFloodgate(context, { instance: "cluster", redisUrl: cluster.url });
-        const recorded: RecordedSystem = { settings: {}, services: null };
-        await prepareFloodgate(onCluster, options, recorded, result.floodgateCluster);
-        result.settings.clusterSystemEnvironment = recorded.settings.systemEnvironment;
-        const keyspace = keyspaceReader(floodgate.environment.redisUrl);
-        try {
+        result.settings.clusterSystemEnvironment = await measureBeside(
+          { floodgate, into: result.floodgate, label: "floodgate one Redis" },
+          {
+            floodgate: onCluster,
+            into: result.floodgateCluster,
+            label: "floodgate Redis Cluster",
+            suffix: "cluster",
+          },
           // The cluster's key count is spread over its masters, each doubling its own table: no rerun rule there.
-          await runSystemPair(
-            {
-              floodgate,
-              into: result.floodgate,
-              keyPrefix,
-              label: "floodgate one Redis",
-              redisKeys: keyspace.keys,
-            },
-            {
-              floodgate: onCluster,
-              into: result.floodgateCluster,
-              keyPrefix: `${keyPrefix}-cluster`,
-              label: "floodgate Redis Cluster",
-            },
-            options,
-          );
-        } finally {
-          keyspace.close();
-        }
+          { options, keyPrefix, sameRedis: false },
+        );
         result.redisTopology = compareRedisTopologies(result.floodgate, result.floodgateCluster);
         await closeCluster();
       } else {
@@ -177,6 +147,37 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
     },
     summarizePayments,
   );
+}
+
+/**
+ * A second Floodgate set up beside the first (already set up) and the measured phases run on both in pairs
+ * (system-pair-run.ts); returns the second one's environment for the result. The first one's Redis key count
+ * feeds the rerun rule of key-table-doubling.ts, for the second too when they share that Redis.
+ */
+async function measureBeside(
+  first: { floodgate: FreshFloodgate; into: TargetPhases; label: string },
+  second: { floodgate: FreshFloodgate; into: TargetPhases; label: string; suffix: string },
+  run: { options: PaymentsOptions; keyPrefix: string; sameRedis: boolean },
+): Promise<unknown> {
+  const recorded: RecordedSystem = { settings: {}, services: null };
+  await prepareFloodgate(second.floodgate, run.options, recorded, second.into);
+  const keyspace = keyspaceReader(first.floodgate.environment.redisUrl);
+  try {
+    await runSystemPair(
+      { ...first, keyPrefix: run.keyPrefix, redisKeys: keyspace.keys },
+      {
+        floodgate: second.floodgate,
+        into: second.into,
+        label: second.label,
+        keyPrefix: `${run.keyPrefix}-${second.suffix}`,
+        ...(run.sameRedis ? { redisKeys: keyspace.keys } : {}),
+      },
+      run.options,
+    );
+  } finally {
+    keyspace.close();
+  }
+  return recorded.settings.systemEnvironment;
 }
 
 /** One Floodgate's measured phases and, after them, its intake budget. */
