@@ -13,6 +13,7 @@ import {
   waitForRedis,
 } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
+import type { Cluster } from "ioredis";
 import {
   AdmissionKeys,
   holdLeaderLease,
@@ -119,14 +120,24 @@ export class RoomTestKit {
     return outcome.result === "ticked" ? outcome.tick : null;
   }
 
-  /** Messages on one channel arrive in order: once a marker published now is back, everything before it is. */
+  /**
+   * Messages one node publishes on a channel arrive in order: once a marker published now by that node is back,
+   * everything it published before is. On a cluster a script publishes from its slot's master and the event
+   * reaches the subscriber's node over the cluster bus, so a marker goes out from every master.
+   */
   async flushEvents(): Promise<void> {
-    const marker = `__marker-${this.#markers++}`;
-    await this.redis.publish(
-      this.keys.roomEventsChannel(),
-      JSON.stringify({ room: marker, admitted: [], ended: [] }),
+    const publishers = this.redis.isCluster ? (this.redis as Cluster).nodes("master") : [this.redis];
+    const markers = publishers.map(() => `__marker-${this.#markers++}`);
+    await Promise.all(
+      publishers.map((node, i) =>
+        node.publish(
+          this.keys.roomEventsChannel(),
+          JSON.stringify({ room: markers[i], admitted: [], ended: [] }),
+        ),
+      ),
     );
-    for (let i = 0; i < 200 && !this.events.some((event) => event.room === marker); i++) await sleep(5);
+    const arrived = () => markers.every((marker) => this.events.some((event) => event.room === marker));
+    for (let i = 0; i < 200 && !arrived(); i++) await sleep(5);
   }
 
   #markers = 0;
