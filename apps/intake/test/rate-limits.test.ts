@@ -273,6 +273,13 @@ describe("a policy tightened and then restored", () => {
       expect(accepted.headers["ratelimit-policy"]).toBe('"deposits-user";q=100;w=1');
     } finally {
       await app.inject({ method: "DELETE", url: "/v1/rate-limits/deposits", headers: adminHeaders() });
+      // Every process hears of the change over pub/sub: the next tests start once both apps have the default
+      // back (a request taken by the other app before then ran under the override: no address limit at all).
+      await waitUntil(
+        async () => [app, proxied].map((target) => target.admission.book.limits("deposits").header),
+        (policies) => policies.every((policy) => policy === '"deposits-ip";q=2;w=4'),
+        "every app back on the default deposits policy (RATE_LIMITS)",
+      );
     }
   });
 });
