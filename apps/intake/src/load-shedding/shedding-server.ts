@@ -22,6 +22,14 @@ export interface RawShedding {
   onShed: () => void;
 }
 
+/** Set on a request the listener already judged and admitted: the plugin's hook must not roll for it again
+ * (two rolls would admit share² of the hot POSTs, and refuse some through Fastify after all). */
+const JUDGED = Symbol("floodgate.shed-judged");
+
+export function wasJudged(request: IncomingMessage): boolean {
+  return (request as IncomingMessage & { [JUDGED]?: true })[JUDGED] === true;
+}
+
 export function rawShedding(shedder: LoadShedder): RawShedding {
   return { shedder, postPaths: new Set(), onShed: () => {} };
 }
@@ -65,6 +73,7 @@ export function sheddingServerFactory(shedding: RawShedding): FastifyServerFacto
             refuse(request, response, shedding);
             return;
           }
+          (request as IncomingMessage & { [JUDGED]?: true })[JUDGED] = true;
         }
         handler(request, response);
       },

@@ -6,7 +6,7 @@
 // operators still get through; WebSockets are not either (they are long-lived, not per-request).
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import type { RawShedding } from "../load-shedding/shedding-server.ts";
+import { type RawShedding, wasJudged } from "../load-shedding/shedding-server.ts";
 import { sendProblem } from "./problem-plugin.ts";
 
 /** API calls: routes whose callers are shops or shoppers ("caller", the default). */
@@ -60,6 +60,7 @@ export const loadSheddingPlugin = fp(
         request.method === "OPTIONS" ||
         request.routeOptions.url === undefined ||
         !isApiRoute(request.routeOptions.config) ||
+        wasJudged(request.raw) ||
         !shedder.shouldShed()
       ) {
         done();
