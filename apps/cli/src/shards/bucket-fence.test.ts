@@ -75,13 +75,14 @@ describe("the bucket fence", () => {
       await sql`begin`.execute(connection);
       await sql`select pg_advisory_xact_lock(${BUCKET_LOCK_SPACE}::int, 9)`.execute(connection);
       await sql`insert into moved_buckets (bucket, to_shard) values (9, 1)`.execute(connection);
-      const batch = withBucketFence(worker, [9], async () => "applied");
-      await until(async () => (await waitingFor(9)) > 0);
-      await sql`commit`.execute(connection);
-      return batch.then(
+      // Its outcome is taken at once: the refusal can come before the commit's answer is read here.
+      const batch = withBucketFence(worker, [9], async () => "applied").then(
         (value) => value,
         (error: unknown) => error,
       );
+      await until(async () => (await waitingFor(9)) > 0);
+      await sql`commit`.execute(connection);
+      return batch;
     });
     expect(fence).toBeInstanceOf(BucketMovedError);
   });
