@@ -1,6 +1,7 @@
 // What a worker does between batches, each at its own pace: keeps the entries it holds claimed (a lane's for a
 // down shard, and those waiting for their order) so no other worker takes them over, publishes how many
-// entries stalled lanes hold (backpressure counts only what can drain), and trims acknowledged entries.
+// entries stalled lanes hold (backpressure counts only what can drain), trims acknowledged entries and, on a
+// Redis Cluster, sweeps coupon units reserved by requests never recorded (reservation-sweeper.ts).
 import type { Config } from "@floodgate/config";
 import {
   keepEntriesClaimed,
@@ -10,6 +11,7 @@ import {
   trimAcknowledgedEntries,
 } from "@floodgate/queue";
 import type { Logger } from "pino";
+import type { ReservationSweeper } from "./reservation-sweeper.ts";
 import type { ShardLane } from "./shard-lane.ts";
 import { publishStalledEntries } from "./stalled-entries.ts";
 
@@ -22,23 +24,33 @@ export class Housekeeping {
   readonly #keys: QueueKeys;
   readonly #redis: ScriptedRedis;
   readonly #consumer: string;
+  readonly #sweeper: ReservationSweeper;
   #lastKeepAlive = 0;
   #lastStalledPublish = 0;
   #lastTrim = 0;
   #publishedStalled = 0;
 
-  constructor(config: Config, log: Logger, keys: QueueKeys, redis: ScriptedRedis, consumer: string) {
+  constructor(
+    config: Config,
+    log: Logger,
+    keys: QueueKeys,
+    redis: ScriptedRedis,
+    consumer: string,
+    sweeper: ReservationSweeper,
+  ) {
     this.#config = config;
     this.#log = log;
     this.#keys = keys;
     this.#redis = redis;
     this.#consumer = consumer;
+    this.#sweeper = sweeper;
   }
 
   async run(now: number, lanes: ShardLane[], waiting: StreamEntry[]): Promise<void> {
     await this.#keepClaimed(now, lanes, waiting);
     await this.#publishStalled(now, lanes);
     await this.#trim(now);
+    await this.#sweeper.run(now);
   }
 
   async #keepClaimed(now: number, lanes: ShardLane[], waiting: StreamEntry[]): Promise<void> {

@@ -31,6 +31,7 @@ import { Housekeeping } from "./housekeeping.ts";
 import { LaneBatchRunner } from "./lane-batch.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
 import { PausedBucketHold } from "./paused-bucket-hold.ts";
+import { ReservationSweeper } from "./reservation-sweeper.ts";
 import { type DecodedEntry, routeDecoded, sortByShard } from "./shard-groups.ts";
 import { ShardLane } from "./shard-lane.ts";
 import { publishStalledEntries } from "./stalled-entries.ts";
@@ -95,7 +96,14 @@ export class OperationWorker {
       // A batch refused by a shard's fence (its bucket moved away): read the map now, not at the next poll.
       onBucketMoved: () => void this.#watch?.refresh().catch(() => {}),
     });
-    this.#housekeeping = new Housekeeping(config, log, this.#keys, this.#redis, consumer);
+    this.#housekeeping = new Housekeeping(
+      config,
+      log,
+      this.#keys,
+      this.#redis,
+      consumer,
+      new ReservationSweeper(this.#redis, this.#keys, this.#global, log),
+    );
   }
 
   async start(): Promise<void> {

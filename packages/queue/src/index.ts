@@ -33,6 +33,11 @@ export {
 } from "./dead-letter-store.ts";
 export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";
 export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-coupon.ts";
+export {
+  COMMIT_WINDOW_MS,
+  CommitTooLateError,
+  reservationMember,
+} from "./issue-coupon-in-two-steps.ts";
 export { adoptLegacyDeadLetters, legacyDeadLetterStream } from "./legacy-dead-letters.ts";
 export {
   type FinalStatus,
@@ -58,6 +63,7 @@ export {
   replicaWaitOf,
 } from "./replica-wait.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
+export { SWEEP_AFTER_MS, type SweepResult, sweepCouponReservations } from "./reservation-sweep.ts";
 export {
   NO_COUPON,
   type OverLimitLine,

@@ -7,6 +7,7 @@ import {
   admissionInfo,
   admissionRefusal,
 } from "./admission-check.ts";
+import { issueCouponInTwoSteps } from "./issue-coupon-in-two-steps.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "./replica-wait.ts";
 
@@ -50,7 +51,7 @@ export interface IssueCouponIdempotency {
 const WITHOUT_IDEMPOTENCY_KEY: IssueCouponIdempotency = { fingerprint: "", ttlSeconds: 0 };
 
 /**
- * The intake's whole Redis budget for a coupon issue: ONE script call (admission, window, one per user, count,
+ * The intake's whole Redis budget for a coupon issue on one Redis: ONE script call (admission, window, one per user, count,
  * status and XADD). Do not add calls here; put new checks inside the Lua script. With REDIS_WAIT_REPLICAS the
  * script's WAIT goes in the same write (replica-wait.ts).
  */
@@ -63,6 +64,9 @@ export async function issueCoupon(
   idempotency: IssueCouponIdempotency = WITHOUT_IDEMPOTENCY_KEY,
   replicaWait: ReplicaWait = NO_REPLICA_WAIT,
 ): Promise<IssueCouponOutcome> {
+  // A cluster keeps the coupon and the user in two slots: a reservation and a commit instead of one script.
+  if (redis.isCluster)
+    return issueCouponInTwoSteps(redis, keys, message, discount, admission, idempotency, replicaWait);
   const partition = keys.partitionForUser(message.userId);
   const issue = acceptingScript(redis, replicaWait, "issueCoupon", keys.stream(partition));
   const [code, value, info, replayedFlag] = await issue(

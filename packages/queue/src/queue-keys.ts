@@ -56,6 +56,20 @@ export class QueueKeys {
   }
 
   /**
+   * Units reserved in the item's slot by the first step of a coupon issue / order on a Redis Cluster, until the
+   * user's slot records the request (or a sweep gives them back): a sorted set, member "<issue or order id>
+   * <user id>", score the reserved-at time (epoch ms, the item's master's clock). Always empty on one Redis.
+   */
+  couponReservations(couponId: string): string {
+    return `${this.prefix}{${couponId}}:reservations`;
+  }
+
+  /** As couponReservations, for a product's stock. */
+  productReservations(productId: string): string {
+    return `${this.prefix}{${productId}}:reservations`;
+  }
+
+  /**
    * A coupon issue's redemption record, in the holder's partition (same slot as their orders): couponId,
    * userId, discount, and `orderId` while an order holds it. Written by issue-coupon, read by reserve-order.
    */

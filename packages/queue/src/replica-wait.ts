@@ -45,8 +45,17 @@ export class ReplicaShortfallError extends Error {
   }
 }
 
-/** The scripts that store an accepted request; each answers [1, ...] accepted, [0, ...] an accepted replay. */
-export type AcceptingScript = "enqueueOperation" | "issueCoupon" | "reserveOrder";
+/**
+ * The scripts that store an accepted request (or, on a cluster, one step of it); each answers [1, ...] stored,
+ * [0, ...] an accepted replay, anything else a refusal that stored nothing to confirm.
+ */
+export type AcceptingScript =
+  | "enqueueOperation"
+  | "issueCoupon"
+  | "reserveOrder"
+  | "admitRequest"
+  | "reserveCoupon"
+  | "commitCouponIssue";
 
 /**
  * The script as a function of its usual arguments (keys, then arguments): sent alone when no replica must

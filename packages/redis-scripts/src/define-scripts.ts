@@ -26,6 +26,34 @@ export interface ScriptCommands {
   enqueueOperation(...keysThenArgs: (string | number)[]): Promise<[number, string, string?]>;
   /** issue-coupon-9.lua: the 3 admission keys, 6 keys, the 5 admission arguments, 8 arguments. */
   issueCoupon(...keysThenArgs: (string | number)[]): Promise<[number, string, string?, number?]>;
+  /** admit-request-4.lua: the 3 admission keys, the idempotency key, the 5 admission arguments, fingerprint, TTL. */
+  admitRequest(...keysThenArgs: (string | number)[]): Promise<[number, string, string?, number?]>;
+  /** reserve-coupon-3.lua: state, holders, reservations; issue id, user id. [1, reservedAtMs] or a refusal. */
+  reserveCoupon(
+    stateKey: string,
+    holdersKey: string,
+    reservationsKey: string,
+    issueId: string,
+    userId: string,
+  ): Promise<[number, number | string]>;
+  /** release-coupon-3.lua: state, holders, reservations; issue id, user id. 1 released, 0 nothing held. */
+  releaseCoupon(
+    stateKey: string,
+    holdersKey: string,
+    reservationsKey: string,
+    issueId: string,
+    userId: string,
+  ): Promise<number>;
+  /** commit-coupon-issue-4.lua: status, stream, redemption record, idempotency key; 10 arguments. */
+  commitCouponIssue(...keysThenArgs: (string | number)[]): Promise<[number, string, string?, number?]>;
+  /** record-refusal-1.lua: idempotency key; fingerprint, TTL, code, value. */
+  recordRefusal(
+    idempotencyKey: string,
+    fingerprint: string,
+    ttlSeconds: number,
+    code: number,
+    value: string,
+  ): Promise<[number, string, string?, number?]>;
   changeProduct(
     productStateKey: string,
     price: number | "",
@@ -123,6 +151,16 @@ export interface ScriptedPipeline extends ChainableCommander {
   enqueueOperation(...keysThenArgs: (string | number)[]): ScriptedPipeline;
   issueCoupon(...keysThenArgs: (string | number)[]): ScriptedPipeline;
   reserveOrder(numberOfKeys: number, ...keysThenArgs: (string | number)[]): ScriptedPipeline;
+  // The two steps of a coupon issue on a cluster, each confirmed by WAIT in its own slot.
+  admitRequest(...keysThenArgs: (string | number)[]): ScriptedPipeline;
+  reserveCoupon(
+    stateKey: string,
+    holdersKey: string,
+    reservationsKey: string,
+    issueId: string,
+    userId: string,
+  ): ScriptedPipeline;
+  commitCouponIssue(...keysThenArgs: (string | number)[]): ScriptedPipeline;
 }
 
 const camelCase = (name: string) => name.replace(/-([a-z])/g, (_, char: string) => char.toUpperCase());

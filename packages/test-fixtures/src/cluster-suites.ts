@@ -16,9 +16,8 @@
 // from here), never `new Redis(url)`, which cannot open a cluster URL. A test that must know where it runs
 // reads process.env.FLOODGATE_TEST_REDIS ("cluster" here). Files that kill, restart or reconfigure Redis
 // need a Redis of their own and stay out: the cluster is shared by every listed file.
-// Not yet: files that issue coupons or reserve orders (their scripts still span the coupon's or the products'
-// slots and the user's: CROSSSLOT, a 500, until coupons and stock move to per-partition allotments), and
-// files that need them (order expiries, order refunds, reconcile's repairs).
+// Not yet: files that reserve orders (orders answer 501 not_on_redis_cluster there), and files that need them
+// (order expiries, order refunds, reconcile's repairs).
 // Their owners add them as their steps land.
 // The reporter names the project of each file: "|single|" or "|cluster|".
 export const clusterSuites: string[] = [
@@ -62,6 +61,11 @@ export const clusterSuites: string[] = [
   "apps/worker/test/shard-outage.test.ts",
   "apps/worker/test/refunds-concurrent.test.ts",
   "apps/worker/test/webhook-outbox.test.ts",
-  // Coupon issues and orders refused clearly (501) until they run on a cluster.
+  // Orders refused clearly (501) until they run on a cluster.
   "apps/intake/test/redis-cluster-guard.test.ts",
+  // Coupon issues: a reservation in the coupon's slot and a commit in the user's (issue-coupon-in-two-steps.ts).
+  "apps/intake/test/coupon-issues.test.ts",
+  "apps/intake/test/coupon-reads.test.ts",
+  "apps/intake/test/coupons-admin.test.ts",
+  "packages/queue/test/coupon-two-steps.test.ts",
 ];

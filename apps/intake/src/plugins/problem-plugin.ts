@@ -1,7 +1,7 @@
 // Turns every error into RFC 9457 problem+json naming the field, including Fastify's own parser and schema
 // errors, so a client never has to parse two error shapes.
 
-import { ReplicaShortfallError } from "@floodgate/queue";
+import { CommitTooLateError, ReplicaShortfallError } from "@floodgate/queue";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ReplyError } from "ioredis";
@@ -99,6 +99,14 @@ export const problemPlugin = fp(async (app: FastifyInstance) => {
       request.log.warn({ err: error.message }, "replicas did not confirm an accepted request; answering 503");
       return sendProblem(request, reply, "service_unavailable", {
         detail: `The request was stored, but ${error.acknowledged} of the ${error.wanted} Redis replicas asked for confirmed it in time, so it may or may not survive a failover. ${RETRY_ANSWERS_OUTCOME}`,
+        retryAfterSeconds: 1,
+      });
+    }
+    if (error instanceof CommitTooLateError) {
+      request.log.warn({ err: error.message }, "a two-step request's commit came too late; answering 503");
+      return sendProblem(request, reply, "service_unavailable", {
+        detail:
+          "The request was not stored: this server stalled between its two steps on the Redis Cluster. Retry with the same Idempotency-Key.",
         retryAfterSeconds: 1,
       });
     }

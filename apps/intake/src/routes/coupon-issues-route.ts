@@ -20,7 +20,6 @@ import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/erro
 import { sendProblem } from "../plugins/problem-plugin.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
 import { readCouponIssue } from "./read-coupon-issue.ts";
-import { refuseOnRedisCluster } from "./redis-cluster-guard.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
@@ -75,7 +74,6 @@ export async function couponIssuesRoute(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      refuseOnRedisCluster(app.config, "coupon issues");
       const { couponId } = request.params;
       const userId = actingUser(request.caller, request.body.userId);
       const idempotencyKey = idempotencyKeyOf(request);

@@ -1,0 +1,164 @@
+// A coupon issue on a Redis Cluster. The coupon's counter and holders live in the coupon's slot, the user's
+// admission, idempotency record, status and stream in the user's partition slot, and no script may span two
+// slots. So the issue is a reservation with a commit (first step: both slots at once, one round trip):
+//   1. admit-request-4.lua (user's slot: limits, waiting room, the key's record) beside reserve-coupon-3.lua
+//      (coupon's slot: window, one per user, count; holds a unit and lists the reservation);
+//   2. commit-coupon-issue-4.lua (user's slot: status, redemption record, stream entry, the key's record), only
+//      when both said yes; a refusal from either side gives the held unit back (release-coupon-3.lua);
+//   3. after the answer, the reservation is struck off the list (ZREM), the unit now the issue's for good.
+// Never more than `quantity` units leave the counter, and one per user: the count and the holder are taken in
+// step 1, atomically in the coupon's slot, before anything is recorded. A unit held by an intake that dies
+// between steps is given back by a worker's sweep (reservation-sweep.ts in the worker) once it is older than
+// any commit can be: until then it counts as issued, so a sale may answer sold out a moment early, never late.
+// An accepted issue costs two round trips here (one on one Redis: issue-coupon-9.lua).
+import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
+import { encodeOperationMessage } from "@floodgate/domain";
+import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { type AdmissionCheck, admissionInfo, admissionRefusal } from "./admission-check.ts";
+import {
+  type CouponIssueRefusal,
+  IssueCouponCode,
+  type IssueCouponIdempotency,
+  type IssueCouponOutcome,
+} from "./issue-coupon.ts";
+import type { QueueKeys } from "./queue-keys.ts";
+import { acceptingScript, type ReplicaWait } from "./replica-wait.ts";
+
+/** How long after its reservation a commit may still record the issue; the sweep waits far longer. */
+export const COMMIT_WINDOW_MS = 5_000;
+
+const GO_ON = 2;
+const CONFLICT = -100;
+const TOO_LATE = -101;
+
+/**
+ * The commit came later than COMMIT_WINDOW_MS after the reservation (the intake stalled between the steps):
+ * nothing was recorded and the unit was given back. Answered like a store that did not answer in time (503,
+ * retry with the same Idempotency-Key).
+ */
+export class CommitTooLateError extends Error {
+  constructor(what: string) {
+    super(`${what} was not recorded: its commit came more than ${COMMIT_WINDOW_MS} ms after its reservation`);
+    this.name = "CommitTooLateError";
+  }
+}
+
+export async function issueCouponInTwoSteps(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  message: CouponIssueMessage,
+  discount: CouponDefinition["discount"],
+  admission: AdmissionCheck,
+  idempotency: IssueCouponIdempotency,
+  replicaWait: ReplicaWait,
+): Promise<IssueCouponOutcome> {
+  const partition = keys.partitionForUser(message.userId);
+  const stream = keys.stream(partition);
+  const idempotencyKey = keys.idempotency(partition, message.userId, idempotency.key ?? "");
+  const ttl = idempotency.key === undefined ? 0 : idempotency.ttlSeconds;
+  const coupon = [
+    keys.couponState(message.couponId),
+    keys.couponHolders(message.couponId),
+    keys.couponReservations(message.couponId),
+  ] as const;
+  const release = () =>
+    // If this fails, the worker's sweep gives the unit back later; the answer does not wait for it.
+    void redis.releaseCoupon(...coupon, message.id, message.userId).catch(() => {});
+
+  const [admitted, reserved] = await Promise.allSettled([
+    acceptingScript(redis, replicaWait, "admitRequest", stream)(
+      ...admission.keys,
+      idempotencyKey,
+      ...admission.args,
+      idempotency.fingerprint,
+      ttl,
+    ),
+    acceptingScript(redis, replicaWait, "reserveCoupon", coupon[0])(...coupon, message.id, message.userId),
+  ]);
+  const held = reserved.status === "fulfilled" && reserved.value[0] === 1;
+  if (admitted.status === "rejected" || reserved.status === "rejected") {
+    // A reservation whose reply was lost is swept; one that answered is given back now.
+    if (held) release();
+    throw admitted.status === "rejected" ? admitted.reason : (reserved as PromiseRejectedResult).reason;
+  }
+  const [admitCode, admitValue, admitInfo, admitReplayed] = admitted.value;
+  if (admitCode !== GO_ON) {
+    if (held) release();
+    return userSideAnswer(admitCode, admitValue, admitInfo, admitReplayed);
+  }
+  if (!held) {
+    const [code, value] = reserved.value;
+    if (code === IssueCouponCode.unknownCoupon) return { result: "unknown_coupon" };
+    if (ttl === 0) return couponRefusal(code, String(value), false);
+    // The refusal is the request's answer: the key records it, as issue-coupon-9.lua does on one Redis.
+    const [recorded, recordedValue, , replayed] = await redis.recordRefusal(
+      idempotencyKey,
+      idempotency.fingerprint,
+      ttl,
+      code,
+      String(value),
+    );
+    if (recorded === code && replayed !== 1) return couponRefusal(code, String(value), false);
+    return userSideAnswer(recorded, recordedValue, "", replayed);
+  }
+
+  const [code, value, , replayed] = await acceptingScript(redis, replicaWait, "commitCouponIssue", stream)(
+    keys.status(partition, message.id),
+    stream,
+    keys.couponIssue(partition, message.id),
+    idempotencyKey,
+    message.id,
+    message.userId,
+    encodeOperationMessage(message),
+    message.couponId,
+    discount.type,
+    discount.value,
+    idempotency.fingerprint,
+    ttl,
+    reserved.value[1],
+    COMMIT_WINDOW_MS,
+  );
+  if (code === IssueCouponCode.accepted) {
+    // The unit is the issue's: strike the reservation off the list (a sweep would, finding the issue recorded).
+    void redis.zrem(coupon[2], reservationMember(message.id, message.userId)).catch(() => {});
+    return { result: "accepted", id: value, admission: admissionInfo(admitInfo) };
+  }
+  release();
+  if (code === TOO_LATE) throw new CommitTooLateError(`coupon issue ${message.id}`);
+  return userSideAnswer(code, value, admitInfo, replayed);
+}
+
+/** A reservation as listed: the request's id and its user's (user ids hold no space). */
+export function reservationMember(id: string, userId: string): string {
+  return `${id} ${userId}`;
+}
+
+/** What the user's slot answered instead of going on: a replay, a conflict, or an admission refusal. */
+function userSideAnswer(
+  code: number,
+  value: string,
+  info: string | undefined,
+  replayed: number | undefined,
+): IssueCouponOutcome {
+  if (code === IssueCouponCode.replayed)
+    return { result: "replayed", id: value, admission: admissionInfo(info) };
+  if (code === CONFLICT) return { result: "conflict", existingId: value };
+  const refusal = admissionRefusal(code, value);
+  if (refusal) return refusal;
+  return couponRefusal(code, value, replayed === 1);
+}
+
+function couponRefusal(code: number, value: string, replayed: boolean): CouponIssueRefusal {
+  switch (code) {
+    case IssueCouponCode.notOpenYet:
+      return { result: "not_open", opensAt: Number(value), replayed };
+    case IssueCouponCode.closed:
+      return { result: "closed", closedAt: Number(value), replayed };
+    case IssueCouponCode.alreadyIssued:
+      return { result: "already_issued", existingId: value, replayed };
+    case IssueCouponCode.soldOut:
+      return { result: "sold_out", replayed };
+    default:
+      throw new Error(`a coupon issue step returned an unknown code ${code}`);
+  }
+}
