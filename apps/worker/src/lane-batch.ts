@@ -9,6 +9,7 @@ import type { OperationMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
   finishOperations,
+  ORDER_STATE_GRACE_SECONDS,
   type QueueKeys,
   releaseOrders,
   type ScriptedRedis,
@@ -112,7 +113,7 @@ export class LaneBatchRunner {
         // here leaves the entries pending: they are retried, the shard recognises them, and all of this is
         // written again (each step is idempotent).
         await Promise.all([
-          releaseOrders(redis, keys, endedOnce),
+          releaseOrders(redis, keys, endedOnce, config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS),
           settlePaidOrders(redis, keys, outcome.paid),
         ]);
         await finishOperations(

@@ -1,9 +1,14 @@
-// On a Redis Cluster, coupon issues reserve a unit in the coupon's slot before the user's slot records them
-// (packages/queue issue-coupon-in-two-steps.ts). An intake that dies between the two steps leaves a unit held
-// for nothing; this sweep, run by every worker every SWEEP_EVERY_MS, gives such units back (reservation-sweep.ts
+// On a Redis Cluster, coupon issues and orders reserve units in the coupon's or products' slots before the user's
+// slot records them (packages/queue two-step-request.ts). An intake that dies between the two steps leaves units
+// held for nothing; this sweep, run by every worker every SWEEP_EVERY_MS, gives them back (reservation-sweep.ts
 // says why it is safe). On one Redis nothing is ever reserved apart, so it does not run.
 import type { GlobalDatabase } from "@floodgate/db";
-import { type QueueKeys, type ScriptedRedis, sweepCouponReservations } from "@floodgate/queue";
+import {
+  type QueueKeys,
+  type ScriptedRedis,
+  sweepCouponReservations,
+  sweepStockReservations,
+} from "@floodgate/queue";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 
@@ -32,7 +37,7 @@ export class ReservationSweeper {
       await this.sweep(now);
     } catch (error) {
       // Nothing is lost by a failed sweep: the reservations wait for the next one.
-      this.#log.warn({ err: (error as Error).message }, "could not sweep the coupon reservations");
+      this.#log.warn({ err: (error as Error).message }, "could not sweep the reservations");
     }
   }
 
@@ -44,16 +49,25 @@ export class ReservationSweeper {
         eb.or([eb("ends_at", "is", null), eb("ends_at", ">", new Date(now - ENDED_LONG_AGO_MS))]),
       )
       .execute();
-    const swept = await sweepCouponReservations(
-      this.#redis,
-      this.#keys,
-      coupons.map((coupon) => coupon.id),
-      now,
-    );
-    if (swept.released > 0)
+    const products = await this.#global.selectFrom("products").select("id").execute();
+    const [coupon, stock] = await Promise.all([
+      sweepCouponReservations(
+        this.#redis,
+        this.#keys,
+        coupons.map((row) => row.id),
+        now,
+      ),
+      sweepStockReservations(
+        this.#redis,
+        this.#keys,
+        products.map((row) => row.id),
+        now,
+      ),
+    ]);
+    if (coupon.released + stock.released > 0)
       this.#log.warn(
-        { released: swept.released, confirmed: swept.confirmed },
-        "released coupon units reserved by requests never recorded (an intake stopped between the two steps)",
+        { couponUnits: coupon.released, stockReservations: stock.released },
+        "released units reserved by requests never recorded (an intake stopped between the two steps)",
       );
   }
 }

@@ -2,7 +2,13 @@
 // payment leaves every order either paid (with its debit) or expired (payment refused, no debit), its stock
 // counted exactly once either way.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import {
+  createJobQueueConnection,
+  createRedis,
+  QueueKeys,
+  type ScriptedRedis,
+  waitForRedis,
+} from "@floodgate/queue";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { Queue } from "bullmq";
 import type { Kysely } from "kysely";
@@ -128,10 +134,7 @@ describe("an order nobody pays", () => {
       await placeOrder(app, { userId: "idle-legacy", items: [{ productId, quantity: 1 }] })
     ).json();
     // What a worker of the previous release scheduled: { orderId }, job id = order id.
-    const queue = new Queue(ORDER_EXPIRY_QUEUE, {
-      connection: { url: env.config.redisUrl },
-      prefix: bullPrefix(env.config, ORDER_EXPIRY_QUEUE),
-    });
+    const { queue, close } = openExpiryQueue();
     try {
       await queue.add("expire", { orderId: id }, { jobId: id, removeOnComplete: true });
       await waitFor(
@@ -155,10 +158,27 @@ describe("an order nobody pays", () => {
           }),
       );
     } finally {
-      await queue.close();
+      await close();
     }
   });
 });
+
+/** The expiry queue as BullMQ sees it, over a connection that opens a cluster URL too (BullMQ leaves it open). */
+function openExpiryQueue() {
+  const connection = createJobQueueConnection(env.config.redisUrl, {
+    name: "test-expiry-queue",
+    blocking: false,
+  });
+  const queue = new Queue(ORDER_EXPIRY_QUEUE, {
+    connection,
+    prefix: bullPrefix(env.config, ORDER_EXPIRY_QUEUE),
+  });
+  const close = async () => {
+    await queue.close();
+    await connection.quit();
+  };
+  return { queue, close };
+}
 
 const totalRequested = async () =>
   (
@@ -173,10 +193,7 @@ describe("expiry jobs", () => {
     const first = ["ord_job_a", "ord_job_b", "ord_job_c"];
     // A reclaimed order heading a new batch of the same size: the old id (first order + count) collided.
     const second = ["ord_job_a", "ord_job_d", "ord_job_e"];
-    const queue = new Queue(ORDER_EXPIRY_QUEUE, {
-      connection: { url: env.config.redisUrl },
-      prefix: bullPrefix(env.config, ORDER_EXPIRY_QUEUE),
-    });
+    const { queue, close } = openExpiryQueue();
     try {
       await expiry.schedule(awaiting(first));
       await expiry.schedule(awaiting(first)); // a redelivered batch
@@ -187,7 +204,7 @@ describe("expiry jobs", () => {
       expect(delayed.filter((id) => id === expiryJobId(first) || id === expiryJobId(second))).toHaveLength(2);
       await Promise.all(jobs.map((job) => job?.remove()));
     } finally {
-      await queue.close();
+      await close();
       await expiry.close();
     }
   });

@@ -33,11 +33,6 @@ export {
 } from "./dead-letter-store.ts";
 export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";
 export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-coupon.ts";
-export {
-  COMMIT_WINDOW_MS,
-  CommitTooLateError,
-  reservationMember,
-} from "./issue-coupon-in-two-steps.ts";
 export { adoptLegacyDeadLetters, legacyDeadLetterStream } from "./legacy-dead-letters.ts";
 export {
   type FinalStatus,
@@ -55,7 +50,7 @@ export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
 export { readNewEntries } from "./read-new-entries.ts";
-export { type OrderRelease, releaseOrders } from "./release-order.ts";
+export { ORDER_STATE_GRACE_SECONDS, type OrderRelease, releaseOrders } from "./release-order.ts";
 export {
   NO_REPLICA_WAIT,
   ReplicaShortfallError,
@@ -63,7 +58,12 @@ export {
   replicaWaitOf,
 } from "./replica-wait.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
-export { SWEEP_AFTER_MS, type SweepResult, sweepCouponReservations } from "./reservation-sweep.ts";
+export {
+  SWEEP_AFTER_MS,
+  type SweepResult,
+  sweepCouponReservations,
+  sweepStockReservations,
+} from "./reservation-sweep.ts";
 export {
   NO_COUPON,
   type OverLimitLine,
@@ -92,3 +92,9 @@ export {
   trimAcknowledgedEntries,
 } from "./stream-consumer.ts";
 export { readStreamInfo, type StreamInfo, workerGroup } from "./stream-info.ts";
+export {
+  COMMIT_WINDOW_MS,
+  CommitTooLateError,
+  reservationMember,
+  stockReservationMember,
+} from "./two-step-request.ts";

@@ -23,25 +23,15 @@ import {
 } from "./issue-coupon.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { acceptingScript, type ReplicaWait } from "./replica-wait.ts";
-
-/** How long after its reservation a commit may still record the issue; the sweep waits far longer. */
-export const COMMIT_WINDOW_MS = 5_000;
-
-const GO_ON = 2;
-const CONFLICT = -100;
-const TOO_LATE = -101;
-
-/**
- * The commit came later than COMMIT_WINDOW_MS after the reservation (the intake stalled between the steps):
- * nothing was recorded and the unit was given back. Answered like a store that did not answer in time (503,
- * retry with the same Idempotency-Key).
- */
-export class CommitTooLateError extends Error {
-  constructor(what: string) {
-    super(`${what} was not recorded: its commit came more than ${COMMIT_WINDOW_MS} ms after its reservation`);
-    this.name = "CommitTooLateError";
-  }
-}
+import {
+  ADMITTED,
+  COMMIT_TOO_LATE,
+  COMMIT_WINDOW_MS,
+  CommitTooLateError,
+  inBackground,
+  KEY_CONFLICT,
+  reservationMember,
+} from "./two-step-request.ts";
 
 export async function issueCouponInTwoSteps(
   redis: ScriptedRedis,
@@ -61,9 +51,9 @@ export async function issueCouponInTwoSteps(
     keys.couponHolders(message.couponId),
     keys.couponReservations(message.couponId),
   ] as const;
-  const release = () =>
-    // If this fails, the worker's sweep gives the unit back later; the answer does not wait for it.
-    void redis.releaseCoupon(...coupon, message.id, message.userId).catch(() => {});
+  // A refusal answers once its unit is back (a refused issue changes nothing); a release that fails is left to
+  // the worker's sweep, so it never turns the refusal into an error.
+  const release = () => redis.releaseCoupon(...coupon, message.id, message.userId).catch(() => 0);
 
   const [admitted, reserved] = await Promise.allSettled([
     acceptingScript(redis, replicaWait, "admitRequest", stream)(
@@ -78,12 +68,12 @@ export async function issueCouponInTwoSteps(
   const held = reserved.status === "fulfilled" && reserved.value[0] === 1;
   if (admitted.status === "rejected" || reserved.status === "rejected") {
     // A reservation whose reply was lost is swept; one that answered is given back now.
-    if (held) release();
+    if (held) await release();
     throw admitted.status === "rejected" ? admitted.reason : (reserved as PromiseRejectedResult).reason;
   }
   const [admitCode, admitValue, admitInfo, admitReplayed] = admitted.value;
-  if (admitCode !== GO_ON) {
-    if (held) release();
+  if (admitCode !== ADMITTED) {
+    if (held) await release();
     return userSideAnswer(admitCode, admitValue, admitInfo, admitReplayed);
   }
   if (!held) {
@@ -120,17 +110,12 @@ export async function issueCouponInTwoSteps(
   );
   if (code === IssueCouponCode.accepted) {
     // The unit is the issue's: strike the reservation off the list (a sweep would, finding the issue recorded).
-    void redis.zrem(coupon[2], reservationMember(message.id, message.userId)).catch(() => {});
+    inBackground(redis.zrem(coupon[2], reservationMember(message.id, message.userId)));
     return { result: "accepted", id: value, admission: admissionInfo(admitInfo) };
   }
-  release();
-  if (code === TOO_LATE) throw new CommitTooLateError(`coupon issue ${message.id}`);
+  await release();
+  if (code === COMMIT_TOO_LATE) throw new CommitTooLateError(`coupon issue ${message.id}`);
   return userSideAnswer(code, value, admitInfo, replayed);
-}
-
-/** A reservation as listed: the request's id and its user's (user ids hold no space). */
-export function reservationMember(id: string, userId: string): string {
-  return `${id} ${userId}`;
 }
 
 /** What the user's slot answered instead of going on: a replay, a conflict, or an admission refusal. */
@@ -142,7 +127,7 @@ function userSideAnswer(
 ): IssueCouponOutcome {
   if (code === IssueCouponCode.replayed)
     return { result: "replayed", id: value, admission: admissionInfo(info) };
-  if (code === CONFLICT) return { result: "conflict", existingId: value };
+  if (code === KEY_CONFLICT) return { result: "conflict", existingId: value };
   const refusal = admissionRefusal(code, value);
   if (refusal) return refusal;
   return couponRefusal(code, value, replayed === 1);

@@ -86,11 +86,20 @@ export class QueueKeys {
   }
 
   /**
-   * The units of a product one user holds in orders awaiting payment (the per-user cap). In the product's slot,
-   * so the reserve script reads it beside the product's state.
+   * The units of a product one user holds in orders awaiting payment (the per-user cap). In the user's partition
+   * slot, beside the order's state that marks them counted, so paying or ending an order lowers them in one
+   * slot. (Before they were in the product's slot, `{prd_...}:unpaid:<userId>`: left to their TTL on upgrade.)
    */
   unpaidUnits(productId: string, userId: string): string {
-    return `${this.prefix}{${productId}}:unpaid:${userId}`;
+    return `${this.prefix}{p${this.partitionForUser(userId)}}:unpaid:${productId}:${userId}`;
+  }
+
+  /**
+   * On a Redis Cluster, set once an ended order's units of this product went back to its stock
+   * (return-stock-2.lua): a redelivered release returns nothing twice.
+   */
+  stockReturned(productId: string, orderId: string): string {
+    return `${this.prefix}{${productId}}:returned:${orderId}`;
   }
 
   /** What an accepted order reserved (lines, coupon) and whether it was released: release runs once. */

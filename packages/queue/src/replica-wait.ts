@@ -55,7 +55,9 @@ export type AcceptingScript =
   | "reserveOrder"
   | "admitRequest"
   | "reserveCoupon"
-  | "commitCouponIssue";
+  | "commitCouponIssue"
+  | "reserveStock"
+  | "commitOrder";
 
 /**
  * The script as a function of its usual arguments (keys, then arguments): sent alone when no replica must

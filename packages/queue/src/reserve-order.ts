@@ -9,6 +9,7 @@ import {
 } from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "./replica-wait.ts";
+import { reserveOrderInTwoSteps } from "./reserve-order-in-two-steps.ts";
 
 /** The return codes of reserve-order-n.lua, the one place they are named (admission codes aside). */
 export const ReserveOrderCode = {
@@ -91,13 +92,17 @@ export const NO_COUPON = "-";
  * A coupon issue's record lives in its holder's partition (the id names the holder's bucket), which is the
  * orderer's unless someone presents another user's coupon: then the script finds it and says whose it is.
  */
-function couponIssueKey(keys: QueueKeys, userPartition: number, couponIssueId: string | undefined): string {
+export function couponIssueKey(
+  keys: QueueKeys,
+  userPartition: number,
+  couponIssueId: string | undefined,
+): string {
   if (couponIssueId === undefined) return keys.couponIssue(userPartition, NO_COUPON);
   return keys.couponIssue(keys.partitionForOperation(couponIssueId) ?? userPartition, couponIssueId);
 }
 
 /**
- * The intake's whole Redis budget for an order: ONE script call (admission, idempotency, per-user cap and stock
+ * The intake's whole Redis budget for an order on one Redis: ONE script call (admission, idempotency, per-user cap and stock
  * of every line, coupon, amount, reservation, unpaid units, status and XADD). Do not add calls here; put new checks inside the Lua script.
  * With REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts).
  */
@@ -106,6 +111,8 @@ export async function reserveOrder(
   keys: QueueKeys,
   request: ReserveOrderRequest,
 ): Promise<ReserveOrderOutcome> {
+  // A cluster keeps each product and the user in their own slots: reservations and a commit instead.
+  if (redis.isCluster) return reserveOrderInTwoSteps(redis, keys, request);
   const partition = keys.partitionForUser(request.userId);
   const productKeys = request.items.map((item) => keys.productState(item.productId));
   const orderKeys = [
@@ -142,6 +149,17 @@ export async function reserveOrder(
     request.unpaidUnitsTtlSeconds,
     ...request.items.map((item) => item.quantity),
   );
+  return orderOutcome(request, code, value, info, replayedFlag);
+}
+
+/** An order script's reply as the route's outcome (reserve-order-n.lua's codes; the two-step scripts share them). */
+export function orderOutcome(
+  request: Pick<ReserveOrderRequest, "orderId" | "items">,
+  code: number,
+  value: string,
+  info: string | undefined,
+  replayedFlag: number | undefined,
+): ReserveOrderOutcome {
   const replayed = replayedFlag === 1;
   switch (code) {
     case ReserveOrderCode.accepted:
@@ -184,7 +202,7 @@ export async function reserveOrder(
     default: {
       const refusal = admissionRefusal(code, value);
       if (refusal) return refusal;
-      throw new Error(`reserve-order-n.lua returned an unknown code ${code}`);
+      throw new Error(`an order script returned an unknown code ${code}`);
     }
   }
 }

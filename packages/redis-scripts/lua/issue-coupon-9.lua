@@ -15,10 +15,10 @@
   KEYS[6] idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[8] is "0")
 
   Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..6] the user's partition tag, so they are
-  in different slots and this script runs on one Redis (or Sentinel) only; on a cluster the route answers
-  501 not_on_redis_cluster before calling it (apps/intake/src/routes/redis-cluster-guard.ts). The client
-  address's bucket is no longer among them (take-token-1.lua, sent beside this). The planned cluster layout
-  moves the coupon's units into per-partition allotments in the user's slot (/docs/capacity.md).
+  in different slots and this script runs on one Redis (or Sentinel) only. On a cluster an issue takes two
+  steps instead: reserve-coupon-3.lua beside admit-request-4.lua, then commit-coupon-issue-4.lua
+  (packages/queue/src/issue-coupon-in-two-steps.ts). The client address's bucket is not among the keys
+  (take-token-1.lua, sent beside this).
 
   ARGV[1..5] admission (includes/admission-gate.lua), then, numbered as the script sees them:
   ARGV[1] issue id (new, minted by the intake)

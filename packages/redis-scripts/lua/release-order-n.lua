@@ -8,7 +8,7 @@
   KEYS[1]      order state        {p}:order:<orderId>
   KEYS[2]      coupon redemption  {p}:cis:<couponIssueId> (a key that never exists when the order has none)
   KEYS[2+i]    product state      {prd_...}:product of line i
-  KEYS[2+n+i]  unpaid units       {prd_...}:unpaid:<userId> of line i's product
+  KEYS[2+n+i]  unpaid units       {p}:unpaid:<productId>:<userId> of line i's product
   ARGV[1]      order id
   ARGV[1+i]    quantity of line i
 

@@ -16,13 +16,14 @@
   KEYS[5]    coupon redemption   {p'}:cis:<couponIssueId>, in its holder's partition (the orderer's when it is
                                  theirs); a key that never exists when the order has none
   KEYS[5+i]  product state       {prd_...}:product  price, available, maxUnitsPerUser (absent: ARGV[11]); line i's
-  KEYS[5+n+i] unpaid units       {prd_...}:unpaid:<userId>  this user's units of line i's product in orders
+  KEYS[5+n+i] unpaid units       {p}:unpaid:<productId>:<userId>  this user's units of line i's product in orders
                                  awaiting payment (includes/unpaid-units.lua)
 
-  Redis Cluster: KEYS[1..5] carry the user's partition tag, each product (with its unpaid counters) its own; like
-  issue-coupon-9.lua this script runs on one Redis (or Sentinel); on a cluster the route answers 501
-  not_on_redis_cluster before calling it. (The client address's bucket is take-token-1.lua's, sent beside
-  this.) The planned cluster layout moves each product's stock into per-partition allotments in the user's slot.
+  Redis Cluster: KEYS[1..5] and the unpaid counters carry the user's partition tag, each product its own; like
+  issue-coupon-9.lua this script runs on one Redis (or Sentinel). On a cluster an order takes two steps
+  instead: reserve-stock-2.lua in each product's slot beside admit-request-4.lua, then commit-order-5.lua in the
+  user's (packages/queue/src/reserve-order-in-two-steps.ts). (The client address's bucket is take-token-1.lua's,
+  sent beside this.)
 
   ARGV[1] order id (new, minted by the intake)
   ARGV[2] user id

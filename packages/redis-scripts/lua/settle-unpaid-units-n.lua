@@ -6,7 +6,7 @@
 
   n is the number of order lines.
   KEYS[1]    order state   {p}:order:<orderId>
-  KEYS[1+i]  unpaid units  {prd_...}:unpaid:<userId> of line i's product
+  KEYS[1+i]  unpaid units  {p}:unpaid:<productId>:<userId> of line i's product
   ARGV[i]    quantity of line i
 
   Returns 1 lowered now, 0 nothing to lower (settled or released before, or never counted: nothing to pay),

@@ -54,6 +54,31 @@ export interface ScriptCommands {
     code: number,
     value: string,
   ): Promise<[number, string, string?, number?]>;
+  /** reserve-stock-2.lua: product state, reservations; order id, user id, units. [1, price, cap, reservedAtMs]. */
+  reserveStock(
+    productStateKey: string,
+    reservationsKey: string,
+    orderId: string,
+    userId: string,
+    units: number,
+  ): Promise<[number, string, string?, number?]>;
+  /** release-stock-2.lua: product state, reservations; order id, user id, units. 1 released, 0 nothing held. */
+  releaseStock(
+    productStateKey: string,
+    reservationsKey: string,
+    orderId: string,
+    userId: string,
+    units: number,
+  ): Promise<number>;
+  /** return-stock-2.lua: product state, the order's marker; units, marker TTL. 1 returned now, 0 before. */
+  returnStock(
+    productStateKey: string,
+    markerKey: string,
+    units: number,
+    markerTtlSeconds: number,
+  ): Promise<number>;
+  /** commit-order-5.lua: 5 keys, then 15 arguments and 4 per line. */
+  commitOrder(...keysThenArgs: (string | number)[]): Promise<[number, string, string?, number?]>;
   changeProduct(
     productStateKey: string,
     price: number | "",
@@ -161,6 +186,14 @@ export interface ScriptedPipeline extends ChainableCommander {
     userId: string,
   ): ScriptedPipeline;
   commitCouponIssue(...keysThenArgs: (string | number)[]): ScriptedPipeline;
+  reserveStock(
+    productStateKey: string,
+    reservationsKey: string,
+    orderId: string,
+    userId: string,
+    units: number,
+  ): ScriptedPipeline;
+  commitOrder(...keysThenArgs: (string | number)[]): ScriptedPipeline;
 }
 
 const camelCase = (name: string) => name.replace(/-([a-z])/g, (_, char: string) => char.toUpperCase());

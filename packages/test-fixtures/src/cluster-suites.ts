@@ -61,11 +61,18 @@ export const clusterSuites: string[] = [
   "apps/worker/test/shard-outage.test.ts",
   "apps/worker/test/refunds-concurrent.test.ts",
   "apps/worker/test/webhook-outbox.test.ts",
-  // Orders refused clearly (501) until they run on a cluster.
-  "apps/intake/test/redis-cluster-guard.test.ts",
   // Coupon issues: a reservation in the coupon's slot and a commit in the user's (issue-coupon-in-two-steps.ts).
   "apps/intake/test/coupon-issues.test.ts",
   "apps/intake/test/coupon-reads.test.ts",
   "apps/intake/test/coupons-admin.test.ts",
   "packages/queue/test/coupon-two-steps.test.ts",
+  // Orders: stock reserved in each product's slot, the order recorded in the user's (reserve-order-in-two-steps.ts);
+  // ended orders give their stock back per product (release-order.ts).
+  "apps/intake/test/idempotent-refusals.test.ts",
+  "apps/intake/test/orders-accept.test.ts",
+  "apps/intake/test/orders-unit-limit.test.ts",
+  "apps/intake/test/order-reads.test.ts",
+  "apps/worker/test/orders-expiry.test.ts",
+  "apps/worker/test/orders-lifecycle.test.ts",
+  "apps/worker/test/orders-unit-limit.test.ts",
 ];

@@ -14,6 +14,7 @@ import {
 import { Gauge } from "@floodgate/metrics";
 import {
   type AdmissionRefusal,
+  ORDER_STATE_GRACE_SECONDS,
   type ReserveOrderOutcome,
   readAvailable,
   replicaWaitOf,
@@ -27,13 +28,9 @@ import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/erro
 import { orderConflictResponseSchema } from "../orders/order-problem-schema.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
-import { refuseOnRedisCluster } from "./redis-cluster-guard.ts";
 import { requestFingerprint } from "./request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
-
-/** Longer than any order stays unpaid, so its release still finds what it reserved. */
-const ORDER_STATE_GRACE_SECONDS = 7 * 86_400;
 
 /**
  * How long a user's unpaid-units counter outlives the last order that raised it: a safety net for an order state
@@ -81,7 +78,6 @@ export async function ordersRoute(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      refuseOnRedisCluster(app.config, "orders");
       const { config, metrics } = app;
       const { items, couponIssueId } = request.body;
       const userId = actingUser(request.caller, request.body.userId);

@@ -1,4 +1,5 @@
--- A user's live unpaid units of a product: {prd_...}:unpaid:<userId>, a counter in the product's slot that
+-- A user's live unpaid units of a product: {p}:unpaid:<productId>:<userId>, a counter in the user's partition
+-- slot (beside the order's state, so settling is one slot on a Redis Cluster) that
 -- reserve-order-n.lua raises by what an order (of amount > 0) reserves and marks that order's state `unpaid`.
 -- The order stops being unpaid once: paid (settle-unpaid-units-n.lua) or ended without a sale
 -- (release-order-n.lua). Whichever comes first deletes the mark and lowers the counters; a redelivery, or the
