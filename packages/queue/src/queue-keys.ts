@@ -79,6 +79,20 @@ export class QueueKeys {
     return `${this.prefix}{${productId}}:unpaid:${userId}`;
   }
 
+  /**
+   * Units reserved in the item's slot by the first step of a coupon issue / order on a Redis Cluster, until the
+   * user's slot records the request (or a sweep gives them back). A sorted set: member the issue or order id,
+   * score when it was reserved (epoch ms).
+   */
+  couponReservations(couponId: string): string {
+    return `${this.prefix}{${couponId}}:reservations`;
+  }
+
+  /** The same for a product: units reserved by an order's first step on a cluster (see couponReservations). */
+  productReservations(productId: string): string {
+    return `${this.prefix}{${productId}}:reservations`;
+  }
+
   /** What an accepted order reserved (lines, coupon) and whether it was released: release runs once. */
   orderState(partition: number, orderId: string): string {
     return `${this.prefix}{p${partition}}:order:${orderId}`;
