@@ -18,7 +18,7 @@
 // need a Redis of their own and stay out: the cluster is shared by every listed file.
 // Not yet: files that issue coupons or reserve orders (their scripts still span the coupon's or the products'
 // slots and the user's: CROSSSLOT, a 500, until coupons and stock move to per-partition allotments), and
-// files that need them (order expiries, order refunds, reconcile's repairs).
+// files that need them (order expiries, order refunds, reconcile.test.ts, which drives them).
 // Their owners add them as their steps land.
 // The reporter names the project of each file: "|single|" or "|cluster|".
 export const clusterSuites: string[] = [
@@ -62,6 +62,8 @@ export const clusterSuites: string[] = [
   "apps/worker/test/shard-outage.test.ts",
   "apps/worker/test/refunds-concurrent.test.ts",
   "apps/worker/test/webhook-outbox.test.ts",
+  // Reconcile's repairs, one WATCH + MULTI per slot, on drift seeded without the intake.
+  "packages/reconcile/test/cluster-repairs.test.ts",
   // Coupon issues and orders refused clearly (501) until they run on a cluster.
   "apps/intake/test/redis-cluster-guard.test.ts",
 ];
