@@ -55,7 +55,7 @@ export interface ReconcileReport {
   /** Items found drifted: the "reconcile drift" figure. */
   drift: number;
   repaired: number;
-  /** Drift left as it is (Postgres-side, or a repair that did not apply); 0 in a dry run. */
+  /** Drift left as it is (Postgres-side, a repair that did not apply, an item in flight). */
   unrepaired: number;
 }
 
