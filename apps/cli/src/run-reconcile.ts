@@ -30,7 +30,7 @@ export async function runReconcile(
   // Repairing Redis from a shard that is not the one its position says would copy the wrong shard's counts.
   await checkShardIdentities(target.databaseUrl, target.shardUrls);
   await refuseDuringBucketMove(target.databaseUrl);
-  // Its own connection: reconcile WATCHes keys on it.
+  // Its own connection for the reads; the repairs open their own, one per node, for their WATCHes.
   const redis = createRedis(target.redisUrl, { name: "floodgate-reconcile" });
   redis.on("error", () => {}); // reported by the command that fails, not as an unhandled event
   const global = createKysely<GlobalDatabase>(target.databaseUrl, {

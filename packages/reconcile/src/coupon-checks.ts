@@ -1,12 +1,16 @@
 // Per coupon: the shards' issues against the definition (no more than its quantity, one per user) and, with
 // the queue drained, Redis' state against them: the definition fields, `issued` = rows, holders = the rows'
-// users, and each issue's redemption record (its `orderId` naming the live order that uses it, if any).
+// users, and each issue's redemption record (its `orderId` naming the live order that uses it, if any), unless
+// units of it are reserved by a request still in flight.
 
 import type { CouponsTable } from "@floodgate/db";
+import type { QueueKeys } from "@floodgate/queue";
+import type { Cluster, Redis } from "ioredis";
 import type { Selectable } from "kysely";
 import { type CouponIssueRow, checkIssueRecords } from "./coupon-issue-records.ts";
-import type { DriftFinding } from "./drift-finding.ts";
+import type { DriftFinding, SlotRead, SlotWrite } from "./drift-finding.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
+import { reservationsPending } from "./reservations-pending.ts";
 
 export type CouponRow = Selectable<CouponsTable>;
 
@@ -17,7 +21,10 @@ export async function listCoupons(stores: ReconcileStores): Promise<CouponRow[]>
   return stores.global.selectFrom("coupons").selectAll().orderBy("id").execute();
 }
 
-/** One query per shard for the issues; with `compareRedis` a WATCH, the state, the holders and the records. */
+/**
+ * One query per shard for the issues; with `compareRedis` the state, the holders, the reservations and the
+ * records. Not watched here: a repair reads the coupon's slot again under WATCH (slot-repairs.ts).
+ */
 export async function checkCoupon(
   stores: ReconcileStores,
   coupon: CouponRow,
@@ -36,13 +43,46 @@ export async function checkCoupon(
   ).flat();
   const findings = postgresFindings(coupon, rows);
   if (!compareRedis) return findings;
-  const stateKey = stores.keys.couponState(coupon.id);
-  const holdersKey = stores.keys.couponHolders(coupon.id);
-  await stores.redis.watch(stateKey, holdersKey);
-  findings.push(...stateFindings(coupon, rows.length, stateKey, await stores.redis.hgetall(stateKey)));
-  findings.push(...holderFindings(coupon, rows, holdersKey, await readHolders(stores, holdersKey)));
+  const { keys } = stores;
+  const redis = await readCouponRedis(stores.redis, keys, coupon.id);
+  if (redis.reservations > 0)
+    return [...findings, reservationsPending("coupon", coupon.id, redis.reservations)];
+  const read: SlotRead = {
+    slot: `coupon ${coupon.id}`,
+    keys: [keys.couponState(coupon.id), keys.couponHolders(coupon.id), keys.couponReservations(coupon.id)],
+    seen: snapshot(redis),
+    read: async (connection) => snapshot(await readCouponRedis(connection, keys, coupon.id)),
+  };
+  findings.push(...stateFindings(coupon, rows.length, read, redis.state));
+  findings.push(...holderFindings(coupon, rows, read, redis.holders));
   findings.push(...(await checkIssueRecords(stores, coupon, rows)));
   return findings;
+}
+
+interface RedisCouponState {
+  state: Record<string, string>;
+  holders: Map<string, string>;
+  /** Units reserved by requests in flight (on a cluster; see reservations-pending.ts). */
+  reservations: number;
+}
+
+async function readCouponRedis(
+  redis: Redis | Cluster,
+  keys: QueueKeys,
+  couponId: string,
+): Promise<RedisCouponState> {
+  const [state, holders, reservations] = await Promise.all([
+    redis.hgetall(keys.couponState(couponId)),
+    readHolders(redis, keys.couponHolders(couponId)),
+    redis.zcard(keys.couponReservations(couponId)),
+  ]);
+  return { state, holders, reservations };
+}
+
+/** Field order aside (a hash's order is not its content), what was read. */
+function snapshot({ state, holders, reservations }: RedisCouponState): string {
+  const byKey = (a: [string, string], b: [string, string]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  return JSON.stringify([Object.entries(state).sort(byKey), [...holders].sort(byKey), reservations]);
 }
 
 function postgresFindings(coupon: CouponRow, rows: CouponIssueRow[]): DriftFinding[] {
@@ -72,9 +112,11 @@ function postgresFindings(coupon: CouponRow, rows: CouponIssueRow[]): DriftFindi
 function stateFindings(
   coupon: CouponRow,
   issued: number,
-  key: string,
+  read: SlotRead,
   state: Record<string, string>,
 ): DriftFinding[] {
+  const key = read.keys[0]!;
+  const repair = (summary: string, write: SlotWrite["write"]) => ({ summary, writes: [{ read, write }] });
   const subject = { subject: "coupon", id: coupon.id, needsDrained: true } as const;
   // The format writeCouponState uses: the window in epoch ms, "" for none.
   const definition = {
@@ -88,10 +130,9 @@ function stateFindings(
         ...subject,
         kind: "coupon_state_missing",
         detail: "redis coupon state missing",
-        repair: {
-          summary: `rebuilt from the definition, issued ${issued}`,
-          write: (tx) => tx.hset(key, { ...definition, issued }),
-        },
+        repair: repair(`rebuilt from the definition, issued ${issued}`, (tx) =>
+          tx.hset(key, { ...definition, issued }),
+        ),
       },
     ];
   }
@@ -103,7 +144,7 @@ function stateFindings(
       ...subject,
       kind: "coupon_definition",
       detail: `redis ${changed.map(([field]) => `${field} ${state[field] ?? "missing"}`).join(", ")}; definition ${changed.map(([field, value]) => `${field} ${value || '""'}`).join(", ")}`,
-      repair: { summary: "set from the definition", write: (tx) => tx.hset(key, fix) },
+      repair: repair("set from the definition", (tx) => tx.hset(key, fix)),
     });
   }
   if (state.issued !== String(issued)) {
@@ -111,18 +152,18 @@ function stateFindings(
       ...subject,
       kind: "coupon_issued_count",
       detail: `redis issued ${state.issued ?? "missing"}, issues on the shards ${issued}`,
-      repair: { summary: `issued = ${issued}`, write: (tx) => tx.hset(key, "issued", issued) },
+      repair: repair(`issued = ${issued}`, (tx) => tx.hset(key, "issued", issued)),
     });
   }
   return findings;
 }
 
 /** HSCAN, not HGETALL: a drop's holders may be many, and one huge reply would stall the intake's calls. */
-async function readHolders(stores: ReconcileStores, key: string): Promise<Map<string, string>> {
+async function readHolders(redis: Redis | Cluster, key: string): Promise<Map<string, string>> {
   const holders = new Map<string, string>();
   let cursor = "0";
   do {
-    const [next, flat] = await stores.redis.hscan(key, cursor, "COUNT", HSCAN_COUNT);
+    const [next, flat] = await redis.hscan(key, cursor, "COUNT", HSCAN_COUNT);
     cursor = next;
     for (let i = 0; i + 1 < flat.length; i += 2) holders.set(flat[i]!, flat[i + 1]!);
   } while (cursor !== "0");
@@ -132,9 +173,10 @@ async function readHolders(stores: ReconcileStores, key: string): Promise<Map<st
 function holderFindings(
   coupon: CouponRow,
   rows: CouponIssueRow[],
-  key: string,
+  read: SlotRead,
   holders: Map<string, string>,
 ): DriftFinding[] {
+  const key = read.keys[1]!;
   const expected = new Map(rows.map((row) => [row.user_id, row.id]));
   const missing: string[] = [];
   const wrong: string[] = [];
@@ -160,11 +202,17 @@ function holderFindings(
       needsDrained: true,
       repair: {
         summary: `holders = the ${rows.length} issues' users`,
-        write: (tx) => {
-          for (let i = 0; i < toSet.length; i += 2 * HSET_CHUNK)
-            tx.hset(key, ...toSet.slice(i, i + 2 * HSET_CHUNK));
-          for (let i = 0; i < extra.length; i += HSET_CHUNK) tx.hdel(key, ...extra.slice(i, i + HSET_CHUNK));
-        },
+        writes: [
+          {
+            read,
+            write: (tx) => {
+              for (let i = 0; i < toSet.length; i += 2 * HSET_CHUNK)
+                tx.hset(key, ...toSet.slice(i, i + 2 * HSET_CHUNK));
+              for (let i = 0; i < extra.length; i += HSET_CHUNK)
+                tx.hdel(key, ...extra.slice(i, i + HSET_CHUNK));
+            },
+          },
+        ],
       },
     },
   ];

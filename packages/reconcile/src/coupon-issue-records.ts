@@ -4,7 +4,7 @@
 
 import { execOrThrow } from "@floodgate/queue";
 import type { CouponRow } from "./coupon-checks.ts";
-import type { DriftFinding } from "./drift-finding.ts";
+import type { DriftFinding, SlotRead, SlotWrite } from "./drift-finding.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
 
 export interface CouponIssueRow {
@@ -18,8 +18,8 @@ const CHUNK = 1000;
 
 /**
  * Reads a thousand issues at a time, one pipeline per partition (each record is in its holder's partition, so each
- * pipeline is one slot, as a cluster requires), the partitions' pipelines all sent at once. Not watched: only
- * scripts that append to a stream change these keys.
+ * pipeline is one slot, as a cluster requires), the partitions' pipelines all sent at once. The repair writes
+ * per partition, each partition's in that slot's own transaction, after reading its records again under WATCH.
  */
 export async function checkIssueRecords(
   stores: ReconcileStores,
@@ -27,8 +27,9 @@ export async function checkIssueRecords(
   rows: CouponIssueRow[],
 ): Promise<DriftFinding[]> {
   const { keys, redis } = stores;
-  const missing: { key: string; fields: Record<string, string> }[] = [];
-  const changed: { key: string; set: Record<string, string>; unsetOrder: boolean }[] = [];
+  const fixes = new Map<number, RecordFix[]>();
+  let missing = 0;
+  let changed = 0;
   for (let start = 0; start < rows.length; start += CHUNK) {
     const chunk = rows.slice(start, start + CHUNK);
     const recordKeys = chunk.map((row) => {
@@ -45,21 +46,30 @@ export async function checkIssueRecords(
         discountValue: String(coupon.discount_value),
       };
       const orderId = row.status === "used" ? row.order_id : null;
-      const { key } = recordKeys[i]!;
+      const { partition, key } = recordKeys[i]!;
+      const note = (fix: Omit<RecordFix, "key" | "seen">) => {
+        const list = fixes.get(partition) ?? [];
+        list.push({ key, seen: recordSnapshot(record), ...fix });
+        fixes.set(partition, list);
+      };
       if (Object.keys(record).length === 0) {
-        missing.push({ key, fields: orderId ? { ...expected, orderId } : expected });
+        missing++;
+        note({ set: orderId ? { ...expected, orderId } : expected, unsetOrder: false });
         return;
       }
       const set = Object.fromEntries(Object.entries(expected).filter(([field, v]) => record[field] !== v));
       if (orderId && record.orderId !== orderId) set.orderId = orderId;
       const unsetOrder = !orderId && record.orderId !== undefined;
-      if (Object.keys(set).length > 0 || unsetOrder) changed.push({ key, set, unsetOrder });
+      if (Object.keys(set).length > 0 || unsetOrder) {
+        changed++;
+        note({ set, unsetOrder });
+      }
     });
   }
-  if (missing.length + changed.length === 0) return [];
+  if (missing + changed === 0) return [];
   const parts = [
-    missing.length > 0 ? `${missing.length} missing` : "",
-    changed.length > 0 ? `${changed.length} disagreeing (fields or the order using it)` : "",
+    missing > 0 ? `${missing} missing` : "",
+    changed > 0 ? `${changed} disagreeing (fields or the order using it)` : "",
   ].filter(Boolean);
   return [
     {
@@ -70,17 +80,48 @@ export async function checkIssueRecords(
       needsDrained: true,
       repair: {
         summary: "set from the issues and the orders using them",
-        write: (tx) => {
-          for (const { key, fields } of missing) tx.hset(key, fields);
-          for (const { key, set, unsetOrder } of changed) {
-            if (Object.keys(set).length > 0) tx.hset(key, set);
-            if (unsetOrder) tx.hdel(key, "orderId");
-          }
-        },
+        writes: [...fixes].map(([partition, list]) => partitionWrite(partition, list)),
       },
     },
   ];
 }
+
+/** One record to set right: what the check read of it and what to write. */
+interface RecordFix {
+  key: string;
+  seen: string;
+  set: Record<string, string>;
+  unsetOrder: boolean;
+}
+
+/** The records to set right in one partition: watched and read again, then written in its slot's MULTI. */
+function partitionWrite(partition: number, fixes: RecordFix[]): SlotWrite {
+  const read: SlotRead = {
+    slot: `partition ${partition}`,
+    keys: fixes.map((fix) => fix.key),
+    seen: JSON.stringify(fixes.map((fix) => fix.seen)),
+    read: async (redis) => {
+      const replies = await execOrThrow(
+        fixes.reduce((pipeline, fix) => pipeline.hgetall(fix.key), redis.pipeline()),
+        `reading ${fixes.length} coupon issue records again`,
+      );
+      return JSON.stringify(replies.map((record) => recordSnapshot(record as Record<string, string>)));
+    },
+  };
+  return {
+    read,
+    write: (tx) => {
+      for (const { key, set, unsetOrder } of fixes) {
+        if (Object.keys(set).length > 0) tx.hset(key, set);
+        if (unsetOrder) tx.hdel(key, "orderId");
+      }
+    },
+  };
+}
+
+/** Field order aside, a record as read. */
+const recordSnapshot = (record: Record<string, string>) =>
+  JSON.stringify(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** HGETALL of every key, in the keys' order: one pipeline per partition, all at once. */
 async function readHashesByPartition(

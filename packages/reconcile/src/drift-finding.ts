@@ -1,6 +1,6 @@
 // What reconcile found: one finding per drifted item, with the Redis writes that set it right, or none when
 // only a person can settle it (Postgres is the truth reconcile repairs Redis from; nothing checks Postgres).
-import type { ChainableCommander } from "ioredis";
+import type { ChainableCommander, Redis } from "ioredis";
 
 export type DriftKind =
   // Postgres, products
@@ -22,6 +22,8 @@ export type DriftKind =
   | "coupon_issued_count"
   | "coupon_holders"
   | "coupon_issue_records"
+  // Redis, products and coupons: units reserved by a request still in flight (not drift; nothing compared)
+  | "reservations_pending"
   // Postgres, money (wallet-checks.ts)
   | "wallet_balance" // balance != deposits - payments + refunds
   | "payment_refunded"; // a payment's refunded total != its succeeded refunds
@@ -31,8 +33,29 @@ export type DriftOutcome = "repaired" | "would_repair" | "not_repaired" | "needs
 export interface RedisRepair {
   /** What the repair sets, for the report: "available = 10". */
   summary: string;
-  /** Adds the writes to the transaction that applies every repair at once. */
+  /** Its writes, each within one slot; each slot's writes (of every finding) go in that slot's own MULTI. */
+  writes: SlotWrite[];
+}
+
+export interface SlotWrite {
+  /** What the writes were computed from: read again under WATCH before they are applied. */
+  read: SlotRead;
+  /** Adds the writes to the slot's transaction. */
   write(transaction: ChainableCommander): void;
+}
+
+/**
+ * What the check read in one slot to decide repairs there. The repair step WATCHes `keys` on the connection that
+ * sends the slot's MULTI, reads them again with `read`, and applies only if that gives `seen` once more.
+ */
+export interface SlotRead {
+  /** The slot as the report names it, which also groups the repairs: "product prd_..", "partition 3". */
+  slot: string;
+  /** The keys read, all in that slot. */
+  keys: string[];
+  /** What the check read, serialized by `read`'s own rules. */
+  seen: string;
+  read(redis: Redis): Promise<string>;
 }
 
 export interface DriftFinding {
@@ -46,6 +69,8 @@ export interface DriftFinding {
   /** Only meaningful with the queue drained (Redis comparisons and the ledger against the orders). */
   needsDrained: boolean;
   outcome?: DriftOutcome;
+  /** Why it is "not_repaired": which slots changed before their repair, or what is still in flight. */
+  notApplied?: string;
 }
 
 /** Why Postgres-side drift is reported and left alone: which side is right depends on what happened. */

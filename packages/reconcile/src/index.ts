@@ -1,4 +1,11 @@
-export type { DriftFinding, DriftKind, DriftOutcome, RedisRepair } from "./drift-finding.ts";
+export type {
+  DriftFinding,
+  DriftKind,
+  DriftOutcome,
+  RedisRepair,
+  SlotRead,
+  SlotWrite,
+} from "./drift-finding.ts";
 export { inFlight, type QueueActivity, readQueueActivity, sameActivity } from "./queue-activity.ts";
 export {
   type ReconcileOptions,

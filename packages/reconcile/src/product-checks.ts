@@ -1,9 +1,12 @@
 // Per product: the Postgres invariant (received = stock + ledger units, ledger units = units in live orders,
 // stock >= 0) and, with the queue drained, Redis' state against Postgres (price, available = stock, the
-// product's own per-user cap).
+// product's own per-user cap), unless units of it are reserved by a request still in flight.
 import { auditProducts, type ProductAudit } from "@floodgate/db";
-import type { DriftFinding } from "./drift-finding.ts";
+import type { QueueKeys } from "@floodgate/queue";
+import type { Cluster, Redis } from "ioredis";
+import type { DriftFinding, SlotRead, SlotWrite } from "./drift-finding.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
+import { reservationsPending } from "./reservations-pending.ts";
 
 export async function listProductIds(stores: ReconcileStores): Promise<string[]> {
   const rows = await stores.global.selectFrom("products").select("id").orderBy("id").execute();
@@ -12,8 +15,8 @@ export async function listProductIds(stores: ReconcileStores): Promise<string[]>
 
 /**
  * One query on the global database and one per shard for the audit, one for the prices, and with
- * `compareRedis` a WATCH and one pipeline: the keys stay watched until the repairs are applied, so an admin
- * change landing in between aborts them.
+ * `compareRedis` each product's state and reservations (its own slot), all products' reads sent at once. Not
+ * watched here: a repair reads them again under WATCH in its own transaction (slot-repairs.ts).
  */
 export async function checkProducts(
   stores: ReconcileStores,
@@ -33,24 +36,49 @@ export async function checkProducts(
         .execute()
     ).map((row) => [row.id, { price: Number(row.price), maxUnitsPerUser: row.max_units_per_user }]),
   );
-  const stateKeys = audits.map((audit) => stores.keys.productState(audit.productId));
-  await stores.redis.watch(...stateKeys);
-  const pipeline = stores.redis.pipeline();
-  for (const key of stateKeys) pipeline.hmget(key, "price", "available", "maxUnitsPerUser");
-  const replies = (await pipeline.exec()) ?? [];
+  const { keys } = stores;
+  const states = await Promise.all(
+    audits.map((audit) => readProductRedis(stores.redis, keys, audit.productId)),
+  );
   return audits.flatMap((audit, i) => {
-    const [error, state] = replies[i] ?? [new Error("no reply"), null];
-    if (error) throw error;
-    const [price, available, maxUnitsPerUser] = state as [string | null, string | null, string | null];
-    return [
-      ...postgresFindings(audit),
-      ...redisFindings(audit, rows.get(audit.productId)!, stateKeys[i]!, {
-        price,
-        available,
-        maxUnitsPerUser,
-      }),
-    ];
+    const state = states[i]!;
+    const id = audit.productId;
+    if (state.reservations > 0) {
+      return [...postgresFindings(audit), reservationsPending("product", id, state.reservations)];
+    }
+    const read: SlotRead = {
+      slot: `product ${id}`,
+      keys: [keys.productState(id), keys.productReservations(id)],
+      seen: JSON.stringify(state),
+      read: async (redis) => JSON.stringify(await readProductRedis(redis, keys, id)),
+    };
+    return [...postgresFindings(audit), ...redisFindings(audit, rows.get(id)!, read, state)];
   });
+}
+
+interface RedisProductState {
+  price: string | null;
+  available: string | null;
+  maxUnitsPerUser: string | null;
+  /** Units reserved by requests in flight (on a cluster; see reservations-pending.ts). */
+  reservations: number;
+}
+
+async function readProductRedis(
+  redis: Redis | Cluster,
+  keys: QueueKeys,
+  productId: string,
+): Promise<RedisProductState> {
+  const [[price, available, maxUnitsPerUser], reservations] = await Promise.all([
+    redis.hmget(keys.productState(productId), "price", "available", "maxUnitsPerUser"),
+    redis.zcard(keys.productReservations(productId)),
+  ]);
+  return {
+    price: price ?? null,
+    available: available ?? null,
+    maxUnitsPerUser: maxUnitsPerUser ?? null,
+    reservations,
+  };
 }
 
 function postgresFindings(audit: ProductAudit): DriftFinding[] {
@@ -86,19 +114,15 @@ function postgresFindings(audit: ProductAudit): DriftFinding[] {
   return findings;
 }
 
-interface RedisProductState {
-  price: string | null;
-  available: string | null;
-  maxUnitsPerUser: string | null;
-}
-
 function redisFindings(
   audit: ProductAudit,
   { price, maxUnitsPerUser }: { price: number; maxUnitsPerUser: number | null },
-  key: string,
+  read: SlotRead,
   redis: RedisProductState,
 ): DriftFinding[] {
   const { price: redisPrice, available: redisAvailable } = redis;
+  const key = read.keys[0]!;
+  const repair = (summary: string, write: SlotWrite["write"]) => ({ summary, writes: [{ read, write }] });
   const product = { subject: "product", id: audit.productId, needsDrained: true } as const;
   // Never below zero: a negative Postgres stock is reported above; Redis must not sell what is not there.
   const available = Math.max(0, audit.stock);
@@ -110,10 +134,10 @@ function redisFindings(
         ...product,
         kind: "product_state_missing",
         detail: "redis product state missing",
-        repair: {
-          summary: `rebuilt: price ${price}, available ${available}${maxUnitsPerUser === null ? "" : `, maxUnitsPerUser ${maxUnitsPerUser}`}`,
-          write: (tx) => tx.hset(key, "price", price, "available", available, ...cap),
-        },
+        repair: repair(
+          `rebuilt: price ${price}, available ${available}${maxUnitsPerUser === null ? "" : `, maxUnitsPerUser ${maxUnitsPerUser}`}`,
+          (tx) => tx.hset(key, "price", price, "available", available, ...cap),
+        ),
       },
     ];
   }
@@ -123,7 +147,7 @@ function redisFindings(
       ...product,
       kind: "product_price",
       detail: `redis price ${redisPrice ?? "missing"}, postgres price ${price}`,
-      repair: { summary: `price = ${price}`, write: (tx) => tx.hset(key, "price", price) },
+      repair: repair(`price = ${price}`, (tx) => tx.hset(key, "price", price)),
     });
   }
   if (redisAvailable === null || Number(redisAvailable) !== available) {
@@ -131,7 +155,7 @@ function redisFindings(
       ...product,
       kind: "product_available",
       detail: `redis available ${redisAvailable ?? "missing"}, postgres stock ${audit.stock}`,
-      repair: { summary: `available = ${available}`, write: (tx) => tx.hset(key, "available", available) },
+      repair: repair(`available = ${available}`, (tx) => tx.hset(key, "available", available)),
     });
   }
   const redisCap = redis.maxUnitsPerUser === null ? null : Number(redis.maxUnitsPerUser);
@@ -142,14 +166,10 @@ function redisFindings(
       detail: `redis maxUnitsPerUser ${redis.maxUnitsPerUser ?? "missing"}, postgres ${maxUnitsPerUser ?? "null (the default)"}`,
       repair:
         maxUnitsPerUser === null
-          ? {
-              summary: "maxUnitsPerUser removed (the default)",
-              write: (tx) => tx.hdel(key, "maxUnitsPerUser"),
-            }
-          : {
-              summary: `maxUnitsPerUser = ${maxUnitsPerUser}`,
-              write: (tx) => tx.hset(key, "maxUnitsPerUser", maxUnitsPerUser),
-            },
+          ? repair("maxUnitsPerUser removed (the default)", (tx) => tx.hdel(key, "maxUnitsPerUser"))
+          : repair(`maxUnitsPerUser = ${maxUnitsPerUser}`, (tx) =>
+              tx.hset(key, "maxUnitsPerUser", maxUnitsPerUser),
+            ),
     });
   }
   return findings;

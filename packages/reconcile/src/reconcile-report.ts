@@ -49,6 +49,6 @@ function outcomeText(finding: DriftFinding): string {
     case "needs_human":
       return `not repaired, needs a human: ${NEEDS_HUMAN[finding.kind] ?? "Postgres-side"}`;
     default:
-      return "not repaired";
+      return finding.notApplied ? `not repaired: ${finding.notApplied}` : "not repaired";
   }
 }

@@ -7,7 +7,10 @@ import type { Kysely } from "kysely";
 export interface ReconcileStores {
   global: Kysely<GlobalDatabase>;
   shards: Kysely<ShardDatabase>[];
-  /** A connection used by nothing else during the run: reconcile WATCHes keys on it (WATCH is per connection). */
+  /**
+   * Reads go through it (one Redis or a cluster); the repairs WATCH and EXEC on connections of their own, one
+   * per node, opened from its nodes (node-connections.ts).
+   */
   redis: Redis | Cluster;
   keys: QueueKeys;
 }

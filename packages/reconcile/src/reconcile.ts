@@ -1,15 +1,31 @@
 // Compares the Redis counters with the databases, reports drift and repairs Redis from Postgres. Postgres is
 // the truth: its own inconsistencies are reported for a person to settle, never "repaired" by guesswork.
-// Redis is compared only while the queue is drained, and repaired only if nothing moved since it was read:
-// the keys read are WATCHed, the streams' fingerprint is read again right before one MULTI applies every
-// repair, and any change aborts it (the whole check is then redone).
+// Redis is compared only while the queue is drained, and repaired only if nothing moved since it was read.
+// The repairs are applied per slot, the same way on one Redis and on a Redis Cluster (slot-repairs.ts): each
+// slot's group WATCHes the keys the check read there, reads them again, and MULTIs its writes only if they are
+// unchanged; a group whose keys changed writes nothing and the others still apply (its findings say so, and
+// the check is redone while attempts remain).
+//
+// The streams' fingerprint spans every partition's slot, so it cannot be watched with them: it is read again
+// right before the groups, and if it moved nothing is applied and the check is redone. What remains is the
+// window between that read and each group's EXEC, in which the intake may accept a request and a worker apply
+// it. Harmless: every acceptance that moves an item's counters (a coupon issue, an order, a release) writes the
+// item's own keys in the same script as its stream append (on a cluster, the first step writes the item's
+// slot, reservation included), and the item's keys are what its group watches, so the group either reads the
+// new state and skips, or has its EXEC aborted. A redemption record is written only by such scripts too, and a
+// partition's group watches the records it repairs. The Postgres rows the repair copies are those the check
+// read: a request accepted after the fingerprint's read had changed Redis first, which the group sees.
+// An item with reservations pending (a request between its two steps on a cluster) is not compared at all
+// (reservations-pending.ts), and its reservations set is one of the keys its group watches.
 
 import { checkCoupon, listCoupons } from "./coupon-checks.ts";
 import { checkCouponUses } from "./coupon-use-checks.ts";
 import type { DriftFinding } from "./drift-finding.ts";
+import { NodeConnections } from "./node-connections.ts";
 import { checkProducts, listProductIds } from "./product-checks.ts";
 import { inFlight, type QueueActivity, readQueueActivity, sameActivity } from "./queue-activity.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
+import { applySlotRepairs, settleOutcomes } from "./slot-repairs.ts";
 import { checkWallets } from "./wallet-checks.ts";
 
 export interface ReconcileProgress {
@@ -39,7 +55,7 @@ export interface ReconcileReport {
   /** Items found drifted: the "reconcile drift" figure. */
   drift: number;
   repaired: number;
-  /** Drift left as it is (Postgres-side, or a repair that did not apply); 0 in a dry run. */
+  /** Drift left as it is (Postgres-side, a repair that did not apply, an item in flight). */
   unrepaired: number;
 }
 
@@ -62,32 +78,31 @@ export async function reconcile(
 ): Promise<ReconcileReport> {
   const dryRun = options.dryRun ?? false;
   const attempts = Math.max(1, options.attempts ?? 3);
+  const connections = new NodeConnections(stores.redis);
   let check: Check | undefined;
+  // Repaired by an attempt whose other groups changed: the next check no longer finds them, the report still does.
+  const repairedEarlier: DriftFinding[] = [];
   try {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       check = await checkOnce(stores, options);
-      if (check.moved) {
-        await stores.redis.unwatch();
+      if (check.moved) continue;
+      const repairs = check.findings.filter((finding) => finding.repair);
+      if (!check.compared || dryRun || repairs.length === 0) break;
+      const now = await readQueueActivity(stores.redis, stores.keys);
+      if (!sameActivity(check.queue, now)) {
+        check.latest = now;
+        check.moved = true;
         continue;
       }
-      const repairs = check.findings.filter((finding) => finding.repair);
-      if (!check.compared || dryRun || repairs.length === 0) {
-        await stores.redis.unwatch();
-        break;
-      }
-      const outcome = await applyRepairs(stores, check.queue, repairs);
-      if (outcome === "applied") {
-        for (const finding of repairs) finding.outcome = "repaired";
-        break;
-      }
-      check.latest = outcome;
-      check.moved = true; // the transaction was aborted: something changed after the check read it
+      const changed = await applySlotRepairs(connections, repairs);
+      const unrepaired = settleOutcomes(repairs, changed);
+      if (unrepaired.length === 0 || attempt === attempts) break;
+      repairedEarlier.push(...repairs.filter((finding) => finding.outcome === "repaired"));
     }
-  } catch (error) {
-    await stores.redis.unwatch().catch(() => {});
-    throw error;
+  } finally {
+    connections.close();
   }
-  return report(check!, dryRun, attempts);
+  return report(check!, dryRun, attempts, repairedEarlier);
 }
 
 async function checkOnce(stores: ReconcileStores, options: ReconcileOptions): Promise<Check> {
@@ -124,31 +139,12 @@ async function checkOnce(stores: ReconcileStores, options: ReconcileOptions): Pr
   };
 }
 
-/**
- * One MULTI, applied only if no stream moved and no watched key changed since the check. Returns "applied",
- * or the queue as it was found when the repairs had to be given up.
- */
-async function applyRepairs(
-  stores: ReconcileStores,
-  checked: QueueActivity,
-  repairs: DriftFinding[],
-): Promise<"applied" | QueueActivity> {
-  const { redis, keys } = stores;
-  await redis.watch(...keys.allStreams());
-  const now = await readQueueActivity(redis, keys);
-  if (!sameActivity(checked, now)) {
-    await redis.unwatch();
-    return now;
-  }
-  const transaction = redis.multi();
-  for (const finding of repairs) finding.repair!.write(transaction);
-  const replies = await transaction.exec();
-  if (replies === null) return now; // a watched key changed between the check and EXEC
-  for (const [error] of replies) if (error) throw error;
-  return "applied";
-}
-
-function report(check: Check, dryRun: boolean, attempts: number): ReconcileReport {
+function report(
+  check: Check,
+  dryRun: boolean,
+  attempts: number,
+  repairedEarlier: DriftFinding[],
+): ReconcileReport {
   let redisSkipped: string | null = null;
   let findings = check.findings;
   if (!check.compared) {
@@ -158,6 +154,7 @@ function report(check: Check, dryRun: boolean, attempts: number): ReconcileRepor
   }
   // Comparisons that need a drained queue say nothing about a moving one.
   if (redisSkipped !== null) findings = findings.filter((finding) => !finding.needsDrained);
+  findings = [...repairedEarlier, ...findings];
   for (const finding of findings) {
     finding.outcome ??= finding.repair ? (dryRun ? "would_repair" : "not_repaired") : "needs_human";
   }

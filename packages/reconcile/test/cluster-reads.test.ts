@@ -1,6 +1,6 @@
 // Reconcile's reads over every partition against a real Redis Cluster (3 masters, on free ports): the queue's
 // activity and the coupon issue records are read per slot, so they come out right with the partitions spread
-// over every master. (Its repairs, a WATCH and one MULTI across slots, are not cluster-ready yet.)
+// over every master. (Its repairs, one WATCH + MULTI per slot: cluster-repairs.test.ts.)
 import { newOperationId } from "@floodgate/domain";
 import { CONSUMER_GROUP, createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";

@@ -16,9 +16,6 @@
 // from here), never `new Redis(url)`, which cannot open a cluster URL. A test that must know where it runs
 // reads process.env.FLOODGATE_TEST_REDIS ("cluster" here). Files that kill, restart or reconfigure Redis
 // need a Redis of their own and stay out: the cluster is shared by every listed file.
-// Not yet: files that reserve orders (orders answer 501 not_on_redis_cluster there), and files that need them
-// (order expiries, order refunds, reconcile's repairs).
-// Their owners add them as their steps land.
 // The reporter names the project of each file: "|single|" or "|cluster|".
 export const clusterSuites: string[] = [
   // The per-master tooling itself: cleanup, key listings, key counts, settings.
@@ -75,4 +72,7 @@ export const clusterSuites: string[] = [
   "apps/worker/test/orders-expiry.test.ts",
   "apps/worker/test/orders-lifecycle.test.ts",
   "apps/worker/test/orders-unit-limit.test.ts",
+  // Reconcile's repairs, one WATCH + MULTI per slot: on drift seeded without the intake, and end to end.
+  "packages/reconcile/test/cluster-repairs.test.ts",
+  "packages/reconcile/test/reconcile.test.ts",
 ];

@@ -57,7 +57,7 @@ export async function settledViews(app: IntakeApp, base: string, ids: string[], 
   return views;
 }
 
-/** A reconcile run (its own Redis connection: it WATCHes keys), for the invariants it checks. */
+/** A dry reconcile run on a connection of its own, as the CLI makes one, for the invariants it checks. */
 export async function runReconcile(
   app: IntakeApp,
   global: Kysely<GlobalDatabase>,
