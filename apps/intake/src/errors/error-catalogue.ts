@@ -100,11 +100,6 @@ export const ERRORS = {
     title: "The backlog is longer than this deployment takes new work for; retry later",
     retryable: true,
   },
-  not_on_redis_cluster: {
-    status: 501,
-    title: "Coupon issues and orders do not run on a Redis Cluster yet",
-    retryable: false,
-  },
   busy: {
     status: 503,
     title: "This intake is taking more requests than it can answer in time; retry after Retry-After seconds",

@@ -63,8 +63,6 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
   overloaded:
     "The workers' backlog is longer than this deployment takes new work for: retry after Retry-After seconds with the same Idempotency-Key.",
   busy: "This intake process fell behind its requests (its event loop or Redis is late) and refused this one before doing any work: nothing was stored. Retry after Retry-After seconds with the same Idempotency-Key.",
-  not_on_redis_cluster:
-    "This deployment's Redis is a Redis Cluster, and coupon issues and orders do not run on one yet: their reservation takes the coupon's or the products' keys and the user's in one atomic call, which a cluster refuses across slots. Nothing was stored. Run them on a single Redis primary (REDIS_URL=redis://...), or sell without coupons and stock limits on this deployment.",
   admin_disabled:
     "The operator must set ADMIN_API_KEY for the admin routes to answer; no key can succeed until then.",
   coupon_state_missing:
