@@ -116,6 +116,8 @@ describe("an order in two steps", () => {
       const partition = keys.partitionForOperation(outcome.id)!;
       expect(await redis.hget(keys.status(partition, outcome.id), "status")).toBe("pending");
       expect(await redis.hget(keys.orderState(partition, outcome.id), "amount")).toBe("1000");
+      const userId = (await redis.hget(keys.orderState(partition, outcome.id), "userId"))!;
+      expect(await unpaid(productId, userId)).toBe(1);
       expect(outcome.amount).toBe(1_000);
     }
   });
@@ -128,7 +130,15 @@ describe("an order in two steps", () => {
       { productId: second, quantity: 1 },
       { productId: first, quantity: 3 },
     ]);
-    expect(outcome).toMatchObject({ result: "accepted", amount: 5 * 700 + 300 });
+    if (outcome.result !== "accepted") throw new Error(`expected accepted, got ${outcome.result}`);
+    expect(outcome.amount).toBe(5 * 700 + 300);
+    const status = keys.status(keys.partitionForUser("summer"), outcome.id);
+    const message = JSON.parse((await redis.hget(status, "message"))!);
+    expect(message.items).toEqual([
+      { productId: first, quantity: 2, unitPrice: 700 },
+      { productId: second, quantity: 1, unitPrice: 300 },
+      { productId: first, quantity: 3, unitPrice: 700 },
+    ]);
     expect(await settled(first, { available: 5, reserved: 0 })).toEqual({ available: 5, reserved: 0 });
     expect(await settled(second, { available: 9, reserved: 0 })).toEqual({ available: 9, reserved: 0 });
     expect(await unpaid(first, "summer")).toBe(5);
@@ -211,6 +221,17 @@ describe("refusals decided at the commit, in the user's slot", () => {
     expect(await stockOf(plain)).toEqual({ available: 20, reserved: 0 });
   });
 
+  it("lets one user racing orders past the cap have exactly the cap: the commits meet in the user's slot", async () => {
+    const productId = await newProduct(20, 1_000, 2);
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () => order("cap-racer", [{ productId, quantity: 1 }])),
+    );
+    expect(outcomes.filter((outcome) => outcome.result === "accepted")).toHaveLength(2);
+    expect(outcomes.filter((outcome) => outcome.result === "unit_limit_exceeded")).toHaveLength(4);
+    expect(await settled(productId, { available: 18, reserved: 0 })).toEqual({ available: 18, reserved: 0 });
+    expect(await unpaid(productId, "cap-racer")).toBe(2);
+  });
+
   it("refuses an amount over MAX_AMOUNT and gives the stock back", async () => {
     const productId = await newProduct(10, MAX_AMOUNT / 2 + 1);
     expect(await order("rich", [{ productId, quantity: 2 }])).toEqual({
@@ -220,6 +241,27 @@ describe("refusals decided at the commit, in the user's slot", () => {
     });
     expect(await stockOf(productId)).toEqual({ available: 10, reserved: 0 });
     expect(await unpaid(productId, "rich")).toBe(0);
+  });
+});
+
+describe("a refusal of the user's side", () => {
+  it("gives the units back at once when admission refuses (rate limited) after the products held them", async () => {
+    const other = await newProduct(10);
+    const productId = await newProduct(10);
+    const userId = "limited";
+    const partition = keys.partitionForUser(userId);
+    const bucket = `${env.config.redisPrefix}{p${partition}}:rl:test:u:${userId}`;
+    const stream = keys.stream(partition);
+    // One token, refilled once an hour: the first request takes it.
+    const limited = { keys: [bucket, stream, stream], args: [3_600_000, 1, "0", userId, ""] } as const;
+    expect((await order(userId, [{ productId: other, quantity: 1 }], { admission: limited })).result).toBe(
+      "accepted",
+    );
+    expect(await order(userId, [{ productId, quantity: 3 }], { admission: limited })).toMatchObject({
+      result: "rate_limited",
+      scope: "user",
+    });
+    expect(await stockOf(productId)).toEqual({ available: 10, reserved: 0 });
   });
 });
 
@@ -299,6 +341,82 @@ describe("Idempotency-Key", () => {
     // The retry's units, held before the user's slot answered, are back.
     expect(await stockOf(productId)).toEqual({ available: 5, reserved: 0 });
     expect((await order("late", items, { idempotencyKey: "another-key" })).result).toBe("accepted");
+  });
+  it("answers a conflict to the same key with another body, and gives that body's units back", async () => {
+    const first = await newProduct(10, 100);
+    const second = await newProduct(10, 100);
+    const placed = await order("switcher", [{ productId: first, quantity: 1 }], { idempotencyKey: "k" });
+    if (placed.result !== "accepted") throw new Error(`expected accepted, got ${placed.result}`);
+    expect(await order("switcher", [{ productId: second, quantity: 1 }], { idempotencyKey: "k" })).toEqual({
+      result: "conflict",
+      existingId: placed.id,
+    });
+    expect(await stockOf(second)).toEqual({ available: 10, reserved: 0 });
+  });
+
+  it("answers a twin that committed after its twin's refusal was recorded with that refusal, recording nothing", async () => {
+    // Two requests with one key on two intakes: the twin held the last units; the other, finding none, had its
+    // out_of_stock recorded under the key before the twin's commit came. The key has one answer: the refusal.
+    const productId = await newProduct(2, 100);
+    const items = [{ productId, quantity: 2 }];
+    const twin = requestFor("twins", items, { idempotencyKey: "twin-key" });
+    const partition = keys.partitionForUser("twins");
+    const [held, price, cap, reservedAt] = await redis.reserveStock(
+      keys.productState(productId),
+      keys.productReservations(productId),
+      twin.orderId,
+      "twins",
+      2,
+    );
+    expect(held).toBe(1);
+    expect(await order("twins", items, { idempotencyKey: "twin-key" })).toMatchObject({
+      result: "out_of_stock",
+      lines: [{ line: 1, available: 0 }],
+      replayed: false,
+    });
+    const idempotencyKey = keys.idempotency(partition, "twins", "twin-key");
+    const [code, value, , replayed] = await redis.commitOrder(
+      idempotencyKey,
+      keys.status(partition, twin.orderId),
+      keys.stream(partition),
+      keys.orderState(partition, twin.orderId),
+      keys.couponIssue(partition, "-"),
+      twin.orderId,
+      "twins",
+      twin.fingerprint,
+      twin.idempotencyTtlSeconds,
+      ORDER_STATE_TTL_SECONDS,
+      twin.createdAt,
+      twin.expiresAt,
+      twin.currency,
+      "",
+      MAX_AMOUNT,
+      DEFAULT_CAP,
+      twin.unpaidUnitsTtlSeconds,
+      Number(reservedAt),
+      COMMIT_WINDOW_MS,
+      1,
+      productId,
+      2,
+      price,
+      cap ?? "",
+    );
+    expect([code, value, replayed]).toEqual([-3, "1:0", 1]);
+    expect(
+      await redis.exists(keys.status(partition, twin.orderId), keys.orderState(partition, twin.orderId)),
+    ).toBe(0);
+    expect(await unpaid(productId, "twins")).toBe(0);
+    // As reserveOrderInTwoSteps does on any answer but accepted: the twin's units go back.
+    expect(
+      await redis.releaseStock(
+        keys.productState(productId),
+        keys.productReservations(productId),
+        twin.orderId,
+        "twins",
+        2,
+      ),
+    ).toBe(1);
+    expect(await stockOf(productId)).toEqual({ available: 2, reserved: 0 });
   });
 });
 
