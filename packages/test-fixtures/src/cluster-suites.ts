@@ -65,6 +65,7 @@ export const clusterSuites: string[] = [
   "packages/queue/test/coupon-two-steps.test.ts",
   // Orders: stock reserved in each product's slot, the order recorded in the user's (reserve-order-in-two-steps.ts);
   // ended orders give their stock back per product (release-order.ts).
+  "packages/queue/test/order-two-steps.test.ts",
   "apps/intake/test/idempotent-refusals.test.ts",
   "apps/intake/test/orders-accept.test.ts",
   "apps/intake/test/orders-unit-limit.test.ts",
