@@ -1,6 +1,7 @@
 // payments --redis cluster: the Redis Cluster the second system runs on, started by the bench from
 // redis-server on PATH (3 masters on free ports, no replicas and nothing persisted, as the single bench Redis)
-// and stopped at the end of the run, or on Ctrl-C. Never the shared Redis.
+// and stopped at the end of the run, or on Ctrl-C. Never the shared Redis. --redis cluster-wait: the same with
+// one replica per master, for REDIS_WAIT_REPLICAS=1 to wait on.
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { registerCleanup } from "./interrupt-cleanup.ts";
 import { log } from "./progress-line.ts";
@@ -14,11 +15,13 @@ export interface BenchRedisCluster {
   stop(): Promise<void>;
 }
 
-export async function startBenchRedisCluster(): Promise<BenchRedisCluster> {
-  log(`starting a private Redis Cluster (${BENCH_CLUSTER_MASTERS} masters, no replicas) from redis-server`);
+export async function startBenchRedisCluster(replicasPerMaster = 0): Promise<BenchRedisCluster> {
+  log(
+    `starting a private Redis Cluster (${BENCH_CLUSTER_MASTERS} masters, ${replicasPerMaster === 0 ? "no replicas" : `${replicasPerMaster} replica per master`}) from redis-server`,
+  );
   const cluster: RedisCluster = await startRedisCluster({
     masters: BENCH_CLUSTER_MASTERS,
-    replicasPerMaster: 0,
+    replicasPerMaster,
   });
   const unregister = registerCleanup(() => cluster.stop());
   log(`Redis Cluster ready: masters on ports ${cluster.masters.join(", ")}`);
@@ -26,7 +29,7 @@ export async function startBenchRedisCluster(): Promise<BenchRedisCluster> {
     url: cluster.url,
     description: {
       masters: cluster.masters.length,
-      replicasPerMaster: 0,
+      replicasPerMaster,
       ports: cluster.masters,
       persistence: "none",
     },

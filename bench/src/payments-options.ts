@@ -5,7 +5,7 @@ import { OptionError, type OptionSpec, type OptionValues } from "./bench-options
 export const AUTH_MODES = ["on", "off", "compare"] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
-export const REDIS_MODES = ["single", "cluster"] as const;
+export const REDIS_MODES = ["single", "cluster", "cluster-wait"] as const;
 export type RedisMode = (typeof REDIS_MODES)[number];
 
 export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
@@ -79,7 +79,7 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
     name: "redis",
     kind: "choice",
     choices: REDIS_MODES,
-    help: "single: the bench Redis (BENCH_REDIS_URL); cluster: also a second Floodgate on a private 3-master Redis Cluster started from redis-server on PATH, beside the single-node one, the measured phases on both (--max stages in pairs) and the ratio (default single)",
+    help: "single: the bench Redis (BENCH_REDIS_URL); cluster: also a second Floodgate on a private 3-master Redis Cluster started from redis-server on PATH, beside the single-node one, the measured phases on both (--max stages in pairs) and the ratio; cluster-wait: two systems on a private 3-master cluster with a replica each, REDIS_WAIT_REPLICAS=0 beside =1, what a replica's confirmation costs (default single)",
   },
 ];
 
@@ -96,7 +96,8 @@ export interface PaymentsOptions {
   baseline: boolean;
   /** on: customer tokens (as deployed); off: AUTH=off; compare: the measured phases once each way. */
   auth: AuthMode;
-  /** single: one Redis; cluster: the measured phases on one Redis and on a Redis Cluster, side by side. */
+  /** single: one Redis; cluster: the measured phases on one Redis and on a Redis Cluster, side by side;
+   * cluster-wait: on a cluster with replicas, without and with REDIS_WAIT_REPLICAS=1, side by side. */
   redis: RedisMode;
   /** The fixed-rate run happens unless --max or --drain chose other phases. */
   fixedRate: boolean;
@@ -119,7 +120,7 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
     // One pairing per run: --redis cluster compares the Redis topologies with auth on.
     auth:
       (values.auth as AuthMode | null) ??
-      (values.max === true && values.redis !== "cluster" ? "compare" : "on"),
+      (values.max === true && (values.redis ?? "single") === "single" ? "compare" : "on"),
     fixedRate: values.max !== true && values.drain === null,
   };
   if (options.baseline && !options.fixedRate && !options.max) {
@@ -132,14 +133,14 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
       "--auth compare compares the fixed-rate run or --max; --drain alone runs with auth on (or --auth off)",
     );
   }
-  if (options.redis === "cluster" && options.auth === "compare") {
+  if (options.redis !== "single" && options.auth === "compare") {
     throw new OptionError(
-      "--redis cluster and --auth compare each run two systems in pairs; compare one thing at a time",
+      `--redis ${options.redis} and --auth compare each run two systems in pairs; compare one thing at a time`,
     );
   }
-  if (options.redis === "cluster" && (options.baseline || options.drain !== null)) {
+  if (options.redis !== "single" && (options.baseline || options.drain !== null)) {
     throw new OptionError(
-      "--redis cluster compares the fixed-rate run or --max on one Redis and on a cluster, without --baseline or --drain",
+      `--redis ${options.redis} compares the fixed-rate run or --max on two systems, without --baseline or --drain`,
     );
   }
   return options;

@@ -22,6 +22,7 @@ import {
 import { log } from "./progress-line.ts";
 import { keyspaceReader } from "./redis-keyspace.ts";
 import { compareRedisTopologies } from "./redis-topology-cost.ts";
+import { compareReplicaWait } from "./replica-wait-cost.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 import { finishRun, resultHeader } from "./scenario-run.ts";
 import { runSystemPair } from "./system-pair-run.ts";
@@ -34,7 +35,11 @@ export const paymentsScenario: Scenario = {
 };
 
 async function runPayments(options: PaymentsOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
-  const floodgate = freshFloodgate(context, { auth: options.auth === "off" ? "off" : "on" });
+  // --redis cluster-wait: both systems run on the private cluster, started inside the run.
+  let floodgate: FreshFloodgate =
+    options.redis === "cluster-wait"
+      ? (null as unknown as FreshFloodgate)
+      : freshFloodgate(context, { auth: options.auth === "off" ? "off" : "on" });
   // --auth compare: the AUTH=off system runs beside the first one, on its own port, Redis prefix and databases.
   let authOff: FreshFloodgate | null =
     options.auth === "compare" ? freshFloodgate(context, { auth: "off", instance: "auth_off" }) : null;
@@ -56,9 +61,10 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
     floodgate: {},
     floodgateAuthOff: authOff !== null ? {} : null,
     authCost: null,
-    floodgateCluster: options.redis === "cluster" ? {} : null,
+    floodgateCluster: options.redis === "single" ? null : {},
     redisCluster: null,
     redisTopology: null,
+    replicaWait: null,
     baseline: options.baseline ? {} : null,
     comparison: null,
     error: null,
@@ -67,8 +73,36 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
   return finishRun(
     result,
     async () => {
+      if (options.redis === "cluster-wait") {
+        log(
+          "--redis cluster-wait: two Floodgates on a private Redis Cluster with replicas, REDIS_WAIT_REPLICAS=0 and =1",
+        );
+        cluster = await startBenchRedisCluster(1);
+        result.redisCluster = cluster.description;
+        floodgate = freshFloodgate(context, { instance: "cluster", redisUrl: cluster.url });
+      }
       await prepareFloodgate(floodgate, options, result, result.floodgate);
-      if (authOff !== null && result.floodgateAuthOff !== null) {
+      if (options.redis === "cluster-wait" && cluster !== null && result.floodgateCluster !== null) {
+        onCluster = freshFloodgate(context, {
+          instance: "cluster_wait",
+          redisUrl: cluster.url,
+          extraEnvironment: { REDIS_WAIT_REPLICAS: "1" },
+        });
+        result.settings.clusterSystemEnvironment = await measureBeside(
+          { floodgate, into: result.floodgate, label: "floodgate REDIS_WAIT_REPLICAS=0" },
+          {
+            floodgate: onCluster,
+            into: result.floodgateCluster,
+            label: "floodgate REDIS_WAIT_REPLICAS=1",
+            suffix: "wait",
+          },
+          // Both on the cluster: its key count is spread over its masters, no rerun rule there.
+          { options, keyPrefix, sameRedis: false },
+        );
+        result.replicaWait = compareReplicaWait(result.floodgate, result.floodgateCluster);
+        await onCluster.close();
+        onCluster = null;
+      } else if (authOff !== null && result.floodgateAuthOff !== null) {
         log("--auth compare: a second Floodgate with AUTH=off beside the first; stages run in pairs");
         result.settings.authOffSystemEnvironment = await measureBeside(
           { floodgate, into: result.floodgate, label: "floodgate auth on" },
@@ -142,8 +176,9 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
     },
     async () => {
       await closeAuthOff();
+      // The first system may live on the cluster (cluster-wait): it closes before the cluster stops.
+      await floodgate?.close();
       await closeCluster();
-      await floodgate.close();
     },
     summarizePayments,
   );

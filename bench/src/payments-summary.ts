@@ -9,6 +9,7 @@ import type { MaxRateResult } from "./max-rate-search.ts";
 import { formatCount } from "./progress-line.ts";
 import type { RatePhaseResult } from "./rate-phase.ts";
 import { type RedisTopologyCost, redisTopologyLines } from "./redis-topology-cost.ts";
+import { type ReplicaWaitCost, replicaWaitLines } from "./replica-wait-cost.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
 import type { ServiceSettings } from "./service-settings.ts";
 import { busyWarning, headerLine, servicesLine } from "./summary-lines.ts";
@@ -56,6 +57,8 @@ export interface PaymentsResult extends CommitInfo {
   redisCluster: BenchRedisCluster["description"] | null;
   /** --redis cluster: one Redis against the cluster. */
   redisTopology: RedisTopologyCost | null;
+  /** --redis cluster-wait: `floodgate` without and `floodgateCluster` with REDIS_WAIT_REPLICAS=1, one cluster. */
+  replicaWait: ReplicaWaitCost | null;
   baseline: TargetPhases | null;
   comparison: Comparison | null;
   error: string | null;
@@ -141,19 +144,33 @@ function targetLines(name: string, phases: TargetPhases): string[] {
 
 export function summarizePayments(result: PaymentsResult): string[] {
   const m = result.machine;
-  const settings = result.settings as { workers: number; auth: string };
+  const settings = result.settings as { workers: number; auth: string; redis?: string };
+  const waitMode = settings.redis === "cluster-wait";
   const lines = [
     headerLine("payments", result),
     servicesLine(result.services),
     ...busyWarning(m.loadAverageAtStart[0] ?? 0),
     `note: the load generator (${result.loadGenerator.split(",")[0]}, one thread), intake, ${settings.workers} workers, Redis and Postgres all share these ${m.cpuCount} cpus; figures are what this one machine sustains, not a ceiling of the design.`,
-    ...targetLines(`floodgate (auth ${settings.auth === "off" ? "off" : "on"})`, result.floodgate),
+    ...targetLines(
+      waitMode
+        ? "floodgate (Redis Cluster with replicas, REDIS_WAIT_REPLICAS=0)"
+        : `floodgate (auth ${settings.auth === "off" ? "off" : "on"})`,
+      result.floodgate,
+    ),
   ];
   if (result.floodgateAuthOff) lines.push(...targetLines("floodgate (AUTH=off)", result.floodgateAuthOff));
   if (result.authCost) lines.push(...authCostLines(result.authCost));
   if (result.floodgateCluster)
-    lines.push(...targetLines("floodgate (Redis Cluster, 3 masters)", result.floodgateCluster));
+    lines.push(
+      ...targetLines(
+        waitMode
+          ? "floodgate (Redis Cluster with replicas, REDIS_WAIT_REPLICAS=1)"
+          : "floodgate (Redis Cluster, 3 masters)",
+        result.floodgateCluster,
+      ),
+    );
   if (result.redisTopology) lines.push(...redisTopologyLines(result.redisTopology));
+  if (result.replicaWait) lines.push(...replicaWaitLines(result.replicaWait));
   if (result.baseline) lines.push(...targetLines("baseline (synchronous, pg pool of 10)", result.baseline));
   const c = result.comparison;
   if (c) {

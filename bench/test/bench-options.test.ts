@@ -36,6 +36,7 @@ describe("payments options", () => {
     expect(parse("--max", "--redis", "cluster")).toMatchObject({ redis: "cluster", auth: "on", max: true });
     expect(parse("--redis=cluster")).toMatchObject({ redis: "cluster", fixedRate: true });
     expect(parse("--max", "--redis", "cluster", "--auth", "off")).toMatchObject({ auth: "off" });
+    expect(parse("--max", "--redis", "cluster-wait")).toMatchObject({ redis: "cluster-wait", auth: "on" });
   });
 
   it("reads values after a space or an equals sign", () => {
@@ -70,7 +71,8 @@ describe("payments options", () => {
     [["--max", "--redis", "cluster", "--auth", "compare"], "compare one thing at a time"],
     [["--max", "--redis", "cluster", "--drain"], "without --baseline or --drain"],
     [["--redis", "cluster", "--baseline"], "without --baseline or --drain"],
-    [["--redis", "sentinel"], '--redis must be one of single, cluster, got "sentinel"'],
+    [["--redis", "sentinel"], '--redis must be one of single, cluster, cluster-wait, got "sentinel"'],
+    [["--redis", "cluster-wait", "--drain", "10"], "without --baseline or --drain"],
   ])("rejects %j with a clear message", (args, message) => {
     expect(() => parse(...args)).toThrow(OptionError);
     expect(() => parse(...args)).toThrow(message);
