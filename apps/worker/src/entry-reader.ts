@@ -7,6 +7,7 @@ import {
   claimStaleEntries,
   createRedis,
   PartialReadError,
+  PartitionBackoff,
   type QueueKeys,
   readNewEntries,
   type ScriptedRedis,
@@ -39,6 +40,8 @@ export class EntryReader {
   readonly #redis: ScriptedRedis;
   /** For new entries (createReaderConnection), so a blocking read holds up nothing else. */
   readonly #reader: ScriptedRedis;
+  /** On a cluster: partitions whose master did not answer, left out of reads for a while. */
+  readonly backoff = new PartitionBackoff();
   #lastClaim = 0;
 
   constructor(
@@ -72,14 +75,29 @@ export class EntryReader {
   async readNew(busy: boolean): Promise<StreamEntry[]> {
     const perPartition = Math.max(16, Math.ceil(this.#config.batchSize / this.#keys.partitions));
     const block = busy ? BUSY_READ_BLOCK_MS : READ_BLOCK_MS;
-    const fresh = await readNewEntries(this.#reader, this.#keys, this.#consumer, perPartition, block);
+    const fresh = await readNewEntries(
+      this.#reader,
+      this.#keys,
+      this.#consumer,
+      perPartition,
+      block,
+      this.backoff,
+    );
     // A small batch costs a transaction per shard all the same: linger so the next entries join it, the
     // longer the busier the stream (batch-linger.ts).
     const linger = lingerAfterRead(fresh.length, this.#config.lingerMs, this.#config.batchSize);
     if (linger <= 0) return fresh;
     await new Promise((resolve) => setTimeout(resolve, linger));
     try {
-      return [...fresh, ...(await readNewEntries(this.#reader, this.#keys, this.#consumer, perPartition))];
+      const more = await readNewEntries(
+        this.#reader,
+        this.#keys,
+        this.#consumer,
+        perPartition,
+        undefined,
+        this.backoff,
+      );
+      return [...fresh, ...more];
     } catch (error) {
       // The first read's entries are pending for this worker already: hand them over with the failure.
       const more = error instanceof PartialReadError ? error.entries : [];

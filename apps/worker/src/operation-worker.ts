@@ -37,6 +37,7 @@ import { ShardLane } from "./shard-lane.ts";
 import { publishStalledEntries } from "./stalled-entries.ts";
 import { WorkerWebhooks } from "./webhooks/worker-webhooks.ts";
 
+const PARTIAL_FAILURE_LOG_MS = 5_000;
 const READ_PAUSE_MS = 20; // the lanes that are moving have a batch waiting each: let them catch up
 const MAX_HELD_ENTRIES = 50_000; // stop reading while this many wait for a down shard
 
@@ -61,6 +62,7 @@ export class OperationWorker {
   readonly #housekeeping: Housekeeping;
   readonly #webhooks: WorkerWebhooks;
   #stopping = false;
+  #lastPartialFailureLog = 0;
   #loop: Promise<void> | undefined;
 
   constructor(config: Config, consumer: string, log: Logger, metrics: WorkerMetrics) {
@@ -193,7 +195,8 @@ export class OperationWorker {
     const now = Date.now();
     const entries: StreamEntry[] = [];
     // Reads go one per partition; when some partitions fail (a cluster master away), the entries the others
-    // gave are pending for this worker already: they are dispatched, and the failure is #run's afterwards.
+    // gave are pending for this worker already: they are dispatched, and the failure is logged (every read
+    // failing is #run's: a pause).
     let failure: { cause: unknown } | undefined;
     const take = async (read: Promise<StreamEntry[]>) => {
       try {
@@ -216,7 +219,23 @@ export class OperationWorker {
     for (const lane of this.#lanes) this.#startLane(lane); // lanes whose backoff is over
     const waiting = [...this.#awaitingOrder.entries(), ...this.#paused.entries().map((item) => item.entry)];
     await this.#housekeeping.run(now, this.#lanes, waiting);
-    if (failure) throw failure.cause;
+    // A partition without its group (its master restarted empty) needs the groups made again: #run does it.
+    if (failure && isMissingGroup(failure.cause)) throw failure.cause;
+    if (failure) this.#partialFailure(failure.cause, now);
+  }
+
+  /**
+   * Some partitions' reads failed (a cluster master away) while the others answered: their entries are
+   * dispatched, and reading goes on at once; the failed partitions are retried after their backoff
+   * (partition-backoff.ts), not with the whole worker paused. Logged at most every PARTIAL_FAILURE_LOG_MS.
+   */
+  #partialFailure(cause: unknown, now: number): void {
+    if (now - this.#lastPartialFailureLog < PARTIAL_FAILURE_LOG_MS) return;
+    this.#lastPartialFailureLog = now;
+    this.#log.warn(
+      { err: (cause as Error)?.message, partitions: this.#entries.backoff.failing },
+      "some partitions' Redis did not answer; reading the others, retrying those after a backoff",
+    );
   }
 
   /**

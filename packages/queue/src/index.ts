@@ -46,6 +46,7 @@ export {
   type StatusChange,
   type StatusRecord,
 } from "./operation-status-store.ts";
+export { PartitionBackoff } from "./partition-backoff.ts";
 export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";

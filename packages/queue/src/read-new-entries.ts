@@ -11,6 +11,7 @@
 // in for the BLOCK. The cost: an entry that reaches an idle worker waits up to CLUSTER_IDLE_WAIT_MS, small next
 // to the linger a small read gets anyway (apps/worker/src/batch-linger.ts).
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import type { PartitionBackoff } from "./partition-backoff.ts";
 import { CONSUMER_GROUP, type QueueKeys } from "./queue-keys.ts";
 import { entriesOfEveryPartition, type RawEntries, type StreamEntry, toEntry } from "./stream-consumer.ts";
 
@@ -21,7 +22,9 @@ export const CLUSTER_IDLE_WAIT_MS = 20;
  * New entries of every partition. With `blockMs`, a read that finds none waits up to that long: on one Redis
  * until the first entry arrives, on a cluster CLUSTER_IDLE_WAIT_MS (or blockMs if shorter) and returns empty.
  * Without it, it answers at once (BLOCK 0 would wait forever). On a cluster, a read where only some partitions
- * failed throws a PartialReadError that carries the entries of the others (stream-consumer.ts).
+ * failed throws a PartialReadError that carries the entries of the others (stream-consumer.ts); with a
+ * `backoff`, a partition whose read failed is left out of the reads that follow for its backoff time
+ * (partition-backoff.ts), so the others are read at their own pace meanwhile.
  */
 export async function readNewEntries(
   reader: ScriptedRedis,
@@ -29,19 +32,33 @@ export async function readNewEntries(
   consumer: string,
   countPerPartition: number,
   blockMs?: number,
+  backoff?: PartitionBackoff,
 ): Promise<StreamEntry[]> {
   if (!reader.isCluster) return readInOneCall(reader, keys, consumer, countPerPartition, blockMs);
+  const now = Date.now();
   const entries = await entriesOfEveryPartition(keys, "reading new entries", async (partition) => {
-    const reply = (await reader.xreadgroup(
-      "GROUP",
-      CONSUMER_GROUP,
-      consumer,
-      "COUNT",
-      countPerPartition,
-      "STREAMS",
-      keys.stream(partition),
-      ">",
-    )) as [string, RawEntries][] | null;
+    if (backoff?.skips(partition, now)) return [];
+    const reply = (await reader
+      .xreadgroup(
+        "GROUP",
+        CONSUMER_GROUP,
+        consumer,
+        "COUNT",
+        countPerPartition,
+        "STREAMS",
+        keys.stream(partition),
+        ">",
+      )
+      .then(
+        (answer) => {
+          backoff?.answered(partition);
+          return answer;
+        },
+        (error: unknown) => {
+          backoff?.failed(partition, Date.now());
+          throw error;
+        },
+      )) as [string, RawEntries][] | null;
     return (reply?.[0]?.[1] ?? []).map((entry) => toEntry(partition, entry, 1));
   });
   if (entries.length === 0 && blockMs !== undefined) {

@@ -22,6 +22,7 @@ import {
   isMissingGroup,
   keepEntriesClaimed,
   PartialReadError,
+  PartitionBackoff,
   QueueKeys,
   type RedisConnection,
   readNewEntries,
@@ -264,5 +265,36 @@ describe("on a Redis Cluster only", () => {
     await expect(claimStaleEntries(redis, keys, "claimer", STALE_MS, 10)).rejects.toBeInstanceOf(
       PartialReadError,
     );
+  });
+  it("leaves a failed partition out of the next reads for its backoff, and reads it again once it answers", async () => {
+    const backoffKeys = new QueueKeys("fgt:partitions-backoff:", PARTITIONS);
+    await ensureConsumerGroups(redis, backoffKeys);
+    const append = async () => {
+      const ids: string[] = [];
+      for (let partition = 0; partition < PARTITIONS; partition++) {
+        ids.push((await redis.xadd(backoffKeys.stream(partition), "*", "id", `op-${partition}`, "m", "{}"))!);
+      }
+      return ids;
+    };
+    const backoff = new PartitionBackoff();
+    await append();
+    await redis.xgroup("DESTROY", backoffKeys.stream(7), CONSUMER_GROUP);
+    const failure = await readNewEntries(reader, backoffKeys, "reader", 10, undefined, backoff).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(PartialReadError);
+    expect(backoff.failing).toEqual([7]);
+
+    // Right after: partition 7 is not read (no error), the others are.
+    const second = await append();
+    const read = await readNewEntries(reader, backoffKeys, "reader", 10, undefined, backoff);
+    expect(read.map((entry) => entry.entryId).sort()).toEqual(second.filter((_, p) => p !== 7).sort());
+
+    // Its group back and its backoff over (at most 2 s): it is read again, from the group's start.
+    await redis.xgroup("CREATE", backoffKeys.stream(7), CONSUMER_GROUP, "0");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const third = await readNewEntries(reader, backoffKeys, "reader", 10, undefined, backoff);
+    expect(third.map((entry) => entry.partition)).toEqual([7, 7]);
+    expect(backoff.failing).toEqual([]);
   });
 });
