@@ -98,8 +98,8 @@ async function sendAccepting(
 /**
  * One WAIT for many requests. WAIT blocks the connection it is sent on until replicas acknowledge, and confirms
  * only that connection's writes: sent behind each script on the intake's one connection per master, it let a
- * master confirm one request per replica round trip (measured at commit fd0d8b8: 2,033/s accepted at 4,000/s
- * offered against 3,333/s without; bench/README.md has the current figures). Here every request whose script has answered joins its master's next
+ * master confirm one request per replica round trip (bench/results/20261125T153520Z-payments.json: 1,854/s
+ * against 3,637/s without). Here every request whose script has answered joins its master's next
  * confirmation: a fence write in one of the batch's slots and a WAIT behind it, on a connection of their own,
  * one in flight per master at a time; the requests that arrive meanwhile join the next. The fence is written after each joined script ran
  * (their replies came first), so if it lands on the same master, a replica that has the fence has them too: a
