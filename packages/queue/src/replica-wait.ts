@@ -99,24 +99,23 @@ async function sendAccepting(
  * One WAIT for many requests. WAIT blocks the connection it is sent on until replicas acknowledge, and confirms
  * only that connection's writes: sent behind each script on the intake's one connection per master, it let a
  * master confirm one request per replica round trip (bench/results/20261125T153520Z-payments.json: 1,854/s
- * against 3,637/s without). Here every request whose script has answered joins its master's next
- * confirmation: a fence write in one of the batch's slots and a WAIT behind it, on a connection of their own,
- * one in flight per master at a time; the requests that arrive meanwhile join the next. The fence is written after each joined script ran
+ * against 3,637/s without). Here every request whose script has answered joins its slot's next confirmation:
+ * a fence write in the slot and a WAIT behind it, on a connection of their own, one in flight per slot at a
+ * time; the requests that arrive meanwhile join the next. The fence is written after each joined script ran
  * (their replies came first), so if it lands on the same master, a replica that has the fence has them too: a
  * WAIT on it proves theirs, whichever connection wrote them.
  *
  * The same master: on a cluster a failover may move the slot between a script and the fence. So a request joins
  * only if the request connection and the confirming connection agree on the slot's master when it joins, and
- * is confirmed only if the fence went to that master's own connection while it still served the fence's slot
- * (never re-routed: a MOVED, a closed connection, a timeout all fail it). Any doubt answers "unconfirmed" (503, may or may not have been stored),
+ * is confirmed only if the fence went to that master's own connection (never re-routed: a MOVED, a closed
+ * connection, a timeout all fail it). Any doubt answers "unconfirmed" (503, may or may not have been stored),
  * never a false 202.
  */
 export class ReplicaConfirmer {
   readonly #connection: ScriptedRedis;
   readonly #wait: ReplicaWait;
   readonly #ready: Promise<boolean>;
-  /** Per master ("host:port"; "single" for one Redis): the requests waiting for its next confirmation. */
-  readonly #masters = new Map<string, { waiting: Waiter[]; inFlight: boolean }>();
+  readonly #slots = new Map<string, { waiting: Waiter[]; inFlight: boolean }>();
 
   constructor(connection: ScriptedRedis, wait: ReplicaWait) {
     this.#connection = connection;
@@ -144,36 +143,34 @@ export class ReplicaConfirmer {
       this.#learnSlots();
       throw new ReplicaShortfallError(this.#wait.replicas, 0);
     }
-    let group = this.#masters.get(master);
-    if (group === undefined) {
-      group = { waiting: [], inFlight: false };
-      this.#masters.set(master, group);
+    let slot = this.#slots.get(slotKey);
+    if (slot === undefined) {
+      slot = { waiting: [], inFlight: false };
+      this.#slots.set(slotKey, slot);
     }
-    const joined = group;
+    const joined = slot;
     const confirmed = new Promise<void>((resolve, reject) =>
-      joined.waiting.push({ slotKey, resolve, reject }),
+      joined.waiting.push({ master, resolve, reject }),
     );
-    if (!joined.inFlight) void this.#flush(master, joined);
+    if (!joined.inFlight) void this.#flush(slotKey, joined);
     return confirmed;
   }
 
-  async #flush(master: string, group: { waiting: Waiter[]; inFlight: boolean }): Promise<void> {
-    group.inFlight = true;
-    while (group.waiting.length > 0) {
-      const batch = group.waiting.splice(0);
-      // The fence goes in the slot of the batch's first request: one of this master's slots when it joined.
-      const fenceKey = batch[0]!.slotKey;
-      const stillThere = masterOf(this.#connection, fenceKey) === master;
+  async #flush(slotKey: string, slot: { waiting: Waiter[]; inFlight: boolean }): Promise<void> {
+    slot.inFlight = true;
+    while (slot.waiting.length > 0) {
+      const batch = slot.waiting.splice(0);
+      const master = masterOf(this.#connection, slotKey);
       let acknowledged = 0;
       let cause: Error | null = null;
       try {
         // Sent to that master's own connection, never routed by the cluster client: a routed pipeline that
         // fails on a dead master is re-sent to the slot's new master, whose replicas say nothing of the old.
-        const node = stillThere ? nodeNamed(this.#connection, master) : undefined;
-        if (node === undefined) throw new Error(`${master} no longer serves ${fenceKey}'s slot`);
+        const node = nodeNamed(this.#connection, master);
+        if (node === undefined) throw new Error(`no connection to ${master}, the slot's master`);
         const replies = await node
           .pipeline()
-          .set(`${fenceKey}:replica-fence`, "1", "PX", 60_000)
+          .set(`${slotKey}:replica-fence`, "1", "PX", 60_000)
           .wait(this.#wait.replicas, this.#wait.timeoutMs)
           .exec();
         const [fence, waited] = repliesOf(replies);
@@ -184,11 +181,19 @@ export class ReplicaConfirmer {
       }
       if (cause !== null) this.#learnSlots();
       for (const waiter of batch) {
-        if (cause === null && acknowledged >= this.#wait.replicas) waiter.resolve();
-        else waiter.reject(new ReplicaShortfallError(this.#wait.replicas, acknowledged, cause));
+        if (cause === null && waiter.master === master && acknowledged >= this.#wait.replicas)
+          waiter.resolve();
+        else
+          waiter.reject(
+            new ReplicaShortfallError(
+              this.#wait.replicas,
+              waiter.master === master ? acknowledged : 0,
+              cause,
+            ),
+          );
       }
     }
-    group.inFlight = false;
+    slot.inFlight = false;
   }
 
   /** Reads the cluster's slot map again (at most one refresh at a time; ioredis keeps it). */
@@ -212,8 +217,8 @@ function masterOf(connection: ScriptedRedis, key: string): string {
 }
 
 interface Waiter {
-  /** A key of the slot its script wrote (on the group's master when it joined). */
-  slotKey: string;
+  /** The slot's master when the request joined. */
+  master: string;
   resolve(): void;
   reject(error: Error): void;
 }
