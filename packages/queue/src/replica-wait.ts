@@ -1,14 +1,15 @@
 // REDIS_WAIT_REPLICAS: an accepted request's 202 leaves only once that many replicas of its master have it, so
 // a master that dies before replicating loses no request a client was told was accepted.
 //
-// WAIT cannot run inside Lua, and it blocks the connection it is sent on until replicas answer. So the accepting
-// script goes out on the request connection as ever, and once it answered, the request joins its slot's next
-// confirmation (ReplicaConfirmer: one fence write and WAIT for every request that joined, on a connection of its
-// own).
-
-import type { ScriptCommands, ScriptedCluster, ScriptedRedis } from "@floodgate/redis-scripts";
-import type { Redis } from "ioredis";
-import { hashSlot } from "./hash-slot.ts";
+// WAIT counts the writes of the connection that sends it, on the node it reaches, and cannot run inside Lua. So
+// it goes in ONE explicit pipeline with the accepting script: one write, two replies. On a cluster ioredis sends a
+// pipeline to its keyed commands' slot and the keyless WAIT follows, to the same master on the same connection.
+import type {
+  ScriptCommands,
+  ScriptedCluster,
+  ScriptedPipeline,
+  ScriptedRedis,
+} from "@floodgate/redis-scripts";
 
 export interface ReplicaWait {
   /** 0: answer once the master has it (no WAIT sent). */
@@ -59,8 +60,8 @@ export type AcceptingScript =
   | "commitOrder";
 
 /**
- * The script as a function of its usual arguments (keys, then arguments), answered once its write is confirmed
- * (sendAccepting). `slotKey` is any key of the script's slot (its partition's stream, the item's state).
+ * The script as a function of its usual arguments (keys, then arguments): sent alone when no replica must
+ * confirm, else through sendAccepting. `slotKey` is any key of the script's slot (its partition's stream).
  */
 export function acceptingScript<Name extends AcceptingScript>(
   redis: ScriptedRedis,
@@ -70,175 +71,68 @@ export function acceptingScript<Name extends AcceptingScript>(
 ): ScriptCommands[Name] {
   type Args = (string | number)[];
   type Reply = [number, ...unknown[]];
-  type Callable = Record<Name, (...a: Args) => Promise<Reply>>;
+  type Callable = Record<Name, (...a: Args) => Promise<Reply> & ScriptedPipeline>;
+  const script = (target: ScriptedRedis | ScriptedPipeline, args: Args) =>
+    (target as unknown as Callable)[name](...args);
   return ((...args: Args) =>
-    sendAccepting(redis, wait, slotKey, () =>
-      (redis as unknown as Callable)[name](...args),
-    )) as ScriptCommands[Name];
+    sendAccepting(redis, wait, slotKey, {
+      queue: (pipeline) => script(pipeline, args),
+      send: (connection) => script(connection, args),
+    })) as ScriptCommands[Name];
+}
+
+interface AcceptingCall {
+  /** Adds the script to a pipeline (the WAIT path). */
+  queue(pipeline: ScriptedPipeline): ScriptedPipeline;
+  /** Sends the script alone (REDIS_WAIT_REPLICAS=0: one command, as ever). */
+  send(redis: ScriptedRedis): Promise<[number, ...unknown[]]>;
 }
 
 /**
- * Sends an accepting script on the request connection, as ever, and with replicas > 0 answers only once a
- * replica confirmed what it stored: a stored request ([1, ...]) and an accepted replay ([0, ...], whose first
- * answer may have been a 503 for want of a replica) wait for the slot's next confirmation (ReplicaConfirmer); a
- * refusal stored nothing to confirm.
+ * Sends an accepting script, and with replicas > 0 a WAIT behind it in the same write. A refusal's WAIT reply is
+ * ignored (nothing new was stored). A replay of an accepted request is confirmed too: its first answer may have
+ * been a 503 because WAIT fell short, and this connection's writes may all predate the stored request (another
+ * intake stored it), so its WAIT proves nothing; a fence write in the same slot (after the request, in the
+ * replication stream's order) and a WAIT on it do. That second round trip is paid by replays only.
  */
 async function sendAccepting(
   redis: ScriptedRedis,
   wait: ReplicaWait,
   slotKey: string,
-  send: () => Promise<[number, ...unknown[]]>,
+  call: AcceptingCall,
 ): Promise<[number, ...unknown[]]> {
-  const reply = await send();
-  if (wait.replicas === 0 || (reply[0] !== 1 && reply[0] !== 0)) return reply;
-  await confirmerOf(redis, wait).confirm(redis, slotKey);
+  if (wait.replicas === 0) return call.send(redis);
+  const send = async () =>
+    repliesOf(await call.queue(redis.pipeline()).wait(wait.replicas, wait.timeoutMs).exec());
+  let [script, waited] = await send();
+  if (script.error !== null && redirected(script.error) && redis.isCluster) {
+    // The slot moved (a failover, a reshard) and the script did not run. ioredis re-sends a pipeline that got
+    // MOVED only when nothing else in it succeeded, and the WAIT did: learn the new map and send it once more.
+    await new Promise<void>((resolve) => (redis as ScriptedCluster).refreshSlotsCache(() => resolve()));
+    [script, waited] = await send();
+  }
+  if (script.error !== null) throw script.error;
+  const reply = script.reply as [number, ...unknown[]];
+  // A refusal stored nothing to confirm (a replayed refusal included): its WAIT reply is not looked at.
+  if (reply[0] !== 1 && reply[0] !== 0) return reply;
+  if (reply[0] === 1) {
+    confirmed(wait, waited);
+    return reply;
+  }
+  const fenced = await redis
+    .pipeline()
+    .set(`${slotKey}:replica-fence`, "1", "PX", 60_000)
+    .wait(wait.replicas, wait.timeoutMs)
+    .exec();
+  const [fence, fenceWaited] = repliesOf(fenced);
+  // A fence that failed stored nothing new, but the replayed request is still unconfirmed: same answer.
+  confirmed(wait, fence.error === null ? fenceWaited : { error: fence.error, reply: null });
   return reply;
 }
 
-/**
- * One WAIT for many requests. WAIT blocks the connection it is sent on until replicas acknowledge, and confirms
- * only that connection's writes: sent behind each script on the intake's one connection per master, it let a
- * master confirm one request per replica round trip (bench/results/20261125T153520Z-payments.json: 1,854/s
- * against 3,637/s without). Here every request whose script has answered joins its slot's next confirmation:
- * a fence write in the slot and a WAIT behind it, on a connection of their own, one in flight per slot at a
- * time; the requests that arrive meanwhile join the next. The fence is written after each joined script ran
- * (their replies came first), so if it lands on the same master, a replica that has the fence has them too: a
- * WAIT on it proves theirs, whichever connection wrote them.
- *
- * The same master: on a cluster a failover may move the slot between a script and the fence. So a request joins
- * only if the request connection and the confirming connection agree on the slot's master when it joins, and
- * is confirmed only if the fence went to that master's own connection (never re-routed: a MOVED, a closed
- * connection, a timeout all fail it). Any doubt answers "unconfirmed" (503, may or may not have been stored),
- * never a false 202.
- */
-export class ReplicaConfirmer {
-  readonly #connection: ScriptedRedis;
-  readonly #wait: ReplicaWait;
-  readonly #ready: Promise<boolean>;
-  readonly #slots = new Map<string, { waiting: Waiter[]; inFlight: boolean }>();
-
-  constructor(connection: ScriptedRedis, wait: ReplicaWait) {
-    this.#connection = connection;
-    this.#wait = wait;
-    // A cluster's slot map is known once it is ready; until then no request can be matched to a master.
-    this.#ready = new Promise<boolean>((resolve) => {
-      if (connection.status === "ready") return resolve(true);
-      const timer = setTimeout(() => resolve(false), Math.max(wait.timeoutMs, 1000));
-      connection.once("ready", () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
-  }
-
-  /**
-   * Resolves once replicas confirmed every write of `slotKey`'s master so far (the caller's script answered
-   * first, through `requests`); else rejects with ReplicaShortfallError.
-   */
-  async confirm(requests: ScriptedRedis, slotKey: string): Promise<void> {
-    if (!(await this.#ready)) throw new ReplicaShortfallError(this.#wait.replicas, 0);
-    const master = masterOf(this.#connection, slotKey);
-    if (master !== masterOf(requests, slotKey)) {
-      // Its fences never go through the cluster's routing, so nothing else tells this connection of a failover.
-      this.#learnSlots();
-      throw new ReplicaShortfallError(this.#wait.replicas, 0);
-    }
-    let slot = this.#slots.get(slotKey);
-    if (slot === undefined) {
-      slot = { waiting: [], inFlight: false };
-      this.#slots.set(slotKey, slot);
-    }
-    const joined = slot;
-    const confirmed = new Promise<void>((resolve, reject) =>
-      joined.waiting.push({ master, resolve, reject }),
-    );
-    if (!joined.inFlight) void this.#flush(slotKey, joined);
-    return confirmed;
-  }
-
-  async #flush(slotKey: string, slot: { waiting: Waiter[]; inFlight: boolean }): Promise<void> {
-    slot.inFlight = true;
-    while (slot.waiting.length > 0) {
-      const batch = slot.waiting.splice(0);
-      const master = masterOf(this.#connection, slotKey);
-      let acknowledged = 0;
-      let cause: Error | null = null;
-      try {
-        // Sent to that master's own connection, never routed by the cluster client: a routed pipeline that
-        // fails on a dead master is re-sent to the slot's new master, whose replicas say nothing of the old.
-        const node = nodeNamed(this.#connection, master);
-        if (node === undefined) throw new Error(`no connection to ${master}, the slot's master`);
-        const replies = await node
-          .pipeline()
-          .set(`${slotKey}:replica-fence`, "1", "PX", 60_000)
-          .wait(this.#wait.replicas, this.#wait.timeoutMs)
-          .exec();
-        const [fence, waited] = repliesOf(replies);
-        cause = fence.error ?? waited.error;
-        if (cause === null) acknowledged = Number(waited.reply);
-      } catch (error) {
-        cause = error as Error;
-      }
-      if (cause !== null) this.#learnSlots();
-      for (const waiter of batch) {
-        if (cause === null && waiter.master === master && acknowledged >= this.#wait.replicas)
-          waiter.resolve();
-        else
-          waiter.reject(
-            new ReplicaShortfallError(
-              this.#wait.replicas,
-              waiter.master === master ? acknowledged : 0,
-              cause,
-            ),
-          );
-      }
-    }
-    slot.inFlight = false;
-  }
-
-  /** Reads the cluster's slot map again (at most one refresh at a time; ioredis keeps it). */
-  #learnSlots(): void {
-    if (this.#connection.isCluster) (this.#connection as ScriptedCluster).refreshSlotsCache();
-  }
-}
-
-/** A master's own connection in a cluster client's pool ("host:port"); one Redis is its own. */
-function nodeNamed(connection: ScriptedRedis, master: string): Redis | undefined {
-  if (!connection.isCluster) return connection as Redis;
-  return (connection as ScriptedCluster)
-    .nodes("master")
-    .find((node) => `${node.options.host}:${node.options.port}` === master);
-}
-
-/** The master a connection would send `key` to: its slot's first node on a cluster; one Redis is its own. */
-function masterOf(connection: ScriptedRedis, key: string): string {
-  if (!connection.isCluster) return "single";
-  return (connection as ScriptedCluster).slots[hashSlot(key)]?.[0] ?? "";
-}
-
-interface Waiter {
-  /** The slot's master when the request joined. */
-  master: string;
-  resolve(): void;
-  reject(error: Error): void;
-}
-
-/**
- * The confirmer of a request connection: one per connection, on a duplicate of it (same target, same options)
- * made at the first request that needs one, and closed with it.
- */
-const confirmers = new WeakMap<ScriptedRedis, ReplicaConfirmer>();
-
-function confirmerOf(redis: ScriptedRedis, wait: ReplicaWait): ReplicaConfirmer {
-  let confirmer = confirmers.get(redis);
-  if (confirmer === undefined) {
-    const connection = redis.duplicate() as ScriptedRedis;
-    connection.on("error", () => {}); // its failures reach the waiting requests as unconfirmed
-    redis.once("end", () => connection.disconnect());
-    confirmer = new ReplicaConfirmer(connection, wait);
-    confirmers.set(redis, confirmer);
-  }
-  return confirmer;
+/** MOVED or ASK: the node that got the script does not serve its slot, so the script did not run. */
+function redirected(error: Error): boolean {
+  return /^(MOVED|ASK) /.test(error.message);
 }
 
 interface PipelineReply {
@@ -253,4 +147,14 @@ function repliesOf(replies: [Error | null, unknown][] | null): [PipelineReply, P
     PipelineReply,
   ];
   return [first, second];
+}
+
+/**
+ * The request is stored on its master; anything short of the replicas' confirmation (too few by the timeout, or
+ * WAIT itself failing, e.g. the connection lost after the script ran) leaves its fate unknown to the client.
+ */
+function confirmed(wait: ReplicaWait, waited: PipelineReply): void {
+  const acknowledged = waited.error === null ? Number(waited.reply) : 0;
+  if (acknowledged < wait.replicas)
+    throw new ReplicaShortfallError(wait.replicas, acknowledged, waited.error);
 }
