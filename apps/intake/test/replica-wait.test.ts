@@ -41,6 +41,18 @@ async function followMaster(): Promise<void> {
     (info) => /master_link_status:up/.test(info) && /master_sync_in_progress:0/.test(info),
     "the replica in sync",
   );
+  // The master counts a replica for WAIT only once it is online on the master's side too (after the replica's
+  // first acknowledgement following the sync, up to a second later): a WAIT before that finds no replica.
+  const masterClient = new Redis(master.url, { maxRetriesPerRequest: 1 });
+  try {
+    await waitUntil(
+      () => masterClient.info("replication"),
+      (info) => /connected_slaves:1/.test(info) && /slave0:.*state=online/.test(info),
+      "the master counting its replica",
+    );
+  } finally {
+    masterClient.disconnect();
+  }
 }
 
 beforeAll(async () => {
@@ -172,7 +184,7 @@ describe("REDIS_WAIT_REPLICAS on one Redis", () => {
       await replica.start();
       await followMaster();
       const retry = await post(waiting, "/v1/payments", { userId, amount: 7 }, headers);
-      expect(retry.statusCode).toBe(202);
+      expect(retry.statusCode, retry.body).toBe(202);
       expect(retry.headers["idempotent-replayed"]).toBe("true");
       expect(retry.json().id).toBe(stored[0]);
       expect(await idsOn(master, waiting, userId)).toEqual(stored);
