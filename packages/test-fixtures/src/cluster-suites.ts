@@ -74,13 +74,13 @@ export const clusterSuites: string[] = [
   "apps/worker/test/orders-lifecycle.test.ts",
   "apps/worker/test/orders-unit-limit.test.ts",
   // (Not refunds-worker-killed.test.ts: it holds the worker's Redis traffic behind a proxy to one Redis; nor
-  // legacy-job-drain.test.ts: the untagged BullMQ prefix it drains only ever existed on one Redis.)
+  // legacy-job-drain.test.ts: the untagged BullMQ prefix it drains only ever existed on one Redis; nor
+  // replica-wait.test.ts: it runs on a private master and replica of its own, never on the cluster.)
   "apps/worker/test/orders-worker-killed.test.ts",
   "apps/worker/test/refunds-orders.test.ts",
   "apps/worker/test/webhooks-events.test.ts",
   "apps/intake/test/operation-socket.test.ts",
   "apps/intake/test/auth-callers.test.ts",
-  "apps/intake/test/replica-wait.test.ts",
   "packages/checkout-sdk/test/operations.test.ts",
   // Reconcile's repairs, one WATCH + MULTI per slot: on drift seeded without the intake, and end to end.
   "packages/reconcile/test/cluster-repairs.test.ts",
