@@ -14,9 +14,9 @@
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
 import { encodeOperationMessage } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
-import { type AdmissionCheck, admissionInfo, admissionRefusal } from "./admission-check.ts";
+import { type AdmissionCheck, admissionInfo } from "./admission-check.ts";
 import {
-  type CouponIssueRefusal,
+  couponIssueOutcome,
   IssueCouponCode,
   type IssueCouponIdempotency,
   type IssueCouponOutcome,
@@ -79,7 +79,7 @@ export async function issueCouponInTwoSteps(
   if (!held) {
     const [code, value] = reserved.value;
     if (code === IssueCouponCode.unknownCoupon) return { result: "unknown_coupon" };
-    if (ttl === 0) return couponRefusal(code, String(value), false);
+    if (ttl === 0) return couponIssueOutcome(code, String(value), undefined, 0);
     // The refusal is the request's answer: the key records it, as issue-coupon-9.lua does on one Redis.
     const [recorded, recordedValue, , replayed] = await redis.recordRefusal(
       idempotencyKey,
@@ -88,7 +88,6 @@ export async function issueCouponInTwoSteps(
       code,
       String(value),
     );
-    if (recorded === code && replayed !== 1) return couponRefusal(code, String(value), false);
     return userSideAnswer(recorded, recordedValue, "", replayed);
   }
 
@@ -118,32 +117,12 @@ export async function issueCouponInTwoSteps(
   return userSideAnswer(code, value, admitInfo, replayed);
 }
 
-/** What the user's slot answered instead of going on: a replay, a conflict, or an admission refusal. */
+/** What the user's slot answered instead of going on: a replay, a conflict, or a refusal. */
 function userSideAnswer(
   code: number,
   value: string,
   info: string | undefined,
   replayed: number | undefined,
 ): IssueCouponOutcome {
-  if (code === IssueCouponCode.replayed)
-    return { result: "replayed", id: value, admission: admissionInfo(info) };
-  if (code === KEY_CONFLICT) return { result: "conflict", existingId: value };
-  const refusal = admissionRefusal(code, value);
-  if (refusal) return refusal;
-  return couponRefusal(code, value, replayed === 1);
-}
-
-function couponRefusal(code: number, value: string, replayed: boolean): CouponIssueRefusal {
-  switch (code) {
-    case IssueCouponCode.notOpenYet:
-      return { result: "not_open", opensAt: Number(value), replayed };
-    case IssueCouponCode.closed:
-      return { result: "closed", closedAt: Number(value), replayed };
-    case IssueCouponCode.alreadyIssued:
-      return { result: "already_issued", existingId: value, replayed };
-    case IssueCouponCode.soldOut:
-      return { result: "sold_out", replayed };
-    default:
-      throw new Error(`a coupon issue step returned an unknown code ${code}`);
-  }
+  return couponIssueOutcome(code === KEY_CONFLICT ? IssueCouponCode.conflict : code, value, info, replayed);
 }

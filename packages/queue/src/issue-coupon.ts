@@ -87,6 +87,16 @@ export async function issueCoupon(
     idempotency.fingerprint,
     idempotency.key === undefined ? 0 : idempotency.ttlSeconds,
   );
+  return couponIssueOutcome(code, value, info, replayedFlag);
+}
+
+/** A coupon issue script's reply as the route's outcome (issue-coupon-9.lua's codes; the two-step path shares them). */
+export function couponIssueOutcome(
+  code: number,
+  value: string,
+  info: string | undefined,
+  replayedFlag: number | undefined,
+): IssueCouponOutcome {
   const replayed = replayedFlag === 1;
   switch (code) {
     case IssueCouponCode.accepted:
@@ -108,7 +118,7 @@ export async function issueCoupon(
     default: {
       const refusal = admissionRefusal(code, value);
       if (refusal) return refusal;
-      throw new Error(`issue-coupon-9.lua returned an unknown code ${code}`);
+      throw new Error(`a coupon issue script returned an unknown code ${code}`);
     }
   }
 }

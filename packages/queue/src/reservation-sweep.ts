@@ -18,58 +18,74 @@ export interface SweepResult {
 }
 
 /** Sweeps the reservations of these coupons older than SWEEP_AFTER_MS at `now` (epoch ms). */
-export async function sweepCouponReservations(
+export function sweepCouponReservations(
   redis: ScriptedRedis,
   keys: QueueKeys,
   couponIds: readonly string[],
   now: number,
 ): Promise<SweepResult> {
-  const result: SweepResult = { released: 0, confirmed: 0 };
-  await Promise.all(
-    couponIds.map(async (couponId) => {
-      const reservations = keys.couponReservations(couponId);
-      const stale = await redis.zrangebyscore(
-        reservations,
-        "-inf",
-        now - SWEEP_AFTER_MS,
-        "LIMIT",
-        0,
-        PER_ITEM,
-      );
-      for (const member of stale) {
-        const [issueId = "", userId = ""] = member.split(" ");
-        const partition = keys.partitionForOperation(issueId);
-        const recorded =
-          partition !== null &&
-          (await redis.exists(keys.status(partition, issueId), keys.couponIssue(partition, issueId))) > 0;
-        if (recorded) {
-          result.confirmed += await redis.zrem(reservations, member);
-        } else {
-          result.released += await redis.releaseCoupon(
-            keys.couponState(couponId),
-            keys.couponHolders(couponId),
-            reservations,
-            issueId,
-            userId,
-          );
-        }
-      }
-    }),
-  );
-  return result;
+  return sweep(redis, keys, couponIds, now, {
+    reservations: (couponId) => keys.couponReservations(couponId),
+    // An issue is recorded by its status and its redemption record.
+    recordedBy: (partition, issueId) => [
+      keys.status(partition, issueId),
+      keys.couponIssue(partition, issueId),
+    ],
+    release: (couponId, [issueId = "", userId = ""]) =>
+      redis.releaseCoupon(
+        keys.couponState(couponId),
+        keys.couponHolders(couponId),
+        keys.couponReservations(couponId),
+        issueId,
+        userId,
+      ),
+  });
 }
 
 /** Sweeps the stock reservations of these products older than SWEEP_AFTER_MS at `now` (epoch ms). */
-export async function sweepStockReservations(
+export function sweepStockReservations(
   redis: ScriptedRedis,
   keys: QueueKeys,
   productIds: readonly string[],
   now: number,
 ): Promise<SweepResult> {
+  return sweep(redis, keys, productIds, now, {
+    reservations: (productId) => keys.productReservations(productId),
+    // An order is recorded by its status and its order state.
+    recordedBy: (partition, orderId) => [
+      keys.status(partition, orderId),
+      keys.orderState(partition, orderId),
+    ],
+    release: (productId, [orderId = "", userId = "", units = "0"]) =>
+      redis.releaseStock(
+        keys.productState(productId),
+        keys.productReservations(productId),
+        orderId,
+        userId,
+        Number(units),
+      ),
+  });
+}
+
+interface ReservationKind {
+  reservations(itemId: string): string;
+  /** Keys in the user's slot of which one exists once the request was recorded. */
+  recordedBy(partition: number, requestId: string): [string, string];
+  /** Gives the units back (once); the member's fields: request id, user id, and for stock the units. */
+  release(itemId: string, member: string[]): Promise<number>;
+}
+
+async function sweep(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  itemIds: readonly string[],
+  now: number,
+  kind: ReservationKind,
+): Promise<SweepResult> {
   const result: SweepResult = { released: 0, confirmed: 0 };
   await Promise.all(
-    productIds.map(async (productId) => {
-      const reservations = keys.productReservations(productId);
+    itemIds.map(async (itemId) => {
+      const reservations = kind.reservations(itemId);
       const stale = await redis.zrangebyscore(
         reservations,
         "-inf",
@@ -79,22 +95,13 @@ export async function sweepStockReservations(
         PER_ITEM,
       );
       for (const member of stale) {
-        const [orderId = "", userId = "", units = "0"] = member.split(" ");
-        const partition = keys.partitionForOperation(orderId);
+        const fields = member.split(" ");
+        const requestId = fields[0] ?? "";
+        const partition = keys.partitionForOperation(requestId);
         const recorded =
-          partition !== null &&
-          (await redis.exists(keys.status(partition, orderId), keys.orderState(partition, orderId))) > 0;
-        if (recorded) {
-          result.confirmed += await redis.zrem(reservations, member);
-        } else {
-          result.released += await redis.releaseStock(
-            keys.productState(productId),
-            reservations,
-            orderId,
-            userId,
-            Number(units),
-          );
-        }
+          partition !== null && (await redis.exists(...kind.recordedBy(partition, requestId))) > 0;
+        if (recorded) result.confirmed += await redis.zrem(reservations, member);
+        else result.released += await kind.release(itemId, fields);
       }
     }),
   );
