@@ -61,7 +61,7 @@ beforeAll(async () => {
   [master, replica] = await Promise.all([startRedisServer({ dir }), startRedisServer({ dir })]);
   await followMaster();
   env = await createTestEnvironment("replica-wait", {
-    env: { ...ADMIN_ENV, REDIS_URL: master.url, REDIS_WAIT_REPLICAS: "1", REDIS_WAIT_TIMEOUT_MS: "300" },
+    env: { ...ADMIN_ENV, REDIS_URL: master.url, REDIS_WAIT_REPLICAS: "1", REDIS_WAIT_TIMEOUT_MS: "2000" },
   });
   waiting = await buildApp(env.config, { logger: false });
   notWaiting = await buildApp({ ...env.config, redisWaitReplicas: 0 }, { logger: false });
