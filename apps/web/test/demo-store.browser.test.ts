@@ -271,7 +271,8 @@ describe("a newcomer in Chromium", () => {
     // The product is remembered: the bare /demo link opens on it again.
     await page.goto(`${intake.baseUrl}/demo`);
     await page.waitForSelector("body[data-ready=true]");
-    expect(await page.textContent("#product-note")).toBe(`Product ${productId}`);
+    // The note is written with the stock figure once the product's first read answers, not at data-ready.
     await demo.stockToRead(19);
+    expect(await page.textContent("#product-note")).toBe(`Product ${productId}`);
   });
 });
