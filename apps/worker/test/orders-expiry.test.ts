@@ -27,7 +27,7 @@ import {
   placeOrder,
   stockState,
 } from "./support/order-client.ts";
-import { pendingCount } from "./support/queue-inspection.ts";
+import { pendingCount, unfinishedCount } from "./support/queue-inspection.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 let env: TestEnvironment;
@@ -63,7 +63,7 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-const drained = () => waitFor(async () => (await pendingCount(redis, keys)) === 0, "the queue to drain");
+const drained = () => waitFor(async () => (await unfinishedCount(redis, keys)) === 0, "the queue to drain");
 
 describe("an order nobody pays", () => {
   it("expires: its stock returns to Redis and Postgres, once", async () => {

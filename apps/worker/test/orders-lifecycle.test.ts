@@ -20,7 +20,7 @@ import {
   stockState,
 } from "./support/order-client.ts";
 import { type OrdersStack, startOrdersStack } from "./support/orders-stack.ts";
-import { pendingCount } from "./support/queue-inspection.ts";
+import { unfinishedCount } from "./support/queue-inspection.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 let env: TestEnvironment;
@@ -58,7 +58,7 @@ async function waitForOperation(path: string) {
   }, path);
   return view as unknown as Record<string, unknown>;
 }
-const drained = () => waitFor(async () => (await pendingCount(redis, keys)) === 0, "the queue to drain");
+const drained = () => waitFor(async () => (await unfinishedCount(redis, keys)) === 0, "the queue to drain");
 
 async function expectStockInvariant(productId: string) {
   await drained();

@@ -11,7 +11,7 @@ import { ADMIN_KEY } from "./support/coupon-client.ts";
 import { type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
 import { asShop, deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import { createProduct, orderView, payOrder, placeOrder, stockState } from "./support/order-client.ts";
-import { pendingCount } from "./support/queue-inspection.ts";
+import { unfinishedCount } from "./support/queue-inspection.ts";
 import { refund, runReconcile, settledViews } from "./support/refund-client.ts";
 import { waitFor } from "./support/wait-for.ts";
 
@@ -48,7 +48,7 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-const drained = () => waitFor(async () => (await pendingCount(redis, keys)) === 0, "the queue to drain");
+const drained = () => waitFor(async () => (await unfinishedCount(redis, keys)) === 0, "the queue to drain");
 const balanceOf = async (userId: string) =>
   (await app.inject({ url: `/v1/wallets/${userId}`, headers: asShop(app) })).json().balance as number;
 

@@ -31,6 +31,41 @@ export async function pendingCount(redis: ScriptedRedis, keys: QueueKeys): Promi
   return total;
 }
 
+/**
+ * Entries not yet finished: pending (delivered, not acknowledged) plus, per partition, 1 while the group has not
+ * yet been handed the stream's newest entry. Pending alone reads 0 in the moment between an append and a
+ * worker's read, so a "queue drained" check needs both.
+ */
+export async function unfinishedCount(redis: ScriptedRedis, keys: QueueKeys): Promise<number> {
+  let total = 0;
+  for (const stream of keys.allStreams()) {
+    const [groups, streamInfo] = (await Promise.all([
+      redis.xinfo("GROUPS", stream),
+      redis.xinfo("STREAM", stream),
+    ])) as [unknown[][], unknown[]];
+    const group = groups.map(fieldsOf).find((fields) => fields.name === CONSUMER_GROUP);
+    if (group === undefined) continue;
+    total += Number(group.pending);
+    const newest = String(fieldsOf(streamInfo)["last-generated-id"]);
+    if (compareEntryIds(String(group["last-delivered-id"]), newest) < 0) total += 1;
+  }
+  return total;
+}
+
+function fieldsOf(flat: unknown[]): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = flat[i + 1];
+  return fields;
+}
+
+/** Stream entry ids "<ms>-<seq>" in order. */
+function compareEntryIds(a: string, b: string): number {
+  const [aMs = 0n, aSeq = 0n] = a.split("-").map(BigInt);
+  const [bMs = 0n, bSeq = 0n] = b.split("-").map(BigInt);
+  if (aMs !== bMs) return aMs < bMs ? -1 : 1;
+  return aSeq === bSeq ? 0 : aSeq < bSeq ? -1 : 1;
+}
+
 /** The operation ids (the entry's `id` field) of stream entries. */
 export async function operationIdsOf(redis: ScriptedRedis, keys: QueueKeys, entries: PendingEntry[]) {
   // One XRANGE each, all at once (a pipeline may not span partitions on a cluster).
