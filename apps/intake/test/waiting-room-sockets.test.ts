@@ -2,6 +2,7 @@
 // pushes what the admission leader (the other one, here) decided, and a reconnect, to either, picks up the
 // ticket where it is. An open socket is a heartbeat; a silent ticket loses its place.
 import { AdmissionTokens } from "@floodgate/admission";
+import { revokeTicket } from "@floodgate/redis-scripts";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -176,18 +177,18 @@ describe("a waiting-room WebSocket", () => {
     const socket = await openTicketSocket(baseUrl(follower), "missed", ticketId, env.serverKey);
     await socket.next((m) => m.type === "position", "the pre-queue position");
     const room = follower.admission.keys.room("missed");
-    const before = await follower.admission.redis.revokeTicket(
-      room.tickets,
-      room.queue,
-      room.early,
-      room.seen,
-      room.sessions,
-      room.ended,
+    const revoked = await revokeTicket.run(follower.admission.redis, {
+      ticketsKey: room.tickets,
+      queueKey: room.queue,
+      earlyKey: room.early,
+      seenKey: room.seen,
+      sessionsKey: room.sessions,
+      endedKey: room.ended,
       ticketId,
-      "a-channel-nobody-hears",
-      "missed",
-    );
-    expect(before[0]).toBe("early");
+      eventChannel: "a-channel-nobody-hears",
+      roomId: "missed",
+    });
+    expect(revoked?.before).toBe("early");
     expect(await socket.next((m) => m.type === "expired", "the ended ticket", 10_000)).toMatchObject({
       reason: "revoked",
     });

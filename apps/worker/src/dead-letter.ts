@@ -4,7 +4,6 @@ import {
   type FinalStatus,
   type QueueKeys,
   queueFinishedOperations,
-  type ScriptedPipeline,
   type ScriptedRedis,
   type StreamEntry,
 } from "@floodgate/queue";
@@ -43,7 +42,7 @@ export async function deadLetter(
       ),
     ),
   );
-  const copies = redis.multi() as ScriptedPipeline;
+  const copies = redis.multi();
   for (const [i, { entry, reason }] of poisoned.entries()) {
     copies.xadd(
       keys.deadLetters(),
@@ -68,7 +67,7 @@ export async function deadLetter(
   const failures = (
     await Promise.allSettled(
       [...byPartition(keys, poisoned)].map(([partition, group]) => {
-        const multi = redis.multi() as ScriptedPipeline; // the scripts are there at run time (defineScripts)
+        const multi = redis.multi();
         if (group.firstFailureKeys.length > 0) multi.del(...group.firstFailureKeys);
         // Its statuses and acknowledgements are all in this partition, so this adds one script call (and
         // the publish of these statuses).

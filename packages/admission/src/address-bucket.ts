@@ -2,6 +2,7 @@
 // intake takes its token with this side command, sent beside the route's script in the same round trip
 // (apps/intake/src/admission/address-buckets.ts decides when to send it and what its answer means).
 import type { ScriptedRedis } from "@floodgate/queue";
+import { takeToken } from "@floodgate/redis-scripts";
 
 export interface AddressTokenAnswer {
   /** A token was there and is taken; false: the bucket was empty (the request is charged to it anyway). */
@@ -18,6 +19,6 @@ export async function takeAddressToken(
   key: string,
   [intervalMs, burst]: readonly [number, number],
 ): Promise<AddressTokenAnswer> {
-  const [ok, remaining, resetMs] = await redis.takeToken(key, intervalMs, burst);
-  return { ok: ok === 1, remaining, resetMs };
+  const { taken, remaining, resetMs } = await takeToken.run(redis, { bucketKey: key, intervalMs, burst });
+  return { ok: taken, remaining, resetMs };
 }

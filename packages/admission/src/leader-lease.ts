@@ -1,7 +1,9 @@
-// The admission leader's lease and its epoch (lua/hold-leader-lease-2.lua). The epoch grows with every new
-// holder; each room's tick carries it, and a room refuses an epoch below the highest it has seen, which fences a
-// deposed leader out of every room its successor has ticked without the tick reading the lease (another slot).
+// The admission leader's lease and its epoch (hold-leader-lease-2.lua, in @floodgate/redis-scripts). The epoch
+// grows with every new holder; each room's tick carries it, and a room refuses an epoch below the highest it has
+// seen, which fences a deposed leader out of every room its successor has ticked without the tick reading the
+// lease (another slot).
 import type { ScriptedRedis } from "@floodgate/queue";
+import { holdLeaderLease as holdLeaderLeaseScript } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
 
 /**
@@ -16,7 +18,12 @@ export async function holdLeaderLease(
   leaseMs: number,
   aboveEpoch = 0,
 ): Promise<number> {
-  return Number(
-    await redis.holdLeaderLease(keys.leaderLease(), keys.leaderEpoch(), holderId, leaseMs, aboveEpoch),
-  );
+  const { epoch } = await holdLeaderLeaseScript.run(redis, {
+    leaseKey: keys.leaderLease(),
+    epochKey: keys.leaderEpoch(),
+    holderId,
+    leaseMs,
+    aboveEpoch,
+  });
+  return epoch;
 }

@@ -4,6 +4,7 @@
 // and it expires by itself if its holder dies in between.
 import { randomUUID } from "node:crypto";
 import type { ScriptedRedis } from "@floodgate/queue";
+import { holdLease } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
 
 const LOCK_MS = 5_000;
@@ -23,16 +24,15 @@ export async function withRoomDefinitionLock<T>(
   keys: AdmissionKeys,
   step: () => Promise<T>,
 ): Promise<T> {
-  const lock = keys.roomDefinitionLock();
-  const holder = randomUUID();
+  const lock = { leaseKey: keys.roomDefinitionLock(), holderId: randomUUID() };
   const deadline = Date.now() + WAIT_MS;
-  while ((await redis.holdLease(lock, holder, LOCK_MS)) !== 1) {
+  while (!(await holdLease.run(redis, { ...lock, leaseMs: LOCK_MS })).held) {
     if (Date.now() >= deadline) throw new RoomDefinitionBusyError();
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   try {
     return await step();
   } finally {
-    await redis.holdLease(lock, holder, 1).catch(() => 0);
+    await holdLease.run(redis, { ...lock, leaseMs: 1 }).catch(() => undefined);
   }
 }

@@ -5,6 +5,7 @@
 //   - revokePass after revoke-ticket (the admin's DELETE), also when no pass was granted yet.
 // Session ends need no write: the pass carries the admission's end.
 import type { ScriptedRedis } from "@floodgate/queue";
+import { grantPass as grantPassScript, revokePass as revokePassScript } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { ENDED_TICKET_RETENTION_MS } from "./room-tick.ts";
 
@@ -21,13 +22,13 @@ export async function grantPass(
   keys: AdmissionKeys,
   ticket: PassTicket,
 ): Promise<boolean> {
-  const granted = await redis.grantPass(
-    keys.roomPasses(ticket.roomId, ticket.userId),
-    ticket.ticketId,
-    ticket.expiresAt,
-    ENDED_TICKET_RETENTION_MS,
-  );
-  return granted === 1;
+  const { granted } = await grantPassScript.run(redis, {
+    passesKey: keys.roomPasses(ticket.roomId, ticket.userId),
+    ticketId: ticket.ticketId,
+    expiresAt: ticket.expiresAt,
+    endedRetentionMs: ENDED_TICKET_RETENTION_MS,
+  });
+  return granted;
 }
 
 export async function revokePass(
@@ -35,10 +36,10 @@ export async function revokePass(
   keys: AdmissionKeys,
   ticket: { roomId: string; ticketId: string; userId: string; expiresAt: number | null },
 ): Promise<void> {
-  await redis.revokePass(
-    keys.roomPasses(ticket.roomId, ticket.userId),
-    ticket.ticketId,
-    ticket.expiresAt ?? "",
-    ENDED_TICKET_RETENTION_MS,
-  );
+  await revokePassScript.run(redis, {
+    passesKey: keys.roomPasses(ticket.roomId, ticket.userId),
+    ticketId: ticket.ticketId,
+    expiresAt: ticket.expiresAt,
+    endedRetentionMs: ENDED_TICKET_RETENTION_MS,
+  });
 }

@@ -1,8 +1,10 @@
-// One tick of one room (lua/admit-room-10.lua): the leader runs it about every 100 ms; tests run it directly.
-// Every key is the room's, so it runs on a Redis Cluster: the leader is fenced by its epoch, which the room
-// keeps, rather than by reading the lease (leader-lease.ts).
+// One tick of one room (admit-room-10.lua, through its wrapper in @floodgate/redis-scripts): the leader runs it
+// about every 100 ms; tests run it directly. Every key is the room's, so it runs on a Redis Cluster: the leader
+// is fenced by its epoch, which the room keeps, rather than by reading the lease (leader-lease.ts).
 import type { ScriptedRedis } from "@floodgate/queue";
+import { admitRoom } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
+import { roomScriptKeys } from "./room-script-keys.ts";
 
 /** Tickets a tick may look at per step: bounds a tick's time in Redis whatever the queue's length. */
 export const TICK_STEP_LIMIT = 5000;
@@ -44,37 +46,17 @@ export async function tickRoom(
   roomId: string,
   options: TickOptions,
 ): Promise<TickOutcome> {
-  const room = keys.room(roomId);
-  const reply = await redis.admitRoom(
-    room.config,
-    room.state,
-    room.queue,
-    room.early,
-    room.tickets,
-    room.users,
-    room.seen,
-    room.sessions,
-    room.admits,
-    room.ended,
-    options.epoch,
-    options.backpressure ? "1" : "0",
-    options.cooldownMs,
-    keys.roomEventsChannel(),
+  const tick = await admitRoom.run(redis, {
+    ...roomScriptKeys(keys.room(roomId)),
+    leaderEpoch: options.epoch,
+    backpressure: options.backpressure,
+    cooldownMs: options.cooldownMs,
+    eventChannel: keys.roomEventsChannel(),
     roomId,
-    TICK_STEP_LIMIT,
-    options.endedRetentionMs ?? ENDED_TICKET_RETENTION_MS,
-  );
-  const code = Number(reply[0]);
-  if (code === -1) return { result: "deposed", roomEpoch: Number(reply[1]) };
-  if (code !== 1) return { result: "undefined_room" };
-  return {
-    result: "ticked",
-    tick: {
-      roomId,
-      queueing: reply[1] === "1",
-      waiting: Number(reply[2]),
-      admitted: Number(reply[3]),
-      ended: Number(reply[4]),
-    },
-  };
+    stepLimit: TICK_STEP_LIMIT,
+    endedRetentionMs: options.endedRetentionMs ?? ENDED_TICKET_RETENTION_MS,
+  });
+  if (tick.result !== "ticked") return tick;
+  const { queueing, waiting, admitted, ended } = tick;
+  return { result: "ticked", tick: { roomId, queueing, waiting, admitted, ended } };
 }

@@ -1,12 +1,21 @@
 // Tickets of a waiting room: joining (one place per user), reading (a poll is a heartbeat), revoking. Each is
-// one script call in the room's slot; the record format is in lua/includes/room-tickets.lua. The join's limit
-// per client address is the caller's side command (address-bucket.ts), sent beside the join.
+// one script call in the room's slot (its wrapper in @floodgate/redis-scripts); the record format is in
+// commands/includes/room-tickets.lua there. The join's limit per client address is the caller's side command
+// (address-bucket.ts), sent beside the join.
 import { randomBytes } from "node:crypto";
 import type { ScriptedRedis } from "@floodgate/queue";
+import {
+  joinRoom as joinRoomScript,
+  type RevokedTicket,
+  readTicket as readTicketScript,
+  revokeTicket as revokeTicketScript,
+  type TicketReading,
+  type TicketStatus,
+} from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
+import { roomScriptKeys } from "./room-script-keys.ts";
 
-export const TICKET_STATUSES = ["early", "waiting", "admitted", "expired", "abandoned", "revoked"] as const;
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export { type RevokedTicket, TICKET_STATUSES, type TicketStatus } from "@floodgate/redis-scripts";
 
 export interface TicketState {
   ticketId: string;
@@ -33,20 +42,8 @@ export function newTicketId(nowMs = Date.now()): string {
   return `tkt_${time}${tail}`;
 }
 
-const number = (value: string | undefined) => (value ? Number(value) : null);
-
-function toState(roomId: string, ticketId: string, fields: string[]): TicketState {
-  const [status, userId, position, joinedAt, admittedAt, expiresAt] = fields;
-  return {
-    ticketId,
-    roomId,
-    userId: userId ?? "",
-    status: status as TicketStatus,
-    position: number(position),
-    joinedAt: number(joinedAt),
-    admittedAt: number(admittedAt),
-    expiresAt: number(expiresAt),
-  };
+function toState(roomId: string, ticketId: string, userId: string, ticket: TicketReading): TicketState {
+  return { ticketId, roomId, userId, ...ticket };
 }
 
 export type JoinOutcome = { result: "joined" | "existing"; ticket: TicketState } | { result: "unknown_room" };
@@ -56,34 +53,16 @@ export async function joinRoom(
   keys: AdmissionKeys,
   request: { roomId: string; userId: string },
 ): Promise<JoinOutcome> {
-  const room = keys.room(request.roomId);
-  const reply = await redis.joinRoom(
-    room.config,
-    room.state,
-    room.queue,
-    room.early,
-    room.tickets,
-    room.users,
-    room.seen,
-    room.sessions,
-    room.admits,
-    newTicketId(),
-    request.userId,
-    Math.random(),
-  );
-  const code = Number(reply[0]);
-  if (code === -1) return { result: "unknown_room" };
-  const [, ticketId, status, position, joinedAt, admittedAt, expiresAt] = reply as string[];
+  const joined = await joinRoomScript.run(redis, {
+    ...roomScriptKeys(keys.room(request.roomId)),
+    ticketId: newTicketId(),
+    userId: request.userId,
+    shuffleScore: Math.random(),
+  });
+  if (joined.result === "unknown_room") return joined;
   return {
-    result: code === 1 ? "joined" : "existing",
-    ticket: toState(request.roomId, ticketId!, [
-      status!,
-      request.userId,
-      position!,
-      joinedAt!,
-      admittedAt!,
-      expiresAt!,
-    ]),
+    result: joined.result,
+    ticket: toState(request.roomId, joined.ticketId, request.userId, joined.ticket),
   };
 }
 
@@ -93,17 +72,10 @@ export async function readTicket(
   roomId: string,
   ticketId: string,
 ): Promise<TicketState | null> {
-  const room = keys.room(roomId);
-  const fields = await redis.readTicket(room.tickets, room.queue, room.early, room.seen, ticketId);
-  return fields.length === 0 ? null : toState(roomId, ticketId, fields);
-}
-
-export interface RevokedTicket {
-  /** The ticket's status before the revoke ("revoked" again on a retry). */
-  before: TicketStatus;
-  userId: string;
-  /** When its admission would have ended; null for a ticket never admitted. */
-  expiresAt: number | null;
+  const read = await readTicketScript.run(redis, { ...roomScriptKeys(keys.room(roomId)), ticketId });
+  if (!read) return null;
+  const { userId, ...ticket } = read;
+  return toState(roomId, ticketId, userId, ticket);
 }
 
 /**
@@ -116,19 +88,10 @@ export async function revokeTicket(
   roomId: string,
   ticketId: string,
 ): Promise<RevokedTicket | null> {
-  const room = keys.room(roomId);
-  const reply = await redis.revokeTicket(
-    room.tickets,
-    room.queue,
-    room.early,
-    room.seen,
-    room.sessions,
-    room.ended,
+  return revokeTicketScript.run(redis, {
+    ...roomScriptKeys(keys.room(roomId)),
     ticketId,
-    keys.roomEventsChannel(),
+    eventChannel: keys.roomEventsChannel(),
     roomId,
-  );
-  if (reply.length === 0) return null;
-  const [before, userId, expiresAt] = reply;
-  return { before: before as TicketStatus, userId, expiresAt: number(expiresAt) };
+  });
 }

@@ -2,6 +2,7 @@
 // in the user's slot and cannot count in the room's, so each intake counts its guarded requests per room in
 // memory and flushes them here about every 100 ms (count-room-traffic-1.lua): `auto` sees a surge that much later.
 import type { ScriptedRedis } from "@floodgate/queue";
+import { countRoomTraffic as countRoomTrafficScript } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
 
 export async function countRoomTraffic(
@@ -10,5 +11,5 @@ export async function countRoomTraffic(
   roomId: string,
   requests: number,
 ): Promise<void> {
-  await redis.countRoomTraffic(keys.room(roomId).state, requests);
+  await countRoomTrafficScript.run(redis, { stateKey: keys.room(roomId).state, requests });
 }

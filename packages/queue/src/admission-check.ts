@@ -2,16 +2,11 @@
 // arguments, built by the intake's admission control, and what the script says back about it. Every key is in
 // the user's partition slot, a guarding room's included (its queueing mirror and the user's passes). The client
 // address's bucket is not in it (its own slot): the intake takes it beside the script (take-token-1.lua).
+import type { AdmissionGate } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 
-export const ADMISSION_KEY_COUNT = 3;
-
-export interface AdmissionCheck {
-  /** User bucket, room's queueing mirror, user's room passes (without a room: the user's stream, never touched). */
-  keys: readonly [string, string, string];
-  /** User ms per token, user burst, "1"/"0" room gate, user id, ticket id. */
-  args: readonly [number, number, "0" | "1", string, string];
-}
+/** The gate's 3 keys and 5 arguments, as its wrapper takes them (redis-scripts includes/admission-gate.ts). */
+export type AdmissionCheck = AdmissionGate;
 
 /**
  * What the waiting room says when a request holds no admission while it queues. (A token of another user is

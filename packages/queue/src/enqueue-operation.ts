@@ -1,5 +1,5 @@
 import { encodeOperationMessage, type MoneyOperationMessage, type RefundMessage } from "@floodgate/domain";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { enqueueOperation as enqueueOperationScript, type ScriptedRedis } from "@floodgate/redis-scripts";
 import {
   type AdmissionCheck,
   type AdmissionInfo,
@@ -46,18 +46,21 @@ export async function enqueueOperation(
   const partition = keys.partitionForOperation(message.id)!;
   const idempotencyKey = keys.idempotency(partition, idempotencyScope(message), request.idempotencyKey ?? "");
   const wait = request.replicaWait ?? NO_REPLICA_WAIT;
-  const enqueue = acceptingScript(redis, wait, "enqueueOperation", keys.stream(partition));
-  const [code, id, admission] = await enqueue(
-    ...request.admission.keys,
+  const enqueue = acceptingScript(redis, wait, enqueueOperationScript, keys.stream(partition));
+  const {
+    code,
+    value: id,
+    admission,
+  } = await enqueue({
+    admission: request.admission,
     idempotencyKey,
-    keys.status(partition, message.id),
-    keys.stream(partition),
-    ...request.admission.args,
-    message.id,
-    request.fingerprint,
-    request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
-    encodeOperationMessage(message),
-  );
+    statusKey: keys.status(partition, message.id),
+    streamKey: keys.stream(partition),
+    operationId: message.id,
+    fingerprint: request.fingerprint,
+    idempotencyTtlSeconds: request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
+    encodedMessage: encodeOperationMessage(message),
+  });
   if (code === 1) return { result: "accepted", id, admission: admissionInfo(admission) };
   if (code === 0) return { result: "replayed", id, admission: admissionInfo(admission) };
   return admissionRefusal(code, id) ?? { result: "conflict", existingId: id };

@@ -1,11 +1,9 @@
 export type {
   ScriptedCluster,
-  ScriptedPipeline,
   ScriptedRedis,
   ScriptedSingleRedis,
 } from "@floodgate/redis-scripts";
 export {
-  ADMISSION_KEY_COUNT,
   type AdmissionCheck,
   type AdmissionInfo,
   type AdmissionRefusal,

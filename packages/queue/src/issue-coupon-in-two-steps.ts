@@ -12,11 +12,19 @@
 // any commit can be: until then it counts as issued, so a sale may answer sold out a moment early, never late.
 // An accepted issue costs two round trips here (one on one Redis: issue-coupon-9.lua).
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
-import { encodeOperationMessage } from "@floodgate/domain";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  admitRequest,
+  commitCouponIssue,
+  recordRefusal,
+  releaseCoupon,
+  reserveCoupon,
+  type ScriptAnswer,
+  type ScriptedRedis,
+} from "@floodgate/redis-scripts";
 import { type AdmissionCheck, admissionInfo } from "./admission-check.ts";
 import {
   couponIssueOutcome,
+  couponIssueRecord,
   IssueCouponCode,
   type IssueCouponIdempotency,
   type IssueCouponOutcome,
@@ -42,87 +50,78 @@ export async function issueCouponInTwoSteps(
   idempotency: IssueCouponIdempotency,
   replicaWait: ReplicaWait,
 ): Promise<IssueCouponOutcome> {
-  const partition = keys.partitionForUser(message.userId);
-  const stream = keys.stream(partition);
-  const idempotencyKey = keys.idempotency(partition, message.userId, idempotency.key ?? "");
-  const ttl = idempotency.key === undefined ? 0 : idempotency.ttlSeconds;
-  const coupon = [
-    keys.couponState(message.couponId),
-    keys.couponHolders(message.couponId),
-    keys.couponReservations(message.couponId),
-  ] as const;
+  const record = couponIssueRecord(keys, message, discount, idempotency);
+  const { streamKey: stream, idempotencyKey, idempotencyTtlSeconds: ttl } = record;
+  const reservation = {
+    coupon: {
+      stateKey: keys.couponState(message.couponId),
+      holdersKey: keys.couponHolders(message.couponId),
+      reservationsKey: keys.couponReservations(message.couponId),
+    },
+    issueId: message.id,
+    userId: message.userId,
+  };
   // A refusal answers once its unit is back (a refused issue changes nothing); a release that fails is left to
   // the worker's sweep, so it never turns the refusal into an error.
-  const release = () => redis.releaseCoupon(...coupon, message.id, message.userId).catch(() => 0);
+  const release = () => releaseCoupon.run(redis, reservation).catch(() => false);
 
   const [admitted, reserved] = await Promise.allSettled([
-    acceptingScript(redis, replicaWait, "admitRequest", stream)(
-      ...admission.keys,
+    acceptingScript(
+      redis,
+      replicaWait,
+      admitRequest,
+      stream,
+    )({
+      admission,
       idempotencyKey,
-      ...admission.args,
-      idempotency.fingerprint,
-      ttl,
-    ),
-    acceptingScript(redis, replicaWait, "reserveCoupon", coupon[0])(...coupon, message.id, message.userId),
+      fingerprint: idempotency.fingerprint,
+      idempotencyTtlSeconds: ttl,
+    }),
+    acceptingScript(redis, replicaWait, reserveCoupon, reservation.coupon.stateKey)(reservation),
   ]);
-  const held = reserved.status === "fulfilled" && reserved.value[0] === 1;
+  const held = reserved.status === "fulfilled" && reserved.value.reservedAtMs !== null;
   if (admitted.status === "rejected" || reserved.status === "rejected") {
     // A reservation whose reply was lost is swept; one that answered is given back now.
     if (held) await release();
     throw admitted.status === "rejected" ? admitted.reason : (reserved as PromiseRejectedResult).reason;
   }
-  const [admitCode, admitValue, admitInfo, admitReplayed] = admitted.value;
-  if (admitCode !== ADMITTED) {
+  const admit = admitted.value;
+  if (admit.code !== ADMITTED) {
     if (held) await release();
-    return userSideAnswer(admitCode, admitValue, admitInfo, admitReplayed);
+    return userSideAnswer(admit);
   }
-  if (!held) {
-    const [code, value] = reserved.value;
+  const { code, value, reservedAtMs } = reserved.value;
+  if (reservedAtMs === null) {
     if (code === IssueCouponCode.unknownCoupon) return { result: "unknown_coupon" };
-    if (ttl === 0) return couponIssueOutcome(code, String(value), undefined, 0);
+    if (ttl === 0) return couponIssueOutcome({ code, value, admission: undefined, replayed: false });
     // The refusal is the request's answer: the key records it, as issue-coupon-9.lua does on one Redis.
-    const [recorded, recordedValue, , replayed] = await redis.recordRefusal(
+    const recorded = await recordRefusal.run(redis, {
       idempotencyKey,
-      idempotency.fingerprint,
-      ttl,
+      fingerprint: idempotency.fingerprint,
+      idempotencyTtlSeconds: ttl,
       code,
-      String(value),
-    );
-    return userSideAnswer(recorded, recordedValue, "", replayed);
+      value,
+    });
+    return userSideAnswer({ ...recorded, admission: undefined });
   }
 
-  const [code, value, , replayed] = await acceptingScript(redis, replicaWait, "commitCouponIssue", stream)(
-    keys.status(partition, message.id),
-    stream,
-    keys.couponIssue(partition, message.id),
-    idempotencyKey,
-    message.id,
-    message.userId,
-    encodeOperationMessage(message),
-    message.couponId,
-    discount.type,
-    discount.value,
-    idempotency.fingerprint,
-    ttl,
-    reserved.value[1],
-    COMMIT_WINDOW_MS,
-  );
-  if (code === IssueCouponCode.accepted) {
+  const commit = acceptingScript(redis, replicaWait, commitCouponIssue, stream);
+  const committed = await commit({ record, reservedAtMs, commitWindowMs: COMMIT_WINDOW_MS });
+  if (committed.code === IssueCouponCode.accepted) {
     // The unit is the issue's: strike the reservation off the list (a sweep would, finding the issue recorded).
-    inBackground(redis.zrem(coupon[2], reservationMember(message.id, message.userId)));
-    return { result: "accepted", id: value, admission: admissionInfo(admitInfo) };
+    inBackground(
+      redis.zrem(reservation.coupon.reservationsKey, reservationMember(message.id, message.userId)),
+    );
+    return { result: "accepted", id: committed.value, admission: admissionInfo(admit.admission) };
   }
   await release();
-  if (code === COMMIT_TOO_LATE) throw new CommitTooLateError(`coupon issue ${message.id}`);
-  return userSideAnswer(code, value, admitInfo, replayed);
+  if (committed.code === COMMIT_TOO_LATE) throw new CommitTooLateError(`coupon issue ${message.id}`);
+  return userSideAnswer({ ...committed, admission: admit.admission });
 }
 
 /** What the user's slot answered instead of going on: a replay, a conflict, or a refusal. */
-function userSideAnswer(
-  code: number,
-  value: string,
-  info: string | undefined,
-  replayed: number | undefined,
-): IssueCouponOutcome {
-  return couponIssueOutcome(code === KEY_CONFLICT ? IssueCouponCode.conflict : code, value, info, replayed);
+function userSideAnswer(answer: ScriptAnswer): IssueCouponOutcome {
+  return couponIssueOutcome(
+    answer.code === KEY_CONFLICT ? { ...answer, code: IssueCouponCode.conflict } : answer,
+  );
 }

@@ -1,5 +1,10 @@
 import { type CouponDefinition, type CouponIssueMessage, encodeOperationMessage } from "@floodgate/domain";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  type CouponIssueRecord,
+  issueCoupon as issueCouponScript,
+  type ScriptAnswer,
+  type ScriptedRedis,
+} from "@floodgate/redis-scripts";
 import {
   type AdmissionCheck,
   type AdmissionInfo,
@@ -68,36 +73,48 @@ export async function issueCoupon(
   if (redis.isCluster)
     return issueCouponInTwoSteps(redis, keys, message, discount, admission, idempotency, replicaWait);
   const partition = keys.partitionForUser(message.userId);
-  const issue = acceptingScript(redis, replicaWait, "issueCoupon", keys.stream(partition));
-  const [code, value, info, replayedFlag] = await issue(
-    ...admission.keys,
-    keys.couponState(message.couponId),
-    keys.couponHolders(message.couponId),
-    keys.status(partition, message.id),
-    keys.stream(partition),
-    keys.couponIssue(partition, message.id),
-    keys.idempotency(partition, message.userId, idempotency.key ?? ""),
-    ...admission.args,
-    message.id,
-    message.userId,
-    encodeOperationMessage(message),
-    message.couponId,
-    discount.type,
-    discount.value,
-    idempotency.fingerprint,
-    idempotency.key === undefined ? 0 : idempotency.ttlSeconds,
-  );
-  return couponIssueOutcome(code, value, info, replayedFlag);
+  const issue = acceptingScript(redis, replicaWait, issueCouponScript, keys.stream(partition));
+  const answer = await issue({
+    admission,
+    coupon: {
+      stateKey: keys.couponState(message.couponId),
+      holdersKey: keys.couponHolders(message.couponId),
+    },
+    record: couponIssueRecord(keys, message, discount, idempotency),
+  });
+  return couponIssueOutcome(answer);
+}
+
+/** What an issue writes in the user's slot, as both paths' scripts take it. */
+export function couponIssueRecord(
+  keys: QueueKeys,
+  message: CouponIssueMessage,
+  discount: CouponDefinition["discount"],
+  idempotency: IssueCouponIdempotency,
+): CouponIssueRecord {
+  const partition = keys.partitionForUser(message.userId);
+  return {
+    statusKey: keys.status(partition, message.id),
+    streamKey: keys.stream(partition),
+    redemptionKey: keys.couponIssue(partition, message.id),
+    idempotencyKey: keys.idempotency(partition, message.userId, idempotency.key ?? ""),
+    issueId: message.id,
+    userId: message.userId,
+    encodedMessage: encodeOperationMessage(message),
+    couponId: message.couponId,
+    discount,
+    fingerprint: idempotency.fingerprint,
+    idempotencyTtlSeconds: idempotency.key === undefined ? 0 : idempotency.ttlSeconds,
+  };
 }
 
 /** A coupon issue script's reply as the route's outcome (issue-coupon-9.lua's codes; the two-step path shares them). */
-export function couponIssueOutcome(
-  code: number,
-  value: string,
-  info: string | undefined,
-  replayedFlag: number | undefined,
-): IssueCouponOutcome {
-  const replayed = replayedFlag === 1;
+export function couponIssueOutcome({
+  code,
+  value,
+  admission: info,
+  replayed,
+}: ScriptAnswer): IssueCouponOutcome {
   switch (code) {
     case IssueCouponCode.accepted:
       return { result: "accepted", id: value, admission: admissionInfo(info) };

@@ -10,7 +10,12 @@ import {
   type OperationView,
   type RefundView,
 } from "@floodgate/domain";
-import type { ScriptedPipeline, ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  type FinishOperationsInput,
+  finishOperations as finishOperationsScript,
+  type ScriptedRedis,
+} from "@floodgate/redis-scripts";
+import type { ChainableCommander } from "ioredis";
 import { CONSUMER_GROUP, type QueueKeys } from "./queue-keys.ts";
 import type { StreamEntry } from "./stream-consumer.ts";
 
@@ -130,11 +135,11 @@ export async function finishOperations(
   ttlSeconds: number,
 ): Promise<number> {
   const acked = await Promise.all(
-    finishCalls(keys, finished, ttlSeconds).map((args) => redis.finishOperations(...args)),
+    finishCalls(keys, finished, ttlSeconds).map((call) => finishOperationsScript.run(redis, call)),
   );
   const changes = statusChanges(finished);
   if (changes.length > 0) await redis.publish(keys.statusChannel(), JSON.stringify(changes));
-  return acked.reduce((sum, n) => sum + Number(n), 0);
+  return acked.reduce((sum, { acknowledged }) => sum + acknowledged, 0);
 }
 
 /**
@@ -143,20 +148,22 @@ export async function finishOperations(
  * slots, and the publish must come after the statuses).
  */
 export function queueFinishedOperations(
-  pipeline: ScriptedPipeline,
+  pipeline: ChainableCommander,
   keys: QueueKeys,
   finished: FinishedOperations,
   ttlSeconds: number,
 ): void {
-  for (const args of finishCalls(keys, finished, ttlSeconds)) pipeline.finishOperations(...args);
+  for (const call of finishCalls(keys, finished, ttlSeconds)) finishOperationsScript.queue(pipeline, call);
   const changes = statusChanges(finished);
   if (changes.length > 0) pipeline.publish(keys.statusChannel(), JSON.stringify(changes));
 }
 
-type FinishCall = [numberOfKeys: number, ...keysThenArgs: (string | number)[]];
-
-/** finish-operations-n.lua's arguments, one call per partition that has statuses or entries. */
-function finishCalls(keys: QueueKeys, finished: FinishedOperations, ttlSeconds: number): FinishCall[] {
+/** finish-operations-n.lua's input, one call per partition that has statuses or entries. */
+function finishCalls(
+  keys: QueueKeys,
+  finished: FinishedOperations,
+  ttlSeconds: number,
+): FinishOperationsInput[] {
   const byPartition = new Map<number, { statuses: FinalStatus[]; entryIds: string[] }>();
   const partitionOf = (partition: number) => {
     let group = byPartition.get(partition);
@@ -171,24 +178,18 @@ function finishCalls(keys: QueueKeys, finished: FinishedOperations, ttlSeconds: 
     if (partition !== null) partitionOf(partition).statuses.push(final);
   }
   for (const entry of finished.acknowledged) partitionOf(entry.partition).entryIds.push(entry.entryId);
-  return [...byPartition].map(([partition, { statuses, entryIds }]) => {
-    const statusKeys = statuses.map((final) => keys.status(partition, final.id));
-    const statusArgs = statuses.flatMap((final) => [
-      final.status,
-      final.completedAt,
-      final.failureReason ?? "",
-    ]);
-    return [
-      1 + statusKeys.length,
-      keys.stream(partition),
-      ...statusKeys,
-      CONSUMER_GROUP,
-      ttlSeconds,
-      entryIds.length,
-      ...entryIds,
-      ...statusArgs,
-    ];
-  });
+  return [...byPartition].map(([partition, { statuses, entryIds }]) => ({
+    streamKey: keys.stream(partition),
+    group: CONSUMER_GROUP,
+    statusTtlSeconds: ttlSeconds,
+    entryIds,
+    statuses: statuses.map((final) => ({
+      statusKey: keys.status(partition, final.id),
+      status: final.status,
+      completedAt: final.completedAt,
+      failureReason: final.failureReason,
+    })),
+  }));
 }
 
 function statusChanges(finished: FinishedOperations): StatusChange[] {

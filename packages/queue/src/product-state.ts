@@ -3,7 +3,7 @@
 // truth and is written first; this state runs ahead of its stock by the orders still in the queue, and
 // reconcile rebuilds it from Postgres when it is missing.
 import type { ProductChangeRequest, ProductDefinition } from "@floodgate/domain";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { changeProduct, type ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 
 /** The return codes of change-product-1.lua, the one place they are named. */
@@ -39,12 +39,12 @@ export async function changeProductState(
   productId: string,
   change: ProductChangeRequest,
 ): Promise<number | null> {
-  const [code, available] = await redis.changeProduct(
-    keys.productState(productId),
-    change.price ?? "",
-    change.stockAdded ?? 0,
-    change.maxUnitsPerUser ?? "",
-  );
+  const { code, available } = await changeProduct.run(redis, {
+    productStateKey: keys.productState(productId),
+    price: change.price,
+    stockAdded: change.stockAdded ?? 0,
+    maxUnitsPerUser: change.maxUnitsPerUser,
+  });
   return code === ChangeProductCode.stateMissing ? null : available;
 }
 

@@ -1,5 +1,5 @@
 import type { OrderLine } from "@floodgate/domain";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { releaseOrder, returnStock, type ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { NO_COUPON } from "./reserve-order.ts";
 
@@ -41,30 +41,28 @@ export async function releaseOrders(
     releases.map(async (release) => {
       const partition = keys.partitionForUser(release.userId);
       const standIn = keys.couponIssue(partition, NO_COUPON);
-      const releaseKeys = [
-        keys.orderState(partition, release.orderId),
-        keys.couponIssue(partition, release.couponIssueId ?? NO_COUPON),
-        ...release.items.map((item) => (redis.isCluster ? standIn : keys.productState(item.productId))),
-        ...release.items.map((item) => keys.unpaidUnits(item.productId, release.userId)),
-      ];
-      const released = await redis.releaseOrder(
-        releaseKeys.length,
-        ...releaseKeys,
-        release.orderId,
-        ...release.items.map((item) => item.quantity),
-      );
-      if (!redis.isCluster || released === -1) return;
+      const { orderStateFound } = await releaseOrder.run(redis, {
+        orderStateKey: keys.orderState(partition, release.orderId),
+        couponIssueKey: keys.couponIssue(partition, release.couponIssueId ?? NO_COUPON),
+        orderId: release.orderId,
+        lines: release.items.map((item) => ({
+          productStateKey: redis.isCluster ? standIn : keys.productState(item.productId),
+          unpaidUnitsKey: keys.unpaidUnits(item.productId, release.userId),
+          quantity: item.quantity,
+        })),
+      });
+      if (!redis.isCluster || !orderStateFound) return;
       const units = new Map<string, number>();
       for (const item of release.items)
         units.set(item.productId, (units.get(item.productId) ?? 0) + item.quantity);
       await Promise.all(
         [...units].map(([productId, quantity]) =>
-          redis.returnStock(
-            keys.productState(productId),
-            keys.stockReturned(productId, release.orderId),
-            quantity,
-            orderStateTtlSeconds,
-          ),
+          returnStock.run(redis, {
+            productStateKey: keys.productState(productId),
+            markerKey: keys.stockReturned(productId, release.orderId),
+            units: quantity,
+            markerTtlSeconds: orderStateTtlSeconds,
+          }),
         ),
       );
     }),

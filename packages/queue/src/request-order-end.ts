@@ -1,5 +1,5 @@
 import { newOperationId, type OrderEndReason, parseOperationId } from "@floodgate/domain";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { requestOrderEnd as requestOrderEndScript, type ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 
 export type OrderEndOutcome =
@@ -26,18 +26,19 @@ export async function requestOrderEnd(
   const partition = keys.partitionForBucket(parsed.bucket);
   // Same bucket as the order, so the request lands on the order's partition and shard.
   const endId = newOperationId("order_cancel", parsed.bucket, nowMs);
-  const [code, value] = await redis.requestOrderEnd(
-    keys.orderState(partition, orderId),
-    keys.status(partition, endId),
-    keys.stream(partition),
+  const requested = await requestOrderEndScript.run(redis, {
+    orderStateKey: keys.orderState(partition, orderId),
+    statusKey: keys.status(partition, endId),
+    streamKey: keys.stream(partition),
     endId,
     orderId,
     reason,
-    nowMs,
-    ownerUserId ?? "",
-  );
-  if (code === 1) return { result: "requested", endId: value };
-  if (code === 0) return { result: "already_requested", endId: value };
+    createdAt: nowMs,
+    ownerUserId,
+  });
+  const { code } = requested;
+  if (code === 1) return { result: "requested", endId: requested.endId };
+  if (code === 0) return { result: "already_requested", endId: requested.endId };
   if (code === -1) return { result: "unknown_order" };
   if (code === -2) return { result: "already_ended" };
   throw new Error(`request-order-end-3.lua returned an unknown code ${code}`);

@@ -5,7 +5,7 @@
 // masters and this process). Then: the request recorded (its status, or its coupon redemption record or order
 // state, exists in the user's slot) -> the reservation is struck off; not recorded -> the unit is released. Both are idempotent, so several
 // workers may sweep at once.
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { releaseCoupon, releaseStock, type ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 
 export const SWEEP_AFTER_MS = 60_000;
@@ -32,13 +32,15 @@ export function sweepCouponReservations(
       keys.couponIssue(partition, issueId),
     ],
     release: (couponId, [issueId = "", userId = ""]) =>
-      redis.releaseCoupon(
-        keys.couponState(couponId),
-        keys.couponHolders(couponId),
-        keys.couponReservations(couponId),
+      releaseCoupon.run(redis, {
+        coupon: {
+          stateKey: keys.couponState(couponId),
+          holdersKey: keys.couponHolders(couponId),
+          reservationsKey: keys.couponReservations(couponId),
+        },
         issueId,
         userId,
-      ),
+      }),
   });
 }
 
@@ -57,13 +59,15 @@ export function sweepStockReservations(
       keys.orderState(partition, orderId),
     ],
     release: (productId, [orderId = "", userId = "", units = "0"]) =>
-      redis.releaseStock(
-        keys.productState(productId),
-        keys.productReservations(productId),
+      releaseStock.run(redis, {
+        product: {
+          stateKey: keys.productState(productId),
+          reservationsKey: keys.productReservations(productId),
+        },
         orderId,
         userId,
-        Number(units),
-      ),
+        units: Number(units),
+      }),
   });
 }
 
@@ -71,8 +75,9 @@ interface ReservationKind {
   reservations(itemId: string): string;
   /** Keys in the user's slot of which one exists once the request was recorded. */
   recordedBy(partition: number, requestId: string): [string, string];
-  /** Gives the units back (once); the member's fields: request id, user id, and for stock the units. */
-  release(itemId: string, member: string[]): Promise<number>;
+  /** Gives the units back (once; false when nothing was listed); the member's fields: request id, user id, and
+   * for stock the units. */
+  release(itemId: string, member: string[]): Promise<boolean>;
 }
 
 async function sweep(
@@ -101,7 +106,7 @@ async function sweep(
         const recorded =
           partition !== null && (await redis.exists(...kind.recordedBy(partition, requestId))) > 0;
         if (recorded) result.confirmed += await redis.zrem(reservations, member);
-        else result.released += await kind.release(itemId, fields);
+        else if (await kind.release(itemId, fields)) result.released += 1;
       }
     }),
   );

@@ -10,12 +10,21 @@
 // intake died between the steps). Never oversold: stock is taken in the product's slot, atomically, before the
 // order is recorded; units held by an order not yet recorded count as taken, so a sale may answer out of stock a
 // moment early, never late. An accepted order costs two round trips here (one on one Redis).
-import { MAX_AMOUNT } from "@floodgate/domain";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  admitRequest,
+  commitOrder,
+  type ReserveStockResult,
+  recordRefusal,
+  releaseStock,
+  reserveStock,
+  type ScriptAnswer,
+  type ScriptedRedis,
+} from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { acceptingScript, NO_REPLICA_WAIT } from "./replica-wait.ts";
 import {
-  couponIssueKey,
+  orderFieldsOf,
+  orderKeysOf,
   orderOutcome,
   ReserveOrderCode,
   type ReserveOrderOutcome,
@@ -57,149 +66,127 @@ export async function reserveOrderInTwoSteps(
 ): Promise<ReserveOrderOutcome> {
   const { orderId, userId } = request;
   const partition = keys.partitionForUser(userId);
-  const stream = keys.stream(partition);
   const wait = request.replicaWait ?? NO_REPLICA_WAIT;
-  const idempotencyKey = keys.idempotency(partition, userId, request.idempotencyKey ?? "");
-  const ttl = request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds;
+  const orderKeys = orderKeysOf(keys, partition, request);
+  const fields = orderFieldsOf(request);
+  const ttl = fields.idempotencyTtlSeconds;
   const products = productsOf(request.items);
-  const couponKey = couponIssueKey(keys, partition, request.couponIssueId);
+  const reservations = products.map((product) => ({
+    product: {
+      stateKey: keys.productState(product.productId),
+      reservationsKey: keys.productReservations(product.productId),
+    },
+    orderId,
+    userId,
+    units: product.units,
+  }));
   // A coupon issue's record is in its holder's partition: one in another slot is not this user's (or is none).
   const foreignCoupon =
     request.couponIssueId !== undefined && keys.partitionForOperation(request.couponIssueId) !== partition;
 
   const [admitted, coupon, ...reserved] = await Promise.allSettled([
-    acceptingScript(redis, wait, "admitRequest", stream)(
-      ...request.admission.keys,
-      idempotencyKey,
-      ...request.admission.args,
-      request.fingerprint,
-      ttl,
-    ),
-    foreignCoupon ? redis.hget(couponKey, "userId") : Promise.resolve(null),
-    ...products.map((product) =>
-      acceptingScript(redis, wait, "reserveStock", keys.productState(product.productId))(
-        keys.productState(product.productId),
-        keys.productReservations(product.productId),
-        orderId,
-        userId,
-        product.units,
-      ),
+    acceptingScript(
+      redis,
+      wait,
+      admitRequest,
+      orderKeys.streamKey,
+    )({
+      admission: request.admission,
+      idempotencyKey: orderKeys.idempotencyKey,
+      fingerprint: request.fingerprint,
+      idempotencyTtlSeconds: ttl,
+    }),
+    foreignCoupon ? redis.hget(orderKeys.couponRedemptionKey, "userId") : Promise.resolve(null),
+    ...reservations.map((reservation) =>
+      acceptingScript(redis, wait, reserveStock, reservation.product.stateKey)(reservation),
     ),
   ]);
-  const held = products.filter((_, i) => {
+  const held = reservations.filter((_, i) => {
     const reply = reserved[i]!;
-    return reply.status === "fulfilled" && reply.value[0] === 1;
+    return reply.status === "fulfilled" && reply.value.held !== null;
   });
   // A refusal answers once its units are back (a refused order changes nothing); a release that fails is left to
   // the worker's sweep, so it never turns the refusal into an error.
   const releaseAll = () =>
-    Promise.all(
-      held.map((product) =>
-        redis
-          .releaseStock(
-            keys.productState(product.productId),
-            keys.productReservations(product.productId),
-            orderId,
-            userId,
-            product.units,
-          )
-          .catch(() => 0),
-      ),
-    );
+    Promise.all(held.map((reservation) => releaseStock.run(redis, reservation).catch(() => false)));
   const failed = [admitted, coupon, ...reserved].find((reply) => reply.status === "rejected");
   if (failed !== undefined) {
     // A reservation whose reply was lost is swept; those that answered are given back now.
     await releaseAll();
     throw (failed as PromiseRejectedResult).reason;
   }
-  const [admitCode, admitValue, admitInfo, admitReplayed] = (
-    admitted as PromiseFulfilledResult<[number, string, string?, number?]>
-  ).value;
-  if (admitCode !== ADMITTED) {
+  const admit = (admitted as PromiseFulfilledResult<ScriptAnswer>).value;
+  if (admit.code !== ADMITTED) {
     await releaseAll();
-    return userSideAnswer(redis, keys, request, partition, admitCode, admitValue, admitInfo, admitReplayed);
+    return userSideAnswer(redis, keys, request, partition, admit);
   }
 
+  const answers = reserved.map((reply) => (reply as PromiseFulfilledResult<ReserveStockResult>).value);
   // Refusals decided outside the user's slot, in the order reserve-order-n.lua checks them.
-  const refusal = productRefusal(products, reserved) ?? couponRefusal(foreignCoupon, coupon);
+  const refusal = productRefusal(products, answers) ?? couponRefusal(foreignCoupon, coupon);
   if (refusal !== null) {
     await releaseAll();
     const [code, value] = refusal;
-    if (ttl === 0) return orderOutcome(request, code, value, undefined, 0);
+    if (ttl === 0) return orderOutcome(request, { code, value, admission: undefined, replayed: false });
     // The refusal is the request's answer: the key records it, as reserve-order-n.lua does on one Redis.
-    const [recorded, recordedValue, , replayed] = await redis.recordRefusal(
-      idempotencyKey,
-      request.fingerprint,
-      ttl,
+    const recorded = await recordRefusal.run(redis, {
+      idempotencyKey: orderKeys.idempotencyKey,
+      fingerprint: request.fingerprint,
+      idempotencyTtlSeconds: ttl,
       code,
       value,
-    );
-    return userSideAnswer(redis, keys, request, partition, recorded, recordedValue, "", replayed);
+    });
+    return userSideAnswer(redis, keys, request, partition, { ...recorded, admission: undefined });
   }
 
-  const replies = reserved.map(
-    (reply) => (reply as PromiseFulfilledResult<[number, string, string, number]>).value,
-  );
-  const commitKeys = [
-    idempotencyKey,
-    keys.status(partition, orderId),
-    stream,
-    keys.orderState(partition, orderId),
-    couponKey,
-  ];
-  const lineArgs = request.items.flatMap((item) => {
-    const reply = replies[products.findIndex((product) => product.productId === item.productId)]!;
-    return [item.productId, item.quantity, reply[1], reply[2]];
+  // Every product held its units (no refusal above), so each answer carries what the commit needs.
+  const heldStock = answers.map((answer) => answer.held!);
+  const committed = await acceptingScript(
+    redis,
+    wait,
+    commitOrder,
+    orderKeys.streamKey,
+  )({
+    keys: orderKeys,
+    fields,
+    reservedAtMs: Math.min(...heldStock.map((stock) => stock.reservedAtMs)),
+    commitWindowMs: COMMIT_WINDOW_MS,
+    lines: request.items.map((item) => {
+      const stock = heldStock[products.findIndex((product) => product.productId === item.productId)]!;
+      return {
+        productId: item.productId,
+        quantity: item.quantity,
+        unitPrice: stock.price,
+        maxUnitsPerUser: stock.maxUnitsPerUser,
+      };
+    }),
   });
-  const [code, value, , replayed] = await acceptingScript(redis, wait, "commitOrder", stream)(
-    ...commitKeys,
-    orderId,
-    userId,
-    request.fingerprint,
-    ttl,
-    request.orderStateTtlSeconds,
-    request.createdAt,
-    request.expiresAt,
-    request.currency,
-    request.couponIssueId ?? "",
-    MAX_AMOUNT,
-    request.defaultMaxUnitsPerUser,
-    request.unpaidUnitsTtlSeconds,
-    Math.min(...replies.map((reply) => Number(reply[3]))),
-    COMMIT_WINDOW_MS,
-    request.items.length,
-    ...lineArgs,
-  );
-  if (code === ReserveOrderCode.accepted) {
+  if (committed.code === ReserveOrderCode.accepted) {
     // The units are the order's: strike the reservations off their lists (a sweep would, finding it recorded).
-    for (const product of products)
+    for (const reservation of reservations)
       inBackground(
         redis.zrem(
-          keys.productReservations(product.productId),
-          stockReservationMember(orderId, userId, product.units),
+          reservation.product.reservationsKey,
+          stockReservationMember(orderId, userId, reservation.units),
         ),
       );
-    return orderOutcome(request, code, value, admitInfo, 0);
+    return orderOutcome(request, { ...committed, admission: admit.admission, replayed: false });
   }
   await releaseAll();
-  if (code === COMMIT_TOO_LATE) throw new CommitTooLateError(`order ${orderId}`);
-  return orderOutcome(request, code, value, admitInfo, replayed);
+  if (committed.code === COMMIT_TOO_LATE) throw new CommitTooLateError(`order ${orderId}`);
+  return orderOutcome(request, { ...committed, admission: admit.admission });
 }
 
 /** An unknown product (its first line), else every short line with what is left, else null. */
-function productRefusal(
-  products: ProductUnits[],
-  reserved: PromiseSettledResult<[number, string, string?, number?]>[],
-): [number, string] | null {
-  const replies = reserved.map((reply) => (reply as PromiseFulfilledResult<[number, string]>).value);
+function productRefusal(products: ProductUnits[], answers: ReserveStockResult[]): [number, string] | null {
   const unknown = products.flatMap((product, i) =>
-    replies[i]![0] === ReserveOrderCode.unknownProduct ? product.lines : [],
+    answers[i]!.code === ReserveOrderCode.unknownProduct ? product.lines : [],
   );
   if (unknown.length > 0) return [ReserveOrderCode.unknownProduct, String(Math.min(...unknown))];
   const short = products
     .flatMap((product, i) =>
-      replies[i]![0] === ReserveOrderCode.outOfStock
-        ? product.lines.map((line) => [line, replies[i]![1]] as const)
+      answers[i]!.code === ReserveOrderCode.outOfStock
+        ? product.lines.map((line) => [line, answers[i]!.value] as const)
         : [],
     )
     .sort(([a], [b]) => a - b);
@@ -224,15 +211,13 @@ async function userSideAnswer(
   keys: QueueKeys,
   request: ReserveOrderRequest,
   partition: number,
-  code: number,
-  value: string,
-  info: string | undefined,
-  replayed: number | undefined,
+  answer: ScriptAnswer,
 ): Promise<ReserveOrderOutcome> {
-  if (code === ReserveOrderCode.replayed) {
-    const amount = await redis.hget(keys.orderState(partition, value), "amount");
-    return orderOutcome(request, code, `${value} ${amount ?? ""}`, info, 0);
+  if (answer.code === ReserveOrderCode.replayed) {
+    const amount = await redis.hget(keys.orderState(partition, answer.value), "amount");
+    return orderOutcome(request, { ...answer, value: `${answer.value} ${amount ?? ""}`, replayed: false });
   }
-  if (code === KEY_CONFLICT) return orderOutcome(request, ReserveOrderCode.conflict, value, info, 0);
-  return orderOutcome(request, code, value, info, replayed);
+  if (answer.code === KEY_CONFLICT)
+    return orderOutcome(request, { ...answer, code: ReserveOrderCode.conflict, replayed: false });
+  return orderOutcome(request, answer);
 }

@@ -1,5 +1,11 @@
 import { MAX_AMOUNT, type OrderLine } from "@floodgate/domain";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  type OrderFields,
+  type OrderKeys,
+  reserveOrder as reserveOrderScript,
+  type ScriptAnswer,
+  type ScriptedRedis,
+} from "@floodgate/redis-scripts";
 import {
   type AdmissionCheck,
   type AdmissionInfo,
@@ -114,53 +120,59 @@ export async function reserveOrder(
   // A cluster keeps each product and the user in their own slots: reservations and a commit instead.
   if (redis.isCluster) return reserveOrderInTwoSteps(redis, keys, request);
   const partition = keys.partitionForUser(request.userId);
-  const productKeys = request.items.map((item) => keys.productState(item.productId));
-  const orderKeys = [
-    ...request.admission.keys,
-    keys.idempotency(partition, request.userId, request.idempotencyKey ?? ""),
-    keys.status(partition, request.orderId),
-    keys.stream(partition),
-    keys.orderState(partition, request.orderId),
-    couponIssueKey(keys, partition, request.couponIssueId),
-    ...productKeys,
-    ...request.items.map((item) => keys.unpaidUnits(item.productId, request.userId)),
-  ];
   const reserve = acceptingScript(
     redis,
     request.replicaWait ?? NO_REPLICA_WAIT,
-    "reserveOrder",
+    reserveOrderScript,
     keys.stream(partition),
   );
-  const [code, value, info, replayedFlag] = await reserve(
-    orderKeys.length,
-    ...orderKeys,
-    ...request.admission.args,
-    request.orderId,
-    request.userId,
-    request.fingerprint,
-    request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
-    request.orderStateTtlSeconds,
-    request.createdAt,
-    request.expiresAt,
-    request.currency,
-    request.couponIssueId ?? "",
-    MAX_AMOUNT,
-    request.defaultMaxUnitsPerUser,
-    request.unpaidUnitsTtlSeconds,
-    ...request.items.map((item) => item.quantity),
-  );
-  return orderOutcome(request, code, value, info, replayedFlag);
+  const answer = await reserve({
+    admission: request.admission,
+    keys: orderKeysOf(keys, partition, request),
+    fields: orderFieldsOf(request),
+    lines: request.items.map((item) => ({
+      productStateKey: keys.productState(item.productId),
+      unpaidUnitsKey: keys.unpaidUnits(item.productId, request.userId),
+      quantity: item.quantity,
+    })),
+  });
+  return orderOutcome(request, answer);
+}
+
+/** The order's keys in the user's slot, as both order scripts take them. */
+export function orderKeysOf(keys: QueueKeys, partition: number, request: ReserveOrderRequest): OrderKeys {
+  return {
+    idempotencyKey: keys.idempotency(partition, request.userId, request.idempotencyKey ?? ""),
+    statusKey: keys.status(partition, request.orderId),
+    streamKey: keys.stream(partition),
+    orderStateKey: keys.orderState(partition, request.orderId),
+    couponRedemptionKey: couponIssueKey(keys, partition, request.couponIssueId),
+  };
+}
+
+/** The order's fields, as both order scripts take them. */
+export function orderFieldsOf(request: ReserveOrderRequest): OrderFields {
+  return {
+    orderId: request.orderId,
+    userId: request.userId,
+    fingerprint: request.fingerprint,
+    idempotencyTtlSeconds: request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
+    orderStateTtlSeconds: request.orderStateTtlSeconds,
+    createdAt: request.createdAt,
+    expiresAt: request.expiresAt,
+    currency: request.currency,
+    couponIssueId: request.couponIssueId ?? "",
+    maxAmount: MAX_AMOUNT,
+    defaultMaxUnitsPerUser: request.defaultMaxUnitsPerUser,
+    unpaidUnitsTtlSeconds: request.unpaidUnitsTtlSeconds,
+  };
 }
 
 /** An order script's reply as the route's outcome (reserve-order-n.lua's codes; the two-step scripts share them). */
 export function orderOutcome(
   request: Pick<ReserveOrderRequest, "orderId" | "items">,
-  code: number,
-  value: string,
-  info: string | undefined,
-  replayedFlag: number | undefined,
+  { code, value, admission: info, replayed }: ScriptAnswer,
 ): ReserveOrderOutcome {
-  const replayed = replayedFlag === 1;
   switch (code) {
     case ReserveOrderCode.accepted:
       return {

@@ -2,7 +2,7 @@
 // the message goes back with its ORIGINAL operation id, and the shard's transaction recognises an id it
 // already holds (apply-shard-batch.ts: the primary key, looked up once the entry is retried) and reports its
 // recorded outcome instead of applying it again.
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { claimDeadLetter, type ScriptedRedis } from "@floodgate/redis-scripts";
 import type { DeadLetter } from "./dead-letter-store.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 
@@ -39,17 +39,17 @@ export async function settleDeadLetter(
   // Two calls, on purpose: the claim, status and append share the partition's slot; the dead-letter stream is
   // in its own (`{dlq}`, one stream for all partitions), so the XDEL comes after, and a second one by whoever
   // lost the claim is harmless. Neither call spans slots, so this runs on a Redis Cluster as it is.
-  const [code, value] = await redis.claimDeadLetter(
-    keys.deadLetterClaim(partition, letter.deadLetterId),
-    keys.status(partition, letter.operationId),
-    keys.stream(partition),
+  const { code, streamEntryId, claimedAction } = await claimDeadLetter.run(redis, {
+    claimKey: keys.deadLetterClaim(partition, letter.deadLetterId),
+    statusKey: keys.status(partition, letter.operationId),
+    streamKey: keys.stream(partition),
     action,
-    letter.operationId,
-    letter.message,
-    CLAIM_TTL_SECONDS,
-  );
+    operationId: letter.operationId,
+    encodedMessage: letter.message,
+    claimTtlSeconds: CLAIM_TTL_SECONDS,
+  });
   await redis.xdel(keys.deadLetters(), letter.deadLetterId);
-  if (code === 0) return { result: "already", action: value as DeadLetterAction };
+  if (code === 0) return { result: "already", action: claimedAction! };
   if (code !== 1) throw new Error(`claim-dead-letter-3.lua returned an unknown code ${code}`);
-  return action === "replay" ? { result: "replayed", streamEntryId: value } : { result: "dropped" };
+  return action === "replay" ? { result: "replayed", streamEntryId } : { result: "dropped" };
 }

@@ -1,6 +1,6 @@
 // The other way an order stops counting against its user's cap: it was paid (release-order.ts is the
 // way of an order that ended without a sale).
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { type ScriptedRedis, settleUnpaidUnits } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 import type { OrderRelease } from "./release-order.ts";
 
@@ -18,16 +18,14 @@ export async function settlePaidOrders(
   paid: PaidOrder[],
 ): Promise<void> {
   await Promise.all(
-    paid.map((order) => {
-      const settleKeys = [
-        keys.orderState(keys.partitionForUser(order.userId), order.orderId),
-        ...order.items.map((item) => keys.unpaidUnits(item.productId, order.userId)),
-      ];
-      return redis.settleUnpaidUnits(
-        settleKeys.length,
-        ...settleKeys,
-        ...order.items.map((item) => item.quantity),
-      );
-    }),
+    paid.map((order) =>
+      settleUnpaidUnits.run(redis, {
+        orderStateKey: keys.orderState(keys.partitionForUser(order.userId), order.orderId),
+        lines: order.items.map((item) => ({
+          unpaidUnitsKey: keys.unpaidUnits(item.productId, order.userId),
+          quantity: item.quantity,
+        })),
+      }),
+    ),
   );
 }

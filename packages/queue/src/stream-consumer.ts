@@ -2,7 +2,7 @@
 // (read-new-entries.ts), acknowledged only after their effects are committed, and reclaimed from dead consumers
 // after the visibility timeout. Every command here names one partition's stream, so each runs on a Redis
 // Cluster too (a command, or a pipeline, may not span slots there); partitions go concurrently instead.
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import { type ScriptedRedis, trimAcknowledged } from "@floodgate/redis-scripts";
 import { CONSUMER_GROUP, type QueueKeys } from "./queue-keys.ts";
 
 export interface StreamEntry {
@@ -196,8 +196,10 @@ export async function leaveConsumerGroup(
  * returns how many. A stream that failed is only trimmed at the next call.
  */
 export async function trimAcknowledgedEntries(redis: ScriptedRedis, keys: QueueKeys): Promise<number> {
-  const removed = await Promise.all(
-    keys.allStreams().map((stream) => redis.trimAcknowledged(stream, CONSUMER_GROUP)),
+  const trimmed = await Promise.all(
+    keys
+      .allStreams()
+      .map((stream) => trimAcknowledged.run(redis, { streamKey: stream, group: CONSUMER_GROUP })),
   );
-  return removed.reduce((sum, n) => sum + Number(n), 0);
+  return trimmed.reduce((sum, { removed }) => sum + removed, 0);
 }

@@ -3,6 +3,7 @@
 // What must hold whatever the interleaving: never more than `quantity` units out, one per user, every unit of a
 // request not recorded given back (at once when the intake knows, by the sweep when it died between the steps).
 import { type CouponIssueMessage, newOperationId } from "@floodgate/domain";
+import { commitCouponIssue, reserveCoupon } from "@floodgate/redis-scripts";
 import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,6 +42,14 @@ async function newCoupon(quantity: number): Promise<string> {
   const id = `cpn_twostep${String(couponCount++).padStart(17, "0")}`;
   await writeCouponState(redis, keys, { id, quantity, startsAt: null, endsAt: null });
   return id;
+}
+
+function couponKeys(couponId: string) {
+  return {
+    stateKey: keys.couponState(couponId),
+    holdersKey: keys.couponHolders(couponId),
+    reservationsKey: keys.couponReservations(couponId),
+  };
 }
 
 function messageFor(couponId: string, userId: string): CouponIssueMessage {
@@ -177,30 +186,29 @@ describe("a coupon issue in two steps", () => {
     const couponId = await newCoupon(3);
     const message = messageFor(couponId, "slow");
     const partition = keys.partitionForUser("slow");
-    const [held, reservedAt] = await redis.reserveCoupon(
-      keys.couponState(couponId),
-      keys.couponHolders(couponId),
-      keys.couponReservations(couponId),
-      message.id,
-      message.userId,
-    );
-    expect(held).toBe(1);
-    const [code] = await redis.commitCouponIssue(
-      keys.status(partition, message.id),
-      keys.stream(partition),
-      keys.couponIssue(partition, message.id),
-      keys.idempotency(partition, "slow", ""),
-      message.id,
-      message.userId,
-      "{}",
-      couponId,
-      "fixed",
-      500,
-      "fp",
-      0,
-      Number(reservedAt) - COMMIT_WINDOW_MS - 1000,
-      COMMIT_WINDOW_MS,
-    );
+    const { reservedAtMs } = await reserveCoupon.run(redis, {
+      coupon: couponKeys(couponId),
+      issueId: message.id,
+      userId: message.userId,
+    });
+    expect(reservedAtMs).not.toBeNull();
+    const { code } = await commitCouponIssue.run(redis, {
+      record: {
+        statusKey: keys.status(partition, message.id),
+        streamKey: keys.stream(partition),
+        redemptionKey: keys.couponIssue(partition, message.id),
+        idempotencyKey: keys.idempotency(partition, "slow", ""),
+        issueId: message.id,
+        userId: message.userId,
+        encodedMessage: "{}",
+        couponId,
+        discount: { type: "fixed", value: 500 },
+        fingerprint: "fp",
+        idempotencyTtlSeconds: 0,
+      },
+      reservedAtMs: reservedAtMs! - COMMIT_WINDOW_MS - 1000,
+      commitWindowMs: COMMIT_WINDOW_MS,
+    });
     expect(code).toBe(-101);
     expect(
       await redis.exists(keys.status(partition, message.id), keys.couponIssue(partition, message.id)),
@@ -214,13 +222,7 @@ describe("the sweep of reservations never recorded", () => {
     const reservations = keys.couponReservations(couponId);
     // An intake died after the reservation: never recorded.
     const lost = messageFor(couponId, "orphan");
-    await redis.reserveCoupon(
-      keys.couponState(couponId),
-      keys.couponHolders(couponId),
-      reservations,
-      lost.id,
-      "orphan",
-    );
+    await reserveCoupon.run(redis, { coupon: couponKeys(couponId), issueId: lost.id, userId: "orphan" });
     // An issue recorded whose ZREM was lost: put its reservation back on the list.
     const kept = await issue(couponId, "recorded");
     if (kept.result !== "accepted") throw new Error(`expected accepted, got ${kept.result}`);

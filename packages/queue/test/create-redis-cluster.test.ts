@@ -3,6 +3,7 @@
 // runs on the slot of its key; pub/sub and BullMQ's connections work through it too; a killed master is replaced
 // by its replica and the client writes to its slots again. And the fixture leaves nothing running.
 import { execFileSync } from "node:child_process";
+import { holdLease } from "@floodgate/redis-scripts";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,9 +74,10 @@ describe("createRedis with a redis+cluster:// URL", () => {
 
   it("runs a defined Lua script on its key's slot", async () => {
     const lease = "cluster-test:{b}:lease";
-    expect(await redis.holdLease(lease, "holder-1", 60_000)).toBe(1);
-    expect(await redis.holdLease(lease, "holder-2", 60_000)).toBe(0);
-    expect(await redis.holdLease(lease, "holder-1", 60_000)).toBe(1);
+    const hold = (holderId: string) => holdLease.run(redis, { leaseKey: lease, holderId, leaseMs: 60_000 });
+    expect(await hold("holder-1")).toEqual({ held: true });
+    expect(await hold("holder-2")).toEqual({ held: false });
+    expect(await hold("holder-1")).toEqual({ held: true });
     expect(await redis.get(lease)).toBe("holder-1");
   });
 

@@ -4,6 +4,7 @@
 // products, every unit of an order not recorded given back (at once when the intake knows, by the sweep when it
 // died between the steps), and an ended order's units returned to stock once.
 import { MAX_AMOUNT, newOperationId, newProductId } from "@floodgate/domain";
+import { commitOrder, releaseStock, reserveStock } from "@floodgate/redis-scripts";
 import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +22,7 @@ import {
   waitForRedis,
   writeProductState,
 } from "../src/index.ts";
+import { orderFieldsOf, orderKeysOf } from "../src/reserve-order.ts";
 import { reserveOrderInTwoSteps } from "../src/reserve-order-in-two-steps.ts";
 
 let env: TestEnvironment;
@@ -361,61 +363,36 @@ describe("Idempotency-Key", () => {
     const items = [{ productId, quantity: 2 }];
     const twin = requestFor("twins", items, { idempotencyKey: "twin-key" });
     const partition = keys.partitionForUser("twins");
-    const [held, price, cap, reservedAt] = await redis.reserveStock(
-      keys.productState(productId),
-      keys.productReservations(productId),
-      twin.orderId,
-      "twins",
-      2,
-    );
-    expect(held).toBe(1);
+    const twinReservation = {
+      product: {
+        stateKey: keys.productState(productId),
+        reservationsKey: keys.productReservations(productId),
+      },
+      orderId: twin.orderId,
+      userId: "twins",
+      units: 2,
+    };
+    const { held } = await reserveStock.run(redis, twinReservation);
+    expect(held).not.toBeNull();
     expect(await order("twins", items, { idempotencyKey: "twin-key" })).toMatchObject({
       result: "out_of_stock",
       lines: [{ line: 1, available: 0 }],
       replayed: false,
     });
-    const idempotencyKey = keys.idempotency(partition, "twins", "twin-key");
-    const [code, value, , replayed] = await redis.commitOrder(
-      idempotencyKey,
-      keys.status(partition, twin.orderId),
-      keys.stream(partition),
-      keys.orderState(partition, twin.orderId),
-      keys.couponIssue(partition, "-"),
-      twin.orderId,
-      "twins",
-      twin.fingerprint,
-      twin.idempotencyTtlSeconds,
-      ORDER_STATE_TTL_SECONDS,
-      twin.createdAt,
-      twin.expiresAt,
-      twin.currency,
-      "",
-      MAX_AMOUNT,
-      DEFAULT_CAP,
-      twin.unpaidUnitsTtlSeconds,
-      Number(reservedAt),
-      COMMIT_WINDOW_MS,
-      1,
-      productId,
-      2,
-      price,
-      cap ?? "",
-    );
-    expect([code, value, replayed]).toEqual([-3, "1:0", 1]);
+    const { code, value, replayed } = await commitOrder.run(redis, {
+      keys: orderKeysOf(keys, partition, twin),
+      fields: orderFieldsOf(twin),
+      reservedAtMs: held!.reservedAtMs,
+      commitWindowMs: COMMIT_WINDOW_MS,
+      lines: [{ productId, quantity: 2, unitPrice: held!.price, maxUnitsPerUser: held!.maxUnitsPerUser }],
+    });
+    expect([code, value, replayed]).toEqual([-3, "1:0", true]);
     expect(
       await redis.exists(keys.status(partition, twin.orderId), keys.orderState(partition, twin.orderId)),
     ).toBe(0);
     expect(await unpaid(productId, "twins")).toBe(0);
     // As reserveOrderInTwoSteps does on any answer but accepted: the twin's units go back.
-    expect(
-      await redis.releaseStock(
-        keys.productState(productId),
-        keys.productReservations(productId),
-        twin.orderId,
-        "twins",
-        2,
-      ),
-    ).toBe(1);
+    expect(await releaseStock.run(redis, twinReservation)).toBe(true);
     expect(await stockOf(productId)).toEqual({ available: 2, reserved: 0 });
   });
 });
@@ -426,42 +403,25 @@ describe("the commit", () => {
     const request = requestFor("slow", [{ productId, quantity: 1 }]);
     const partition = keys.partitionForUser("slow");
     const stream = keys.stream(partition);
-    const [held, price, cap, reservedAt] = await redis.reserveStock(
-      keys.productState(productId),
-      keys.productReservations(productId),
-      request.orderId,
-      request.userId,
-      1,
-    );
-    expect(held).toBe(1);
+    const { held } = await reserveStock.run(redis, {
+      product: {
+        stateKey: keys.productState(productId),
+        reservationsKey: keys.productReservations(productId),
+      },
+      orderId: request.orderId,
+      userId: request.userId,
+      units: 1,
+    });
+    expect(held).not.toBeNull();
     const streamLength = await redis.xlen(stream);
     const idempotencyKey = keys.idempotency(partition, "slow", "slow-key");
-    const [code] = await redis.commitOrder(
-      idempotencyKey,
-      keys.status(partition, request.orderId),
-      stream,
-      keys.orderState(partition, request.orderId),
-      keys.couponIssue(partition, "-"),
-      request.orderId,
-      request.userId,
-      request.fingerprint,
-      600,
-      ORDER_STATE_TTL_SECONDS,
-      request.createdAt,
-      request.expiresAt,
-      request.currency,
-      "",
-      MAX_AMOUNT,
-      DEFAULT_CAP,
-      4_500,
-      Number(reservedAt) - COMMIT_WINDOW_MS - 1000,
-      COMMIT_WINDOW_MS,
-      1,
-      productId,
-      1,
-      price,
-      cap ?? "",
-    );
+    const { code } = await commitOrder.run(redis, {
+      keys: { ...orderKeysOf(keys, partition, request), idempotencyKey },
+      fields: { ...orderFieldsOf(request), idempotencyTtlSeconds: 600 },
+      reservedAtMs: held!.reservedAtMs - COMMIT_WINDOW_MS - 1000,
+      commitWindowMs: COMMIT_WINDOW_MS,
+      lines: [{ productId, quantity: 1, unitPrice: held!.price, maxUnitsPerUser: held!.maxUnitsPerUser }],
+    });
     expect(code).toBe(-101);
     expect(
       await redis.exists(
@@ -485,7 +445,12 @@ describe("the sweep of stock reservations never recorded", () => {
     const reservations = keys.productReservations(productId);
     // An intake died after the reservation: never recorded.
     const lost = requestFor("orphan", [{ productId, quantity: 3 }]);
-    await redis.reserveStock(keys.productState(productId), reservations, lost.orderId, "orphan", 3);
+    await reserveStock.run(redis, {
+      product: { stateKey: keys.productState(productId), reservationsKey: reservations },
+      orderId: lost.orderId,
+      userId: "orphan",
+      units: 3,
+    });
     // An order recorded whose ZREM was lost: put its reservation back on the list.
     const kept = await order("recorded", [{ productId, quantity: 2 }]);
     if (kept.result !== "accepted") throw new Error(`expected accepted, got ${kept.result}`);

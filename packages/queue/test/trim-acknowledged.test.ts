@@ -1,4 +1,5 @@
 // The trim script against the real Redis: it drops acknowledged entries and never one a consumer still holds.
+import { trimAcknowledged } from "@floodgate/redis-scripts";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CONSUMER_GROUP, createRedis, type ScriptedRedis, waitForRedis } from "../src/index.ts";
@@ -46,6 +47,7 @@ const remaining = async () =>
   ((await redis.xrange(stream, "-", "+")) as [string, string[]][]).map(([id]) => id);
 const pendingIds = async () =>
   ((await redis.xpending(stream, CONSUMER_GROUP, "-", "+", 1000)) as [string][]).map(([id]) => id);
+const trim = (streamKey = stream) => trimAcknowledged.run(redis, { streamKey, group: CONSUMER_GROUP });
 
 describe("trimAcknowledged", () => {
   it("keeps every unacknowledged entry and drops the acknowledged ones older than it", async () => {
@@ -53,7 +55,7 @@ describe("trimAcknowledged", () => {
     expect(await deliver("c1", 6)).toEqual(ids.slice(0, 6));
     await redis.xack(stream, CONSUMER_GROUP, ids[0]!, ids[1]!, ids[3]!, ids[5]!); // ids[2], ids[4] stay pending
 
-    const removed = await redis.trimAcknowledged(stream, CONSUMER_GROUP);
+    const { removed } = await trim();
 
     expect(removed).toBe(2);
     expect(await remaining()).toEqual(ids.slice(2));
@@ -66,7 +68,7 @@ describe("trimAcknowledged", () => {
     expect(await deliver("alive", 4)).toEqual(ids.slice(2, 6));
     await redis.xack(stream, CONSUMER_GROUP, ...ids.slice(2, 6));
 
-    expect(await redis.trimAcknowledged(stream, CONSUMER_GROUP)).toBe(0);
+    expect(await trim()).toEqual({ removed: 0 });
     expect(await remaining()).toEqual(ids);
     expect(await pendingIds()).toEqual(ids.slice(0, 2));
   });
@@ -76,7 +78,7 @@ describe("trimAcknowledged", () => {
     await deliver("c1", 4);
     await redis.xack(stream, CONSUMER_GROUP, ...ids.slice(0, 4));
 
-    await redis.trimAcknowledged(stream, CONSUMER_GROUP);
+    await trim();
 
     const left = await remaining();
     expect(left).toEqual(expect.arrayContaining(ids.slice(4)));
@@ -85,8 +87,8 @@ describe("trimAcknowledged", () => {
 
   it("trims nothing before anything was delivered, and answers 0 for a missing stream", async () => {
     const ids = await append(3);
-    expect(await redis.trimAcknowledged(stream, CONSUMER_GROUP)).toBe(0);
+    expect(await trim()).toEqual({ removed: 0 });
     expect(await remaining()).toEqual(ids);
-    expect(await redis.trimAcknowledged(`${env.config.redisPrefix}{p0}:missing`, CONSUMER_GROUP)).toBe(0);
+    expect(await trim(`${env.config.redisPrefix}{p0}:missing`)).toEqual({ removed: 0 });
   });
 });

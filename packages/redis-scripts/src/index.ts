@@ -1,8 +1,96 @@
+export { type AdmitRequestInput, admitRequest } from "./commands/admit-request.ts";
+export { admitRoom } from "./commands/admit-room.ts";
+export {
+  type ChangeProductInput,
+  type ChangeProductResult,
+  changeProduct,
+} from "./commands/change-product.ts";
+export {
+  type ClaimDeadLetterInput,
+  type ClaimDeadLetterResult,
+  claimDeadLetter,
+  type DeadLetterClaimAction,
+} from "./commands/claim-dead-letter.ts";
+export { type CommitCouponIssueInput, commitCouponIssue } from "./commands/commit-coupon-issue.ts";
+export { type CommitOrderInput, commitOrder } from "./commands/commit-order.ts";
+export { countRoomTraffic } from "./commands/count-room-traffic.ts";
+export { type EnqueueOperationInput, enqueueOperation } from "./commands/enqueue-operation.ts";
+export {
+  type FinishedStatus,
+  type FinishOperationsInput,
+  type FinishOperationsResult,
+  finishOperations,
+} from "./commands/finish-operations.ts";
+export { grantPass } from "./commands/grant-pass.ts";
+export { holdLeaderLease } from "./commands/hold-leader-lease.ts";
+export { holdLease } from "./commands/hold-lease.ts";
+export type { AdmissionGate } from "./commands/includes/admission-gate.ts";
+export {
+  type RoomKeys,
+  TICKET_STATUSES,
+  type TicketReading,
+  type TicketStatus,
+} from "./commands/includes/room-tickets.ts";
+export {
+  type CouponDiscount,
+  type CouponIssueRecord,
+  type IssueCouponInput,
+  issueCoupon,
+} from "./commands/issue-coupon.ts";
+export { joinRoom } from "./commands/join-room.ts";
+export { readTicket } from "./commands/read-ticket.ts";
+export { type RecordRefusalInput, recordRefusal } from "./commands/record-refusal.ts";
+export { releaseCoupon } from "./commands/release-coupon.ts";
+export {
+  type ReleasedLine,
+  type ReleaseOrderInput,
+  type ReleaseOrderResult,
+  releaseOrder,
+} from "./commands/release-order.ts";
+export { releaseStock } from "./commands/release-stock.ts";
+export {
+  type RequestOrderEndInput,
+  type RequestOrderEndResult,
+  requestOrderEnd,
+} from "./commands/request-order-end.ts";
+export {
+  type CouponReservation,
+  type CouponReservationKeys,
+  type ReserveCouponResult,
+  reserveCoupon,
+} from "./commands/reserve-coupon.ts";
+export {
+  type OrderFields,
+  type OrderKeys,
+  type ReserveOrderInput,
+  reserveOrder,
+} from "./commands/reserve-order.ts";
+export {
+  type HeldStock,
+  type ReserveStockResult,
+  reserveStock,
+  type StockReservation,
+} from "./commands/reserve-stock.ts";
+export { type ReturnStockInput, type ReturnStockResult, returnStock } from "./commands/return-stock.ts";
+export { revokePass } from "./commands/revoke-pass.ts";
+export { type RevokedTicket, revokeTicket } from "./commands/revoke-ticket.ts";
+export {
+  type SettleUnpaidUnitsInput,
+  type SettleUnpaidUnitsResult,
+  settleUnpaidUnits,
+  type UnpaidLine,
+} from "./commands/settle-unpaid-units.ts";
+export { type TakeTokenInput, type TakeTokenResult, takeToken } from "./commands/take-token.ts";
+export {
+  type TrimAcknowledgedInput,
+  type TrimAcknowledgedResult,
+  trimAcknowledged,
+} from "./commands/trim-acknowledged.ts";
 export {
   defineScripts,
-  type ScriptCommands,
   type ScriptedCluster,
-  type ScriptedPipeline,
   type ScriptedRedis,
   type ScriptedSingleRedis,
 } from "./define-scripts.ts";
+export { type LuaScript, luaScript, type ScriptArgument } from "./lua-script.ts";
+export { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "./script-answer.ts";

@@ -1,5 +1,6 @@
 // The admission leader's lease, epoch and loop, written once and run against one Redis (admission-leader.test.ts)
 // and against a Redis Cluster (admission-leader-cluster.test.ts): the same behaviour is expected of both.
+import { holdLease } from "@floodgate/redis-scripts";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AdmissionLeader,
@@ -55,12 +56,13 @@ export function leaderCases(kit: () => RoomTestKit) {
 
     it("is the lease the previous release holds (hold-lease-1): during a rolling upgrade one process leads", async () => {
       const { redis, keys } = kit();
-      expect(await redis.holdLease(keys.leaderLease(), "previous-release", 60_000)).toBe(1);
+      const previous = { leaseKey: keys.leaderLease(), holderId: "previous-release" };
+      expect(await holdLease.run(redis, { ...previous, leaseMs: 60_000 })).toEqual({ held: true });
       expect(await holdLeaderLease(redis, keys, "this-release", 60_000)).toBe(0);
-      await redis.holdLease(keys.leaderLease(), "previous-release", 1);
+      await holdLease.run(redis, { ...previous, leaseMs: 1 });
       await sleep(5);
       expect(await holdLeaderLease(redis, keys, "this-release", 60_000)).toBeGreaterThan(0);
-      expect(await redis.holdLease(keys.leaderLease(), "previous-release", 60_000)).toBe(0);
+      expect(await holdLease.run(redis, { ...previous, leaseMs: 60_000 })).toEqual({ held: false });
       await release(kit(), "this-release");
     });
   });

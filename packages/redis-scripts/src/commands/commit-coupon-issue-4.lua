@@ -4,9 +4,7 @@
   the Idempotency-Key's record, as issue-coupon-9.lua writes them on one Redis. The key is looked up again: a
   request with the same key may have been recorded since the first step looked.
 
-  A commit later than ARGV[10] ms after the reservation is refused, so that a sweep, which releases only
-  reservations far older than that, never gives back the unit of an issue being recorded (the two times come
-  from two masters' clocks: the sweep's margin covers their skew).
+  A commit later than ARGV[10] ms after the reservation is refused (includes/commit-window.lua says why).
 
   KEYS[1] status hash       {p}:op:<issueId>
   KEYS[2] partition stream  {p}:ops
@@ -25,28 +23,19 @@
     {-101, ""}             too late: nothing written
 ]]
 --- @include "idempotency-record"
+--- @include "commit-window"
 local fingerprint = ARGV[7]
 local idempotencyTtl = tonumber(ARGV[8])
 if idempotencyTtl > 0 then
   local record = idempotency_lookup(KEYS[4], fingerprint)
-  if record then
-    if record.kind == "accepted" then
-      return {0, record.id}
-    end
-    -- A request with the same key, sent at the same time, found this issue's unit held and was refused as
-    -- "already issued" to it: that refusal points at this issue, which is recorded now, under the key too.
-    local refusedForThis = record.kind == "refused" and record.code == -4 and record.value == ARGV[1]
-    if record.kind == "refused" and not refusedForThis then
-      return idempotency_replayed_refusal(record)
-    end
-    if not refusedForThis then
-      return {-100, record.id}
-    end
+  -- A request with the same key, sent at the same time, found this issue's unit held and was refused as
+  -- "already issued" to it: that refusal points at this issue, which is recorded now, under the key too.
+  local refusedForThis = record and record.kind == "refused" and record.code == -4 and record.value == ARGV[1]
+  if record and not refusedForThis then
+    return idempotency_answer(record, -100)
   end
 end
-local time = redis.call("TIME")
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-if nowMs - tonumber(ARGV[9]) > tonumber(ARGV[10]) then
+if commit_too_late(ARGV[9], ARGV[10]) then
   return {-101, ""}
 end
 -- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.

@@ -1,7 +1,8 @@
 --[[
   Admission control, run first by every script that accepts work on a guarded route class (payments,
   deposits, coupon issues, orders), so limits and the waiting room cost no extra round trip. It takes the first
-  3 KEYS and 5 ARGV; the including script then shadows KEYS and ARGV with the rest (see ADMISSION_KEYS).
+  3 KEYS and 5 ARGV, and hands the including script the rest, which it reads as its own KEYS and ARGV:
+    local refusal, KEYS, ARGV = admission_gate()
 
   KEYS[1] the user's token bucket     {p}:rl:<class>:u:<userId>  (a string: the bucket's theoretical arrival time)
   KEYS[2] the room's queueing mirror  {p}:gate:<roomId>          "1" while the room queues (written by the
@@ -67,5 +68,5 @@ local function admission_gate()
 
   token_bucket_take(KEYS[1], userTat, userReset)
   ADMISSION_INFO = userLeft .. "," .. userReset
-  return nil
+  return nil, {unpack(KEYS, ADMISSION_KEYS + 1)}, {unpack(ARGV, ADMISSION_ARGS + 1)}
 end

@@ -2,7 +2,8 @@
   Place one order in the intake's single round trip: admission (rate limits, waiting room), idempotency, every
   line's stock and per-user cap (all or none), the coupon's owner and use, the amount from the prices in Redis,
   then the reservation, the user's unpaid units, the order's state, the pending status and the stream entry. A
-  refusal writes nothing.
+  refusal writes nothing but its Idempotency-Key's record. The key's replay, the coupon, the amount and every
+  write after the stock's are includes/order-record.lua's, shared with commit-order-5.lua.
 
   KEYS[1..3] and ARGV[1..5]: admission (includes/admission-gate.lua). The numbers below are as the script sees
   them once those are taken. n is the number of order lines.
@@ -59,32 +60,20 @@
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
-local refusal = admission_gate()
+--- @include "order-record"
+local refusal, KEYS, ARGV = admission_gate()
 if refusal then
   return refusal
 end
-local KEYS = {unpack(KEYS, ADMISSION_KEYS + 1)}
-local ARGV = {unpack(ARGV, ADMISSION_ARGS + 1)}
 
-local orderId = ARGV[1]
-local userId = ARGV[2]
 local fingerprint = ARGV[3]
 local idempotencyTtl = tonumber(ARGV[4])
 local lines = (#KEYS - 5) / 2
 local defaultCap = tonumber(ARGV[11])
 
-if idempotencyTtl > 0 then
-  local record = idempotency_lookup(KEYS[1], fingerprint)
-  if record then
-    if record.kind == "accepted" then
-      local amount = redis.call("HGET", string.gsub(KEYS[4], "[^:]+$", record.id), "amount")
-      return {0, record.id .. " " .. (amount or ""), ADMISSION_INFO}
-    end
-    if record.kind == "refused" then
-      return idempotency_replayed_refusal(record)
-    end
-    return {-1, record.id}
-  end
+local replay = order_replay(KEYS, ARGV, ADMISSION_INFO)
+if replay then
+  return replay
 end
 -- Every refusal from here on is the request's answer: recorded, so a retry with its key gets it again.
 local function refuse(code, value)
@@ -136,68 +125,23 @@ end
 
 local subtotal = 0
 local items = {}
+local counters = {}
+local quantities = {}
 for i = 1, lines do
   local quantity = tonumber(ARGV[12 + i])
   subtotal = subtotal + prices[i] * quantity
   -- The product id is the key's hash tag: {prd_...}.
   items[i] = {productId = string.match(KEYS[5 + i], "{(prd_[^}]+)}"), quantity = quantity, unitPrice = prices[i]}
+  counters[i] = KEYS[5 + lines + i]
+  quantities[i] = quantity
 end
 
-local couponIssueId = ARGV[9]
-local discount = 0
-if couponIssueId ~= "" then
-  local coupon = redis.call("HMGET", KEYS[5], "userId", "discountType", "discountValue", "orderId")
-  if not coupon[1] then
-    return refuse(-4, "")
-  end
-  if coupon[1] ~= userId then
-    return refuse(-5, "")
-  end
-  if coupon[4] then
-    return refuse(-6, coupon[4])
-  end
-  local value = tonumber(coupon[3])
-  if coupon[2] == "percent" then
-    discount = math.floor(subtotal * value / 100)
-  else
-    discount = math.min(value, subtotal)
-  end
+local refused, discount, amount = order_amount(KEYS, ARGV, subtotal)
+if refused then
+  return refuse(refused[1], refused[2])
 end
-local amount = subtotal - discount
-if amount > tonumber(ARGV[10]) then
-  return refuse(-7, tostring(amount))
-end
-
 for key, quantity in pairs(needed) do
   redis.call("HINCRBY", key, "available", -quantity)
 end
--- An order with nothing to pay is paid once recorded: its units never count as unpaid.
-local unpaid = amount > 0
-if unpaid then
-  for i = 1, lines do
-    local counter = KEYS[5 + lines + i]
-    redis.call("INCRBY", counter, tonumber(ARGV[12 + i]))
-    redis.call("EXPIRE", counter, tonumber(ARGV[12]))
-  end
-end
-if couponIssueId ~= "" then
-  redis.call("HSET", KEYS[5], "orderId", orderId)
-end
-idempotency_remember_accepted(KEYS[1], idempotencyTtl, fingerprint, orderId)
-local message = {
-  v = 1, kind = "order", id = orderId, userId = userId, createdAt = tonumber(ARGV[6]), items = items,
-  discount = discount, amount = amount, currency = ARGV[8], expiresAt = tonumber(ARGV[7]),
-}
-if couponIssueId ~= "" then
-  message.couponIssueId = couponIssueId
-end
-local encoded = cjson.encode(message)
-redis.call("HSET", KEYS[4], "userId", userId, "amount", amount, "couponIssueId", couponIssueId)
-if unpaid then
-  redis.call("HSET", KEYS[4], "unpaid", "1")
-end
-redis.call("EXPIRE", KEYS[4], tonumber(ARGV[5]))
--- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
-redis.call("HSET", KEYS[2], "status", "pending", "message", encoded)
-redis.call("XADD", KEYS[3], "*", "id", orderId, "m", encoded)
+order_record(KEYS, ARGV, items, discount, amount, counters, quantities)
 return {1, tostring(amount), ADMISSION_INFO}

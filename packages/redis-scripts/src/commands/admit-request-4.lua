@@ -2,8 +2,9 @@
   The user's half of a request that must also reserve units in another slot (a coupon's or a product's) on a
   Redis Cluster, sent beside that reservation in the same round trip: admission (rate limits, waiting room) and
   the Idempotency-Key's record, both in the user's partition slot. It decides nothing about the units and writes
-  nothing but the admission token; the commit script that follows (commit-coupon-issue-4.lua) records the
-  request once the units are held. On one Redis the single accepting script does all of it instead.
+  nothing but the admission token; the commit script that follows (commit-coupon-issue-4.lua or
+  commit-order-5.lua) records the request once the units are held. On one Redis the single accepting script
+  does all of it instead.
 
   KEYS[1..3] admission (includes/admission-gate.lua), then, numbered as the script sees them:
   KEYS[1] idempotency key {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[2] is "0")
@@ -21,23 +22,13 @@
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
-local refusal = admission_gate()
+local refusal, KEYS, ARGV = admission_gate()
 if refusal then
   return refusal
 end
-local KEYS = {unpack(KEYS, ADMISSION_KEYS + 1)}
-local ARGV = {unpack(ARGV, ADMISSION_ARGS + 1)}
 
-if tonumber(ARGV[2]) > 0 then
-  local record = idempotency_lookup(KEYS[1], ARGV[1])
-  if record then
-    if record.kind == "accepted" then
-      return {0, record.id, ADMISSION_INFO}
-    end
-    if record.kind == "refused" then
-      return idempotency_replayed_refusal(record)
-    end
-    return {-100, record.id}
-  end
+local replay = idempotency_replay(KEYS[1], tonumber(ARGV[2]), ARGV[1], -100, ADMISSION_INFO)
+if replay then
+  return replay
 end
 return {2, "", ADMISSION_INFO}

@@ -24,12 +24,10 @@
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
-local refusal = admission_gate()
+local refusal, KEYS, ARGV = admission_gate()
 if refusal then
   return refusal
 end
-local KEYS = {unpack(KEYS, ADMISSION_KEYS + 1)}
-local ARGV = {unpack(ARGV, ADMISSION_ARGS + 1)}
 
 local operationId = ARGV[1]
 local fingerprint = ARGV[2]

@@ -3,8 +3,9 @@
   the order's units (reserve-stock-2.lua, which answered each product's price and cap): the per-user cap, the
   coupon's owner and use, the amount, then the user's unpaid units, the coupon's mark, the order's state, the
   pending status, the stream entry and the Idempotency-Key's record, as reserve-order-n.lua writes them on one
-  Redis. A refusal here is the request's answer (recorded under its key); the intake then gives the units back.
-  A commit later than the window after the earliest reservation writes nothing (see commit-coupon-issue-4.lua).
+  Redis (the key's replay, the coupon, the amount and those writes: includes/order-record.lua, shared with it).
+  A refusal here is the request's answer (recorded under its key); the intake then gives the units back. A
+  commit later than the window after the earliest reservation writes nothing (see commit-coupon-issue-4.lua).
 
   KEYS[1]    idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[4] is "0")
   KEYS[2]    status hash         {p}:op:<orderId>
@@ -27,28 +28,18 @@
     {-101, ""}  too late: nothing written
 ]]
 --- @include "idempotency-record"
-local orderId = ARGV[1]
+--- @include "order-record"
+--- @include "commit-window"
 local userId = ARGV[2]
 local fingerprint = ARGV[3]
 local idempotencyTtl = tonumber(ARGV[4])
 local defaultCap = tonumber(ARGV[11])
 
-if idempotencyTtl > 0 then
-  local record = idempotency_lookup(KEYS[1], fingerprint)
-  if record then
-    if record.kind == "accepted" then
-      local amount = redis.call("HGET", string.gsub(KEYS[4], "[^:]+$", record.id), "amount")
-      return {0, record.id .. " " .. (amount or "")}
-    end
-    if record.kind == "refused" then
-      return idempotency_replayed_refusal(record)
-    end
-    return {-1, record.id}
-  end
+local replay = order_replay(KEYS, ARGV, nil)
+if replay then
+  return replay
 end
-local time = redis.call("TIME")
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-if nowMs - tonumber(ARGV[13]) > tonumber(ARGV[14]) then
+if commit_too_late(ARGV[13], ARGV[14]) then
   return {-101, ""}
 end
 local function refuse(code, value)
@@ -71,7 +62,7 @@ for i = 1, lines do
   if not firstLine[productId] then
     firstLine[productId] = i
     products[#products + 1] = productId
-    counters[productId] = string.gsub(KEYS[4], "order:[^:]+$", "unpaid:" .. productId .. ":" .. userId)
+    counters[#products] = string.gsub(KEYS[4], "order:[^:]+$", "unpaid:" .. productId .. ":" .. userId)
     caps[productId] = tonumber(ARGV[base + 4]) or defaultCap
   end
   needed[productId] = (needed[productId] or 0) + quantity
@@ -80,9 +71,11 @@ for i = 1, lines do
 end
 -- The per-user cap, per product, reported on the product's first line (as reserve-order-n.lua does).
 local overCap = {}
-for _, productId in ipairs(products) do
-  local held = tonumber(redis.call("GET", counters[productId]) or "0")
-  if held + needed[productId] > caps[productId] then
+local quantities = {}
+for i, productId in ipairs(products) do
+  quantities[i] = needed[productId]
+  local held = tonumber(redis.call("GET", counters[i]) or "0")
+  if held + quantities[i] > caps[productId] then
     overCap[#overCap + 1] = firstLine[productId] .. ":" .. held .. ":" .. caps[productId]
   end
 end
@@ -90,57 +83,9 @@ if #overCap > 0 then
   return refuse(-8, table.concat(overCap, ","))
 end
 
-local couponIssueId = ARGV[9]
-local discount = 0
-if couponIssueId ~= "" then
-  local coupon = redis.call("HMGET", KEYS[5], "userId", "discountType", "discountValue", "orderId")
-  if not coupon[1] then
-    return refuse(-4, "")
-  end
-  if coupon[1] ~= userId then
-    return refuse(-5, "")
-  end
-  if coupon[4] then
-    return refuse(-6, coupon[4])
-  end
-  local value = tonumber(coupon[3])
-  if coupon[2] == "percent" then
-    discount = math.floor(subtotal * value / 100)
-  else
-    discount = math.min(value, subtotal)
-  end
+local refused, discount, amount = order_amount(KEYS, ARGV, subtotal)
+if refused then
+  return refuse(refused[1], refused[2])
 end
-local amount = subtotal - discount
-if amount > tonumber(ARGV[10]) then
-  return refuse(-7, tostring(amount))
-end
-
--- An order with nothing to pay is paid once recorded: its units never count as unpaid.
-local unpaid = amount > 0
-if unpaid then
-  for _, productId in ipairs(products) do
-    redis.call("INCRBY", counters[productId], needed[productId])
-    redis.call("EXPIRE", counters[productId], tonumber(ARGV[12]))
-  end
-end
-if couponIssueId ~= "" then
-  redis.call("HSET", KEYS[5], "orderId", orderId)
-end
-idempotency_remember_accepted(KEYS[1], idempotencyTtl, fingerprint, orderId)
-local message = {
-  v = 1, kind = "order", id = orderId, userId = userId, createdAt = tonumber(ARGV[6]), items = items,
-  discount = discount, amount = amount, currency = ARGV[8], expiresAt = tonumber(ARGV[7]),
-}
-if couponIssueId ~= "" then
-  message.couponIssueId = couponIssueId
-end
-local encoded = cjson.encode(message)
-redis.call("HSET", KEYS[4], "userId", userId, "amount", amount, "couponIssueId", couponIssueId)
-if unpaid then
-  redis.call("HSET", KEYS[4], "unpaid", "1")
-end
-redis.call("EXPIRE", KEYS[4], tonumber(ARGV[5]))
--- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
-redis.call("HSET", KEYS[2], "status", "pending", "message", encoded)
-redis.call("XADD", KEYS[3], "*", "id", orderId, "m", encoded)
+order_record(KEYS, ARGV, items, discount, amount, counters, quantities)
 return {1, tostring(amount)}

@@ -1,9 +1,9 @@
 --[[
   Issue one first-come-first-served coupon to one user, or refuse, atomically, in the intake's single round
   trip: admission (rate limits, waiting room), window check (Redis TIME, one clock for every intake), one per
-  user, count < quantity, then the reservation, the pending status and the stream entry. A refusal writes
-  nothing but its Idempotency-Key's record, so a retry with the key gets the first answer again
-  (includes/idempotency-record.lua).
+  user, count < quantity, then the reservation (those checks and the unit held: includes/coupon-unit.lua, shared
+  with reserve-coupon-3.lua), the pending status and the stream entry. A refusal writes nothing but its
+  Idempotency-Key's record, so a retry with the key gets the first answer again (includes/idempotency-record.lua).
 
   KEYS[1..3] admission: user bucket, room's queueing mirror, user's room passes (includes/admission-gate.lua)
   then, numbered below as the script sees them once the admission keys are taken:
@@ -44,60 +44,33 @@
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
-local refusal = admission_gate()
+--- @include "coupon-unit"
+local refusal, KEYS, ARGV = admission_gate()
 if refusal then
   return refusal
 end
-local KEYS = {unpack(KEYS, ADMISSION_KEYS + 1)}
-local ARGV = {unpack(ARGV, ADMISSION_ARGS + 1)}
 
 local fingerprint = ARGV[7]
 local idempotencyTtl = tonumber(ARGV[8])
-if idempotencyTtl > 0 then
-  local record = idempotency_lookup(KEYS[6], fingerprint)
-  if record then
-    if record.kind == "accepted" then
-      return {0, record.id, ADMISSION_INFO}
-    end
-    if record.kind == "refused" then
-      return idempotency_replayed_refusal(record)
-    end
-    return {-6, record.id}
-  end
+local replay = idempotency_replay(KEYS[6], idempotencyTtl, fingerprint, -6, ADMISSION_INFO)
+if replay then
+  return replay
 end
 -- Every refusal from here on is the request's answer: recorded, so a retry with its key gets it again.
 local function refuse(code, value)
   return idempotency_refuse(KEYS[6], idempotencyTtl, fingerprint, code, value)
 end
 
-local state = redis.call("HMGET", KEYS[1], "quantity", "startsAt", "endsAt", "issued")
-local quantity = tonumber(state[1])
-if not quantity then
-  -- Not the request's answer but the deployment's fault (a 503 until an operator restores it): not recorded.
-  return {-1, ""}
+local refused = coupon_unit_check(KEYS[1], KEYS[2], ARGV[2])
+if refused then
+  if refused[1] == -1 then
+    -- Not the request's answer but the deployment's fault (a 503 until an operator restores it): not recorded.
+    return refused
+  end
+  return refuse(refused[1], refused[2])
 end
 
-local time = redis.call("TIME")
-local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local startsAt = tonumber(state[2])
-local endsAt = tonumber(state[3])
-if startsAt and nowMs < startsAt then
-  return refuse(-2, state[2])
-end
-if endsAt and nowMs >= endsAt then
-  return refuse(-3, state[3])
-end
-
-local existing = redis.call("HGET", KEYS[2], ARGV[2])
-if existing then
-  return refuse(-4, existing)
-end
-if (tonumber(state[4]) or 0) >= quantity then
-  return refuse(-5, "")
-end
-
-redis.call("HINCRBY", KEYS[1], "issued", 1)
-redis.call("HSET", KEYS[2], ARGV[2], ARGV[1])
+coupon_unit_take(KEYS[1], KEYS[2], ARGV[2], ARGV[1])
 -- Pending status has no TTL: it must outlive any backlog. The worker sets the TTL when the status is final.
 redis.call("HSET", KEYS[3], "status", "pending", "message", ARGV[3])
 redis.call("HSET", KEYS[5], "couponId", ARGV[4], "userId", ARGV[2], "discountType", ARGV[5], "discountValue", ARGV[6])

@@ -16,12 +16,6 @@
 --- @include "idempotency-record"
 local record = idempotency_lookup(KEYS[1], ARGV[1])
 if record then
-  if record.kind == "accepted" then
-    return {0, record.id}
-  end
-  if record.kind == "refused" then
-    return idempotency_replayed_refusal(record)
-  end
-  return {-100, record.id}
+  return idempotency_answer(record, -100)
 end
 return idempotency_refuse(KEYS[1], tonumber(ARGV[2]), ARGV[1], tonumber(ARGV[3]), ARGV[4])

@@ -1,0 +1,40 @@
+import { luaScript } from "../lua-script.ts";
+import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
+import { type AdmissionGate, gateArgs, gateKeys } from "./includes/admission-gate.ts";
+
+export interface EnqueueOperationInput {
+  admission: AdmissionGate;
+  /** {p}:idem:<scope>:<Idempotency-Key>; ignored when idempotencyTtlSeconds is 0. */
+  idempotencyKey: string;
+  /** {p}:op:<operationId>. */
+  statusKey: string;
+  /** {p}:ops, the partition's stream. */
+  streamKey: string;
+  operationId: string;
+  /** Hash of kind + body, compared on replays of the same Idempotency-Key. */
+  fingerprint: string;
+  /** 0 when the request has no Idempotency-Key. */
+  idempotencyTtlSeconds: number;
+  /** The stream entry's `m` field and the status hash's `message` field. */
+  encodedMessage: string;
+}
+
+/**
+ * enqueue-operation-6.lua: admission, idempotency, status and stream append of a payment, deposit or refund.
+ * code 1 accepted (value: the id), 0 replay (value: the existing id), -1 conflict (value: the existing id, ""
+ * when the key's first request was refused), -90/-91 refused by admission control.
+ */
+export const enqueueOperation = luaScript({
+  file: "enqueue-operation-6.lua",
+  keys: (input: EnqueueOperationInput) =>
+    gateKeys(input.admission, input.idempotencyKey, input.statusKey, input.streamKey),
+  args: (input: EnqueueOperationInput) =>
+    gateArgs(
+      input.admission,
+      input.operationId,
+      input.fingerprint,
+      input.idempotencyTtlSeconds,
+      input.encodedMessage,
+    ),
+  decode: (reply: ScriptAnswerReply): ScriptAnswer => scriptAnswer(reply),
+});

@@ -1,0 +1,93 @@
+import { luaScript, type ScriptArgument } from "../lua-script.ts";
+import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
+import { type AdmissionGate, gateArgs, gateKeys } from "./includes/admission-gate.ts";
+
+/** The user's slot's keys of an order (reserve-order-n.lua's and commit-order-5.lua's first five). */
+export interface OrderKeys {
+  /** {p}:idem:<userId>:<Idempotency-Key>; ignored when idempotencyTtlSeconds is 0. */
+  idempotencyKey: string;
+  /** {p}:op:<orderId>. */
+  statusKey: string;
+  /** {p}:ops. */
+  streamKey: string;
+  /** {p}:order:<orderId>. */
+  orderStateKey: string;
+  /** {p'}:cis:<couponIssueId> in its holder's partition; a key that never exists when the order has none. */
+  couponRedemptionKey: string;
+}
+
+/** What both order scripts take first (ARGV 1..12, after the admission block for reserve-order-n.lua). */
+export interface OrderFields {
+  orderId: string;
+  userId: string;
+  fingerprint: string;
+  /** 0 without an Idempotency-Key. */
+  idempotencyTtlSeconds: number;
+  /** Longer than any order can stay unpaid. */
+  orderStateTtlSeconds: number;
+  createdAt: number;
+  expiresAt: number;
+  currency: string;
+  /** "" for none. */
+  couponIssueId: string;
+  /** The largest amount an order may have. */
+  maxAmount: number;
+  /** Units of a product one user may hold unpaid when the product has no cap of its own. */
+  defaultMaxUnitsPerUser: number;
+  /** TTL of an unpaid-units counter, renewed by each order that raises it. */
+  unpaidUnitsTtlSeconds: number;
+}
+
+export const orderKeyList = (keys: OrderKeys): string[] => [
+  keys.idempotencyKey,
+  keys.statusKey,
+  keys.streamKey,
+  keys.orderStateKey,
+  keys.couponRedemptionKey,
+];
+
+export const orderFieldArgs = (fields: OrderFields): ScriptArgument[] => [
+  fields.orderId,
+  fields.userId,
+  fields.fingerprint,
+  fields.idempotencyTtlSeconds,
+  fields.orderStateTtlSeconds,
+  fields.createdAt,
+  fields.expiresAt,
+  fields.currency,
+  fields.couponIssueId,
+  fields.maxAmount,
+  fields.defaultMaxUnitsPerUser,
+  fields.unpaidUnitsTtlSeconds,
+];
+
+export interface ReserveOrderInput {
+  admission: AdmissionGate;
+  keys: OrderKeys;
+  fields: OrderFields;
+  lines: {
+    /** {prd_...}:product. */
+    productStateKey: string;
+    /** {p}:unpaid:<productId>:<userId>. */
+    unpaidUnitsKey: string;
+    quantity: number;
+  }[];
+}
+
+/**
+ * reserve-order-n.lua: a whole order on one Redis (its keys span the products' and the user's slots; a
+ * cluster takes reserve-stock + commit-order instead). Codes in ReserveOrderCode (packages/queue).
+ */
+export const reserveOrder = luaScript({
+  file: "reserve-order-n.lua",
+  keys: (input: ReserveOrderInput) =>
+    gateKeys(
+      input.admission,
+      ...orderKeyList(input.keys),
+      ...input.lines.map((line) => line.productStateKey),
+      ...input.lines.map((line) => line.unpaidUnitsKey),
+    ),
+  args: (input: ReserveOrderInput) =>
+    gateArgs(input.admission, ...orderFieldArgs(input.fields), ...input.lines.map((line) => line.quantity)),
+  decode: (reply: ScriptAnswerReply): ScriptAnswer => scriptAnswer(reply),
+});
