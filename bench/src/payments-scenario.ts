@@ -8,6 +8,7 @@ import { type BaselineHandle, startBaseline } from "./baseline-target.ts";
 import { type BenchRedisCluster, startBenchRedisCluster } from "./bench-redis-cluster.ts";
 import type { BenchTarget } from "./bench-target.ts";
 import { runDrainPhase } from "./drain-phase.ts";
+import { floodgateOnCluster } from "./floodgate-on-cluster.ts";
 import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "./fresh-floodgate.ts";
 import { describeLoadGenerator } from "./load-runner.ts";
 import { searchMaxRate } from "./max-rate-search.ts";
@@ -48,9 +49,12 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
     authOff = null;
   };
   // --redis cluster: the cluster and the system on it start inside the run (their failures are the run's error).
+  const clusterSide = floodgateOnCluster(context);
+  // --redis cluster-wait: the cluster holds both systems, the second one started here.
   let cluster: BenchRedisCluster | null = null;
   let onCluster: FreshFloodgate | null = null;
   const closeCluster = async () => {
+    await clusterSide.close();
     await onCluster?.close();
     onCluster = null;
     await cluster?.stop();
@@ -121,13 +125,12 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
         log(
           "--redis cluster: a second Floodgate on a private Redis Cluster beside the first; stages run in pairs",
         );
-        cluster = await startBenchRedisCluster();
-        result.redisCluster = cluster.description;
-        onCluster = freshFloodgate(context, { instance: "cluster", redisUrl: cluster.url });
+        const opened = await clusterSide.open();
+        result.redisCluster = opened.description;
         result.settings.clusterSystemEnvironment = await measureBeside(
           { floodgate, into: result.floodgate, label: "floodgate one Redis" },
           {
-            floodgate: onCluster,
+            floodgate: opened.floodgate,
             into: result.floodgateCluster,
             label: "floodgate Redis Cluster",
             suffix: "cluster",

@@ -21,7 +21,7 @@ export function createIntakeMetrics(registry = new Registry()) {
   // command, sent in the same tick (same write on one Redis, in parallel on a cluster), not a second round trip.
   const redisParallelCommands = new Counter({
     name: "floodgate_intake_redis_parallel_commands_total",
-    help: "Commands the intake sent on its request connection beside a request's script, in the same round trip (client-address rate-limit tokens, REDIS_WAIT_REPLICAS' WAIT); round trips = commands - these",
+    help: "Commands the intake sent on its request connection beside a request's script, in the same round trip (client-address rate-limit tokens); round trips = commands - these",
     registers: [registry],
   });
   new Gauge({

@@ -63,6 +63,7 @@ export const clusterSuites: string[] = [
   "apps/intake/test/coupon-reads.test.ts",
   "apps/intake/test/coupons-admin.test.ts",
   "packages/queue/test/coupon-two-steps.test.ts",
+  "packages/queue/test/hash-slot.test.ts",
   // Orders: stock reserved in each product's slot, the order recorded in the user's (reserve-order-in-two-steps.ts);
   // ended orders give their stock back per product (release-order.ts).
   "packages/queue/test/order-two-steps.test.ts",

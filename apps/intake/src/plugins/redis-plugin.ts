@@ -32,9 +32,6 @@ export const redisPlugin = fp(async (app: FastifyInstance, { config, shedder }: 
   const timed = shedder?.enabled === true && shedder.limits.redisWaitMs > 0 ? shedder : undefined;
   redis.sendCommand = ((...args: unknown[]) => {
     app.metrics.redisCommands.inc();
-    // REDIS_WAIT_REPLICAS' WAIT goes in one pipeline behind the accepting script (replica-wait.ts): the same
-    // write, the same round trip (its answer comes later: the replicas' confirmation is the price).
-    if ((args[0] as { name?: string } | undefined)?.name === "wait") app.metrics.redisParallelCommands.inc();
     const answer = sendCommand(...args);
     if (timed !== undefined) {
       const sentAt = performance.now();
