@@ -1,6 +1,7 @@
 // Options of `./floodgate bench coupon-drop`. Defaults: 100,000 requests from 50,000 users (each asks twice)
-// for 1,000 coupons, over 100 connections, as fast as the intake answers.
+// for 1,000 coupons, over 100 connections, as fast as the intake answers, on the bench Redis.
 import type { OptionSpec, OptionValues } from "./bench-options.ts";
+import { type RedisTopology, redisTopologyOption, toRedisTopology } from "./redis-topology-option.ts";
 
 export const COUPON_DROP_OPTION_SPECS: readonly OptionSpec[] = [
   {
@@ -37,6 +38,7 @@ export const COUPON_DROP_OPTION_SPECS: readonly OptionSpec[] = [
     min: 0,
     max: 100_000,
   },
+  redisTopologyOption("the drop (its warm-up included)", "a coupon issue"),
 ];
 
 export interface CouponDropOptions {
@@ -46,6 +48,8 @@ export interface CouponDropOptions {
   connections: number;
   workers: number;
   warmup: number;
+  /** cluster: the drop again on a Floodgate on a private Redis Cluster, after the one on the bench Redis. */
+  redis: RedisTopology;
 }
 
 export function toCouponDropOptions(values: OptionValues): CouponDropOptions {
@@ -57,5 +61,6 @@ export function toCouponDropOptions(values: OptionValues): CouponDropOptions {
     connections: int("connections"),
     workers: int("workers"),
     warmup: int("warmup"),
+    redis: toRedisTopology(values),
   };
 }

@@ -1,12 +1,14 @@
 // The coupon-drop result as JSON types, its invariants, and the printed summary.
 
 import type { MintedTokens } from "./bench-identity.ts";
+import type { BenchRedisCluster } from "./bench-redis-cluster.ts";
 import { type CpuUsage, describeCpuUsage } from "./cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "./latency-summary.ts";
 import { formatCount } from "./progress-line.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
 import type { ServiceSettings } from "./service-settings.ts";
 import { busyWarning, headerLine } from "./summary-lines.ts";
+import { compareTopologyRate, type TopologyRate, topologyRateLines } from "./topology-rates.ts";
 
 export interface DropLoad {
   requests: number;
@@ -41,7 +43,24 @@ export interface DropInvariants {
   ok: boolean;
 }
 
-export interface CouponDropResult extends CommitInfo {
+/** One system's drop (coupon-drop-run.ts). */
+export interface DropRun {
+  couponId: string | null;
+  /** One customer token per user (and warm-up user), minted before the drop (not measured). */
+  customerTokens: MintedTokens | null;
+  load: DropLoad | null;
+  invariants: DropInvariants | null;
+}
+
+export const emptyDropRun = (): DropRun => ({
+  couponId: null,
+  customerTokens: null,
+  load: null,
+  invariants: null,
+});
+
+/** The drop on the bench Redis at the top level; with --redis cluster, again in `floodgateCluster`. */
+export interface CouponDropResult extends CommitInfo, DropRun {
   scenario: "coupon-drop";
   startedAt: string;
   finishedAt: string | null;
@@ -49,11 +68,12 @@ export interface CouponDropResult extends CommitInfo {
   services: ServiceSettings | null;
   settings: Record<string, unknown>;
   loadGenerator: string;
-  couponId: string | null;
-  /** One customer token per user (and warm-up user), minted before the drop (not measured). */
-  customerTokens: MintedTokens | null;
-  load: DropLoad | null;
-  invariants: DropInvariants | null;
+  /** --redis cluster: the same drop on a fresh Floodgate on a private Redis Cluster, after the first. */
+  floodgateCluster: DropRun | null;
+  /** --redis cluster: the cluster it ran on (started by the bench). */
+  redisCluster: BenchRedisCluster["description"] | null;
+  /** --redis cluster: the response rates (and intake p99s) of both drops, cluster / one Redis. */
+  redisTopology: TopologyRate[] | null;
   error: string | null;
 }
 
@@ -81,12 +101,47 @@ export function checkInvariants(
   return { ...values, expectedConflicts, expectedSoldOut, ok };
 }
 
+/** Names the error when a drop's invariants do not hold: `where` is the result field holding them. */
+export function dropError(run: DropRun, where: string): string | null {
+  return run.invariants !== null && !run.invariants.ok
+    ? `the coupon invariants do not hold (see ${where})`
+    : null;
+}
+
+/** The drops' response rates and intake p99s, one Redis and the cluster. */
+export const compareDrops = (single: DropRun, cluster: DropRun): TopologyRate[] => [
+  compareTopologyRate(
+    "drop",
+    "responses/s",
+    { rate: single.load?.rate ?? null, p99Ms: single.load?.latencyMs?.p99 ?? null },
+    { rate: cluster.load?.rate ?? null, p99Ms: cluster.load?.latencyMs?.p99 ?? null },
+  ),
+];
+
 export function summarizeCouponDrop(result: CouponDropResult): string[] {
   const m = result.machine;
   const lines = [headerLine("coupon-drop", result), ...busyWarning(m.loadAverageAtStart[0] ?? 0)];
   lines.push(
     `note: the load generator (autocannon, one thread), intake, workers, Redis and Postgres share these ${m.cpuCount} cpus.`,
   );
+  const cluster = result.floodgateCluster;
+  if (cluster === null) lines.push(...dropLines(result));
+  else {
+    lines.push("on one Redis (the bench Redis):", ...dropLines(result));
+    lines.push(`on ${clusterName(result.redisCluster)}, issues in two steps:`, ...dropLines(cluster));
+  }
+  if (result.redisTopology) lines.push(...topologyRateLines(result.redisTopology, m.cpuCount));
+  if (result.error) lines.push(`ERROR: ${result.error}`);
+  return lines;
+}
+
+const clusterName = (cluster: BenchRedisCluster["description"] | null) =>
+  cluster === null
+    ? "a Redis Cluster (not started)"
+    : `a Redis Cluster (${cluster.masters} masters, ports ${cluster.ports.join(", ")}, no replicas, nothing persisted)`;
+
+function dropLines(result: DropRun): string[] {
+  const lines: string[] = [];
   if (result.customerTokens) {
     const t = result.customerTokens;
     lines.push(
@@ -114,6 +169,5 @@ export function summarizeCouponDrop(result: CouponDropResult): string[] {
       `  invariants: ${inv.ok ? "hold" : "BROKEN"}`,
     );
   }
-  if (result.error) lines.push(`ERROR: ${result.error}`);
   return lines;
 }

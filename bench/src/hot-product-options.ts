@@ -2,6 +2,7 @@
 // 50,000 in stock at 4,000 orders/s (the seed's 500 users with 100 ms think time and 25 ms per order) until it
 // is gone, then pay every order.
 import type { OptionSpec, OptionValues } from "./bench-options.ts";
+import { type RedisTopology, redisTopologyOption, toRedisTopology } from "./redis-topology-option.ts";
 
 export const HOT_PRODUCT_OPTION_SPECS: readonly OptionSpec[] = [
   {
@@ -66,6 +67,7 @@ export const HOT_PRODUCT_OPTION_SPECS: readonly OptionSpec[] = [
     min: 3,
     max: 120,
   },
+  redisTopologyOption("the run (a warm-up, then the sale and its payments, or --max)", "an order"),
 ];
 
 export interface HotProductOptions {
@@ -78,6 +80,8 @@ export interface HotProductOptions {
   warmup: number;
   max: boolean;
   stageDuration: number;
+  /** cluster: the run again on a Floodgate on a private Redis Cluster, after the one on the bench Redis. */
+  redis: RedisTopology;
 }
 
 export function toHotProductOptions(values: OptionValues): HotProductOptions {
@@ -92,5 +96,6 @@ export function toHotProductOptions(values: OptionValues): HotProductOptions {
     warmup: int("warmup"),
     max: values.max === true,
     stageDuration: int("stage-duration"),
+    redis: toRedisTopology(values),
   };
 }

@@ -1,6 +1,7 @@
 // The hot-product result as JSON types, and the printed summary.
 
 import type { MintedTokens } from "./bench-identity.ts";
+import type { BenchRedisCluster } from "./bench-redis-cluster.ts";
 import { describeCpuUsage } from "./cpu-meter.ts";
 import type { HotProductInvariants, InvariantCheck } from "./hot-product-invariants.ts";
 import type { HotProductMaxResult } from "./hot-product-max-search.ts";
@@ -11,19 +12,14 @@ import { formatCount } from "./progress-line.ts";
 import type { CommitInfo, machineInfo } from "./result-file.ts";
 import type { ServiceSettings } from "./service-settings.ts";
 import { busyWarning, headerLine, servicesLine } from "./summary-lines.ts";
+import { type TopologyRate, topologyRateLines } from "./topology-rates.ts";
 import type { FundingResult } from "./wallet-funding.ts";
 
 /** Issue 4's acceptance for this scenario. */
 export const TARGETS = { rate: 4000, meanMs: 20, p99Ms: 50, maxRate: 8000 } as const;
 
-export interface HotProductResult extends CommitInfo {
-  scenario: "hot-product";
-  startedAt: string;
-  finishedAt: string | null;
-  machine: ReturnType<typeof machineInfo>;
-  services: ServiceSettings | null;
-  settings: Record<string, unknown> & { workers: number };
-  loadGenerator: string;
+/** One system's run (hot-product-run.ts): the sale and its payments, or --max. */
+export interface HotProductRun {
   funding: FundingResult | null;
   /** One customer token per buyer, minted before the sales (not measured). */
   customerTokens: MintedTokens | null;
@@ -31,6 +27,32 @@ export interface HotProductResult extends CommitInfo {
   payment: OrderPaymentResult | null;
   invariants: HotProductInvariants | null;
   max: HotProductMaxResult | null;
+}
+
+export const emptyHotProductRun = (): HotProductRun => ({
+  funding: null,
+  customerTokens: null,
+  sale: null,
+  payment: null,
+  invariants: null,
+  max: null,
+});
+
+/** The run on the bench Redis at the top level; with --redis cluster, again in `floodgateCluster`. */
+export interface HotProductResult extends CommitInfo, HotProductRun {
+  scenario: "hot-product";
+  startedAt: string;
+  finishedAt: string | null;
+  machine: ReturnType<typeof machineInfo>;
+  services: ServiceSettings | null;
+  settings: Record<string, unknown> & { workers: number };
+  loadGenerator: string;
+  /** --redis cluster: the same run on a fresh Floodgate on a private Redis Cluster, after the first. */
+  floodgateCluster: HotProductRun | null;
+  /** --redis cluster: the cluster it ran on (started by the bench). */
+  redisCluster: BenchRedisCluster["description"] | null;
+  /** --redis cluster: both runs' rates (hot-product-topology.ts), cluster / one Redis. */
+  redisTopology: TopologyRate[] | null;
   error: string | null;
 }
 
@@ -98,25 +120,39 @@ export function summarizeHotProduct(result: HotProductResult): string[] {
     ...busyWarning(m.loadAverageAtStart[0] ?? 0),
     `note: the load generator (autocannon, one thread), intake, ${result.settings.workers} workers, Redis and Postgres all share these ${m.cpuCount} cpus; figures are what this one machine sustains, not a ceiling of the design.`,
   ];
-  if (result.funding) {
-    const f = result.funding;
+  const cluster = result.floodgateCluster;
+  if (cluster === null) lines.push(...runLines(result));
+  else {
+    const d = result.redisCluster;
+    lines.push(
+      "=== on one Redis (the bench Redis)",
+      ...runLines(result),
+      `=== on a Redis Cluster (${d === null ? "not started" : `${d.masters} masters, ports ${d.ports.join(", ")}, no replicas, nothing persisted`}), orders in two steps`,
+      ...runLines(cluster),
+    );
+  }
+  if (result.redisTopology) lines.push(...topologyRateLines(result.redisTopology, m.cpuCount));
+  if (result.error) lines.push(`ERROR: ${result.error}`);
+  return lines;
+}
+
+function runLines(run: HotProductRun): string[] {
+  const lines: string[] = [];
+  if (run.funding) {
+    const f = run.funding;
     lines.push(
       `funded ${formatCount(f.users)} buyers in ${f.seconds.toFixed(1)} s (${formatCount(f.depositRate)} deposits/s)`,
     );
   }
-  if (result.customerTokens) {
-    const t = result.customerTokens;
+  if (run.customerTokens) {
+    const t = run.customerTokens;
     lines.push(`minted ${formatCount(t.minted)} customer tokens in ${t.seconds.toFixed(1)} s (not measured)`);
   }
-  if (result.sale) lines.push(...saleLines(result.sale));
-  if (result.payment) lines.push(...paymentLines(result.payment));
-  if (result.invariants) {
-    lines.push(
-      `invariants: ${result.invariants.ok ? "hold" : "BROKEN"}`,
-      ...checkLines(result.invariants.checks),
-    );
+  if (run.sale) lines.push(...saleLines(run.sale));
+  if (run.payment) lines.push(...paymentLines(run.payment));
+  if (run.invariants) {
+    lines.push(`invariants: ${run.invariants.ok ? "hold" : "BROKEN"}`, ...checkLines(run.invariants.checks));
   }
-  if (result.max) lines.push(...maxLines(result.max));
-  if (result.error) lines.push(`ERROR: ${result.error}`);
+  if (run.max) lines.push(...maxLines(run.max));
   return lines;
 }

@@ -16,7 +16,13 @@ describe("hot-product options", () => {
       warmup: 5000,
       max: false,
       stageDuration: 10,
+      redis: "single",
     });
+  });
+
+  it("runs again on a Redis Cluster with --redis cluster, the sale or --max", () => {
+    expect(parse("--redis", "cluster")).toMatchObject({ redis: "cluster", max: false });
+    expect(parse("--max", "--redis=cluster")).toMatchObject({ redis: "cluster", max: true });
   });
 
   it("reads --max and values after a space or an equals sign", () => {
@@ -34,6 +40,8 @@ describe("hot-product options", () => {
     [["--stage-duration", "1"], "--stage-duration must be between 3 and 120"],
     [["--drain"], "unknown option --drain"],
     [["--max=yes"], "--max takes no value"],
+    [["--redis", "cluster-wait"], '--redis must be one of single, cluster, got "cluster-wait"'],
+    [["--redis", "--max"], "--redis needs one of single, cluster"],
   ])("rejects %j with a clear message", (args, message) => {
     expect(() => parse(...args)).toThrow(OptionError);
     expect(() => parse(...args)).toThrow(message);
