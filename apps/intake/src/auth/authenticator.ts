@@ -52,10 +52,18 @@ export class Authenticator {
         throw unauthorized("unauthorized", "this server key is unknown or revoked", "invalid_token");
       return { kind: "server", keyId };
     }
-    const adminDigest = this.#deps.adminKeyDigest;
-    if (adminDigest !== null && adminKeyMatches(bearer, adminDigest)) return { kind: "admin" };
+    const { customerTokens, adminKeyDigest } = this.#deps;
+    // A token whose signature verified here is a customer's: a shopper's every request after the first skips
+    // the admin key's SHA-256 (profiled at about 4 % of the intake's CPU in a coupon drop).
+    if (
+      adminKeyDigest !== null &&
+      !customerTokens.remembers(bearer) &&
+      adminKeyMatches(bearer, adminKeyDigest)
+    ) {
+      return { kind: "admin" };
+    }
     try {
-      const customer = await this.#deps.customerTokens.verify(bearer);
+      const customer = await customerTokens.verify(bearer);
       return { kind: "customer", userId: customer.userId, expiresAt: customer.expiresAt };
     } catch (error) {
       if (!(error instanceof CustomerTokenError)) throw error;

@@ -11,7 +11,7 @@ import { enqueueOperation, replicaWaitOf } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
-import { requestFingerprint } from "./request-fingerprint.ts";
+import { fingerprintUnderKey } from "./request-fingerprint.ts";
 
 export interface OperationInput {
   kind: MoneyOperationKind;
@@ -56,7 +56,8 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
       detail: `this deployment takes ${config.currency}; amounts are integers in its minor unit`,
     });
   }
-  const fingerprint = requestFingerprint(
+  const fingerprint = fingerprintUnderKey(
+    idempotencyKey,
     input.kind,
     input.userId,
     String(input.amount),

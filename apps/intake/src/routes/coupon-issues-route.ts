@@ -20,7 +20,7 @@ import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/erro
 import { sendProblem } from "../plugins/problem-plugin.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
 import { readCouponIssue } from "./read-coupon-issue.ts";
-import { requestFingerprint } from "./request-fingerprint.ts";
+import { fingerprintUnderKey } from "./request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
@@ -102,7 +102,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
           check,
           {
             ...(idempotencyKey === undefined ? {} : { key: idempotencyKey }),
-            fingerprint: requestFingerprint("coupon_issue", userId, couponId),
+            fingerprint: fingerprintUnderKey(idempotencyKey, "coupon_issue", userId, couponId),
             ttlSeconds: app.config.idempotencyTtlSeconds,
           },
           replicaWaitOf(app.config),

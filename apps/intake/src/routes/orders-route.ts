@@ -28,7 +28,7 @@ import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/erro
 import { orderConflictResponseSchema } from "../orders/order-problem-schema.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
-import { requestFingerprint } from "./request-fingerprint.ts";
+import { fingerprintUnderKey } from "./request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
@@ -92,7 +92,13 @@ export async function ordersRoute(app: FastifyInstance) {
           currency: config.currency,
           createdAt,
           expiresAt: createdAt + config.orderTtlSeconds * 1000,
-          fingerprint: requestFingerprint("order", userId, JSON.stringify(items), couponIssueId ?? ""),
+          fingerprint: fingerprintUnderKey(
+            idempotencyKey,
+            "order",
+            userId,
+            JSON.stringify(items),
+            couponIssueId ?? "",
+          ),
           ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
           idempotencyTtlSeconds: config.idempotencyTtlSeconds,
           orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
