@@ -1,7 +1,6 @@
 // What crosses processes and parties: a server key revoked on one intake process is refused by the others
 // within a second (pub/sub), the shop's own JWTs are verified from its JWKS (a key rotation picked up), a PEM
 // or a shared secret, and a WebSocket takes its credential in ?access_token= and refuses on the socket.
-import type { webcrypto } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
@@ -12,9 +11,6 @@ import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import { expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
 import { openJsonSocket } from "./support/json-socket.ts";
-
-// The type jose's keys have: the global CryptoKey of @types/node is declared as a value only.
-type CryptoKey = webcrypto.CryptoKey;
 
 const SHOP_ISSUER = "https://shop.example";
 const SHOP_AUDIENCE = "floodgate";
