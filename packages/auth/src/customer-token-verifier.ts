@@ -113,14 +113,6 @@ export class CustomerTokenVerifier {
     }
   }
 
-  /**
-   * Whether this token's signature already verified here (expired or not): the caller can skip its other
-   * checks of the bearer (the admin key's digest) for a token that can only be a customer's.
-   */
-  remembers(token: string): boolean {
-    return this.#cache.get(token) !== undefined;
-  }
-
   /** How many verified tokens this verifier holds (bounded by cacheSize). */
   get rememberedTokens(): number {
     return this.#cache.size;
