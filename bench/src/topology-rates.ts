@@ -29,8 +29,9 @@ export const compareTopologyRate = (
   cluster: RateSide,
 ): TopologyRate => ({ phase, unit, single, cluster, ratio: ratio3(cluster.rate, single.rate) });
 
+// p99 as the latency lines print it (toFixed), so the two figures of one run never differ in the last digit.
 const sideText = (side: RateSide, unit: string) =>
-  `${side.rate === null ? "n/a" : `${formatCount(side.rate)} ${unit}`}${side.p99Ms === null ? "" : ` (p99 ${Math.round(side.p99Ms * 10) / 10} ms)`}`;
+  `${side.rate === null ? "n/a" : `${formatCount(side.rate)} ${unit}`}${side.p99Ms === null ? "" : ` (p99 ${side.p99Ms.toFixed(1)} ms)`}`;
 
 export function topologyRateLines(rates: readonly TopologyRate[], cpuCount: number): string[] {
   if (rates.length === 0) return [];

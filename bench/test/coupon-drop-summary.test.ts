@@ -69,7 +69,7 @@ describe("the coupon-drop summary", () => {
     expect(lines.slice(cluster).join("\n")).toMatch(/6,000 responses\/s/);
     expect(lines.filter((line) => line.includes("invariants: hold"))).toHaveLength(2);
     expect(lines).toContain(
-      "redis topology, drop: one Redis 8,000 responses/s (p99 12 ms), Redis Cluster 6,000 responses/s (p99 20 ms); cluster / one Redis 0.75 (75.0 %)",
+      "redis topology, drop: one Redis 8,000 responses/s (p99 12.0 ms), Redis Cluster 6,000 responses/s (p99 20.0 ms); cluster / one Redis 0.75 (75.0 %)",
     );
     expect(lines.at(-1)).toMatch(/one after the other, both on these 2 cpus .*what this machine shows/);
   });
@@ -81,7 +81,7 @@ describe("the coupon-drop summary", () => {
       error: "fetch failed",
     });
     expect(lines).toContain(
-      "redis topology, drop: one Redis 8,000 responses/s (p99 12 ms), Redis Cluster n/a; no ratio (a rate is missing)",
+      "redis topology, drop: one Redis 8,000 responses/s (p99 12.0 ms), Redis Cluster n/a; no ratio (a rate is missing)",
     );
     expect(lines.at(-1)).toBe("ERROR: fetch failed");
   });

@@ -105,10 +105,10 @@ describe("the hot-product summary with --redis cluster", () => {
     expect(lines.slice(cluster).join("\n")).toMatch(/orders\/s 1,500 [^\n]*\n[^\n]*p99 45\.0 ms/);
     expect(lines.filter((line) => line === "invariants: hold")).toHaveLength(2);
     expect(lines).toContain(
-      "redis topology, sale (offered 2,000/s): one Redis 2,000 orders/s (p99 20 ms), Redis Cluster 1,500 orders/s (p99 45 ms); cluster / one Redis 0.75 (75.0 %)",
+      "redis topology, sale (offered 2,000/s): one Redis 2,000 orders/s (p99 20.0 ms), Redis Cluster 1,500 orders/s (p99 45.0 ms); cluster / one Redis 0.75 (75.0 %)",
     );
     expect(lines).toContain(
-      "redis topology, payments (as fast as the intake answers): one Redis 3,000 payments/s (p99 9 ms), Redis Cluster 2,400 payments/s (p99 9 ms); cluster / one Redis 0.8 (80.0 %)",
+      "redis topology, payments (as fast as the intake answers): one Redis 3,000 payments/s (p99 9.0 ms), Redis Cluster 2,400 payments/s (p99 9.0 ms); cluster / one Redis 0.8 (80.0 %)",
     );
     expect(lines.at(-1)).toMatch(/one after the other, both on these 2 cpus .*what this machine shows/);
   });
@@ -133,7 +133,7 @@ describe("the hot-product summary with --redis cluster", () => {
     const lines = summarizeHotProduct(found);
     expect(lines.filter((line) => line.startsWith("--max (p99 < 50 ms"))).toHaveLength(2);
     expect(lines).toContain(
-      "redis topology, --max (the searches one after the other): one Redis 8,000 orders/s (p99 30 ms), Redis Cluster 4,000 orders/s (p99 30 ms); cluster / one Redis 0.5 (50.0 %)",
+      "redis topology, --max (the searches one after the other): one Redis 8,000 orders/s (p99 30.0 ms), Redis Cluster 4,000 orders/s (p99 30.0 ms); cluster / one Redis 0.5 (50.0 %)",
     );
     expect(found.redisTopology).toHaveLength(1);
     const none = compareHotProducts(found, max(null, [stage(4000, false)]));
