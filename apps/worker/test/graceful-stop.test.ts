@@ -31,9 +31,10 @@ const running = new Set<WorkerProcess>();
 
 beforeAll(async () => {
   // Small reads (16 per partition), so a worker stopped early leaves most of the stream unread. The worker's
-  // lock wait is bounded by half the visibility timeout: 4 s leaves the test time to act while a batch waits.
+  // lock wait is bounded by half the visibility timeout: 12 s keeps a waiting batch waiting 6 s, time for the
+  // test to see it and send SIGTERM on a loaded machine (worker-killed.test.ts missed a 2 s window there).
   env = await createTestEnvironment("graceful-stop", {
-    env: { VISIBILITY_TIMEOUT_MS: "4000", MAX_DELIVERIES: "3", WORKER_BATCH_SIZE: "16" },
+    env: { VISIBILITY_TIMEOUT_MS: "12000", MAX_DELIVERIES: "3", WORKER_BATCH_SIZE: "16" },
   });
   redis = createRedis(env.config.redisUrl);
   await waitForRedis(redis);

@@ -17,7 +17,7 @@ import {
   stockState,
 } from "./support/order-client.ts";
 import { type OrdersStack, startOrdersStack } from "./support/orders-stack.ts";
-import { pendingCount } from "./support/queue-inspection.ts";
+import { unfinishedCount } from "./support/queue-inspection.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 let app: IntakeApp;
@@ -39,7 +39,7 @@ afterAll(async () => {
 
 const held = async (productId: string, userId: string) =>
   Number((await redis.get(keys.unpaidUnits(productId, userId))) ?? 0);
-const drained = () => waitFor(async () => (await pendingCount(redis, keys)) === 0, "the queue to drain");
+const drained = () => waitFor(async () => (await unfinishedCount(redis, keys)) === 0, "the queue to drain");
 async function place(userId: string, productId: string, quantity: number) {
   const response = await placeOrder(app, { userId, items: [{ productId, quantity }] });
   expect(response.statusCode, response.body).toBe(202);
@@ -96,7 +96,7 @@ describe("paying an order", () => {
     const next = await place("pays-to-free", productId, 2);
     expect(await held(productId, "pays-to-free")).toBe(5);
     expect((await orderView(app, unpaid)).status).toBe("awaiting_payment");
-    // Applied before the stock is compared: "drained" counts delivered entries only, not one not yet read.
+    // Applied before the stock is compared.
     await waitForStatus(next, "awaiting_payment");
     await expectStockInvariant(productId);
   });

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createCoupon, requestIssue } from "./support/coupon-client.ts";
 import { deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import { cancelOrder, createProduct, payOrder, placeOrder, stockState } from "./support/order-client.ts";
-import { deadLetters, pendingCount } from "./support/queue-inspection.ts";
+import { deadLetters, unfinishedCount } from "./support/queue-inspection.ts";
 import { waitFor } from "./support/wait-for.ts";
 import { lockWallet } from "./support/wallet-lock.ts";
 
@@ -100,12 +100,13 @@ beforeAll(async () => {
   }
   workers = [await startWorkerProcess(env.config), await startWorkerProcess(env.config)];
   await waitFor(
-    async () => (await pendingCount(redis, keys)) === 0 && (await shardOrderIds()).length === accepted.length,
+    async () =>
+      (await unfinishedCount(redis, keys)) === 0 && (await shardOrderIds()).length === accepted.length,
     "every order recorded and every entry acknowledged",
     60_000,
   );
   // Cancels and payments queued behind the orders settle too.
-  await waitFor(async () => (await pendingCount(redis, keys)) === 0, "the queue to drain");
+  await waitFor(async () => (await unfinishedCount(redis, keys)) === 0, "the queue to drain");
 });
 
 afterAll(async () => {

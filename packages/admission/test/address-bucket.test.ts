@@ -56,14 +56,15 @@ describe("an address's bucket", () => {
       expect(answer.ok).toBe(false);
       resets.push(answer.resetMs);
     }
-    // Each charge owes one more interval (10 s)...
-    expect(resets[0]).toBeGreaterThan(39_000);
-    expect(resets[1]! - resets[0]!).toBeGreaterThan(9_900);
-    expect(resets[2]! - resets[1]!).toBeGreaterThan(9_900);
+    // Each charge owes one more interval (10 s)... (bounds with seconds of slack: on a loaded machine the calls
+    // may be far apart, and the bucket refills meanwhile; an uncharged refusal would owe nothing more)
+    expect(resets[0]).toBeGreaterThan(35_000);
+    expect(resets[1]! - resets[0]!).toBeGreaterThan(9_000);
+    expect(resets[2]! - resets[1]!).toBeGreaterThan(9_000);
     // ...until the bucket owes one burst (3 tokens) past empty: 60 s to be full again, never more.
     expect(Math.max(...resets)).toBeLessThanOrEqual(60_000);
-    expect(resets[4]).toBeGreaterThan(59_000);
-    expect(Number(await redis.pttl(key))).toBeGreaterThan(59_000);
+    expect(resets[4]).toBeGreaterThan(55_000);
+    expect(Number(await redis.pttl(key))).toBeGreaterThan(55_000);
   });
 
   it("cuts a replaced policy's debt to an empty bucket of the new one", async () => {

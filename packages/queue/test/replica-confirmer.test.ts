@@ -77,7 +77,7 @@ describe("ReplicaConfirmer", () => {
 
   it("answers unconfirmed while its connection is not ready, and confirms again once it is", async () => {
     const late = connect(master.url, { lazyConnect: true });
-    const confirmer = new ReplicaConfirmer(late, { replicas: 1, timeoutMs: 200 });
+    const confirmer = new ReplicaConfirmer(late, { replicas: 1, timeoutMs: 2_000 });
     await requests.set("{p1}:op:late", "stored");
     await expect(confirmer.confirm(requests as ScriptedRedis, "{p1}:ops")).rejects.toBeInstanceOf(
       ReplicaShortfallError,
@@ -87,7 +87,7 @@ describe("ReplicaConfirmer", () => {
   });
 
   it("answers unconfirmed when no replica acknowledges in time", async () => {
-    const confirmer = new ReplicaConfirmer(connect(master.url), { replicas: 2, timeoutMs: 200 });
+    const confirmer = new ReplicaConfirmer(connect(master.url), { replicas: 2, timeoutMs: 2_000 });
     await requests.set("{p2}:op:short", "stored");
     const refused = confirmer.confirm(requests as ScriptedRedis, "{p2}:ops");
     await expect(refused).rejects.toBeInstanceOf(ReplicaShortfallError);
