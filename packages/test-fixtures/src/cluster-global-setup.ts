@@ -13,7 +13,14 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Six redis-servers on a machine whose two cores the lead's runs share: more than the fixture's default 30 s.
-  const cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1, startTimeoutMs: 60_000 });
+  // No file of the project kills a node of this cluster (the failover tests start their own), so its node
+  // timeout is long: a node starved of cpu for 2 s by the whole suite must not be failed over mid-run.
+  const cluster = await startRedisCluster({
+    masters: 3,
+    replicasPerMaster: 1,
+    startTimeoutMs: 60_000,
+    nodeTimeoutMs: 15_000,
+  });
   project.provide("floodgateRedisClusterUrl", cluster.url);
   return () => cluster.stop();
 }
