@@ -25,6 +25,8 @@ import { startWebhookReceiver, type WebhookReceiver } from "./support/webhook-re
 
 let env: TestEnvironment;
 let app: IntakeApp;
+/** The same intake with orders that last 10 minutes: for the orders that must be paid or cancelled first. */
+let lasting: IntakeApp;
 let receiver: WebhookReceiver;
 let endpointId: string;
 let global: Kysely<GlobalDatabase>;
@@ -41,6 +43,7 @@ beforeAll(async () => {
     },
   });
   app = await startIntake(env.config);
+  lasting = await startIntake({ ...env.config, orderTtlSeconds: 600 });
   global = createKysely<GlobalDatabase>(env.config.databaseUrl, { max: 2 });
   shards = env.config.shardUrls.map((url) => createKysely<ShardDatabase>(url, { max: 1 }));
   receiver = await startWebhookReceiver();
@@ -53,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await app?.close();
+  await lasting?.close();
   await receiver?.close();
   await Promise.all([global, ...(shards ?? [])].map((db) => db?.destroy()));
   await env?.cleanup();
@@ -101,16 +105,21 @@ describe("a normal run", () => {
     const issue = (await requestIssue(app, couponId, "wh-b")).json().id as string;
     expected.push(expectedEvent(issue, "coupon.issued"));
 
-    const order = async (userId: string) => {
-      const response = await placeOrder(app, { userId, items: [{ productId, quantity: 2 }] });
+    const order = async (via: IntakeApp, userId: string) => {
+      const response = await placeOrder(via, { userId, items: [{ productId, quantity: 2 }] });
       expect(response.statusCode, response.body).toBe(202);
       const { id, amount } = response.json();
       expected.push(expectedEvent(id, "order.awaiting_payment"));
       return { id: id as string, amount: amount as number };
     };
-    const toPay = await order("wh-a");
-    const toCancel = await order("wh-b");
-    const toExpire = await order("wh-c");
+    // The order to pay and the one to cancel last 10 minutes (their payment and cancellation must come first
+    // however slow the machine); only the one to expire has the 3 s TTL. A worker's batch of orders gets one
+    // expiry job, due at its latest expiresAt, so the short one is placed only once the long ones are applied
+    // (awaiting payment): it cannot share their batch and so their 10 minutes.
+    const toPay = await order(lasting, "wh-a");
+    const toCancel = await order(lasting, "wh-b");
+    for (const { id } of [toPay, toCancel]) await finalView(`/v1/orders/${id}`, ["awaiting_payment"]);
+    const toExpire = await order(app, "wh-c");
     const orderPayment = await payOrder(app, "wh-a", toPay.id, toPay.amount);
     expected.push(expectedEvent(orderPayment, "payment.succeeded"), expectedEvent(toPay.id, "order.paid"));
     expect((await cancelOrder(app, toCancel.id)).statusCode).toBe(202);
