@@ -27,8 +27,10 @@ const apps: FastifyInstance[] = [];
 
 beforeAll(async () => {
   // Two replicas per master: with REDIS_WAIT_REPLICAS=1 a promoted replica needs a replica of its own to accept
-  // again (with one per master its slots answer 503 until the operator attaches one).
-  cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 2, nodeTimeoutMs: 1000 });
+  // again (with one per master its slots answer 503 until the operator attaches one). A node timeout of 3 s: with
+  // 1 s, nine nodes on a loaded 2-core machine could miss each other's pings long enough to mark a node failing
+  // (and fail it over) unasked; 3 s still promotes the killed master's replica within seconds.
+  cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 2, nodeTimeoutMs: 3000 });
   env = await createTestEnvironment("redis-failover", { env: { REDIS_URL: cluster.url } });
   observer = createRedis(cluster.url, { name: "failover-observer" });
   observer.on("error", () => {}); // a master is killed on purpose
@@ -42,13 +44,20 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** An intake on the cluster with its own key prefix (each case its own keys) and REDIS_WAIT_REPLICAS. */
-async function intake(name: string, waitReplicas: number): Promise<FastifyInstance> {
+/**
+ * An intake on the cluster with its own key prefix (each case its own keys), REDIS_WAIT_REPLICAS and
+ * REDIS_WAIT_TIMEOUT_MS (the default unless given).
+ */
+async function intake(
+  name: string,
+  waitReplicas: number,
+  waitTimeoutMs = loadConfig({}).redisWaitTimeoutMs,
+): Promise<FastifyInstance> {
   const config: Config = {
     ...env.config,
     redisPrefix: `${env.config.redisPrefix}${name}:`,
     redisWaitReplicas: waitReplicas,
-    redisWaitTimeoutMs: loadConfig({}).redisWaitTimeoutMs,
+    redisWaitTimeoutMs: waitTimeoutMs,
   };
   const app = await buildApp(config, { logger: false });
   apps.push(app);
@@ -147,7 +156,7 @@ async function runLoad(app: FastifyInstance, options: { concurrency: number; kil
     refusedOnKilledMaster: 0,
     unreplicated: [],
   };
-  // Long enough for a promotion (node timeout 1 s) and the other replica's re-attachment, many times over.
+  // Long enough for a promotion (node timeout 3 s) and the other replica's re-attachment, many times over.
   const giveUpAt = Date.now() + 60_000;
   const pending: { key: string; userId: string; amount: number }[] = [];
   let next = 0;
@@ -283,7 +292,9 @@ function compare(accepted: Map<string, string>, entries: Map<string, number>) {
 
 describe("REDIS_WAIT_REPLICAS on a Redis Cluster", () => {
   it("1: a payment's 202 comes after a replica of its master has the entry", async () => {
-    const app = await intake("replica", 1);
+    // WAIT may take 5 s here: no replica is down, so the default 1 s is only a loaded machine's replication lag
+    // away from a 503 (which this case does not retry); a 202 still means WAIT 1 returned.
+    const app = await intake("replica", 1, 5000);
     for (const userId of usersOverEveryPartition(app).slice(0, 6)) {
       const response = await post(app, "/v1/payments", { userId, amount: 3 });
       expect(response.statusCode, response.body).toBe(202);
