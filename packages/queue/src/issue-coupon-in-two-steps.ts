@@ -31,12 +31,12 @@ import {
 } from "./issue-coupon.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { acceptingScript, type ReplicaWait } from "./replica-wait.ts";
+import { strikeOffReservation } from "./reservation-strike-offs.ts";
 import {
   ADMITTED,
   COMMIT_TOO_LATE,
   COMMIT_WINDOW_MS,
   CommitTooLateError,
-  inBackground,
   KEY_CONFLICT,
   reservationMember,
 } from "./two-step-request.ts";
@@ -109,8 +109,10 @@ export async function issueCouponInTwoSteps(
   const committed = await commit({ record, reservedAtMs, commitWindowMs: COMMIT_WINDOW_MS });
   if (committed.code === IssueCouponCode.accepted) {
     // The unit is the issue's: strike the reservation off the list (a sweep would, finding the issue recorded).
-    inBackground(
-      redis.zrem(reservation.coupon.reservationsKey, reservationMember(message.id, message.userId)),
+    strikeOffReservation(
+      redis,
+      reservation.coupon.reservationsKey,
+      reservationMember(message.id, message.userId),
     );
     return { result: "accepted", id: committed.value, admission: admissionInfo(admit.admission) };
   }

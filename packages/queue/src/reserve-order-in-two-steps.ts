@@ -22,6 +22,7 @@ import {
 } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { acceptingScript, NO_REPLICA_WAIT } from "./replica-wait.ts";
+import { strikeOffReservation } from "./reservation-strike-offs.ts";
 import {
   orderFieldsOf,
   orderKeysOf,
@@ -35,7 +36,6 @@ import {
   COMMIT_TOO_LATE,
   COMMIT_WINDOW_MS,
   CommitTooLateError,
-  inBackground,
   KEY_CONFLICT,
   stockReservationMember,
 } from "./two-step-request.ts";
@@ -164,11 +164,10 @@ export async function reserveOrderInTwoSteps(
   if (committed.code === ReserveOrderCode.accepted) {
     // The units are the order's: strike the reservations off their lists (a sweep would, finding it recorded).
     for (const reservation of reservations)
-      inBackground(
-        redis.zrem(
-          reservation.product.reservationsKey,
-          stockReservationMember(orderId, userId, reservation.units),
-        ),
+      strikeOffReservation(
+        redis,
+        reservation.product.reservationsKey,
+        stockReservationMember(orderId, userId, reservation.units),
       );
     return orderOutcome(request, { ...committed, admission: admit.admission, replayed: false });
   }

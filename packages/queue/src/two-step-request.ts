@@ -34,8 +34,3 @@ export function reservationMember(id: string, userId: string): string {
 export function stockReservationMember(orderId: string, userId: string, units: number): string {
   return `${orderId} ${userId} ${units}`;
 }
-
-/** Sent after the answer, never awaited: what it fails to do, a worker's sweep does later. */
-export function inBackground(work: Promise<unknown>): void {
-  work.catch(() => {});
-}
