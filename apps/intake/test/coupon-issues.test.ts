@@ -249,10 +249,11 @@ describe("GET /v1/coupon-issues/:id", () => {
 
 describe("the intake's budget and metrics", () => {
   // On a Redis Cluster the coupon and the user are in two slots (issue-coupon-in-two-steps.ts): an accepted issue
-  // sends admit + reserve (one round trip), the commit, then the reservation's ZREM after the answer (4); a
+  // sends admit + reserve (one round trip) and the commit (3), and after the answer its reservation is struck
+  // off by a ZREM shared with the other issues answered in the same turn (reservation-strike-offs.ts); a
   // sold-out refusal without an Idempotency-Key, admit + reserve (2).
   const onCluster = process.env.FLOODGATE_TEST_REDIS === "cluster";
-  it(`sends exactly ${onCluster ? "4 Redis commands per accepted issue, 2 per refused one" : "one Redis command per issue decision"} once the definition is cached`, async () => {
+  it(`sends ${onCluster ? "3 Redis commands per accepted issue and at most one shared ZREM, 2 per refused one" : "exactly one Redis command per issue decision"} once the definition is cached`, async () => {
     const coupon = await createCoupon(app, { quantity: 10 });
     expect((await issue(app, coupon.id, "budget-warm")).statusCode).toBe(202); // loads the script if needed
     const commands = async () => metricValue(await scrape(), "floodgate_intake_redis_commands_total");
@@ -262,7 +263,13 @@ describe("the intake's budget and metrics", () => {
     );
     expect(answers.filter((a) => a.statusCode === 202)).toHaveLength(9);
     expect(answers.filter((a) => a.statusCode === 410)).toHaveLength(6);
-    expect((await commands()) - start).toBe(onCluster ? 9 * 4 + 6 * 2 : 15);
+    const sent = (await commands()) - start;
+    if (onCluster) {
+      expect(sent).toBeGreaterThanOrEqual(9 * 3 + 6 * 2 + 1);
+      expect(sent).toBeLessThanOrEqual(9 * 4 + 6 * 2);
+    } else {
+      expect(sent).toBe(15);
+    }
   });
 
   it("loads a definition from Postgres once per process, however many first requests arrive together", async () => {

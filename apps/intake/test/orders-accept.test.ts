@@ -43,17 +43,24 @@ const body = (changes: Record<string, unknown> = {}) => ({
 });
 
 describe("POST /v1/orders", () => {
-  // On a Redis Cluster (reserve-order-in-two-steps.ts): admit + the product's reservation (one round trip), the
-  // commit, and the reservation's ZREM after the answer: 4 commands for a one-product order.
+  // On a Redis Cluster (reserve-order-in-two-steps.ts): admit + the product's reservation (one round trip) and
+  // the commit, 3 commands for a one-product order; after the answer its reservation is struck off by a ZREM
+  // shared with the other orders answered in the same turn (reservation-strike-offs.ts).
   const onCluster = process.env.FLOODGATE_TEST_REDIS === "cluster";
-  it(`costs ${onCluster ? "4 Redis commands (2 round trips)" : "one Redis command"} per accepted order, and reports the product's stock and the decisions`, async () => {
+  it(`costs ${onCluster ? "3 Redis commands (2 round trips) and at most one shared ZREM" : "one Redis command"} per accepted order, and reports the product's stock and the decisions`, async () => {
     expect((await post(app, "/v1/orders", order())).statusCode).toBe(202); // warm-up: the script may load
     const start = await redisCommands();
     const answers = await Promise.all(
       Array.from({ length: 5 }, (_, i) => post(app, "/v1/orders", order({ userId: `edge-${i}` }))),
     );
     expect(answers.map((a) => a.statusCode)).toEqual(Array(5).fill(202));
-    expect((await redisCommands()) - start).toBe(onCluster ? 5 * 4 : 5);
+    const sent = (await redisCommands()) - start;
+    if (onCluster) {
+      expect(sent).toBeGreaterThanOrEqual(5 * 3 + 1);
+      expect(sent).toBeLessThanOrEqual(5 * 4);
+    } else {
+      expect(sent).toBe(5);
+    }
 
     expect((await post(app, "/v1/orders", order({ items: [{ productId, quantity: 50 }] }))).statusCode).toBe(
       409,
