@@ -57,16 +57,16 @@ const leaderPid = async () => Number((await redis.get(keys.leaderLease()))?.spli
 
 describe("admission leader fail-over", () => {
   it("goes on admitting after the leader is killed, admitting nobody twice and keeping the order", async () => {
-    const room = { mode: "on", sessionSeconds: 600, guards: ["orders"] };
+    const defineRoom = (admitPerSecond: number) =>
+      call(
+        intakes[0]!,
+        "PUT",
+        "/v1/rooms/failover",
+        { mode: "on", sessionSeconds: 600, guards: ["orders"], admitPerSecond },
+        true,
+      );
     // Nearly shut while the 60 join, however slow this machine is, so most are still waiting at the kill.
-    const defined = await call(
-      intakes[0]!,
-      "PUT",
-      "/v1/rooms/failover",
-      { ...room, admitPerSecond: 1 },
-      true,
-    );
-    expect(defined.status).toBe(201);
+    expect((await defineRoom(1)).status).toBe(201);
     const joined: string[] = [];
     for (let i = 0; i < 60; i++) {
       const ticket = await call(intakes[i % 2]!, "POST", "/v1/rooms/failover/tickets", {
@@ -76,14 +76,7 @@ describe("admission leader fail-over", () => {
       joined.push(ticket.body.ticketId as string);
     }
     // Then the pace the fail-over is watched at.
-    const raised = await call(
-      intakes[0]!,
-      "PUT",
-      "/v1/rooms/failover",
-      { ...room, admitPerSecond: 15 },
-      true,
-    );
-    expect(raised.status).toBe(200);
+    expect((await defineRoom(15)).status).toBe(200);
     await waitUntil(
       async () => admissions.length,
       (n) => n >= 10,
