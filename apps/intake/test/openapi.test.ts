@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ERRORS, type ErrorCode } from "../src/errors/error-catalogue.ts";
-import { problemBody } from "../src/plugins/problem-plugin.ts";
+import { problemBody } from "../src/errors/problem-reply.ts";
 import { post } from "./support/intake-test-kit.ts";
 
 interface Operation {

@@ -2,8 +2,8 @@
 // Local only: a server key is checked against this process's cache, a customer token by its signature, the
 // admin key against its digest. No Redis or Postgres call.
 import { API_KEY_PREFIX, CustomerTokenError, type CustomerTokenVerifier } from "@floodgate/auth";
+import { adminKeyMatches } from "../auth/admin-auth.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { adminKeyMatches } from "../plugins/admin-auth.ts";
 import type { Caller } from "./caller.ts";
 import type { ServerKeyCache } from "./server-key-cache.ts";
 

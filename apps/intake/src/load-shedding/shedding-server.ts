@@ -10,8 +10,8 @@
 // histogram; it is counted in floodgate_intake_shed_requests_total like every shed call.
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { FastifyServerFactory, FastifyServerOptions } from "fastify";
-import { problemBody } from "../plugins/problem-plugin.ts";
-import { REQUEST_ID_HEADER, requestIdFor } from "../plugins/request-id.ts";
+import { problemBody } from "../errors/problem-reply.ts";
+import { REQUEST_ID_HEADER, requestIdFor } from "../request-ids/request-id.ts";
 import type { LoadShedder } from "./load-shedder.ts";
 
 /** What the raw listener needs: filled in by the plugin once the routes and metrics exist. */

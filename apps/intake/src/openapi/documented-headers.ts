@@ -1,6 +1,6 @@
 // The headers the API reads and sends, as the OpenAPI document states them (RFC 9110, the IETF RateLimit
-// draft, Stripe's Idempotent-Replayed). The code that sends them: accept-operation.ts, admission-control.ts,
-// problem-plugin.ts, authenticator.ts.
+// draft, Stripe's Idempotent-Replayed). The code that sends them: idempotency-key.ts, admission-control.ts,
+// problem-reply.ts, authenticator.ts.
 import { IDEMPOTENCY_KEY_PATTERN } from "@floodgate/domain";
 
 export const requestHeaders = {

@@ -14,11 +14,11 @@ import {
 import { readStatusRecord } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import { type Caller, requireServer, visibleTo } from "../auth/caller.ts";
+import { readCouponIssue } from "../coupons/read-coupon-issue.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { readRefund } from "../refunds/read-refund.ts";
-import { readCouponIssue } from "../routes/read-coupon-issue.ts";
-import { readOperation } from "../routes/read-operation.ts";
+import { readOperation } from "./read-operation.ts";
 import { projectOnto } from "./schema-projection.ts";
 
 export type AnyOperationView = OperationView | CouponIssueView | OrderView | RefundView;

@@ -3,7 +3,7 @@
 // the application's.
 import { problemResponseSchema } from "@floodgate/domain";
 import { ERRORS, ProblemError } from "../errors/error-catalogue.ts";
-import { problemBody } from "../plugins/problem-plugin.ts";
+import { problemBody } from "../errors/problem-reply.ts";
 import { projectOnto } from "./schema-projection.ts";
 
 export interface SocketRefusal {

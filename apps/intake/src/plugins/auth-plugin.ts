@@ -8,10 +8,10 @@ import { CustomerTokenSigner, CustomerTokenVerifier } from "@floodgate/auth";
 import type { Config } from "@floodgate/config";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { digest } from "../auth/admin-auth.ts";
 import { Authenticator } from "../auth/authenticator.ts";
 import type { Caller } from "../auth/caller.ts";
 import { ServerKeyCache } from "../auth/server-key-cache.ts";
-import { digest } from "./admin-auth.ts";
 
 export type RouteAuth = "caller" | "public" | "admin" | "socket";
 

@@ -19,9 +19,9 @@ import {
 } from "@floodgate/domain";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
+import { acceptOperation } from "../operations/accept-operation.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { acceptRefund } from "../refunds/accept-refund.ts";
-import { acceptOperation } from "../routes/accept-operation.ts";
 
 const PUBLIC_DIR = new URL("../../../web/public/", import.meta.url);
 

@@ -6,8 +6,8 @@
 // operators still get through; WebSockets are not either (they are long-lived, not per-request).
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import { sendProblem } from "../errors/problem-reply.ts";
 import { type RawShedding, wasJudged } from "../load-shedding/shedding-server.ts";
-import { sendProblem } from "./problem-plugin.ts";
 
 /** API calls: routes whose callers are shops or shoppers ("caller", the default). */
 const isApiRoute = (config: unknown): boolean =>

@@ -2,50 +2,12 @@
 // errors, so a client never has to parse two error shapes.
 
 import { CommitTooLateError, ReplicaShortfallError } from "@floodgate/queue";
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyError, FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { ReplyError } from "ioredis";
-import { ERRORS, type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import { sendProblem } from "../errors/problem-reply.ts";
 import { unavailableStore } from "../errors/store-errors.ts";
-import { REQUEST_ID_HEADER } from "./request-id.ts";
-
-/** The RFC 9457 body of a problem: what an HTTP reply sends and what a WebSocket refusal carries. */
-export function problemBody(code: ErrorCode, extras: ProblemExtras, instance: string, requestId?: string) {
-  const entry = ERRORS[code];
-  const { retryAfterSeconds: _, headers: __, ...rest } = extras;
-  const detail = extras.detail ?? entry.title;
-  // A client reads field errors from one place, `errors[]`, whatever refused the request.
-  if (extras.field !== undefined && extras.errors === undefined)
-    rest.errors = [{ field: extras.field, detail }];
-  return {
-    type: `/problems/${code.replaceAll("_", "-")}`,
-    title: entry.title,
-    status: entry.status,
-    code,
-    retryable: entry.retryable,
-    instance,
-    ...rest,
-    detail,
-    // The id to quote to an operator: the same as the x-request-id header and the log lines' reqId.
-    ...(requestId === undefined ? {} : { requestId }),
-  };
-}
-
-export function sendProblem(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  code: ErrorCode,
-  extras: ProblemExtras = {},
-) {
-  if (extras.retryAfterSeconds !== undefined) reply.header("Retry-After", String(extras.retryAfterSeconds));
-  for (const [name, value] of Object.entries(extras.headers ?? {})) reply.header(name, value);
-  // Also here: the router's refusals (app.ts frameworkErrors) run no onRequest hook to set it.
-  reply.header(REQUEST_ID_HEADER, request.id);
-  return reply
-    .code(ERRORS[code].status)
-    .type("application/problem+json")
-    .send(problemBody(code, extras, request.url, request.id));
-}
 
 interface AjvError {
   keyword: string;

@@ -3,7 +3,7 @@
 import websocket, { type WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { REQUEST_ID_HEADER, upgradeRequestId } from "./request-id.ts";
+import { REQUEST_ID_HEADER, upgradeRequestId } from "../request-ids/request-id.ts";
 
 /** A client that does not answer the shutdown's close frame is cut after this long. */
 const CLOSE_GRACE_MS = 1000;

@@ -5,8 +5,8 @@ import { newOperationId, parseOperationId, type RefundMessage, type RefundReques
 import { enqueueOperation, replicaWaitOf, unlimitedAdmissionIn } from "@floodgate/queue";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../routes/accept-operation.ts";
-import { requestFingerprint } from "../routes/request-fingerprint.ts";
+import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../idempotency/idempotency-key.ts";
+import { requestFingerprint } from "../idempotency/request-fingerprint.ts";
 
 /** Required: a refund repeated by a retry would give the money back twice (until the payment runs out). */
 export function requiredIdempotencyKey(request: FastifyRequest): string {

@@ -11,9 +11,9 @@ import {
   problemResponseSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
+import { adminRoutes } from "../auth/admin-auth.ts";
 import { keyCreatedMessage, keyRevokedMessage } from "../auth/server-key-cache.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { adminRoutes } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 

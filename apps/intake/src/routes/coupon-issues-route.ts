@@ -16,11 +16,11 @@ import { type AdmissionRefusal, type IssueCouponOutcome, issueCoupon, replicaWai
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { actingUser, visibleTo } from "../auth/caller.ts";
+import { readCouponIssue } from "../coupons/read-coupon-issue.ts";
 import { type ErrorCode, ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
-import { sendProblem } from "../plugins/problem-plugin.ts";
-import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "./accept-operation.ts";
-import { readCouponIssue } from "./read-coupon-issue.ts";
-import { fingerprintUnderKey } from "./request-fingerprint.ts";
+import { sendProblem } from "../errors/problem-reply.ts";
+import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../idempotency/idempotency-key.ts";
+import { fingerprintUnderKey } from "../idempotency/request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 

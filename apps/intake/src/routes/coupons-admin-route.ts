@@ -12,10 +12,10 @@ import {
 } from "@floodgate/domain";
 import { deleteCouponState, readIssuedCounts, writeCouponState } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
+import { adminRoutes } from "../auth/admin-auth.ts";
 import { checkCouponInput } from "../coupons/coupon-input.ts";
 import { couponJson, insertCouponDefinition } from "../coupons/coupon-rows.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { adminRoutes } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 

@@ -8,8 +8,8 @@ import {
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
 import { actingUser, visibleTo } from "../auth/caller.ts";
-import { acceptOperation } from "./accept-operation.ts";
-import { readOperation } from "./read-operation.ts";
+import { acceptOperation } from "../operations/accept-operation.ts";
+import { readOperation } from "../operations/read-operation.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 

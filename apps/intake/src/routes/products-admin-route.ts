@@ -13,8 +13,8 @@ import {
 } from "@floodgate/domain";
 import { changeProductState, readAvailable, writeProductState } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
+import { adminRoutes } from "../auth/admin-auth.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { adminRoutes } from "../plugins/admin-auth.ts";
 import { changeProduct, findProduct, insertProduct, productView } from "../products/product-rows.ts";
 import {
   refuseWhileRedisIsAway,

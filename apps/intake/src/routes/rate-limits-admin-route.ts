@@ -14,8 +14,8 @@ import {
   routeClassParamsSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
+import { adminRoutes } from "../auth/admin-auth.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { adminRoutes } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 

@@ -21,9 +21,9 @@ import {
   ticketParamsSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
+import { adminRoutes } from "../auth/admin-auth.ts";
 import { parseTimestamp } from "../coupons/coupon-input.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { adminRoutes } from "../plugins/admin-auth.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 

@@ -11,8 +11,8 @@ import {
 import type { FastifyInstance } from "fastify";
 import { mayRead, requireServer, visibleTo } from "../auth/caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { acceptOperation } from "./accept-operation.ts";
-import { readOperation } from "./read-operation.ts";
+import { acceptOperation } from "../operations/accept-operation.ts";
+import { readOperation } from "../operations/read-operation.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 

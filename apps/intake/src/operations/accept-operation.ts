@@ -1,17 +1,13 @@
-// Shared by every POST that creates an operation: mint the id, fingerprint the request for idempotency, and
+// Shared by the POSTs that create a payment or a deposit (and the demo's): mint the id, fingerprint the request for idempotency, and
 // hand it to the one Lua call that stores it (with the client address's token beside it, same round trip).
 // Nothing here touches Postgres.
-import {
-  IDEMPOTENCY_KEY_PATTERN,
-  type MoneyOperationKind,
-  type MoneyOperationMessage,
-  newOperationId,
-} from "@floodgate/domain";
+import { type MoneyOperationKind, type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
 import { enqueueOperation, replicaWaitOf } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ProblemError, type ProblemExtras } from "../errors/error-catalogue.ts";
-import { fingerprintUnderKey } from "./request-fingerprint.ts";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../idempotency/idempotency-key.ts";
+import { fingerprintUnderKey } from "../idempotency/request-fingerprint.ts";
 
 export interface OperationInput {
   kind: MoneyOperationKind;
@@ -27,25 +23,6 @@ const LOCATION_BASE: Record<MoneyOperationKind, string> = {
 };
 
 const ROUTE_CLASS = { payment: "payments", deposit: "deposits" } as const;
-
-/** Stripe's mark on an answer that is an Idempotency-Key's recorded first answer, not a new decision. */
-export const REPLAYED_HEADER = { "Idempotent-Replayed": "true" } as const;
-
-/** The 422 for a key reused with another body: names the key's operation, if its first request created one. */
-export function conflictExtras(existingId: string): ProblemExtras {
-  return existingId === ""
-    ? { field: "Idempotency-Key", detail: "this key's first request, with a different body, was refused" }
-    : { field: "Idempotency-Key", existingId };
-}
-
-export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
-  const header = request.headers["idempotency-key"];
-  if (header === undefined) return undefined;
-  if (typeof header !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
-    throw new ProblemError("invalid_idempotency_key", { field: "Idempotency-Key" });
-  }
-  return header;
-}
 
 export async function acceptOperation(request: FastifyRequest, reply: FastifyReply, input: OperationInput) {
   const { config, redis, queueKeys, metrics, admission } = request.server;
