@@ -21,6 +21,8 @@ export interface CouponIssuesApplied {
   statements: number;
 }
 
+export const noCouponIssues = (): CouponIssuesApplied => ({ decisions: [], redelivered: [], statements: 0 });
+
 export async function applyCouponIssues(
   trx: Transaction<ShardDatabase>,
   messages: CouponIssueMessage[],

@@ -1,6 +1,6 @@
 // What one applied shard batch adds to the worker's metrics.
 import type { WorkerMetrics } from "@floodgate/metrics";
-import type { ShardBatchResult } from "./apply-shard-batch.ts";
+import type { ShardBatchResult } from "./shard-batch-result.ts";
 
 export function recordShardBatch(metrics: WorkerMetrics, result: ShardBatchResult): void {
   const now = Date.now();

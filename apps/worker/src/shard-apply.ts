@@ -6,11 +6,12 @@ import type { OperationMessage } from "@floodgate/domain";
 import type { FinalStatus, PaidOrder, StreamEntry } from "@floodgate/queue";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import { type ApplyOptions, applyShardBatch, type ShardBatchResult } from "./apply-shard-batch.ts";
+import { type ApplyOptions, applyShardBatch } from "./apply-shard-batch.ts";
 import type { AwaitingOrderBook } from "./awaiting-order-book.ts";
 import { BucketMovedError } from "./bucket-fence.ts";
 import { isRetryable } from "./classify-error.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
+import type { ShardBatchResult } from "./shard-batch-result.ts";
 import { bucketOf, type DecodedEntry } from "./shard-groups.ts";
 import type { SubscribedTypes } from "./webhooks/outbox-writer.ts";
 

@@ -35,6 +35,8 @@ export interface OrderEndsApplied {
   statements: number;
 }
 
+export const noOrderEnds = (): OrderEndsApplied => ({ endedNow: [], ended: [], awaiting: [], statements: 0 });
+
 export async function applyOrderEnds(
   trx: Transaction<ShardDatabase>,
   messages: OrderCancelMessage[],

@@ -29,6 +29,14 @@ export interface OrdersApplied {
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+export const noOrders = (): OrdersApplied => ({
+  decisions: [],
+  redelivered: [],
+  ended: [],
+  awaiting: [],
+  statements: 0,
+});
+
 export async function applyOrders(
   trx: Transaction<ShardDatabase>,
   messages: OrderMessage[],

@@ -20,10 +20,10 @@ import {
 } from "@floodgate/domain";
 import type { FinalStatus } from "@floodgate/queue";
 import { sql, type Transaction } from "kysely";
-import type { ShardBatchResult } from "../apply-shard-batch.ts";
 import { ConcurrentApplyError } from "../classify-error.ts";
 import type { EndedOrder } from "../orders/order-outcomes.ts";
 import { CLOCK_SKEW_MS, ORDER_IN_FLIGHT_MS } from "../orders/pay-orders.ts";
+import type { ShardBatchResult } from "../shard-batch-result.ts";
 import { type LockedPayment, RefundLedger } from "./refund-ledger.ts";
 
 export interface RefundDecision {
