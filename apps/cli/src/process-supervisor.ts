@@ -1,6 +1,7 @@
 // Runs the intake and worker processes, restarts one that dies unexpectedly, and stops them all gracefully.
 import { type ChildProcess, spawn } from "node:child_process";
 import { setPriority } from "node:os";
+import { doublingDelayMs } from "@floodgate/backoff";
 
 export interface ProcessSpec {
   name: string;
@@ -61,7 +62,7 @@ export class ProcessSupervisor {
       }
       const { firstMs, maxMs, healthyAfterMs } = this.#backoff;
       const attempt = Date.now() - startedAt >= healthyAfterMs ? 0 : restarts;
-      const delay = Math.min(firstMs * 2 ** attempt, maxMs);
+      const delay = doublingDelayMs({ firstMs, maxMs }, attempt + 1); // here the first restart is attempt 0
       const why =
         code === EXIT_METRICS_PORT_IN_USE
           ? `its metrics port is in use (${spec.metricsPortVariable ?? "its metrics port variable"}, see its line above)`

@@ -1,6 +1,7 @@
 // Payments and end requests that reached their shard before their order did (another worker is applying it
 // right now): left out of their batch, they stay pending (kept claimed, so another worker takes them over if
 // this one dies) and are retried with backoff until the order is there.
+import { type DoublingBackoff, doublingDelayMs } from "@floodgate/backoff";
 import type { OperationMessage } from "@floodgate/domain";
 import type { StreamEntry } from "@floodgate/queue";
 import type { Logger } from "pino";
@@ -8,8 +9,7 @@ import { type DecodedEntry, entryKey } from "./shard-groups.ts";
 
 // First retried after 250 ms, then less and less often (a made-up order id must not cost a lookup every 250 ms
 // for its whole minute).
-const RETRY_MS = 250;
-const RETRY_MAX_MS = 5_000;
+const RETRY: DoublingBackoff = { firstMs: 250, maxMs: 5_000 };
 const MAX_WAITING = 10_000; // past this many waiting messages, no more may wait (mayWait)
 
 export class AwaitingOrderBook {
@@ -59,7 +59,7 @@ export class AwaitingOrderBook {
           "waits for its order to reach the shard",
         );
       }
-      const delay = Math.min(RETRY_MS * 2 ** (attempts - 1), RETRY_MAX_MS);
+      const delay = doublingDelayMs(RETRY, attempts);
       this.#waiting.set(key, { entry: item.entry, retryAt: now + delay, attempts });
     }
     return group.filter((g) => !left.has(g.message.id)).map((g) => g.entry);

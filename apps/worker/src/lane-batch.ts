@@ -3,6 +3,7 @@
 // publish (one call per order or partition, never a command across partitions: it runs on a cluster too).
 // Settles every entry of the group: done (acknowledged, waiting for its order, or left for redelivery) or
 // given back to the lane for a retry with backoff. A worker touches each shard once per batch.
+import { type DoublingBackoff, doublingDelayMs } from "@floodgate/backoff";
 import type { Config } from "@floodgate/config";
 import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
 import type { OperationMessage } from "@floodgate/domain";
@@ -36,6 +37,13 @@ import type { SubscribedTypes } from "./webhooks/outbox-writer.ts";
  * leaves its record to expire (deleting it would cost every finished operation a command).
  */
 const FIRST_FAILURE_TTL_SECONDS = 86_400;
+
+/**
+ * A group given back waits 200 ms after its shard's first failure in a row, twice as long after each next one,
+ * up to 10 s; each wait spread over its upper half, so the lanes of a shard that failed them all together
+ * do not all come back together.
+ */
+const SHARD_RETRY: DoublingBackoff = { firstMs: 200, maxMs: 10_000, jitter: "equal" };
 
 export interface LaneBatchDependencies {
   config: Config;
@@ -162,8 +170,7 @@ export class LaneBatchRunner {
   /** The shard, or a store around it, cannot take the group now: back to its lane, retried with backoff. */
   giveBack(lane: ShardLane, group: DecodedEntry[], error: unknown): void {
     lane.attempts += 1;
-    const backoff = Math.min(100 * 2 ** lane.attempts, 10_000);
-    lane.giveBack(group, backoff * (0.5 + Math.random() / 2));
+    lane.giveBack(group, doublingDelayMs(SHARD_RETRY, lane.attempts));
     this.#deps.metrics.shardRetries.inc({ shard: String(lane.shard) });
     if (lane.attempts === 1 || lane.attempts % 10 === 0) {
       this.#deps.log.warn(

@@ -1,6 +1,8 @@
 // How long to wait before attempt n+1: capped exponential backoff with full jitter (a uniform wait in
 // [0, min(cap, base * 2^n)]), so the thousands of pages one overload refused do not all come back in step; and
 // never sooner than the server's Retry-After, which is its own pacing.
+// The server's processes share one formula (packages/backoff: doublingDelayMs, jitter "full", is this);
+// the SDK keeps this copy because it ships alone, with no runtime dependency and nothing server-side.
 
 const BASE_MS = 250;
 const CAP_MS = 8_000;

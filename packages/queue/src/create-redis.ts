@@ -1,5 +1,6 @@
 // Every connection to the app's Redis is made here, from REDIS_URL: one Redis (redis://, rediss://) or a Redis
 // Cluster by its seed nodes (redis+cluster://, rediss+cluster://), with the same failure behaviour either way.
+import { doublingDelayMs } from "@floodgate/backoff";
 import { parseRedisUrl, type RedisTarget } from "@floodgate/config";
 import { defineScripts, type ScriptedRedis } from "@floodgate/redis-scripts";
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
@@ -19,7 +20,7 @@ export interface RedisConnectionOptions {
 export type RedisConnection = Redis | Cluster;
 
 /** Reconnects back off to 2 s and never give up: Redis coming back must find us trying. */
-const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** attempt, 2000);
+const reconnectDelay = (attempt: number) => doublingDelayMs({ firstMs: 100, maxMs: 2000 }, attempt);
 
 const targetOf = (target: RedisTarget | string): RedisTarget =>
   typeof target === "string" ? parseRedisUrl(target) : target;

@@ -2,12 +2,14 @@
 // up to a ceiling of 6 h, for as many attempts as it takes to span three days. With the default base: 30 s,
 // 1 min, 2 min ... 4.3 h (ten retries, 8.5 h in all), then every 6 h: 22 attempts over about 3.1 days. A test
 // sets a base of a second and sees the same doubling in seconds.
+import { doublingDelayMs } from "@floodgate/backoff";
+
 export const RETRY_SPAN_MS = 3 * 86_400_000;
 export const RETRY_CEILING_MS = 6 * 3_600_000;
 
 /** The delay before retry `n` (1 = the first retry). */
 export function retryDelayMs(baseMs: number, n: number): number {
-  return Math.min(baseMs * 2 ** Math.max(0, n - 1), RETRY_CEILING_MS);
+  return doublingDelayMs({ firstMs: baseMs, maxMs: RETRY_CEILING_MS }, n);
 }
 
 /** Attempts in all (the first one and its retries) so that the retries span RETRY_SPAN_MS. */

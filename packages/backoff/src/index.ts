@@ -1,0 +1,1 @@
+export { type DoublingBackoff, doublingDelayMs, type Jitter } from "./doubling-backoff.ts";
