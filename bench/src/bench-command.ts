@@ -3,12 +3,12 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describeOptions, OptionError, parseOptions } from "./bench-options.ts";
-import { stopAllServices } from "./child-service.ts";
-import { calibrateCpu } from "./cpu-calibration.ts";
-import { runCleanups } from "./interrupt-cleanup.ts";
-import { log } from "./progress-line.ts";
-import { waitForQuietMachine } from "./quiet-machine.ts";
-import { fileTimestamp, RESULTS_DIR, writeResult } from "./result-file.ts";
+import { stopAllServices } from "./harness/child-service.ts";
+import { calibrateCpu } from "./harness/cpu-calibration.ts";
+import { runCleanups } from "./harness/interrupt-cleanup.ts";
+import { log } from "./harness/progress-line.ts";
+import { waitForQuietMachine } from "./harness/quiet-machine.ts";
+import { fileTimestamp, RESULTS_DIR, writeResult } from "./harness/result-file.ts";
 import type { Scenario } from "./scenario.ts";
 import { findScenario, SCENARIOS } from "./scenario-registry.ts";
 

@@ -5,8 +5,8 @@
 // taken down (its Redis keys deleted, then the cluster stopped) before the run's summary.
 import type { BenchRedisCluster } from "./bench-redis-cluster.ts";
 import type { FloodgateOnCluster } from "./floodgate-on-cluster.ts";
-import type { FreshFloodgate, RecordedSystem } from "./fresh-floodgate.ts";
-import { log } from "./progress-line.ts";
+import type { FreshFloodgate, RecordedSystem } from "./harness/fresh-floodgate.ts";
+import { log } from "./harness/progress-line.ts";
 
 export interface ClusterRecord {
   settings: Record<string, unknown>;

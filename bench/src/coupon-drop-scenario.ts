@@ -19,10 +19,10 @@ import {
   summarizeCouponDrop,
 } from "./coupon-drop-summary.ts";
 import { floodgateOnCluster } from "./floodgate-on-cluster.ts";
-import { freshFloodgate } from "./fresh-floodgate.ts";
-import { describeLoadGenerator } from "./load-runner.ts";
+import { freshFloodgate } from "./harness/fresh-floodgate.ts";
+import { describeLoadGenerator } from "./harness/load-runner.ts";
+import { finishRun, resultHeader } from "./harness/scenario-run.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
-import { finishRun, resultHeader } from "./scenario-run.ts";
 
 export const couponDropScenario: Scenario = {
   name: "coupon-drop",

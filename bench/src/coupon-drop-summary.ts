@@ -1,13 +1,13 @@
 // The coupon-drop result as JSON types, its invariants, and the printed summary.
 
-import type { MintedTokens } from "./bench-identity.ts";
 import type { BenchRedisCluster } from "./bench-redis-cluster.ts";
-import { type CpuUsage, describeCpuUsage } from "./cpu-meter.ts";
-import { formatLatency, type LatencySummary } from "./latency-summary.ts";
-import { formatCount } from "./progress-line.ts";
-import type { CommitInfo, machineInfo } from "./result-file.ts";
-import type { ServiceSettings } from "./service-settings.ts";
-import { busyWarning, headerLine } from "./summary-lines.ts";
+import type { MintedTokens } from "./harness/bench-identity.ts";
+import { type CpuUsage, describeCpuUsage } from "./harness/cpu-meter.ts";
+import { formatLatency, type LatencySummary } from "./harness/latency-summary.ts";
+import { formatCount } from "./harness/progress-line.ts";
+import type { CommitInfo, machineInfo } from "./harness/result-file.ts";
+import type { ServiceSettings } from "./harness/service-settings.ts";
+import { busyWarning, headerLine } from "./harness/summary-lines.ts";
 import { compareTopologyRate, type TopologyRate, topologyRateLines } from "./topology-rates.ts";
 
 export interface DropLoad {

@@ -4,10 +4,10 @@
 
 import type { DeliveryAudit } from "./delivery-audit.ts";
 import { awaitDelivery } from "./delivery-wait.ts";
-import type { FloodgateSystem } from "./floodgate-system.ts";
-import { runLoad } from "./load-runner.ts";
-import { paymentRequest } from "./payment-requests.ts";
-import { log } from "./progress-line.ts";
+import type { FloodgateSystem } from "./harness/floodgate-system.ts";
+import { runLoad } from "./harness/load-runner.ts";
+import { paymentRequest } from "./harness/payment-requests.ts";
+import { log } from "./harness/progress-line.ts";
 
 export interface DrainResult {
   requested: number;

@@ -3,12 +3,12 @@
 // with the admission token, as soon as it is admitted. Every request is the shopper's own: its customer token in
 // the Authorization header, or `?access_token=` on the WebSocket (a browser cannot set a socket's headers).
 // What each one saw is kept for the summary.
-import type { BenchIdentity } from "./bench-identity.ts";
+import type { BenchIdentity } from "./harness/bench-identity.ts";
+import type { KeepAliveClient } from "./harness/keep-alive-client.ts";
+import { LeanWebSocket } from "./harness/lean-websocket.ts";
+import type { LoadOutcome } from "./harness/load-runner.ts";
+import { benchUserId } from "./harness/payment-requests.ts";
 import { runJoinsOnThread } from "./join-thread.ts";
-import type { KeepAliveClient } from "./keep-alive-client.ts";
-import { LeanWebSocket } from "./lean-websocket.ts";
-import type { LoadOutcome } from "./load-runner.ts";
-import { benchUserId } from "./payment-requests.ts";
 
 export interface Shopper {
   userId: string;

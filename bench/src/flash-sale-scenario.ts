@@ -5,8 +5,6 @@
 // shards, FIFO is checked against the room's records, and Redis round trips per accepted payment are counted
 // with rate limits on and off.
 import { Redis } from "ioredis";
-import { adminRequest } from "./admin-client.ts";
-import { startCpuMeter } from "./cpu-meter.ts";
 import { awaitDelivery } from "./delivery-wait.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import { auditFifo, parseTicketRecords } from "./flash-sale-fifo.ts";
@@ -19,17 +17,19 @@ import {
   summarizeFlashSale,
 } from "./flash-sale-summary.ts";
 import { warmUp } from "./flash-sale-warm-up.ts";
-import { freshFloodgate } from "./fresh-floodgate.ts";
+import { adminRequest } from "./harness/admin-client.ts";
+import { startCpuMeter } from "./harness/cpu-meter.ts";
+import { freshFloodgate } from "./harness/fresh-floodgate.ts";
+import { KeepAliveClient } from "./harness/keep-alive-client.ts";
+import { summarizeLatencies } from "./harness/latency-summary.ts";
+import { startLoopLateness } from "./harness/loop-lateness.ts";
+import { benchUserId } from "./harness/payment-requests.ts";
+import { log } from "./harness/progress-line.ts";
+import { finishRun, resultHeader } from "./harness/scenario-run.ts";
+import { fundWallets } from "./harness/wallet-funding.ts";
 import { intakeProcesses } from "./intake-budget.ts";
-import { KeepAliveClient } from "./keep-alive-client.ts";
-import { summarizeLatencies } from "./latency-summary.ts";
-import { startLoopLateness } from "./loop-lateness.ts";
-import { benchUserId } from "./payment-requests.ts";
-import { log } from "./progress-line.ts";
 import { measureRoundTrips } from "./redis-round-trips.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
-import { finishRun, resultHeader } from "./scenario-run.ts";
-import { fundWallets } from "./wallet-funding.ts";
 
 const ROOM = "flash";
 const SESSION_SECONDS = 600;

@@ -3,7 +3,7 @@
 // its shards, Redis prefix fgbench:<stamp>-cluster:), started inside the run. `close` takes them down in order,
 // the system (its Redis keys deleted) before the cluster; the run's cleanup calls it again, then a no-op.
 import { type BenchRedisCluster, startBenchRedisCluster } from "./bench-redis-cluster.ts";
-import { type FreshFloodgate, freshFloodgate } from "./fresh-floodgate.ts";
+import { type FreshFloodgate, freshFloodgate } from "./harness/fresh-floodgate.ts";
 import type { ScenarioContext } from "./scenario.ts";
 
 export interface OpenedOnCluster {

@@ -2,16 +2,17 @@
 // `rate x stageDurationS` units sold out at `rate`/s, so a stage lasts about stageDurationS when the pace is
 // kept. Pass: order p99 < 50 ms, accepted >= 95% of offered, failures <= 0.1% (409s are answers, not
 // failures). Each stage also checks the sale's invariants once its orders are recorded.
-import { checkSale, collectChecks, type HotProductInvariants } from "./hot-product-invariants.ts";
-import { runSale, type SaleResult, type SaleTarget } from "./hot-product-sale.ts";
+
 import {
   DEFAULT_MAX_RATE_PLAN,
   type MaxRatePlan,
   maxAcceptedRate,
   nextRate,
   stagePassed,
-} from "./max-rate-plan.ts";
-import { log } from "./progress-line.ts";
+} from "./harness/max-rate-plan.ts";
+import { log } from "./harness/progress-line.ts";
+import { checkSale, collectChecks, type HotProductInvariants } from "./hot-product-invariants.ts";
+import { runSale, type SaleResult, type SaleTarget } from "./hot-product-sale.ts";
 
 /** From 1,000/s: the issue's rate is 4,000/s, so 500/s would spend a stage learning nothing. */
 export const HOT_PRODUCT_MAX_PLAN: MaxRatePlan = {

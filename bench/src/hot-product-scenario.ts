@@ -7,7 +7,9 @@
 // a private Redis Cluster (cluster-rerun.ts), where an order takes two steps, and the ratios of the rates.
 import { closeBoth, runAgainOnCluster } from "./cluster-rerun.ts";
 import { floodgateOnCluster } from "./floodgate-on-cluster.ts";
-import { freshFloodgate } from "./fresh-floodgate.ts";
+import { freshFloodgate } from "./harness/fresh-floodgate.ts";
+import { describeLoadGenerator } from "./harness/load-runner.ts";
+import { finishRun, resultHeader } from "./harness/scenario-run.ts";
 import {
   HOT_PRODUCT_OPTION_SPECS,
   type HotProductOptions,
@@ -16,9 +18,7 @@ import {
 import { hotProductError, runHotProduct } from "./hot-product-run.ts";
 import { emptyHotProductRun, type HotProductResult, summarizeHotProduct } from "./hot-product-summary.ts";
 import { compareHotProducts } from "./hot-product-topology.ts";
-import { describeLoadGenerator } from "./load-runner.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
-import { finishRun, resultHeader } from "./scenario-run.ts";
 
 export const hotProductScenario: Scenario = {
   name: "hot-product",

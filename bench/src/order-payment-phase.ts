@@ -2,9 +2,9 @@
 // named), waits for the workers to apply them, and audits: each payment applied once, each order paid once.
 import type { DeliveryAudit } from "./delivery-audit.ts";
 import { awaitDelivery } from "./delivery-wait.ts";
+import { type LatencySummary, summarizeLatencies } from "./harness/latency-summary.ts";
+import { runLoad } from "./harness/load-runner.ts";
 import { perSecond, type SaleTarget } from "./hot-product-sale.ts";
-import { type LatencySummary, summarizeLatencies } from "./latency-summary.ts";
-import { runLoad } from "./load-runner.ts";
 import { type AcceptedOrder, orderPaymentRequest } from "./order-requests.ts";
 import { auditSettlement, type OrderSettlementAudit } from "./order-settlement-audit.ts";
 import type { StockCheck } from "./product-stock-check.ts";

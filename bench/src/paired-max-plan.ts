@@ -1,7 +1,12 @@
 // The paired --max search (payments --auth compare): every stage rate runs on both systems back to back, so
 // both see the same machine at nearly the same time, and each system's verdicts are judged on their own. Pure,
 // so the pairing order and the ending rule are tested without any load.
-import { DEFAULT_MAX_RATE_PLAN, type MaxRatePlan, nextRate, type StageVerdict } from "./max-rate-plan.ts";
+import {
+  DEFAULT_MAX_RATE_PLAN,
+  type MaxRatePlan,
+  nextRate,
+  type StageVerdict,
+} from "./harness/max-rate-plan.ts";
 
 /** The two systems' verdicts, one per pair each, in pair order (index 0: auth on, 1: AUTH=off). */
 export type PairedVerdicts = readonly [readonly StageVerdict[], readonly StageVerdict[]];

@@ -3,8 +3,9 @@
 // the shared machine's state; a pair sees the same machine within one stage's time. The system waiting its turn
 // is idle (its workers block on Redis), so it takes little of the other's cpu.
 
+import type { MaxRatePlan } from "./harness/max-rate-plan.ts";
+import { log } from "./harness/progress-line.ts";
 import { keyTableDoubling } from "./key-table-doubling.ts";
-import type { MaxRatePlan } from "./max-rate-plan.ts";
 import {
   type MaxRateResult,
   type MaxStage,
@@ -13,7 +14,6 @@ import {
   type StageOptions,
 } from "./max-rate-search.ts";
 import { DEFAULT_PAIRED_PLAN, nextPairedRate, pairOrder } from "./paired-max-plan.ts";
-import { log } from "./progress-line.ts";
 
 /** One of the two systems: its target, key prefix, Redis key reader and the label its progress lines carry. */
 export type PairedSystem = Omit<StageOptions, "stageDurationS" | "connections" | "slices" | "users"> & {

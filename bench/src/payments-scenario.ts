@@ -6,11 +6,13 @@
 import { compareAuth } from "./auth-cost.ts";
 import { type BaselineHandle, startBaseline } from "./baseline-target.ts";
 import { type BenchRedisCluster, startBenchRedisCluster } from "./bench-redis-cluster.ts";
-import type { BenchTarget } from "./bench-target.ts";
 import { runDrainPhase } from "./drain-phase.ts";
 import { floodgateOnCluster } from "./floodgate-on-cluster.ts";
-import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "./fresh-floodgate.ts";
-import { describeLoadGenerator } from "./load-runner.ts";
+import type { BenchTarget } from "./harness/bench-target.ts";
+import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "./harness/fresh-floodgate.ts";
+import { describeLoadGenerator } from "./harness/load-runner.ts";
+import { log } from "./harness/progress-line.ts";
+import { finishRun, resultHeader } from "./harness/scenario-run.ts";
 import { searchMaxRate } from "./max-rate-search.ts";
 import { PAYMENTS_OPTION_SPECS, type PaymentsOptions, toPaymentsOptions } from "./payments-options.ts";
 import { fixedRateRun, intakeBudget, prepareFloodgate, warmUp } from "./payments-phases.ts";
@@ -20,12 +22,10 @@ import {
   summarizePayments,
   type TargetPhases,
 } from "./payments-summary.ts";
-import { log } from "./progress-line.ts";
 import { keyspaceReader } from "./redis-keyspace.ts";
 import { compareRedisTopologies } from "./redis-topology-cost.ts";
 import { compareReplicaWait } from "./replica-wait-cost.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
-import { finishRun, resultHeader } from "./scenario-run.ts";
 import { runSystemPair } from "./system-pair-run.ts";
 
 export const paymentsScenario: Scenario = {

@@ -4,7 +4,7 @@
 // the cluster costs per request here, and that every phase runs on it. Capacity across machines is worked out
 // from per-request costs in docs/capacity.md.
 import type { AuthPhases } from "./auth-cost.ts";
-import { formatCount } from "./progress-line.ts";
+import { formatCount } from "./harness/progress-line.ts";
 import { ratio3, type StageSide, zipStagePairs } from "./stage-pairs.ts";
 
 export interface TopologyStagePair {

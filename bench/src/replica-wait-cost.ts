@@ -9,7 +9,7 @@ type WaitPhases = Omit<AuthPhases, "rate"> & {
   rate?: { acceptedRate: number; intakeLatencyMs: { p50: number; p99: number } | null };
 };
 
-import { formatCount } from "./progress-line.ts";
+import { formatCount } from "./harness/progress-line.ts";
 import { ratio3, type StageSide, zipStagePairs } from "./stage-pairs.ts";
 
 export interface ReplicaWaitStagePair {

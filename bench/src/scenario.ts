@@ -1,7 +1,7 @@
 // The contract between `./floodgate bench <scenario>` and a scenario: declared options, and a run that
 // returns the JSON result plus the lines to print.
 import type { OptionSpec, OptionValues } from "./bench-options.ts";
-import type { CpuCalibration } from "./cpu-calibration.ts";
+import type { CpuCalibration } from "./harness/cpu-calibration.ts";
 
 export interface ScenarioContext {
   startedAt: Date;

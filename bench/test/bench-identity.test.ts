@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { NO_IDENTITY, parseToken, runSecrets, TokenIdentity } from "../src/bench-identity.ts";
+import { NO_IDENTITY, parseToken, runSecrets, TokenIdentity } from "../src/harness/bench-identity.ts";
 
 const servers: Server[] = [];
 

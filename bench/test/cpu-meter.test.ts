@@ -1,6 +1,11 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { classifyProcess, describeCpuUsage, parseStatTicks, startCpuMeter } from "../src/cpu-meter.ts";
+import {
+  classifyProcess,
+  describeCpuUsage,
+  parseStatTicks,
+  startCpuMeter,
+} from "../src/harness/cpu-meter.ts";
 
 describe("parseStatTicks", () => {
   it("adds utime and stime, counting fields after the name even when it holds spaces and parentheses", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DeliveryAudit } from "../src/delivery-audit.ts";
+import type { LatencySummary } from "../src/harness/latency-summary.ts";
 import type { HotProductStage } from "../src/hot-product-max-search.ts";
 import type { SaleResult } from "../src/hot-product-sale.ts";
 import {
@@ -9,7 +10,6 @@ import {
   summarizeHotProduct,
 } from "../src/hot-product-summary.ts";
 import { compareHotProducts } from "../src/hot-product-topology.ts";
-import type { LatencySummary } from "../src/latency-summary.ts";
 import type { OrderPaymentResult } from "../src/order-payment-phase.ts";
 import { TEST_REDIS_CLUSTER, testResultHeader } from "./support/result-fixture.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatLatency, percentile, summarizeLatencies } from "../src/latency-summary.ts";
+import { formatLatency, percentile, summarizeLatencies } from "../src/harness/latency-summary.ts";
 
 describe("percentile", () => {
   it("interpolates between closest ranks like percentile_cont", () => {

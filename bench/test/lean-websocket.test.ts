@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
-import { LeanWebSocket, readFrame } from "../src/lean-websocket.ts";
+import { LeanWebSocket, readFrame } from "../src/harness/lean-websocket.ts";
 
 const servers: Server[] = [];
 

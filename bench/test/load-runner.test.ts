@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shares, steadyRate } from "../src/load-runner.ts";
+import { shares, steadyRate } from "../src/harness/load-runner.ts";
 
 describe("shares", () => {
   it("splits a total into parts that differ by at most one", () => {

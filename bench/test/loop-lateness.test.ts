@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lateMs, startLoopLateness } from "../src/loop-lateness.ts";
+import { lateMs, startLoopLateness } from "../src/harness/loop-lateness.ts";
 
 describe("lateMs", () => {
   it("is what an interval of the 10 ms sampling timer ran past 10 ms, never negative", () => {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { loopbackRoundTripUs, memoryReadNs } from "../src/machine-probes.ts";
+import { loopbackRoundTripUs, memoryReadNs } from "../src/harness/machine-probes.ts";
 
 const tcpHandles = () => process.getActiveResourcesInfo().filter((name) => name.startsWith("TCP")).length;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maxAcceptedRate, nextRate, type StageVerdict, stagePassed } from "../src/max-rate-plan.ts";
+import { maxAcceptedRate, nextRate, type StageVerdict, stagePassed } from "../src/harness/max-rate-plan.ts";
 
 const stage = (offeredRate: number, passed: boolean, acceptedRate = offeredRate): StageVerdict => ({
   offeredRate,

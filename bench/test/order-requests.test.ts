@@ -1,12 +1,12 @@
 import type { RequestContext, RequestParams } from "autocannon";
 import { describe, expect, it } from "vitest";
+import { jsonHeaders } from "../src/harness/payment-requests.ts";
 import {
   type AcceptedOrder,
   orderPaymentRequest,
   orderRequest,
   parseAcceptedOrder,
 } from "../src/order-requests.ts";
-import { jsonHeaders } from "../src/payment-requests.ts";
 import { knownTokens } from "./test-identity.ts";
 
 /** Builds one request the way autocannon does, and returns it with its context. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StageVerdict } from "../src/max-rate-plan.ts";
+import type { StageVerdict } from "../src/harness/max-rate-plan.ts";
 import { DEFAULT_PAIRED_PLAN, nextPairedRate, pairOrder } from "../src/paired-max-plan.ts";
 
 /** Runs the paired search against two systems whose stages pass up to a fixed rate. */

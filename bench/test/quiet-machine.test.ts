@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { waitForQuietMachine } from "../src/quiet-machine.ts";
+import { waitForQuietMachine } from "../src/harness/quiet-machine.ts";
 
 describe("waitForQuietMachine", () => {
   it("starts at once on a quiet machine", async () => {

@@ -4,9 +4,9 @@
 import { randomBytes } from "node:crypto";
 import { connectRedis, type RedisClient, testRedisUrl } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteKeysWithPrefix } from "../src/redis-cleanup.ts";
+import { deleteKeysWithPrefix } from "../src/harness/redis-cleanup.ts";
+import { serviceSettings } from "../src/harness/service-settings.ts";
 import { keyspaceReader } from "../src/redis-keyspace.ts";
-import { serviceSettings } from "../src/service-settings.ts";
 
 const clusterProject = process.env.FLOODGATE_TEST_REDIS === "cluster";
 const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

@@ -1,6 +1,6 @@
 // A BenchIdentity with known tokens (`token-of-<userId>`), for tests of the request builders: what matters there
 // is which credentials each request carries, not how they were minted (bench-identity.test.ts covers that).
-import type { BenchIdentity } from "../src/bench-identity.ts";
+import type { BenchIdentity } from "../src/harness/bench-identity.ts";
 
 export const knownTokens: BenchIdentity = {
   auth: "on",

@@ -1,5 +1,5 @@
 // After a burst: wait (bounded) until its 2xx are on the shards, then audit it by count (burst-audit.ts).
-import { log } from "../progress-line.ts";
+import { log } from "../harness/progress-line.ts";
 import { auditBurst, type BurstAudit } from "./burst-audit.ts";
 import type { BurstThread } from "./burst-thread.ts";
 import type { FaultRig } from "./fault-rig.ts";

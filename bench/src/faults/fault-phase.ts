@@ -1,7 +1,7 @@
 // One fault under the steady load: the shop's clients pay at --rate for --before seconds, the fault is injected
 // and ended, the load goes on until the system has recovered (or --recover-timeout), the clients finish their
 // retries, the backlog drains (bounded), and the fault's payments are audited per key on the shards.
-import { formatCount, log } from "../progress-line.ts";
+import { formatCount, log } from "../harness/progress-line.ts";
 import { auditFault, type FaultAudit } from "./fault-audit.ts";
 import type { Fault, FaultTimings } from "./fault-catalogue.ts";
 import type { FaultRig } from "./fault-rig.ts";

@@ -8,11 +8,11 @@ import os from "node:os";
 import path from "node:path";
 import { dropDatabases } from "@floodgate/db";
 import { type RedisServer, startRedisServer, startTcpProxy, type TcpProxy } from "@floodgate/test-fixtures";
-import { benchEnvironment } from "../bench-environment.ts";
-import { runSecrets } from "../bench-identity.ts";
-import { FloodgateSystem } from "../floodgate-system.ts";
-import { registerCleanup } from "../interrupt-cleanup.ts";
-import { log } from "../progress-line.ts";
+import { benchEnvironment } from "../harness/bench-environment.ts";
+import { runSecrets } from "../harness/bench-identity.ts";
+import { FloodgateSystem } from "../harness/floodgate-system.ts";
+import { registerCleanup } from "../harness/interrupt-cleanup.ts";
+import { log } from "../harness/progress-line.ts";
 import { LedgerReads } from "./ledger-reads.ts";
 
 /** The persistence of the private Redis the suite's system runs on (what "0 lost" is claimed under). */

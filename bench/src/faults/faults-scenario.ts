@@ -2,9 +2,9 @@
 // (own Idempotency-Key per payment, retries with the same key), then the exactly-once audit per key. The system
 // runs on a private Redis with AOF `appendfsync always` behind proxies (fault-rig.ts); the Redis restarts under
 // `everysec` and without persistence come last.
-import { log } from "../progress-line.ts";
+import { log } from "../harness/progress-line.ts";
+import { finishRun, resultHeader } from "../harness/scenario-run.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
-import { finishRun, resultHeader } from "../scenario-run.ts";
 import { AFTER_FAULT_PHASES } from "./after-fault-phases.ts";
 import { findFault } from "./fault-catalogue.ts";
 import { type FaultResult, runFaultPhase } from "./fault-phase.ts";

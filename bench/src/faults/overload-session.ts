@@ -1,7 +1,7 @@
 // The overload fault's burst: the rate it offers (a multiple of the sustainable rate measured before the
 // faults, or --overload-rate), run on the burst thread while the shop clients keep their steady rate, then
 // drained and audited by count. What it reports goes into the fault's result as `overload`.
-import { formatCount, log } from "../progress-line.ts";
+import { formatCount, log } from "../harness/progress-line.ts";
 import type { BurstAudit } from "./burst-audit.ts";
 import { settleBurst } from "./burst-drain.ts";
 import type { BurstUser } from "./burst-request-template.ts";

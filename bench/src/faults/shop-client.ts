@@ -3,8 +3,8 @@
 // honouring Retry-After, a bounded number of times: what a real shop client (the checkout SDK) does. Every
 // attempt and answer is recorded per key, and per second of the phase, for the audit and the recovery time.
 import { Agent, request } from "node:http";
-import type { BenchIdentity } from "../bench-identity.ts";
-import { benchUserId } from "../payment-requests.ts";
+import type { BenchIdentity } from "../harness/bench-identity.ts";
+import { benchUserId } from "../harness/payment-requests.ts";
 import { emptyBin, type SecondBin } from "./recovery-time.ts";
 
 /** Per attempt: a client gives up on an answer after this long (and retries). */

@@ -2,9 +2,9 @@
 // run's payments can spend (a payment's amount is its key's sequence number), and a customer token minted for
 // each; the same for the overload burst's users, a crowd of their own (`burst-user-N`, never a shop client) so
 // their payments are audited apart. Setup, not measured.
-import { KeepAliveClient } from "../keep-alive-client.ts";
-import { benchUserId } from "../payment-requests.ts";
-import { formatCount, log } from "../progress-line.ts";
+import { KeepAliveClient } from "../harness/keep-alive-client.ts";
+import { benchUserId } from "../harness/payment-requests.ts";
+import { formatCount, log } from "../harness/progress-line.ts";
 import type { BurstUser } from "./burst-request-template.ts";
 import type { FaultRig } from "./fault-rig.ts";
 

@@ -8,8 +8,8 @@ import {
   nextRate,
   type StageVerdict,
   stagePassed,
-} from "../max-rate-plan.ts";
-import { formatCount, log } from "../progress-line.ts";
+} from "../harness/max-rate-plan.ts";
+import { formatCount, log } from "../harness/progress-line.ts";
 import type { SettledBurst } from "./burst-drain.ts";
 import { settleBurst } from "./burst-drain.ts";
 import type { BurstUser } from "./burst-request-template.ts";

@@ -1,7 +1,7 @@
 // Accepted-and-lost: every request a probe got a 202 for must reach a status past "pending", read from its
 // Location (GET /v1/payments/:id, /v1/orders/:id, /v1/coupon-issues/:id) with the credential that made it.
 // A 202 that is still pending at the deadline, or whose Location answers 404, counts as lost.
-import { KeepAliveClient } from "../keep-alive-client.ts";
+import { KeepAliveClient } from "../harness/keep-alive-client.ts";
 import type { AcceptedRequest } from "./probe-tally.ts";
 
 export interface AcceptedAudit {

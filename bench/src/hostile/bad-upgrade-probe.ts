@@ -3,7 +3,7 @@
 // requests that are not WebSocket handshakes (wrong version, no key, a POST). Expected: a 4xx, or a 101 whose
 // socket the server then closes with a 44xx code; never 5xx, and each socket let go (the fd count shows it).
 
-import { readFrame } from "../lean-websocket.ts";
+import { readFrame } from "../harness/lean-websocket.ts";
 import { eachLimited } from "./bounded-lanes.ts";
 import type { HostileTarget } from "./hostile-target.ts";
 import { ProbeTally } from "./probe-tally.ts";

@@ -4,8 +4,8 @@
 // faults suite's FaultRig without importing it.
 
 import { childPids } from "../faults/process-tree.ts";
-import type { FloodgateSystem } from "../floodgate-system.ts";
-import { log } from "../progress-line.ts";
+import type { FloodgateSystem } from "../harness/floodgate-system.ts";
+import { log } from "../harness/progress-line.ts";
 import { type HostileInputResult, type HostileInputSizes, runHostileInput } from "./hostile-input-suite.ts";
 
 export interface HostileRig {

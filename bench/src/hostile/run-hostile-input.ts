@@ -5,12 +5,12 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropDatabases } from "@floodgate/db";
-import { benchEnvironment } from "../bench-environment.ts";
-import { runSecrets } from "../bench-identity.ts";
-import { stopAllServices } from "../child-service.ts";
-import { FloodgateSystem } from "../floodgate-system.ts";
-import { log } from "../progress-line.ts";
-import { deleteKeysWithPrefix } from "../redis-cleanup.ts";
+import { benchEnvironment } from "../harness/bench-environment.ts";
+import { runSecrets } from "../harness/bench-identity.ts";
+import { stopAllServices } from "../harness/child-service.ts";
+import { FloodgateSystem } from "../harness/floodgate-system.ts";
+import { log } from "../harness/progress-line.ts";
+import { deleteKeysWithPrefix } from "../harness/redis-cleanup.ts";
 import { hostileInputPhase } from "./hostile-input-phase.ts";
 import type { HostileInputSizes } from "./hostile-input-suite.ts";
 import { summary } from "./hostile-input-suite.ts";

@@ -3,7 +3,7 @@
 // status message, mid-handshake with half a request written, with the whole request written but before the
 // 101 is read, and a bare TCP connect. At most a few hundred at once (two cores, shared).
 import { connect } from "node:net";
-import { LeanWebSocket } from "../lean-websocket.ts";
+import { LeanWebSocket } from "../harness/lean-websocket.ts";
 import { eachLimited } from "./bounded-lanes.ts";
 import type { HostileTarget } from "./hostile-target.ts";
 import { ProbeTally } from "./probe-tally.ts";

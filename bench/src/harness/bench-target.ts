@@ -1,8 +1,9 @@
 // What a phase runs against: Floodgate (asynchronous: 202 now, a worker writes the row later) or the
 // synchronous baseline (the row is committed before the response). Both expose POST /v1/payments and a
 // payments table with id, status, created_at and completed_at.
+
+import type { ShardSet } from "../shard-set.ts";
 import type { BenchIdentity } from "./bench-identity.ts";
-import type { ShardSet } from "./shard-set.ts";
 
 export interface BenchTarget {
   name: "floodgate" | "baseline";

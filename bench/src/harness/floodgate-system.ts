@@ -1,6 +1,7 @@
 // Floodgate under test: `node apps/cli/src/start-command.ts` (what `./floodgate start` runs) as a child, on
 // its own port, Redis prefix and databases, restartable with a different worker count for --drain.
 import { defaultShardUrls } from "@floodgate/config";
+import { ShardSet } from "../shard-set.ts";
 import {
   type AuthSetting,
   type BenchIdentity,
@@ -11,7 +12,6 @@ import {
 } from "./bench-identity.ts";
 import type { BenchTarget } from "./bench-target.ts";
 import { freePort, type RunningService, startService } from "./child-service.ts";
-import { ShardSet } from "./shard-set.ts";
 
 /** Configuration variables passed through from the bench's environment to the system (recorded in results). */
 const PASSED_THROUGH = [

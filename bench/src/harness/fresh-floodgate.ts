@@ -2,13 +2,13 @@
 // end, or on Ctrl-C), the bench databases dropped, the system started with the run's random secrets, the shop's
 // server key created through the admin route, and what it ran with for the result.
 import { dropDatabases } from "@floodgate/db";
+import type { ScenarioContext } from "../scenario.ts";
 import { benchEnvironment } from "./bench-environment.ts";
 import { type AuthSetting, runSecrets } from "./bench-identity.ts";
 import { FloodgateSystem } from "./floodgate-system.ts";
 import { registerCleanup } from "./interrupt-cleanup.ts";
 import { log } from "./progress-line.ts";
 import { deleteKeysWithPrefix } from "./redis-cleanup.ts";
-import type { ScenarioContext } from "./scenario.ts";
 import { type ServiceSettings, serviceSettings } from "./service-settings.ts";
 
 /** The part of a result that says what the system ran with. */

@@ -6,7 +6,7 @@ import { createWriteStream } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
-export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface ServiceSpec {
   name: string;

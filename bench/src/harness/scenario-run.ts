@@ -2,9 +2,9 @@
 // thrown error becomes the result's `error` (the partial result is still written), the cleanup always runs,
 // then the end time and the printed summary.
 import path from "node:path";
+import type { ScenarioContext, ScenarioOutcome } from "../scenario.ts";
 import { REPO_ROOT } from "./child-service.ts";
 import { commitInfo, machineInfo } from "./result-file.ts";
-import type { ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 import type { ServiceSettings } from "./service-settings.ts";
 
 /** `settings` are the scenario's options; the system's environment is added once it runs. */
