@@ -3,7 +3,7 @@
 // as the intake answers; after the drain, the invariants. On the bench Redis, and with --redis cluster again on
 // a Floodgate on a private Redis Cluster (coupon-drop-scenario.ts), each with coupons of its own.
 
-import { waitForApplied } from "./applied-wait.ts";
+import { waitForApplied } from "./audits/applied-wait.ts";
 import type { CouponDropOptions } from "./coupon-drop-options.ts";
 import { checkInvariants, type DropRun } from "./coupon-drop-summary.ts";
 import { couponIssueRequest, dropOrder, dropUserId } from "./coupon-requests.ts";

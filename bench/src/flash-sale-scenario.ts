@@ -5,7 +5,9 @@
 // shards, FIFO is checked against the room's records, and Redis round trips per accepted payment are counted
 // with rate limits on and off.
 import { Redis } from "ioredis";
-import { awaitDelivery } from "./delivery-wait.ts";
+import { awaitDelivery } from "./audits/delivery-wait.ts";
+import { intakeProcesses } from "./audits/intake-budget.ts";
+import { measureRoundTrips } from "./audits/redis-round-trips.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import { auditFifo, parseTicketRecords } from "./flash-sale-fifo.ts";
 import { FLASH_SALE_OPTION_SPECS, type FlashSaleOptions, toFlashSaleOptions } from "./flash-sale-options.ts";
@@ -27,8 +29,6 @@ import { benchUserId } from "./harness/payment-requests.ts";
 import { log } from "./harness/progress-line.ts";
 import { finishRun, resultHeader } from "./harness/scenario-run.ts";
 import { fundWallets } from "./harness/wallet-funding.ts";
-import { intakeProcesses } from "./intake-budget.ts";
-import { measureRoundTrips } from "./redis-round-trips.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 
 const ROOM = "flash";

@@ -2,7 +2,8 @@
 // say (FIFO), what the probes met, and the round trips with limits on and off; then the checks issue 3 asks
 // for, each with the figure it was judged on.
 
-import type { DeliveryAudit } from "./delivery-audit.ts";
+import type { DeliveryAudit } from "./audits/delivery-audit.ts";
+import type { RoundTrips } from "./audits/redis-round-trips.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
 import type { ProbeCounts } from "./flash-sale-probe.ts";
 import type { MintedTokens } from "./harness/bench-identity.ts";
@@ -14,7 +15,6 @@ import type { CommitInfo, machineInfo } from "./harness/result-file.ts";
 import type { ServiceSettings } from "./harness/service-settings.ts";
 import { busyWarning, headerLine, servicesLine } from "./harness/summary-lines.ts";
 import type { FundingResult } from "./harness/wallet-funding.ts";
-import type { RoundTrips } from "./redis-round-trips.ts";
 
 export interface FlashSaleRun {
   joins: {

@@ -2,7 +2,8 @@
 // `connections` until it is gone, one more order that must be refused, then the wait for the workers to record
 // every accepted order and the stock invariant on the drained queue. The fixed run and each --max stage.
 
-import { waitForApplied } from "./applied-wait.ts";
+import { waitForApplied } from "./audits/applied-wait.ts";
+import type { ShardSet } from "./audits/shard-set.ts";
 import { adminRequest } from "./harness/admin-client.ts";
 import type { BenchIdentity } from "./harness/bench-identity.ts";
 import { type CpuUsage, startCpuMeter } from "./harness/cpu-meter.ts";
@@ -11,7 +12,6 @@ import { runLoad, steadyRate } from "./harness/load-runner.ts";
 import { jsonHeaders } from "./harness/payment-requests.ts";
 import { type AcceptedOrder, orderRequest } from "./order-requests.ts";
 import type { StockAuditor, StockCheck } from "./product-stock-check.ts";
-import type { ShardSet } from "./shard-set.ts";
 
 /** Price of one unit, in minor units: the funding (payment-requests.ts) covers 1,000 of them per user. */
 export const UNIT_PRICE = 10_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AppliedRow, auditDelivery } from "../src/delivery-audit.ts";
+import { type AppliedRow, auditDelivery } from "../src/audits/delivery-audit.ts";
 
 const row = (
   id: string,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { DeliveryAudit } from "../src/delivery-audit.ts";
+import type { DeliveryAudit } from "../src/audits/delivery-audit.ts";
+import { auditSettlement } from "../src/audits/order-settlement-audit.ts";
 import { checkPayment, checkSale, collectChecks } from "../src/hot-product-invariants.ts";
 import type { SaleResult } from "../src/hot-product-sale.ts";
 import type { OrderPaymentResult } from "../src/order-payment-phase.ts";
-import { auditSettlement } from "../src/order-settlement-audit.ts";
 import { checkStock } from "../src/product-stock-check.ts";
 
 const soldOut = (units: number) =>

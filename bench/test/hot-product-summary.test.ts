@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DeliveryAudit } from "../src/delivery-audit.ts";
+import type { DeliveryAudit } from "../src/audits/delivery-audit.ts";
 import type { LatencySummary } from "../src/harness/latency-summary.ts";
 import type { HotProductStage } from "../src/hot-product-max-search.ts";
 import type { SaleResult } from "../src/hot-product-sale.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { budgetHeld, budgetLine, postgresBudget } from "../src/intake-budget.ts";
-import type { IntakePostgresActivity } from "../src/intake-postgres-watch.ts";
+import { budgetHeld, budgetLine, postgresBudget } from "../src/audits/intake-budget.ts";
+import type { IntakePostgresActivity } from "../src/audits/intake-postgres-watch.ts";
 
 const RELOAD = 'select "id", "key_hash" from "api_keys" where "revoked_at" is null';
 const activity = (

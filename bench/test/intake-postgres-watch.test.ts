@@ -2,8 +2,8 @@
 // against the real Postgres with a connection named as the intake's are.
 import { createPool } from "@floodgate/db";
 import { describe, expect, it } from "vitest";
+import { foldActivity, watchIntakePostgres } from "../src/audits/intake-postgres-watch.ts";
 import { benchEnvironment } from "../src/harness/bench-environment.ts";
-import { foldActivity, watchIntakePostgres } from "../src/intake-postgres-watch.ts";
 
 const row = (pid: number, active: boolean, started: string, query: string) => ({
   pid,

@@ -2,7 +2,7 @@
 // synchronous baseline (the row is committed before the response). Both expose POST /v1/payments and a
 // payments table with id, status, created_at and completed_at.
 
-import type { ShardSet } from "../shard-set.ts";
+import type { ShardSet } from "../audits/shard-set.ts";
 import type { BenchIdentity } from "./bench-identity.ts";
 
 export interface BenchTarget {

@@ -1,7 +1,7 @@
 // Floodgate under test: `node apps/cli/src/start-command.ts` (what `./floodgate start` runs) as a child, on
 // its own port, Redis prefix and databases, restartable with a different worker count for --drain.
 import { defaultShardUrls } from "@floodgate/config";
-import { ShardSet } from "../shard-set.ts";
+import { ShardSet } from "../audits/shard-set.ts";
 import {
   type AuthSetting,
   type BenchIdentity,

@@ -1,8 +1,8 @@
 // Gives every bench user money through the deposits API before payments start, so a payment only fails if
 // the system under test is wrong. Deposits are the shop server's (its API key): a shopper may not deposit. Deposits carry no idempotency key: users are re-funded only if they have
 // no money after the previous pass, and a double deposit is harmless here.
-import { waitForApplied } from "../applied-wait.ts";
-import type { ShardSet } from "../shard-set.ts";
+import { waitForApplied } from "../audits/applied-wait.ts";
+import type { ShardSet } from "../audits/shard-set.ts";
 import type { BenchIdentity } from "./bench-identity.ts";
 import { runLoad } from "./load-runner.ts";
 import { benchUserId, depositRequest } from "./payment-requests.ts";

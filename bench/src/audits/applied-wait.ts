@@ -1,6 +1,6 @@
 // Waits until the workers have written `target` rows created since `since`. Bounded three ways: the target
 // is reached, the count stops moving for `stallMs`, or `timeoutMs` passes; the caller reports which.
-import { formatCount, startProgress } from "./harness/progress-line.ts";
+import { formatCount, startProgress } from "../harness/progress-line.ts";
 import type { OperationTable, ShardSet } from "./shard-set.ts";
 
 export interface AppliedWait {

@@ -1,6 +1,6 @@
 // Did every accepted payment land exactly once? Compares the ids the 202s returned with the rows the shards
 // hold for the phase, and derives the end-to-end latencies (completed_at - created_at) from the same rows.
-import { type LatencySummary, summarizeLatencies } from "./harness/latency-summary.ts";
+import { type LatencySummary, summarizeLatencies } from "../harness/latency-summary.ts";
 
 export interface AppliedRow {
   id: string;

@@ -3,10 +3,10 @@
 // payments sent the way the run sends them (customer tokens with auth on, nothing with AUTH=off).
 import { loadConfig } from "@floodgate/config";
 import { SHARD_MAP_POLL_MS } from "@floodgate/db";
-import type { FloodgateSystem } from "./harness/floodgate-system.ts";
-import { KeepAliveClient } from "./harness/keep-alive-client.ts";
-import { benchUserId } from "./harness/payment-requests.ts";
-import { formatCount, log } from "./harness/progress-line.ts";
+import type { FloodgateSystem } from "../harness/floodgate-system.ts";
+import { KeepAliveClient } from "../harness/keep-alive-client.ts";
+import { benchUserId } from "../harness/payment-requests.ts";
+import { formatCount, log } from "../harness/progress-line.ts";
 import { type IntakePostgresActivity, watchIntakePostgres } from "./intake-postgres-watch.ts";
 import { measureRoundTrips, type RoundTrips } from "./redis-round-trips.ts";
 

@@ -5,8 +5,8 @@
 // both figures are reported. Several
 // intake processes share the port (INTAKE_PROCESSES): a scrape on a fresh connection reaches one of them, so
 // the counters are scraped until every process has answered, and summed.
-import type { BenchIdentity } from "./harness/bench-identity.ts";
-import { KeepAliveClient } from "./harness/keep-alive-client.ts";
+import type { BenchIdentity } from "../harness/bench-identity.ts";
+import { KeepAliveClient } from "../harness/keep-alive-client.ts";
 
 export interface RoundTrips {
   payments: number;
