@@ -3,9 +3,10 @@
 // share the cores the one used, and a request's commands may go to two nodes); what the figures show is what
 // the cluster costs per request here, and that every phase runs on it. Capacity across machines is worked out
 // from per-request costs in docs/capacity.md.
-import type { AuthPhases } from "./auth-cost.ts";
+
 import { formatCount } from "./harness/progress-line.ts";
-import { ratio3, type StageSide, zipStagePairs } from "./stage-pairs.ts";
+import type { AuthPhases } from "./payments/auth-cost.ts";
+import { ratio3, type StageSide, zipStagePairs } from "./payments/stage-pairs.ts";
 
 export interface TopologyStagePair {
   offeredRate: number;

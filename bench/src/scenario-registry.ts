@@ -3,7 +3,7 @@ import { couponDropScenario } from "./coupon-drop-scenario.ts";
 import { faultsScenario } from "./faults/faults-scenario.ts";
 import { flashSaleScenario } from "./flash-sale-scenario.ts";
 import { hotProductScenario } from "./hot-product-scenario.ts";
-import { paymentsScenario } from "./payments-scenario.ts";
+import { paymentsScenario } from "./payments/payments-scenario.ts";
 import type { Scenario } from "./scenario.ts";
 
 export const SCENARIOS: readonly Scenario[] = [

@@ -4,7 +4,7 @@
 // user's slot) where one Redis takes one script. Both systems ran on this machine's cpus, the cluster's three
 // Redis processes where one Redis had one: the ratio is what this machine shows, not how a cluster scales.
 import { formatCount } from "./harness/progress-line.ts";
-import { ratio3 } from "./stage-pairs.ts";
+import { ratio3 } from "./payments/stage-pairs.ts";
 
 export interface RateSide {
   rate: number | null;

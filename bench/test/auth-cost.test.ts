@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { authCostLines, compareAuth, stagePairs } from "../src/auth-cost.ts";
-import type { MaxStage } from "../src/max-rate-search.ts";
+import { authCostLines, compareAuth, stagePairs } from "../src/payments/auth-cost.ts";
+import type { MaxStage } from "../src/payments/max-rate-search.ts";
 
 const latency = (p99: number) => ({ p99 });
 

@@ -1,7 +1,7 @@
 // The baseline has no identity: the paying user is the body's, so a body without one is refused before any
 // query (the pool is never touched).
 import { describe, expect, it } from "vitest";
-import { buildBaselineApp } from "../src/baseline-app.ts";
+import { buildBaselineApp } from "../src/baseline/baseline-app.ts";
 
 describe("the baseline's payment body", () => {
   it("still requires userId, which Floodgate's shared schema leaves optional for shoppers", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeOptions, OptionError, parseOptions } from "../src/bench-options.ts";
-import { PAYMENTS_OPTION_SPECS, toPaymentsOptions } from "../src/payments-options.ts";
+import { PAYMENTS_OPTION_SPECS, toPaymentsOptions } from "../src/payments/payments-options.ts";
 
 const parse = (...args: string[]) => toPaymentsOptions(parseOptions(PAYMENTS_OPTION_SPECS, args));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keyTableDoubling } from "../src/key-table-doubling.ts";
+import { keyTableDoubling } from "../src/payments/key-table-doubling.ts";
 
 describe("keyTableDoubling", () => {
   it("names the power of two a stage's key count crossed", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StageVerdict } from "../src/harness/max-rate-plan.ts";
-import { DEFAULT_PAIRED_PLAN, nextPairedRate, pairOrder } from "../src/paired-max-plan.ts";
+import { DEFAULT_PAIRED_PLAN, nextPairedRate, pairOrder } from "../src/payments/paired-max-plan.ts";
 
 /** Runs the paired search against two systems whose stages pass up to a fixed rate. */
 function search(onMax: number, offMax: number) {

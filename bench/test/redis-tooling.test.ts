@@ -6,7 +6,7 @@ import { connectRedis, type RedisClient, testRedisUrl } from "@floodgate/test-fi
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteKeysWithPrefix } from "../src/harness/redis-cleanup.ts";
 import { serviceSettings } from "../src/harness/service-settings.ts";
-import { keyspaceReader } from "../src/redis-keyspace.ts";
+import { keyspaceReader } from "../src/payments/redis-keyspace.ts";
 
 const clusterProject = process.env.FLOODGATE_TEST_REDIS === "cluster";
 const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MaxStage } from "../src/max-rate-search.ts";
+import type { MaxStage } from "../src/payments/max-rate-search.ts";
 import { compareRedisTopologies, redisTopologyLines } from "../src/redis-topology-cost.ts";
 
 const stage = (offeredRate: number, acceptedRate: number, passed: boolean, ranFirst: boolean) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MaxStage } from "../src/max-rate-search.ts";
+import type { MaxStage } from "../src/payments/max-rate-search.ts";
 import { compareReplicaWait, replicaWaitLines } from "../src/replica-wait-cost.ts";
 
 const stage = (offeredRate: number, acceptedRate: number, passed: boolean, ranFirst: boolean) =>

@@ -1,13 +1,13 @@
 // One fixed-rate phase: payments at `rate`/s for `durationS`, then wait for every accepted payment to be
 // applied and audit the shards. Used for the main run and for each stage of the --max search.
 
-import type { DeliveryAudit } from "./audits/delivery-audit.ts";
-import { awaitDelivery } from "./audits/delivery-wait.ts";
-import type { BenchTarget } from "./harness/bench-target.ts";
-import { type CpuUsage, startCpuMeter } from "./harness/cpu-meter.ts";
-import { type LatencySummary, summarizeLatencies } from "./harness/latency-summary.ts";
-import { runLoad } from "./harness/load-runner.ts";
-import { paymentRequest } from "./harness/payment-requests.ts";
+import type { DeliveryAudit } from "../audits/delivery-audit.ts";
+import { awaitDelivery } from "../audits/delivery-wait.ts";
+import type { BenchTarget } from "../harness/bench-target.ts";
+import { type CpuUsage, startCpuMeter } from "../harness/cpu-meter.ts";
+import { type LatencySummary, summarizeLatencies } from "../harness/latency-summary.ts";
+import { runLoad } from "../harness/load-runner.ts";
+import { paymentRequest } from "../harness/payment-requests.ts";
 
 export interface RatePhaseResult {
   target: string;

@@ -6,7 +6,7 @@ import {
   type MaxRatePlan,
   nextRate,
   type StageVerdict,
-} from "./harness/max-rate-plan.ts";
+} from "../harness/max-rate-plan.ts";
 
 /** The two systems' verdicts, one per pair each, in pair order (index 0: auth on, 1: AUTH=off). */
 export type PairedVerdicts = readonly [readonly StageVerdict[], readonly StageVerdict[]];

@@ -2,7 +2,7 @@
 // and AUTH=off; --redis cluster: one Redis and a Redis Cluster), each with its own port, Redis prefix and
 // databases, measured back to back on the same machine: their warm-ups, the fixed-rate run, the paired --max
 // search, then each one's intake budget.
-import type { FreshFloodgate } from "./harness/fresh-floodgate.ts";
+import type { FreshFloodgate } from "../harness/fresh-floodgate.ts";
 import { searchMaxRatePaired } from "./paired-max-search.ts";
 import type { PaymentsOptions } from "./payments-options.ts";
 import { fixedRateRun, intakeBudget, warmUp } from "./payments-phases.ts";

@@ -1,9 +1,9 @@
 // --max: short fixed-rate stages chosen by max-rate-plan.ts until the highest rate with intake p99 < 50 ms is
 // bracketed. Each stage waits for the workers to catch up, so a stage never inherits the previous backlog.
-import type { BenchTarget } from "./harness/bench-target.ts";
-import type { CpuUsage } from "./harness/cpu-meter.ts";
-import { maxAcceptedRate, nextRate, stagePassed } from "./harness/max-rate-plan.ts";
-import { log } from "./harness/progress-line.ts";
+import type { BenchTarget } from "../harness/bench-target.ts";
+import type { CpuUsage } from "../harness/cpu-meter.ts";
+import { maxAcceptedRate, nextRate, stagePassed } from "../harness/max-rate-plan.ts";
+import { log } from "../harness/progress-line.ts";
 import { type RatePhaseResult, runRatePhase } from "./rate-phase.ts";
 
 export interface MaxStage {

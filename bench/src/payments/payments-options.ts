@@ -1,6 +1,6 @@
 // Options of `./floodgate bench payments`. Defaults replay seed 000: 2,000 payments/s for 60 s, then the
 // 120,000-payment drain when --drain is given. --max compares auth on with AUTH=off unless --auth says otherwise.
-import { OptionError, type OptionSpec, type OptionValues } from "./bench-options.ts";
+import { OptionError, type OptionSpec, type OptionValues } from "../bench-options.ts";
 
 export const AUTH_MODES = ["on", "off", "compare"] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];

@@ -1,11 +1,11 @@
 // --baseline: a fresh database and the synchronous baseline server, reachable like Floodgate.
 import { dropDatabases, ensureDatabases } from "@floodgate/db";
-import { ShardSet } from "./audits/shard-set.ts";
+import { ShardSet } from "../audits/shard-set.ts";
+import { NO_IDENTITY } from "../harness/bench-identity.ts";
+import type { BenchTarget } from "../harness/bench-target.ts";
+import { freePort, type RunningService, startService } from "../harness/child-service.ts";
+import { FUNDING_AMOUNT } from "../harness/payment-requests.ts";
 import { prepareBaselineDatabase } from "./baseline-schema.ts";
-import { NO_IDENTITY } from "./harness/bench-identity.ts";
-import type { BenchTarget } from "./harness/bench-target.ts";
-import { freePort, type RunningService, startService } from "./harness/child-service.ts";
-import { FUNDING_AMOUNT } from "./harness/payment-requests.ts";
 
 export interface BaselineHandle {
   target: BenchTarget;
@@ -23,7 +23,7 @@ export async function startBaseline(options: {
   const port = await freePort();
   const service: RunningService = await startService({
     name: "baseline",
-    script: "bench/src/baseline-server.ts",
+    script: "bench/src/baseline/baseline-server.ts",
     env: { PORT: String(port), DATABASE_URL: options.databaseUrl },
     port,
     readyPath: "/readyz",

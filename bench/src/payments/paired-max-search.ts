@@ -3,8 +3,8 @@
 // the shared machine's state; a pair sees the same machine within one stage's time. The system waiting its turn
 // is idle (its workers block on Redis), so it takes little of the other's cpu.
 
-import type { MaxRatePlan } from "./harness/max-rate-plan.ts";
-import { log } from "./harness/progress-line.ts";
+import type { MaxRatePlan } from "../harness/max-rate-plan.ts";
+import { log } from "../harness/progress-line.ts";
 import { keyTableDoubling } from "./key-table-doubling.ts";
 import {
   type MaxRateResult,

@@ -3,16 +3,20 @@
 // intake's budget; with --auth compare, a second Floodgate with AUTH=off set up beside the first, with --redis
 // cluster one on a private Redis Cluster, and the measured phases run on both back to back (system-pair-run.ts);
 // then the same for the synchronous baseline with --baseline.
+
+import { type BaselineHandle, startBaseline } from "../baseline/baseline-target.ts";
+import { type BenchRedisCluster, startBenchRedisCluster } from "../bench-redis-cluster.ts";
+import { floodgateOnCluster } from "../floodgate-on-cluster.ts";
+import type { BenchTarget } from "../harness/bench-target.ts";
+import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "../harness/fresh-floodgate.ts";
+import { describeLoadGenerator } from "../harness/load-runner.ts";
+import { log } from "../harness/progress-line.ts";
+import { finishRun, resultHeader } from "../harness/scenario-run.ts";
+import { compareRedisTopologies } from "../redis-topology-cost.ts";
+import { compareReplicaWait } from "../replica-wait-cost.ts";
+import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
 import { compareAuth } from "./auth-cost.ts";
-import { type BaselineHandle, startBaseline } from "./baseline-target.ts";
-import { type BenchRedisCluster, startBenchRedisCluster } from "./bench-redis-cluster.ts";
 import { runDrainPhase } from "./drain-phase.ts";
-import { floodgateOnCluster } from "./floodgate-on-cluster.ts";
-import type { BenchTarget } from "./harness/bench-target.ts";
-import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "./harness/fresh-floodgate.ts";
-import { describeLoadGenerator } from "./harness/load-runner.ts";
-import { log } from "./harness/progress-line.ts";
-import { finishRun, resultHeader } from "./harness/scenario-run.ts";
 import { searchMaxRate } from "./max-rate-search.ts";
 import { PAYMENTS_OPTION_SPECS, type PaymentsOptions, toPaymentsOptions } from "./payments-options.ts";
 import { fixedRateRun, intakeBudget, prepareFloodgate, warmUp } from "./payments-phases.ts";
@@ -23,9 +27,6 @@ import {
   type TargetPhases,
 } from "./payments-summary.ts";
 import { keyspaceReader } from "./redis-keyspace.ts";
-import { compareRedisTopologies } from "./redis-topology-cost.ts";
-import { compareReplicaWait } from "./replica-wait-cost.ts";
-import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 import { runSystemPair } from "./system-pair-run.ts";
 
 export const paymentsScenario: Scenario = {

@@ -2,11 +2,11 @@
 // comparison's two systems side by side (system-pair-run.ts): setting a Floodgate up, the warm-up, the fixed-rate
 // run and the intake budget.
 
-import { type IntakeBudget, measureIntakeBudget } from "./audits/intake-budget.ts";
-import type { BenchTarget } from "./harness/bench-target.ts";
-import type { FreshFloodgate, RecordedSystem } from "./harness/fresh-floodgate.ts";
-import { benchUserId } from "./harness/payment-requests.ts";
-import { fundWallets } from "./harness/wallet-funding.ts";
+import { type IntakeBudget, measureIntakeBudget } from "../audits/intake-budget.ts";
+import type { BenchTarget } from "../harness/bench-target.ts";
+import type { FreshFloodgate, RecordedSystem } from "../harness/fresh-floodgate.ts";
+import { benchUserId } from "../harness/payment-requests.ts";
+import { fundWallets } from "../harness/wallet-funding.ts";
 import type { PaymentsOptions } from "./payments-options.ts";
 import type { TargetPhases } from "./payments-summary.ts";
 import { type RatePhaseResult, runRatePhase } from "./rate-phase.ts";

@@ -2,7 +2,7 @@
 // with AUTH=off, on two systems running side by side, as ratios. Issue 17's goal: auth on keeps at least 90 % of
 // the --max rate. The --max stages ran in pairs (paired-max-search.ts); each pair is kept so a reader sees them.
 
-import { formatCount } from "./harness/progress-line.ts";
+import { formatCount } from "../harness/progress-line.ts";
 import type { MaxStage } from "./max-rate-search.ts";
 import { ratio3, type StageSide, zipStagePairs } from "./stage-pairs.ts";
 

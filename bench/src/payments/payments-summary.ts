@@ -1,20 +1,20 @@
 // The payments result as JSON types, the Floodgate/baseline comparison, and the printed summary.
 
-import { budgetLine, type IntakeBudget } from "./audits/intake-budget.ts";
+import { budgetLine, type IntakeBudget } from "../audits/intake-budget.ts";
+import type { BenchRedisCluster } from "../bench-redis-cluster.ts";
+import { describeCpuUsage } from "../harness/cpu-meter.ts";
+import { formatLatency } from "../harness/latency-summary.ts";
+import { formatCount } from "../harness/progress-line.ts";
+import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
+import type { ServiceSettings } from "../harness/service-settings.ts";
+import { busyWarning, headerLine, servicesLine } from "../harness/summary-lines.ts";
+import type { FundingResult } from "../harness/wallet-funding.ts";
+import { type RedisTopologyCost, redisTopologyLines } from "../redis-topology-cost.ts";
+import { type ReplicaWaitCost, replicaWaitLines } from "../replica-wait-cost.ts";
 import { type AuthCost, authCostLines } from "./auth-cost.ts";
-import type { BenchRedisCluster } from "./bench-redis-cluster.ts";
 import type { DrainResult } from "./drain-phase.ts";
-import { describeCpuUsage } from "./harness/cpu-meter.ts";
-import { formatLatency } from "./harness/latency-summary.ts";
-import { formatCount } from "./harness/progress-line.ts";
-import type { CommitInfo, machineInfo } from "./harness/result-file.ts";
-import type { ServiceSettings } from "./harness/service-settings.ts";
-import { busyWarning, headerLine, servicesLine } from "./harness/summary-lines.ts";
-import type { FundingResult } from "./harness/wallet-funding.ts";
 import type { MaxRateResult } from "./max-rate-search.ts";
 import type { RatePhaseResult } from "./rate-phase.ts";
-import { type RedisTopologyCost, redisTopologyLines } from "./redis-topology-cost.ts";
-import { type ReplicaWaitCost, replicaWaitLines } from "./replica-wait-cost.ts";
 
 export interface TargetPhases {
   funding?: FundingResult;

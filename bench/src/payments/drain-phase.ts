@@ -2,12 +2,12 @@
 // until every accepted payment is in the shards. Restarting the system is the only control the start
 // command offers over workers, so the clock starts when the system with workers is spawned.
 
-import type { DeliveryAudit } from "./audits/delivery-audit.ts";
-import { awaitDelivery } from "./audits/delivery-wait.ts";
-import type { FloodgateSystem } from "./harness/floodgate-system.ts";
-import { runLoad } from "./harness/load-runner.ts";
-import { paymentRequest } from "./harness/payment-requests.ts";
-import { log } from "./harness/progress-line.ts";
+import type { DeliveryAudit } from "../audits/delivery-audit.ts";
+import { awaitDelivery } from "../audits/delivery-wait.ts";
+import type { FloodgateSystem } from "../harness/floodgate-system.ts";
+import { runLoad } from "../harness/load-runner.ts";
+import { paymentRequest } from "../harness/payment-requests.ts";
+import { log } from "../harness/progress-line.ts";
 
 export interface DrainResult {
   requested: number;
