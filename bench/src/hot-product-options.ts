@@ -2,7 +2,11 @@
 // 50,000 in stock at 4,000 orders/s (the seed's 500 users with 100 ms think time and 25 ms per order) until it
 // is gone, then pay every order.
 import type { OptionSpec, OptionValues } from "./bench-options.ts";
-import { type RedisTopology, redisTopologyOption, toRedisTopology } from "./redis-topology-option.ts";
+import {
+  type RedisTopology,
+  redisTopologyOption,
+  toRedisTopology,
+} from "./redis-topology/redis-topology-option.ts";
 
 export const HOT_PRODUCT_OPTION_SPECS: readonly OptionSpec[] = [
   {

@@ -5,8 +5,7 @@
 // refused with 409, the stock invariant, each order paid once. `--max` replaces the sale and the payments with
 // the rate search of hot-product-max-search.ts. With --redis cluster, the same run again on a fresh Floodgate on
 // a private Redis Cluster (cluster-rerun.ts), where an order takes two steps, and the ratios of the rates.
-import { closeBoth, runAgainOnCluster } from "./cluster-rerun.ts";
-import { floodgateOnCluster } from "./floodgate-on-cluster.ts";
+
 import { freshFloodgate } from "./harness/fresh-floodgate.ts";
 import { describeLoadGenerator } from "./harness/load-runner.ts";
 import { finishRun, resultHeader } from "./harness/scenario-run.ts";
@@ -18,6 +17,8 @@ import {
 import { hotProductError, runHotProduct } from "./hot-product-run.ts";
 import { emptyHotProductRun, type HotProductResult, summarizeHotProduct } from "./hot-product-summary.ts";
 import { compareHotProducts } from "./hot-product-topology.ts";
+import { closeBoth, runAgainOnCluster } from "./redis-topology/cluster-rerun.ts";
+import { floodgateOnCluster } from "./redis-topology/floodgate-on-cluster.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 
 export const hotProductScenario: Scenario = {

@@ -1,6 +1,5 @@
 // The hot-product result as JSON types, and the printed summary.
 
-import type { BenchRedisCluster } from "./bench-redis-cluster.ts";
 import type { MintedTokens } from "./harness/bench-identity.ts";
 import { describeCpuUsage } from "./harness/cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "./harness/latency-summary.ts";
@@ -13,7 +12,8 @@ import type { HotProductInvariants, InvariantCheck } from "./hot-product-invaria
 import type { HotProductMaxResult } from "./hot-product-max-search.ts";
 import type { SaleResult } from "./hot-product-sale.ts";
 import type { OrderPaymentResult } from "./order-payment-phase.ts";
-import { type TopologyRate, topologyRateLines } from "./topology-rates.ts";
+import type { BenchRedisCluster } from "./redis-topology/bench-redis-cluster.ts";
+import { type TopologyRate, topologyRateLines } from "./redis-topology/topology-rates.ts";
 
 /** Issue 4's acceptance for this scenario. */
 export const TARGETS = { rate: 4000, meanMs: 20, p99Ms: 50, maxRate: 8000 } as const;

@@ -6,7 +6,7 @@
 import { formatCount } from "./harness/progress-line.ts";
 import type { HotProductMaxResult } from "./hot-product-max-search.ts";
 import type { HotProductRun } from "./hot-product-summary.ts";
-import { compareTopologyRate, type RateSide, type TopologyRate } from "./topology-rates.ts";
+import { compareTopologyRate, type RateSide, type TopologyRate } from "./redis-topology/topology-rates.ts";
 
 /** The best passing stage's rate and its p99. */
 const maxSide = (max: HotProductMaxResult | null): RateSide => {

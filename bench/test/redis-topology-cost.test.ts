@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MaxStage } from "../src/payments/max-rate-search.ts";
-import { compareRedisTopologies, redisTopologyLines } from "../src/redis-topology-cost.ts";
+import { compareRedisTopologies, redisTopologyLines } from "../src/redis-topology/redis-topology-cost.ts";
 
 const stage = (offeredRate: number, acceptedRate: number, passed: boolean, ranFirst: boolean) =>
   ({ offeredRate, acceptedRate, p99Ms: passed ? 20 : 120, passed, ranFirst }) as unknown as MaxStage;

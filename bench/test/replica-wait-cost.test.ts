@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { MaxStage } from "../src/payments/max-rate-search.ts";
-import { compareReplicaWait, replicaWaitLines } from "../src/replica-wait-cost.ts";
+import { compareReplicaWait, replicaWaitLines } from "../src/redis-topology/replica-wait-cost.ts";
 
 const stage = (offeredRate: number, acceptedRate: number, passed: boolean, ranFirst: boolean) =>
   ({ offeredRate, acceptedRate, p99Ms: passed ? 20 : 120, passed, ranFirst }) as unknown as MaxStage;

@@ -5,15 +5,15 @@
 // then the same for the synchronous baseline with --baseline.
 
 import { type BaselineHandle, startBaseline } from "../baseline/baseline-target.ts";
-import { type BenchRedisCluster, startBenchRedisCluster } from "../bench-redis-cluster.ts";
-import { floodgateOnCluster } from "../floodgate-on-cluster.ts";
 import type { BenchTarget } from "../harness/bench-target.ts";
 import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "../harness/fresh-floodgate.ts";
 import { describeLoadGenerator } from "../harness/load-runner.ts";
 import { log } from "../harness/progress-line.ts";
 import { finishRun, resultHeader } from "../harness/scenario-run.ts";
-import { compareRedisTopologies } from "../redis-topology-cost.ts";
-import { compareReplicaWait } from "../replica-wait-cost.ts";
+import { type BenchRedisCluster, startBenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
+import { floodgateOnCluster } from "../redis-topology/floodgate-on-cluster.ts";
+import { compareRedisTopologies } from "../redis-topology/redis-topology-cost.ts";
+import { compareReplicaWait } from "../redis-topology/replica-wait-cost.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
 import { compareAuth } from "./auth-cost.ts";
 import { runDrainPhase } from "./drain-phase.ts";

@@ -1,7 +1,6 @@
 // The payments result as JSON types, the Floodgate/baseline comparison, and the printed summary.
 
 import { budgetLine, type IntakeBudget } from "../audits/intake-budget.ts";
-import type { BenchRedisCluster } from "../bench-redis-cluster.ts";
 import { describeCpuUsage } from "../harness/cpu-meter.ts";
 import { formatLatency } from "../harness/latency-summary.ts";
 import { formatCount } from "../harness/progress-line.ts";
@@ -9,8 +8,9 @@ import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
 import type { ServiceSettings } from "../harness/service-settings.ts";
 import { busyWarning, headerLine, servicesLine } from "../harness/summary-lines.ts";
 import type { FundingResult } from "../harness/wallet-funding.ts";
-import { type RedisTopologyCost, redisTopologyLines } from "../redis-topology-cost.ts";
-import { type ReplicaWaitCost, replicaWaitLines } from "../replica-wait-cost.ts";
+import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
+import { type RedisTopologyCost, redisTopologyLines } from "../redis-topology/redis-topology-cost.ts";
+import { type ReplicaWaitCost, replicaWaitLines } from "../redis-topology/replica-wait-cost.ts";
 import { type AuthCost, authCostLines } from "./auth-cost.ts";
 import type { DrainResult } from "./drain-phase.ts";
 import type { MaxRateResult } from "./max-rate-search.ts";

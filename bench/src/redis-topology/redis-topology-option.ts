@@ -1,6 +1,6 @@
 // `--redis single|cluster` of coupon-drop and hot-product (payments has its own, with cluster-wait): whether
 // the run measures the bench Redis alone, or then again a Floodgate on a private Redis Cluster (cluster-rerun.ts).
-import type { OptionSpec, OptionValues } from "./bench-options.ts";
+import type { OptionSpec, OptionValues } from "../bench-options.ts";
 
 export const REDIS_TOPOLOGIES = ["single", "cluster"] as const;
 export type RedisTopology = (typeof REDIS_TOPOLOGIES)[number];

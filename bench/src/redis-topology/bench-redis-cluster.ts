@@ -3,8 +3,8 @@
 // and stopped at the end of the run, or on Ctrl-C. Never the shared Redis. --redis cluster-wait: the same with
 // one replica per master, for REDIS_WAIT_REPLICAS=1 to wait on.
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
-import { registerCleanup } from "./harness/interrupt-cleanup.ts";
-import { log } from "./harness/progress-line.ts";
+import { registerCleanup } from "../harness/interrupt-cleanup.ts";
+import { log } from "../harness/progress-line.ts";
 
 export const BENCH_CLUSTER_MASTERS = 3;
 

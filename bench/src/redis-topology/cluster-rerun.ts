@@ -3,10 +3,11 @@
 // side: the first system stops before the cluster starts, so each has the machine to itself. The second system
 // is recorded where payments --redis cluster records it (settings.clusterSystemEnvironment, redisCluster), and
 // taken down (its Redis keys deleted, then the cluster stopped) before the run's summary.
+
+import type { FreshFloodgate, RecordedSystem } from "../harness/fresh-floodgate.ts";
+import { log } from "../harness/progress-line.ts";
 import type { BenchRedisCluster } from "./bench-redis-cluster.ts";
 import type { FloodgateOnCluster } from "./floodgate-on-cluster.ts";
-import type { FreshFloodgate, RecordedSystem } from "./harness/fresh-floodgate.ts";
-import { log } from "./harness/progress-line.ts";
 
 export interface ClusterRecord {
   settings: Record<string, unknown>;

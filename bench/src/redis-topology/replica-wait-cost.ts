@@ -2,15 +2,15 @@
 // 3 masters with a replica each, the same measured phases on both in pairs: one answers 202 once its master has
 // the payment (REDIS_WAIT_REPLICAS=0), the other once a replica confirmed it too (its master's next fence write
 // and WAIT 1, packages/queue replica-wait.ts). The difference is the price of a 202 that survives a master's crash.
-import type { AuthPhases } from "./payments/auth-cost.ts";
+import type { AuthPhases } from "../payments/auth-cost.ts";
 
 /** A system's phases as compared here: the fixed-rate run's median too (the runs record it). */
 type WaitPhases = Omit<AuthPhases, "rate"> & {
   rate?: { acceptedRate: number; intakeLatencyMs: { p50: number; p99: number } | null };
 };
 
-import { formatCount } from "./harness/progress-line.ts";
-import { ratio3, type StageSide, zipStagePairs } from "./payments/stage-pairs.ts";
+import { formatCount } from "../harness/progress-line.ts";
+import { ratio3, type StageSide, zipStagePairs } from "../payments/stage-pairs.ts";
 
 export interface ReplicaWaitStagePair {
   offeredRate: number;

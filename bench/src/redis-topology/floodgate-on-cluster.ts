@@ -2,9 +2,10 @@
 // (bench-redis-cluster.ts) and a fresh Floodgate on it, instance "cluster" (databases floodgate_bench_cluster and
 // its shards, Redis prefix fgbench:<stamp>-cluster:), started inside the run. `close` takes them down in order,
 // the system (its Redis keys deleted) before the cluster; the run's cleanup calls it again, then a no-op.
+
+import { type FreshFloodgate, freshFloodgate } from "../harness/fresh-floodgate.ts";
+import type { ScenarioContext } from "../scenario.ts";
 import { type BenchRedisCluster, startBenchRedisCluster } from "./bench-redis-cluster.ts";
-import { type FreshFloodgate, freshFloodgate } from "./harness/fresh-floodgate.ts";
-import type { ScenarioContext } from "./scenario.ts";
 
 export interface OpenedOnCluster {
   /** Not started yet: the scenario starts it as it starts its first system. */

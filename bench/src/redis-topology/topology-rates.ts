@@ -3,8 +3,8 @@
 // two steps (a reservation in the coupon's or product's slot beside the user's admission, then a commit in the
 // user's slot) where one Redis takes one script. Both systems ran on this machine's cpus, the cluster's three
 // Redis processes where one Redis had one: the ratio is what this machine shows, not how a cluster scales.
-import { formatCount } from "./harness/progress-line.ts";
-import { ratio3 } from "./payments/stage-pairs.ts";
+import { formatCount } from "../harness/progress-line.ts";
+import { ratio3 } from "../payments/stage-pairs.ts";
 
 export interface RateSide {
   rate: number | null;

@@ -4,9 +4,9 @@
 // the cluster costs per request here, and that every phase runs on it. Capacity across machines is worked out
 // from per-request costs in docs/capacity.md.
 
-import { formatCount } from "./harness/progress-line.ts";
-import type { AuthPhases } from "./payments/auth-cost.ts";
-import { ratio3, type StageSide, zipStagePairs } from "./payments/stage-pairs.ts";
+import { formatCount } from "../harness/progress-line.ts";
+import type { AuthPhases } from "../payments/auth-cost.ts";
+import { ratio3, type StageSide, zipStagePairs } from "../payments/stage-pairs.ts";
 
 export interface TopologyStagePair {
   offeredRate: number;
