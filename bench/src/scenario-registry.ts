@@ -1,8 +1,8 @@
 // Every scenario `./floodgate bench` knows. A new one is a file exporting a Scenario, added here.
-import { couponDropScenario } from "./coupon-drop-scenario.ts";
+import { couponDropScenario } from "./coupon-drop/coupon-drop-scenario.ts";
 import { faultsScenario } from "./faults/faults-scenario.ts";
-import { flashSaleScenario } from "./flash-sale-scenario.ts";
-import { hotProductScenario } from "./hot-product-scenario.ts";
+import { flashSaleScenario } from "./flash-sale/flash-sale-scenario.ts";
+import { hotProductScenario } from "./hot-product/hot-product-scenario.ts";
 import { paymentsScenario } from "./payments/payments-scenario.ts";
 import type { Scenario } from "./scenario.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OptionError, parseOptions } from "../src/bench-options.ts";
-import { COUPON_DROP_OPTION_SPECS, toCouponDropOptions } from "../src/coupon-drop-options.ts";
+import { COUPON_DROP_OPTION_SPECS, toCouponDropOptions } from "../src/coupon-drop/coupon-drop-options.ts";
 
 const parse = (...args: string[]) => toCouponDropOptions(parseOptions(COUPON_DROP_OPTION_SPECS, args));
 

@@ -5,7 +5,7 @@ import {
   compareDrops,
   type DropRun,
   summarizeCouponDrop,
-} from "../src/coupon-drop-summary.ts";
+} from "../src/coupon-drop/coupon-drop-summary.ts";
 import { TEST_REDIS_CLUSTER, testResultHeader } from "./support/result-fixture.ts";
 
 const drop = (rate: number, p99: number): DropRun => ({

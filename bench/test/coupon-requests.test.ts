@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkInvariants } from "../src/coupon-drop-summary.ts";
-import { dropOrder } from "../src/coupon-requests.ts";
+import { checkInvariants } from "../src/coupon-drop/coupon-drop-summary.ts";
+import { dropOrder } from "../src/coupon-drop/coupon-requests.ts";
 
 describe("dropOrder", () => {
   it("gives every user the same number of attempts, shuffled, the same way every run", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type FlashSaleRun, joinsKeptPace } from "../src/flash-sale-summary.ts";
+import { type FlashSaleRun, joinsKeptPace } from "../src/flash-sale/flash-sale-summary.ts";
 
 const joins = (offeredRate: number, answeredRate: number, p99: number): FlashSaleRun["joins"] => ({
   offeredRate,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { DeliveryAudit } from "../src/audits/delivery-audit.ts";
 import { auditSettlement } from "../src/audits/order-settlement-audit.ts";
-import { checkPayment, checkSale, collectChecks } from "../src/hot-product-invariants.ts";
-import type { SaleResult } from "../src/hot-product-sale.ts";
-import type { OrderPaymentResult } from "../src/order-payment-phase.ts";
-import { checkStock } from "../src/product-stock-check.ts";
+import { checkPayment, checkSale, collectChecks } from "../src/hot-product/hot-product-invariants.ts";
+import type { SaleResult } from "../src/hot-product/hot-product-sale.ts";
+import type { OrderPaymentResult } from "../src/hot-product/order-payment-phase.ts";
+import { checkStock } from "../src/hot-product/product-stock-check.ts";
 
 const soldOut = (units: number) =>
   checkStock({ productId: "prd_1", received: units, stock: 0, ledgerUnits: units, liveOrderUnits: units }, 0);

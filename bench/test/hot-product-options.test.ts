@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OptionError, parseOptions } from "../src/bench-options.ts";
-import { HOT_PRODUCT_OPTION_SPECS, toHotProductOptions } from "../src/hot-product-options.ts";
+import { HOT_PRODUCT_OPTION_SPECS, toHotProductOptions } from "../src/hot-product/hot-product-options.ts";
 
 const parse = (...args: string[]) => toHotProductOptions(parseOptions(HOT_PRODUCT_OPTION_SPECS, args));
 

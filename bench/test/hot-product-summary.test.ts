@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { DeliveryAudit } from "../src/audits/delivery-audit.ts";
 import type { LatencySummary } from "../src/harness/latency-summary.ts";
-import type { HotProductStage } from "../src/hot-product-max-search.ts";
-import type { SaleResult } from "../src/hot-product-sale.ts";
+import type { HotProductStage } from "../src/hot-product/hot-product-max-search.ts";
+import type { SaleResult } from "../src/hot-product/hot-product-sale.ts";
 import {
   emptyHotProductRun,
   type HotProductResult,
   type HotProductRun,
   summarizeHotProduct,
-} from "../src/hot-product-summary.ts";
-import { compareHotProducts } from "../src/hot-product-topology.ts";
-import type { OrderPaymentResult } from "../src/order-payment-phase.ts";
+} from "../src/hot-product/hot-product-summary.ts";
+import { compareHotProducts } from "../src/hot-product/hot-product-topology.ts";
+import type { OrderPaymentResult } from "../src/hot-product/order-payment-phase.ts";
 import { TEST_REDIS_CLUSTER, testResultHeader } from "./support/result-fixture.ts";
 
 const latency = (p99: number): LatencySummary => ({

@@ -2,7 +2,7 @@
 // sends (payments, coupon claims), the shop server's key for deposits, and nothing at all with AUTH=off.
 import type { RequestContext } from "autocannon";
 import { describe, expect, it } from "vitest";
-import { couponIssueRequest } from "../src/coupon-requests.ts";
+import { couponIssueRequest } from "../src/coupon-drop/coupon-requests.ts";
 import { NO_IDENTITY } from "../src/harness/bench-identity.ts";
 import { depositRequest, paymentRequest } from "../src/harness/payment-requests.ts";
 import { knownTokens } from "./test-identity.ts";

@@ -6,7 +6,7 @@ import {
   orderPaymentRequest,
   orderRequest,
   parseAcceptedOrder,
-} from "../src/order-requests.ts";
+} from "../src/hot-product/order-requests.ts";
 import { knownTokens } from "./test-identity.ts";
 
 /** Builds one request the way autocannon does, and returns it with its context. */

@@ -9,7 +9,7 @@ import {
   type ProductAudit,
   type ShardDatabase,
 } from "@floodgate/db";
-import { adminRequest } from "./harness/admin-client.ts";
+import { adminRequest } from "../harness/admin-client.ts";
 
 export interface StockCheck extends ProductAudit {
   /** Units new orders may still reserve, from Redis (null when its state is missing). */

@@ -5,9 +5,20 @@
 // shards, FIFO is checked against the room's records, and Redis round trips per accepted payment are counted
 // with rate limits on and off.
 import { Redis } from "ioredis";
-import { awaitDelivery } from "./audits/delivery-wait.ts";
-import { intakeProcesses } from "./audits/intake-budget.ts";
-import { measureRoundTrips } from "./audits/redis-round-trips.ts";
+import { awaitDelivery } from "../audits/delivery-wait.ts";
+import { intakeProcesses } from "../audits/intake-budget.ts";
+import { measureRoundTrips } from "../audits/redis-round-trips.ts";
+import { adminRequest } from "../harness/admin-client.ts";
+import { startCpuMeter } from "../harness/cpu-meter.ts";
+import { freshFloodgate } from "../harness/fresh-floodgate.ts";
+import { KeepAliveClient } from "../harness/keep-alive-client.ts";
+import { summarizeLatencies } from "../harness/latency-summary.ts";
+import { startLoopLateness } from "../harness/loop-lateness.ts";
+import { benchUserId } from "../harness/payment-requests.ts";
+import { log } from "../harness/progress-line.ts";
+import { finishRun, resultHeader } from "../harness/scenario-run.ts";
+import { fundWallets } from "../harness/wallet-funding.ts";
+import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import { auditFifo, parseTicketRecords } from "./flash-sale-fifo.ts";
 import { FLASH_SALE_OPTION_SPECS, type FlashSaleOptions, toFlashSaleOptions } from "./flash-sale-options.ts";
@@ -19,17 +30,6 @@ import {
   summarizeFlashSale,
 } from "./flash-sale-summary.ts";
 import { warmUp } from "./flash-sale-warm-up.ts";
-import { adminRequest } from "./harness/admin-client.ts";
-import { startCpuMeter } from "./harness/cpu-meter.ts";
-import { freshFloodgate } from "./harness/fresh-floodgate.ts";
-import { KeepAliveClient } from "./harness/keep-alive-client.ts";
-import { summarizeLatencies } from "./harness/latency-summary.ts";
-import { startLoopLateness } from "./harness/loop-lateness.ts";
-import { benchUserId } from "./harness/payment-requests.ts";
-import { log } from "./harness/progress-line.ts";
-import { finishRun, resultHeader } from "./harness/scenario-run.ts";
-import { fundWallets } from "./harness/wallet-funding.ts";
-import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 
 const ROOM = "flash";
 const SESSION_SECONDS = 600;

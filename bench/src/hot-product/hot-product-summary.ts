@@ -1,19 +1,19 @@
 // The hot-product result as JSON types, and the printed summary.
 
-import type { MintedTokens } from "./harness/bench-identity.ts";
-import { describeCpuUsage } from "./harness/cpu-meter.ts";
-import { formatLatency, type LatencySummary } from "./harness/latency-summary.ts";
-import { formatCount } from "./harness/progress-line.ts";
-import type { CommitInfo, machineInfo } from "./harness/result-file.ts";
-import type { ServiceSettings } from "./harness/service-settings.ts";
-import { busyWarning, headerLine, servicesLine } from "./harness/summary-lines.ts";
-import type { FundingResult } from "./harness/wallet-funding.ts";
+import type { MintedTokens } from "../harness/bench-identity.ts";
+import { describeCpuUsage } from "../harness/cpu-meter.ts";
+import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
+import { formatCount } from "../harness/progress-line.ts";
+import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
+import type { ServiceSettings } from "../harness/service-settings.ts";
+import { busyWarning, headerLine, servicesLine } from "../harness/summary-lines.ts";
+import type { FundingResult } from "../harness/wallet-funding.ts";
+import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
+import { type TopologyRate, topologyRateLines } from "../redis-topology/topology-rates.ts";
 import type { HotProductInvariants, InvariantCheck } from "./hot-product-invariants.ts";
 import type { HotProductMaxResult } from "./hot-product-max-search.ts";
 import type { SaleResult } from "./hot-product-sale.ts";
 import type { OrderPaymentResult } from "./order-payment-phase.ts";
-import type { BenchRedisCluster } from "./redis-topology/bench-redis-cluster.ts";
-import { type TopologyRate, topologyRateLines } from "./redis-topology/topology-rates.ts";
 
 /** Issue 4's acceptance for this scenario. */
 export const TARGETS = { rate: 4000, meanMs: 20, p99Ms: 50, maxRate: 8000 } as const;

@@ -2,8 +2,8 @@
 // from users taken in turn, then one payment per accepted order. Each carries an Idempotency-Key, as a
 // checkout client retrying safely would, so the intake does that work too; and its buyer's customer token.
 import type { Request } from "autocannon";
-import type { BenchIdentity } from "./harness/bench-identity.ts";
-import { benchUserId, jsonHeaders, parseId } from "./harness/payment-requests.ts";
+import type { BenchIdentity } from "../harness/bench-identity.ts";
+import { benchUserId, jsonHeaders, parseId } from "../harness/payment-requests.ts";
 
 export interface AcceptedOrder {
   id: string;

@@ -2,19 +2,19 @@
 // say (FIFO), what the probes met, and the round trips with limits on and off; then the checks issue 3 asks
 // for, each with the figure it was judged on.
 
-import type { DeliveryAudit } from "./audits/delivery-audit.ts";
-import type { RoundTrips } from "./audits/redis-round-trips.ts";
+import type { DeliveryAudit } from "../audits/delivery-audit.ts";
+import type { RoundTrips } from "../audits/redis-round-trips.ts";
+import type { MintedTokens } from "../harness/bench-identity.ts";
+import { type CpuUsage, describeCpuUsage } from "../harness/cpu-meter.ts";
+import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
+import type { LoopLateness } from "../harness/loop-lateness.ts";
+import { formatCount } from "../harness/progress-line.ts";
+import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
+import type { ServiceSettings } from "../harness/service-settings.ts";
+import { busyWarning, headerLine, servicesLine } from "../harness/summary-lines.ts";
+import type { FundingResult } from "../harness/wallet-funding.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
 import type { ProbeCounts } from "./flash-sale-probe.ts";
-import type { MintedTokens } from "./harness/bench-identity.ts";
-import { type CpuUsage, describeCpuUsage } from "./harness/cpu-meter.ts";
-import { formatLatency, type LatencySummary } from "./harness/latency-summary.ts";
-import type { LoopLateness } from "./harness/loop-lateness.ts";
-import { formatCount } from "./harness/progress-line.ts";
-import type { CommitInfo, machineInfo } from "./harness/result-file.ts";
-import type { ServiceSettings } from "./harness/service-settings.ts";
-import { busyWarning, headerLine, servicesLine } from "./harness/summary-lines.ts";
-import type { FundingResult } from "./harness/wallet-funding.ts";
 
 export interface FlashSaleRun {
   joins: {

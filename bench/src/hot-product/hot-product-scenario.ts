@@ -6,9 +6,12 @@
 // the rate search of hot-product-max-search.ts. With --redis cluster, the same run again on a fresh Floodgate on
 // a private Redis Cluster (cluster-rerun.ts), where an order takes two steps, and the ratios of the rates.
 
-import { freshFloodgate } from "./harness/fresh-floodgate.ts";
-import { describeLoadGenerator } from "./harness/load-runner.ts";
-import { finishRun, resultHeader } from "./harness/scenario-run.ts";
+import { freshFloodgate } from "../harness/fresh-floodgate.ts";
+import { describeLoadGenerator } from "../harness/load-runner.ts";
+import { finishRun, resultHeader } from "../harness/scenario-run.ts";
+import { closeBoth, runAgainOnCluster } from "../redis-topology/cluster-rerun.ts";
+import { floodgateOnCluster } from "../redis-topology/floodgate-on-cluster.ts";
+import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
 import {
   HOT_PRODUCT_OPTION_SPECS,
   type HotProductOptions,
@@ -17,9 +20,6 @@ import {
 import { hotProductError, runHotProduct } from "./hot-product-run.ts";
 import { emptyHotProductRun, type HotProductResult, summarizeHotProduct } from "./hot-product-summary.ts";
 import { compareHotProducts } from "./hot-product-topology.ts";
-import { closeBoth, runAgainOnCluster } from "./redis-topology/cluster-rerun.ts";
-import { floodgateOnCluster } from "./redis-topology/floodgate-on-cluster.ts";
-import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 
 export const hotProductScenario: Scenario = {
   name: "hot-product",

@@ -3,11 +3,11 @@
 // with the admission token, as soon as it is admitted. Every request is the shopper's own: its customer token in
 // the Authorization header, or `?access_token=` on the WebSocket (a browser cannot set a socket's headers).
 // What each one saw is kept for the summary.
-import type { BenchIdentity } from "./harness/bench-identity.ts";
-import type { KeepAliveClient } from "./harness/keep-alive-client.ts";
-import { LeanWebSocket } from "./harness/lean-websocket.ts";
-import type { LoadOutcome } from "./harness/load-runner.ts";
-import { benchUserId } from "./harness/payment-requests.ts";
+import type { BenchIdentity } from "../harness/bench-identity.ts";
+import type { KeepAliveClient } from "../harness/keep-alive-client.ts";
+import { LeanWebSocket } from "../harness/lean-websocket.ts";
+import type { LoadOutcome } from "../harness/load-runner.ts";
+import { benchUserId } from "../harness/payment-requests.ts";
 import { runJoinsOnThread } from "./join-thread.ts";
 
 export interface Shopper {

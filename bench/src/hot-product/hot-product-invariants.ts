@@ -2,7 +2,7 @@
 // and the next order refused with 409, the stock invariant once the queue is drained (after the sale and
 // after the payments), and every order paid exactly once. Pure, so each rule is tested on its own.
 
-import { formatCount } from "./harness/progress-line.ts";
+import { formatCount } from "../harness/progress-line.ts";
 import type { SaleResult } from "./hot-product-sale.ts";
 import type { OrderPaymentResult } from "./order-payment-phase.ts";
 import type { StockCheck } from "./product-stock-check.ts";

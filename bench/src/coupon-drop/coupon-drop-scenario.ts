@@ -5,6 +5,12 @@
 // the same drop again on a fresh Floodgate on a private Redis Cluster (cluster-rerun.ts), where an issue takes
 // two steps, and the ratio of the two response rates.
 
+import { freshFloodgate } from "../harness/fresh-floodgate.ts";
+import { describeLoadGenerator } from "../harness/load-runner.ts";
+import { finishRun, resultHeader } from "../harness/scenario-run.ts";
+import { closeBoth, runAgainOnCluster } from "../redis-topology/cluster-rerun.ts";
+import { floodgateOnCluster } from "../redis-topology/floodgate-on-cluster.ts";
+import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
 import {
   COUPON_DROP_OPTION_SPECS,
   type CouponDropOptions,
@@ -18,12 +24,6 @@ import {
   emptyDropRun,
   summarizeCouponDrop,
 } from "./coupon-drop-summary.ts";
-import { freshFloodgate } from "./harness/fresh-floodgate.ts";
-import { describeLoadGenerator } from "./harness/load-runner.ts";
-import { finishRun, resultHeader } from "./harness/scenario-run.ts";
-import { closeBoth, runAgainOnCluster } from "./redis-topology/cluster-rerun.ts";
-import { floodgateOnCluster } from "./redis-topology/floodgate-on-cluster.ts";
-import type { Scenario, ScenarioContext, ScenarioOutcome } from "./scenario.ts";
 
 export const couponDropScenario: Scenario = {
   name: "coupon-drop",

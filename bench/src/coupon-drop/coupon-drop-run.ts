@@ -3,16 +3,16 @@
 // as the intake answers; after the drain, the invariants. On the bench Redis, and with --redis cluster again on
 // a Floodgate on a private Redis Cluster (coupon-drop-scenario.ts), each with coupons of its own.
 
-import { waitForApplied } from "./audits/applied-wait.ts";
+import { waitForApplied } from "../audits/applied-wait.ts";
+import { adminRequest } from "../harness/admin-client.ts";
+import { startCpuMeter } from "../harness/cpu-meter.ts";
+import type { FreshFloodgate } from "../harness/fresh-floodgate.ts";
+import { summarizeLatencies } from "../harness/latency-summary.ts";
+import { runLoad } from "../harness/load-runner.ts";
+import { log } from "../harness/progress-line.ts";
 import type { CouponDropOptions } from "./coupon-drop-options.ts";
 import { checkInvariants, type DropRun } from "./coupon-drop-summary.ts";
 import { couponIssueRequest, dropOrder, dropUserId } from "./coupon-requests.ts";
-import { adminRequest } from "./harness/admin-client.ts";
-import { startCpuMeter } from "./harness/cpu-meter.ts";
-import type { FreshFloodgate } from "./harness/fresh-floodgate.ts";
-import { summarizeLatencies } from "./harness/latency-summary.ts";
-import { runLoad } from "./harness/load-runner.ts";
-import { log } from "./harness/progress-line.ts";
 
 const createCoupon = async (baseUrl: string, key: string, name: string, quantity: number) =>
   String(

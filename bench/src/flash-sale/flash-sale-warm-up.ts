@@ -1,12 +1,12 @@
 // The flash sale's warm-up: the first requests of a fresh process pay for JIT compilation, script loads and new
 // connections, which is not what the sale measures.
 
+import { adminRequest } from "../harness/admin-client.ts";
+import type { BenchIdentity } from "../harness/bench-identity.ts";
+import type { KeepAliveClient } from "../harness/keep-alive-client.ts";
+import { log } from "../harness/progress-line.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import type { FlashSaleOptions } from "./flash-sale-options.ts";
-import { adminRequest } from "./harness/admin-client.ts";
-import type { BenchIdentity } from "./harness/bench-identity.ts";
-import type { KeepAliveClient } from "./harness/keep-alive-client.ts";
-import { log } from "./harness/progress-line.ts";
 
 const WARMUP_ROOM = "warm-up";
 /** Shoppers of the warm-up sale, at most; a quarter of them on sockets. */

@@ -3,7 +3,7 @@
 // autocannon reads here are the server's and the network's.
 import { parentPort, workerData } from "node:worker_threads";
 import type { Request } from "autocannon";
-import { type LoadOutcome, runLoad } from "./harness/load-runner.ts";
+import { type LoadOutcome, runLoad } from "../harness/load-runner.ts";
 
 export interface JoinLoadSpec {
   label: string;

@@ -3,7 +3,7 @@
 // (p99 122 ms), and every join answer waiting behind that work was timed as if the server had been slow.
 // Each answer comes back as soon as the thread's loop turns, so the crowd watches and pays as before.
 import { Worker } from "node:worker_threads";
-import type { LoadOutcome } from "./harness/load-runner.ts";
+import type { LoadOutcome } from "../harness/load-runner.ts";
 import type { JoinAnswer, JoinLoadSpec, JoinThreadMessage } from "./join-thread-entry.ts";
 
 export function runJoinsOnThread(

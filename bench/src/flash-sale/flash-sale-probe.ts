@@ -3,8 +3,8 @@
 // request that got past the room. The probe runs until stopped and counts the answers. Its users are signed in
 // (their own customer tokens): it tests the room, which a request without identity would never reach.
 import { createHmac } from "node:crypto";
-import type { BenchIdentity } from "./harness/bench-identity.ts";
-import type { KeepAliveClient } from "./harness/keep-alive-client.ts";
+import type { BenchIdentity } from "../harness/bench-identity.ts";
+import type { KeepAliveClient } from "../harness/keep-alive-client.ts";
 
 /** The probe's users (signed in, never admitted). */
 export const PROBE_USERS = 1000;

@@ -1,11 +1,11 @@
 // Options of `./floodgate bench coupon-drop`. Defaults: 100,000 requests from 50,000 users (each asks twice)
 // for 1,000 coupons, over 100 connections, as fast as the intake answers, on the bench Redis.
-import type { OptionSpec, OptionValues } from "./bench-options.ts";
+import type { OptionSpec, OptionValues } from "../bench-options.ts";
 import {
   type RedisTopology,
   redisTopologyOption,
   toRedisTopology,
-} from "./redis-topology/redis-topology-option.ts";
+} from "../redis-topology/redis-topology-option.ts";
 
 export const COUPON_DROP_OPTION_SPECS: readonly OptionSpec[] = [
   {

@@ -1,6 +1,6 @@
 // Options of `./floodgate bench flash-sale`. Defaults: 20,000 users join within 2 s a room that admits 2,000/s;
 // half of them watch their place over a WebSocket, the others poll; each pays once admitted.
-import type { OptionSpec, OptionValues } from "./bench-options.ts";
+import type { OptionSpec, OptionValues } from "../bench-options.ts";
 
 export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
   { name: "users", kind: "int", help: "users who join the room", default: 20_000, min: 10, max: 200_000 },

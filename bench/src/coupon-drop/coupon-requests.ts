@@ -2,7 +2,7 @@
 // user appears requests/users times, so a user's attempts race each other and everyone else's. Each request
 // carries its user's customer token: one client can no longer claim for made-up users.
 import type { Request } from "autocannon";
-import type { BenchIdentity } from "./harness/bench-identity.ts";
+import type { BenchIdentity } from "../harness/bench-identity.ts";
 
 export const dropUserId = (index: number): string => `drop-user-${index}`;
 

@@ -3,10 +3,10 @@
 // the sale's orders/s and order p99 and the payments' rate, or --max's best orders/s. The two --max searches
 // run one after the other, not in pairs as payments --redis cluster's stages.
 
-import { formatCount } from "./harness/progress-line.ts";
+import { formatCount } from "../harness/progress-line.ts";
+import { compareTopologyRate, type RateSide, type TopologyRate } from "../redis-topology/topology-rates.ts";
 import type { HotProductMaxResult } from "./hot-product-max-search.ts";
 import type { HotProductRun } from "./hot-product-summary.ts";
-import { compareTopologyRate, type RateSide, type TopologyRate } from "./redis-topology/topology-rates.ts";
 
 /** The best passing stage's rate and its p99. */
 const maxSide = (max: HotProductMaxResult | null): RateSide => {

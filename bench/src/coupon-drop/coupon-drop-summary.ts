@@ -1,18 +1,18 @@
 // The coupon-drop result as JSON types, its invariants, and the printed summary.
 
-import type { MintedTokens } from "./harness/bench-identity.ts";
-import { type CpuUsage, describeCpuUsage } from "./harness/cpu-meter.ts";
-import { formatLatency, type LatencySummary } from "./harness/latency-summary.ts";
-import { formatCount } from "./harness/progress-line.ts";
-import type { CommitInfo, machineInfo } from "./harness/result-file.ts";
-import type { ServiceSettings } from "./harness/service-settings.ts";
-import { busyWarning, headerLine } from "./harness/summary-lines.ts";
-import type { BenchRedisCluster } from "./redis-topology/bench-redis-cluster.ts";
+import type { MintedTokens } from "../harness/bench-identity.ts";
+import { type CpuUsage, describeCpuUsage } from "../harness/cpu-meter.ts";
+import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
+import { formatCount } from "../harness/progress-line.ts";
+import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
+import type { ServiceSettings } from "../harness/service-settings.ts";
+import { busyWarning, headerLine } from "../harness/summary-lines.ts";
+import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import {
   compareTopologyRate,
   type TopologyRate,
   topologyRateLines,
-} from "./redis-topology/topology-rates.ts";
+} from "../redis-topology/topology-rates.ts";
 
 export interface DropLoad {
   requests: number;

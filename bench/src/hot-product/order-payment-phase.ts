@@ -1,10 +1,10 @@
 // Pays every accepted order of a sale as fast as the intake answers (one payment each, the amount its 202
 // named), waits for the workers to apply them, and audits: each payment applied once, each order paid once.
-import type { DeliveryAudit } from "./audits/delivery-audit.ts";
-import { awaitDelivery } from "./audits/delivery-wait.ts";
-import { auditSettlement, type OrderSettlementAudit } from "./audits/order-settlement-audit.ts";
-import { type LatencySummary, summarizeLatencies } from "./harness/latency-summary.ts";
-import { runLoad } from "./harness/load-runner.ts";
+import type { DeliveryAudit } from "../audits/delivery-audit.ts";
+import { awaitDelivery } from "../audits/delivery-wait.ts";
+import { auditSettlement, type OrderSettlementAudit } from "../audits/order-settlement-audit.ts";
+import { type LatencySummary, summarizeLatencies } from "../harness/latency-summary.ts";
+import { runLoad } from "../harness/load-runner.ts";
 import { perSecond, type SaleTarget } from "./hot-product-sale.ts";
 import { type AcceptedOrder, orderPaymentRequest } from "./order-requests.ts";
 import type { StockCheck } from "./product-stock-check.ts";

@@ -9,8 +9,8 @@ import {
   maxAcceptedRate,
   nextRate,
   stagePassed,
-} from "./harness/max-rate-plan.ts";
-import { log } from "./harness/progress-line.ts";
+} from "../harness/max-rate-plan.ts";
+import { log } from "../harness/progress-line.ts";
 import { checkSale, collectChecks, type HotProductInvariants } from "./hot-product-invariants.ts";
 import { runSale, type SaleResult, type SaleTarget } from "./hot-product-sale.ts";
 

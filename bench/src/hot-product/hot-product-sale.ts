@@ -2,14 +2,14 @@
 // `connections` until it is gone, one more order that must be refused, then the wait for the workers to record
 // every accepted order and the stock invariant on the drained queue. The fixed run and each --max stage.
 
-import { waitForApplied } from "./audits/applied-wait.ts";
-import type { ShardSet } from "./audits/shard-set.ts";
-import { adminRequest } from "./harness/admin-client.ts";
-import type { BenchIdentity } from "./harness/bench-identity.ts";
-import { type CpuUsage, startCpuMeter } from "./harness/cpu-meter.ts";
-import { type LatencySummary, summarizeLatencies } from "./harness/latency-summary.ts";
-import { runLoad, steadyRate } from "./harness/load-runner.ts";
-import { jsonHeaders } from "./harness/payment-requests.ts";
+import { waitForApplied } from "../audits/applied-wait.ts";
+import type { ShardSet } from "../audits/shard-set.ts";
+import { adminRequest } from "../harness/admin-client.ts";
+import type { BenchIdentity } from "../harness/bench-identity.ts";
+import { type CpuUsage, startCpuMeter } from "../harness/cpu-meter.ts";
+import { type LatencySummary, summarizeLatencies } from "../harness/latency-summary.ts";
+import { runLoad, steadyRate } from "../harness/load-runner.ts";
+import { jsonHeaders } from "../harness/payment-requests.ts";
 import { type AcceptedOrder, orderRequest } from "./order-requests.ts";
 import type { StockAuditor, StockCheck } from "./product-stock-check.ts";
 

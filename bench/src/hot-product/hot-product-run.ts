@@ -2,10 +2,10 @@
 // warm-up sale, then either the sale of `--stock` units at `--rate`/s and every accepted order paid, with the
 // invariants, or the --max search. On the bench Redis, and with --redis cluster again on a Floodgate on a
 // private Redis Cluster (hot-product-scenario.ts), each with products of its own.
-import type { FreshFloodgate } from "./harness/fresh-floodgate.ts";
-import { benchUserId } from "./harness/payment-requests.ts";
-import { log } from "./harness/progress-line.ts";
-import { fundWallets } from "./harness/wallet-funding.ts";
+import type { FreshFloodgate } from "../harness/fresh-floodgate.ts";
+import { benchUserId } from "../harness/payment-requests.ts";
+import { log } from "../harness/progress-line.ts";
+import { fundWallets } from "../harness/wallet-funding.ts";
 import { checkPayment, checkSale, collectChecks } from "./hot-product-invariants.ts";
 import { searchHotProductMax } from "./hot-product-max-search.ts";
 import type { HotProductOptions } from "./hot-product-options.ts";

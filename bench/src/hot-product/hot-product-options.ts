@@ -1,12 +1,12 @@
 // Options of `./floodgate bench hot-product`. Defaults replay issue 4: 500 connections order one product with
 // 50,000 in stock at 4,000 orders/s (the seed's 500 users with 100 ms think time and 25 ms per order) until it
 // is gone, then pay every order.
-import type { OptionSpec, OptionValues } from "./bench-options.ts";
+import type { OptionSpec, OptionValues } from "../bench-options.ts";
 import {
   type RedisTopology,
   redisTopologyOption,
   toRedisTopology,
-} from "./redis-topology/redis-topology-option.ts";
+} from "../redis-topology/redis-topology-option.ts";
 
 export const HOT_PRODUCT_OPTION_SPECS: readonly OptionSpec[] = [
   {
