@@ -5,8 +5,8 @@ import { type CpuUsage, describeCpuUsage } from "../harness/cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
 import { formatCount } from "../harness/progress-line.ts";
 import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
+import { busyWarning, headerLine } from "../harness/result-head.ts";
 import type { ServiceSettings } from "../harness/service-settings.ts";
-import { busyWarning, headerLine } from "../harness/summary-lines.ts";
 import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import {
   compareTopologyRate,

@@ -10,8 +10,8 @@ import { formatLatency, type LatencySummary } from "../harness/latency-summary.t
 import type { LoopLateness } from "../harness/loop-lateness.ts";
 import { formatCount } from "../harness/progress-line.ts";
 import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
+import { busyWarning, headerLine, servicesLine } from "../harness/result-head.ts";
 import type { ServiceSettings } from "../harness/service-settings.ts";
-import { busyWarning, headerLine, servicesLine } from "../harness/summary-lines.ts";
 import type { FundingResult } from "../harness/wallet-funding.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
 import type { ProbeCounts } from "./flash-sale-probe.ts";
