@@ -4,9 +4,7 @@ import type { MintedTokens } from "../harness/bench-identity.ts";
 import { type CpuUsage, describeCpuUsage } from "../harness/cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
 import { formatCount } from "../harness/progress-line.ts";
-import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
-import { busyWarning, headerLine } from "../harness/result-head.ts";
-import type { ServiceSettings } from "../harness/service-settings.ts";
+import { type ResultHead, summaryHead } from "../harness/result-head.ts";
 import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import {
   compareTopologyRate,
@@ -64,21 +62,13 @@ export const emptyDropRun = (): DropRun => ({
 });
 
 /** The drop on the bench Redis at the top level; with --redis cluster, again in `floodgateCluster`. */
-export interface CouponDropResult extends CommitInfo, DropRun {
-  scenario: "coupon-drop";
-  startedAt: string;
-  finishedAt: string | null;
-  machine: ReturnType<typeof machineInfo>;
-  services: ServiceSettings | null;
-  settings: Record<string, unknown>;
-  loadGenerator: string;
+export interface CouponDropResult extends ResultHead<"coupon-drop">, DropRun {
   /** --redis cluster: the same drop on a fresh Floodgate on a private Redis Cluster, after the first. */
   floodgateCluster: DropRun | null;
   /** --redis cluster: the cluster it ran on (started by the bench). */
   redisCluster: BenchRedisCluster["description"] | null;
   /** --redis cluster: the response rates (and intake p99s) of both drops, cluster / one Redis. */
   redisTopology: TopologyRate[] | null;
-  error: string | null;
 }
 
 /**
@@ -124,7 +114,7 @@ export const compareDrops = (single: DropRun, cluster: DropRun): TopologyRate[] 
 
 export function summarizeCouponDrop(result: CouponDropResult): string[] {
   const m = result.machine;
-  const lines = [headerLine("coupon-drop", result), ...busyWarning(m.loadAverageAtStart[0] ?? 0)];
+  const lines = summaryHead(result);
   lines.push(
     `note: the load generator (autocannon, one thread), intake, workers, Redis and Postgres share these ${m.cpuCount} cpus.`,
   );

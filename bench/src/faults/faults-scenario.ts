@@ -3,7 +3,8 @@
 // runs on a private Redis with AOF `appendfsync always` behind proxies (fault-rig.ts); the Redis restarts under
 // `everysec` and without persistence come last.
 import { log } from "../harness/progress-line.ts";
-import { finishRun, resultHeader } from "../harness/scenario-run.ts";
+import { resultHeader } from "../harness/result-head.ts";
+import { finishRun } from "../harness/scenario-run.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
 import { AFTER_FAULT_PHASES } from "./after-fault-phases.ts";
 import { findFault } from "./fault-catalogue.ts";

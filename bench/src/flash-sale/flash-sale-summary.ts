@@ -9,9 +9,7 @@ import { type CpuUsage, describeCpuUsage } from "../harness/cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
 import type { LoopLateness } from "../harness/loop-lateness.ts";
 import { formatCount } from "../harness/progress-line.ts";
-import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
-import { busyWarning, headerLine, servicesLine } from "../harness/result-head.ts";
-import type { ServiceSettings } from "../harness/service-settings.ts";
+import { type ResultHead, summaryHead } from "../harness/result-head.ts";
 import type { FundingResult } from "../harness/wallet-funding.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
 import type { ProbeCounts } from "./flash-sale-probe.ts";
@@ -66,14 +64,7 @@ export interface FlashSaleRun {
   probes: ProbeCounts | null;
 }
 
-export interface FlashSaleResult extends CommitInfo {
-  scenario: "flash-sale";
-  startedAt: string;
-  finishedAt: string | null;
-  machine: ReturnType<typeof machineInfo>;
-  services: ServiceSettings | null;
-  settings: Record<string, unknown>;
-  loadGenerator: string;
+export interface FlashSaleResult extends ResultHead<"flash-sale"> {
   funding: FundingResult | null;
   /** One customer token per shopper (and probe user), minted before the sale (not measured). */
   customerTokens: MintedTokens | null;
@@ -81,7 +72,6 @@ export interface FlashSaleResult extends CommitInfo {
   roundTrips: { limitsOn: RoundTrips; limitsOff: RoundTrips } | null;
   /** ok null: the check does not apply to this run (no WebSocket shoppers, say); it neither holds nor fails. */
   checks: { name: string; ok: boolean | null; detail: string }[];
-  error: string | null;
 }
 
 /** Issue 3's join rate. */
@@ -155,9 +145,7 @@ export function checkFlashSale(run: FlashSaleRun, roundTrips: FlashSaleResult["r
 
 export function summarizeFlashSale(result: FlashSaleResult): string[] {
   const lines = [
-    headerLine("flash-sale", result),
-    servicesLine(result.services),
-    ...busyWarning(result.machine.loadAverageAtStart[0] ?? 0),
+    ...summaryHead(result),
     "note: the shoppers (autocannon joins, WebSocket and polling clients, payers), intake, workers, Redis and Postgres all share these cpus.",
   ];
   const sale = result.sale;

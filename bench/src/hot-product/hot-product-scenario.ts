@@ -8,7 +8,8 @@
 
 import { freshFloodgate } from "../harness/fresh-floodgate.ts";
 import { describeLoadGenerator } from "../harness/load-runner.ts";
-import { finishRun, resultHeader } from "../harness/scenario-run.ts";
+import { resultHeader } from "../harness/result-head.ts";
+import { finishRun } from "../harness/scenario-run.ts";
 import { closeBoth, runAgainOnCluster } from "../redis-topology/cluster-rerun.ts";
 import { floodgateOnCluster } from "../redis-topology/floodgate-on-cluster.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";

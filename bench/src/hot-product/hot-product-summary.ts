@@ -4,9 +4,7 @@ import type { MintedTokens } from "../harness/bench-identity.ts";
 import { describeCpuUsage } from "../harness/cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
 import { formatCount } from "../harness/progress-line.ts";
-import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
-import { busyWarning, headerLine, servicesLine } from "../harness/result-head.ts";
-import type { ServiceSettings } from "../harness/service-settings.ts";
+import { type ResultHead, summaryHead } from "../harness/result-head.ts";
 import type { FundingResult } from "../harness/wallet-funding.ts";
 import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import { type TopologyRate, topologyRateLines } from "../redis-topology/topology-rates.ts";
@@ -39,21 +37,14 @@ export const emptyHotProductRun = (): HotProductRun => ({
 });
 
 /** The run on the bench Redis at the top level; with --redis cluster, again in `floodgateCluster`. */
-export interface HotProductResult extends CommitInfo, HotProductRun {
-  scenario: "hot-product";
-  startedAt: string;
-  finishedAt: string | null;
-  machine: ReturnType<typeof machineInfo>;
-  services: ServiceSettings | null;
+export interface HotProductResult extends ResultHead<"hot-product">, HotProductRun {
   settings: Record<string, unknown> & { workers: number };
-  loadGenerator: string;
   /** --redis cluster: the same run on a fresh Floodgate on a private Redis Cluster, after the first. */
   floodgateCluster: HotProductRun | null;
   /** --redis cluster: the cluster it ran on (started by the bench). */
   redisCluster: BenchRedisCluster["description"] | null;
   /** --redis cluster: both runs' rates (hot-product-topology.ts), cluster / one Redis. */
   redisTopology: TopologyRate[] | null;
-  error: string | null;
 }
 
 /** "avg 3.1 ms  p50 ..." */
@@ -115,9 +106,7 @@ function maxLines(max: HotProductMaxResult): string[] {
 export function summarizeHotProduct(result: HotProductResult): string[] {
   const m = result.machine;
   const lines = [
-    headerLine("hot-product", result),
-    servicesLine(result.services),
-    ...busyWarning(m.loadAverageAtStart[0] ?? 0),
+    ...summaryHead(result),
     `note: the load generator (autocannon, one thread), intake, ${result.settings.workers} workers, Redis and Postgres all share these ${m.cpuCount} cpus; figures are what this one machine sustains, not a ceiling of the design.`,
   ];
   const cluster = result.floodgateCluster;

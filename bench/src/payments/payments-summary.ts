@@ -4,9 +4,7 @@ import { budgetLine, type IntakeBudget } from "../audits/intake-budget.ts";
 import { describeCpuUsage } from "../harness/cpu-meter.ts";
 import { formatLatency } from "../harness/latency-summary.ts";
 import { formatCount } from "../harness/progress-line.ts";
-import type { CommitInfo, machineInfo } from "../harness/result-file.ts";
-import { busyWarning, headerLine, servicesLine } from "../harness/result-head.ts";
-import type { ServiceSettings } from "../harness/service-settings.ts";
+import { type ResultHead, summaryHead } from "../harness/result-head.ts";
 import type { FundingResult } from "../harness/wallet-funding.ts";
 import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import { type RedisTopologyCost, redisTopologyLines } from "../redis-topology/redis-topology-cost.ts";
@@ -38,14 +36,7 @@ export interface Comparison {
   maxRateRatio: number | null;
 }
 
-export interface PaymentsResult extends CommitInfo {
-  scenario: "payments";
-  startedAt: string;
-  finishedAt: string | null;
-  machine: ReturnType<typeof machineInfo>;
-  services: ServiceSettings | null;
-  settings: Record<string, unknown>;
-  loadGenerator: string;
+export interface PaymentsResult extends ResultHead<"payments"> {
   /** The run with the `--auth` setting (on unless --auth off; with --auth compare, on). */
   floodgate: TargetPhases;
   /** --auth compare: the same measured phases on a second system with AUTH=off, running beside the first. */
@@ -62,7 +53,6 @@ export interface PaymentsResult extends CommitInfo {
   replicaWait: ReplicaWaitCost | null;
   baseline: TargetPhases | null;
   comparison: Comparison | null;
-  error: string | null;
 }
 
 const ratio = (a: number | null | undefined, b: number | null | undefined): number | null =>
@@ -148,9 +138,7 @@ export function summarizePayments(result: PaymentsResult): string[] {
   const settings = result.settings as { workers: number; auth: string; redis?: string };
   const waitMode = settings.redis === "cluster-wait";
   const lines = [
-    headerLine("payments", result),
-    servicesLine(result.services),
-    ...busyWarning(m.loadAverageAtStart[0] ?? 0),
+    ...summaryHead(result),
     `note: the load generator (${result.loadGenerator.split(",")[0]}, one thread), intake, ${settings.workers} workers, Redis and Postgres all share these ${m.cpuCount} cpus; figures are what this one machine sustains, not a ceiling of the design.`,
     ...targetLines(
       waitMode

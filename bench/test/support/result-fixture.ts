@@ -1,5 +1,5 @@
-// The fields every bench result starts with (scenario-run.ts resultHeader), fixed, for summary tests that build a
-// result by hand; and the private cluster a --redis cluster run records.
+// The fields every bench result starts with (harness/result-head.ts resultHeader), fixed, for summary tests
+// that build a result by hand; and the private cluster a --redis cluster run records.
 export function testResultHeader<S extends string, T extends Record<string, unknown>>(
   scenario: S,
   settings: T,
