@@ -45,7 +45,6 @@ export type {
   ShardIdentityTable,
   ShardMovesTable,
   StockMovementsTable,
-  StoredOrderStatus,
   WalletsTable,
   WebhookDeliveriesTable,
   WebhookEndpointsTable,

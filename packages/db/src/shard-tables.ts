@@ -1,5 +1,6 @@
 // Row types of a shard database and the global one. Tables are plainly named (wallets, payments, deposits) so operators can
 // query them with psql.
+import type { StoredOrderStatus } from "@floodgate/domain";
 import type { ColumnType, Generated } from "kysely";
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -54,17 +55,6 @@ export interface IssuedCouponsTable {
   created_at: Timestamp;
   completed_at: DefaultedTimestamp;
 }
-
-export const ORDER_STATUSES = [
-  "awaiting_payment",
-  "paid",
-  "cancelled",
-  "expired",
-  "failed",
-  "refunded",
-  "partially_refunded",
-] as const;
-export type StoredOrderStatus = (typeof ORDER_STATUSES)[number];
 
 export interface OrdersTable {
   id: string;

@@ -6,9 +6,11 @@ import type { orderResponseSchema } from "./schemas/order-schemas.ts";
 export const MAX_ORDER_LINES = 20;
 export const MAX_LINE_QUANTITY = 100;
 
-/** `pending` only while the order is in the queue; the rest are the shard's `orders.status`. */
-export const ORDER_STATUSES = [
-  "pending",
+/**
+ * What a shard's `orders.status` holds. The refunds migration's CHECK lists the same literals (a migration
+ * imports no application code): packages/db/test/order-status-check.test.ts compares the two.
+ */
+export const STORED_ORDER_STATUSES = [
   "awaiting_payment",
   "paid",
   "cancelled",
@@ -17,6 +19,10 @@ export const ORDER_STATUSES = [
   "refunded",
   "partially_refunded",
 ] as const;
+export type StoredOrderStatus = (typeof STORED_ORDER_STATUSES)[number];
+
+/** `pending` only while the order is in the queue; the rest are the shard's `orders.status`. */
+export const ORDER_STATUSES = ["pending", ...STORED_ORDER_STATUSES] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 export const ORDER_END_REASONS = ["cancelled", "expired"] as const;
