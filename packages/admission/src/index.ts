@@ -17,9 +17,7 @@ export {
 export {
   DEFAULT_ABANDON_SECONDS,
   parseRoomDefinition,
-  ROOM_MODES,
   type RoomDefinition,
-  type RoomMode,
   readRoomDefinition,
   writeRoomDefinition,
 } from "./room-definition.ts";

@@ -3,18 +3,15 @@
 // MULTI of the definition, the state its mode implies, and a message that makes every intake reload at once;
 // then, for `on` and `off`, the queueing mirror in every partition (room-gate.ts), so the guarded routes obey
 // the new mode before the admin's answer.
-import type { GuardedRouteClass } from "@floodgate/domain";
+import type { GuardedRouteClass, RoomMode } from "@floodgate/domain";
 import { isGuardedRouteClass } from "@floodgate/domain";
 import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { writeRoomGate } from "./room-gate.ts";
 
-export const ROOM_MODES = ["off", "auto", "on"] as const;
-export type RoomMode = (typeof ROOM_MODES)[number];
-
 export interface RoomDefinition {
   roomId: string;
-  /** off: never queues; auto: queues under pressure (backlog, or traffic above admitPerSecond); on: queues. */
+  /** See ROOM_MODES. */
   mode: RoomMode;
   admitPerSecond: number;
   /** How long an admission (and its token) lasts. */

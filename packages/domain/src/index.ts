@@ -6,6 +6,7 @@ export * from "./operation-status.ts";
 export * from "./order-definition.ts";
 export * from "./product-definition.ts";
 export * from "./product-id.ts";
+export * from "./room-modes.ts";
 export * from "./route-classes.ts";
 export * from "./schemas/auth-schemas.ts";
 export * from "./schemas/coupon-schemas.ts";

@@ -1,5 +1,6 @@
 // Schemas of the waiting-room and rate-limit routes.
 import Type, { type Static, type TUnsafe } from "typebox";
+import { ROOM_MODES } from "../room-modes.ts";
 import { GUARDED_ROUTE_CLASSES, ROUTE_CLASSES, type TokenBucketPolicy } from "../route-classes.ts";
 import { nullableStringSchema, timestampSchema } from "./coupon-schemas.ts";
 import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
@@ -21,7 +22,7 @@ export type TicketParams = Static<typeof ticketParamsSchema>;
 
 export const roomDefinitionRequestSchema = Type.Object(
   {
-    mode: stringEnum(["off", "auto", "on"] as const),
+    mode: stringEnum(ROOM_MODES),
     admitPerSecond: Type.Integer({ minimum: 1, maximum: MAX_ADMIT_PER_SECOND }),
     sessionSeconds: Type.Integer({ minimum: 10, maximum: 86_400 }),
     abandonSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
@@ -37,7 +38,7 @@ export type RoomDefinitionRequest = Static<typeof roomDefinitionRequestSchema>;
 
 export const roomResponseSchema = Type.Object({
   roomId: Type.String(),
-  mode: Type.String(),
+  mode: stringEnum(ROOM_MODES),
   queueing: Type.Boolean(),
   waiting: Type.Integer(),
   admittedLastMinute: Type.Integer(),
