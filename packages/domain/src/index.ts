@@ -1,5 +1,6 @@
 export * from "./coupon-definition.ts";
 export * from "./coupon-id.ts";
+export * from "./money-operation-view.ts";
 export * from "./operation-id.ts";
 export * from "./operation-message.ts";
 export * from "./operation-status.ts";

@@ -5,6 +5,7 @@
 import {
   decodeOperationMessage,
   type FailureReason,
+  moneyOperationBody,
   type OperationMessage,
   type OperationStatus,
   type OperationView,
@@ -62,19 +63,14 @@ export async function readOperationStatus(
   if (record === null) return null;
   const { message } = record;
   if (message.kind !== "payment" && message.kind !== "deposit") return null;
-  const view: OperationView = {
+  const view = moneyOperationBody({
+    ...message,
     id: operationId,
-    kind: message.kind,
-    userId: message.userId,
-    amount: message.amount,
-    currency: message.currency,
     status: record.status,
-    createdAt: new Date(message.createdAt).toISOString(),
-  };
-  if (message.orderId !== undefined) view.orderId = message.orderId;
-  if (record.failureReason) view.failureReason = record.failureReason;
-  if (record.completedAt !== undefined) view.completedAt = new Date(record.completedAt).toISOString();
-  return view;
+    failureReason: record.failureReason,
+    completedAt: record.completedAt,
+  });
+  return { ...view, kind: message.kind };
 }
 
 /** A refund's view as Redis holds it; null when Redis no longer holds it (or it is of another kind). */

@@ -1,5 +1,10 @@
 import type { PaymentsTable } from "@floodgate/db";
-import { type MoneyOperationKind, type OperationView, parseOperationId } from "@floodgate/domain";
+import {
+  type MoneyOperationKind,
+  moneyOperationBody,
+  type OperationView,
+  parseOperationId,
+} from "@floodgate/domain";
 import { readOperationStatus } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import type { Selectable } from "kysely";
@@ -33,17 +38,13 @@ export async function readOperation(
       .where("id", "=", id)
       .executeTakeFirst();
   if (!row) throw notFound();
-  const view: OperationView = {
-    id: row.id,
-    kind,
+  const view = moneyOperationBody({
+    ...row,
     userId: row.user_id,
-    amount: row.amount,
-    currency: row.currency,
-    status: row.status,
-    createdAt: row.created_at.toISOString(),
-    completedAt: row.completed_at.toISOString(),
-  };
-  if (row.failure_reason) view.failureReason = row.failure_reason as OperationView["failureReason"];
-  if (row.order_id) view.orderId = row.order_id;
-  return view;
+    orderId: row.order_id,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  });
+  return { ...view, kind };
 }

@@ -3,7 +3,7 @@
 // built from the message and its decision (no extra read in the shard transaction). Orders that reached a
 // final state (paid, cancelled, expired) carry no data here: the relay reads the order from the shard, where
 // that state no longer changes.
-import type { WebhookEventType } from "@floodgate/domain";
+import { moneyOperationBody, type WebhookEventType } from "@floodgate/domain";
 
 /** What the shard decided for one operation in this transaction (apply-shard-batch.ts' decisions). */
 export interface DecidedOperation {
@@ -39,17 +39,17 @@ export function operationData(decided: DecidedOperation, completedAt: number): R
   switch (message.kind) {
     case "payment":
     case "deposit":
-      return {
+      return moneyOperationBody({
         id: message.id,
         userId: message.userId,
-        amount: message.amount,
-        currency: message.currency,
-        ...(message.orderId ? { orderId: message.orderId } : {}),
+        amount: message.amount as number,
+        currency: message.currency as string,
+        orderId: message.orderId as string | undefined,
         status,
-        ...failure,
-        createdAt: iso(message.createdAt),
-        completedAt: iso(completedAt),
-      };
+        failureReason,
+        createdAt: message.createdAt,
+        completedAt,
+      });
     case "coupon_issue":
       return {
         id: message.id,
