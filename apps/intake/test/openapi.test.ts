@@ -2,6 +2,7 @@
 // operationId, its security what the server actually enforces, the headers the answers carry, and problem
 // answers as problem+json. /docs is the reference page; every problem `type` resolves to a page.
 import SwaggerParser from "@apidevtools/swagger-parser";
+import { OPERATION_STATUSES, ORDER_STATUSES, WEBHOOK_EVENT_TYPES } from "@floodgate/domain";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +17,7 @@ interface Operation {
   tags?: string[];
   security?: Record<string, string[]>[];
   parameters?: { in: string; name: string }[];
+  requestBody?: { content?: Record<string, { schema: unknown }> };
   responses: Record<
     string,
     { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }
@@ -26,6 +28,7 @@ interface Document {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { required?: string[] }> };
+  webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
 }
 
 /** Not in the document: the document and its page themselves, and the demo store (not part of the API). */
@@ -176,6 +179,69 @@ describe("GET /openapi.json", () => {
     }
     expect(operation("createPayment").operation.responses["4XX"]!.content).toEqual({
       "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } },
+    });
+  });
+
+  it("names every request and response body: each is a reference to a component", () => {
+    const bodies: [string, unknown][] = [];
+    for (const { method, url, operation: op } of operations()) {
+      if (!url.startsWith("/v1/")) continue; // the problem pages answer HTML too; /health answers no JSON body
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+        bodies.push([`${method} ${url} request ${type}`, media.schema]);
+      }
+      for (const [status, response] of Object.entries(op.responses)) {
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          bodies.push([`${method} ${url} ${status} ${type}`, media.schema]);
+        }
+      }
+    }
+    expect(bodies.length).toBeGreaterThan(100);
+    for (const [where, schema] of bodies) {
+      expect(schema, where).toEqual({ $ref: expect.stringMatching(/^#\/components\/schemas\/[A-Z]\w+$/) });
+      const name = (schema as { $ref: string }).$ref.split("/").pop()!;
+      expect(document.components.schemas[name], where).toBeDefined();
+    }
+    const answer = (id: string, status: string) =>
+      operation(id).operation.responses[status]!.content!["application/json"]!.schema;
+    expect(answer("getPayment", "200")).toEqual({ $ref: "#/components/schemas/Payment" });
+    expect(answer("getDeposit", "200")).toEqual({ $ref: "#/components/schemas/Payment" });
+    expect(answer("getOrder", "200")).toEqual({ $ref: "#/components/schemas/Order" });
+    expect(answer("getRefund", "200")).toEqual({ $ref: "#/components/schemas/Refund" });
+    expect(answer("getCouponIssue", "200")).toEqual({ $ref: "#/components/schemas/CouponIssue" });
+  });
+
+  it("has components for the main bodies, their statuses the server's lists", () => {
+    const { schemas } = document.components;
+    const statuses = (name: string) =>
+      (schemas[name] as { properties: { status: { enum: string[] } } }).properties.status.enum;
+    expect(statuses("Payment")).toEqual([...OPERATION_STATUSES]);
+    expect(statuses("Order")).toEqual([...ORDER_STATUSES]);
+    expect(statuses("Refund")).toEqual([...OPERATION_STATUSES]);
+    expect(statuses("CouponIssue")).toEqual([...OPERATION_STATUSES]);
+    for (const name of [
+      "Problem",
+      "PaymentRequest",
+      "OrderCreateRequest",
+      "RefundRequest",
+      "CouponIssueRequest",
+    ]) {
+      expect(schemas[name], name).toBeDefined();
+    }
+    expect(schemas.WebhookEndpointList).toMatchObject({
+      properties: { data: { items: { $ref: "#/components/schemas/WebhookEndpoint" } } },
+    });
+  });
+
+  it("documents every webhook event a shop can subscribe to, its body a named event schema", () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    const bodyOf = (type: string) =>
+      document.webhooks[type]!.post.requestBody.content["application/json"].schema;
+    expect(bodyOf("payment.succeeded")).toEqual({ $ref: "#/components/schemas/PaymentEvent" });
+    expect(bodyOf("order.paid")).toEqual({ $ref: "#/components/schemas/OrderEvent" });
+    expect(bodyOf("coupon.issued")).toEqual({ $ref: "#/components/schemas/CouponIssueEvent" });
+    expect(bodyOf("refund.failed")).toEqual({ $ref: "#/components/schemas/RefundEvent" });
+    expect(document.components.schemas.OrderEvent).toMatchObject({
+      properties: { data: { $ref: "#/components/schemas/Order" } },
     });
   });
 

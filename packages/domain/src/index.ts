@@ -17,6 +17,7 @@ export * from "./schemas/order-schemas.ts";
 export * from "./schemas/product-schemas.ts";
 export * from "./schemas/refund-schemas.ts";
 export * from "./schemas/room-schemas.ts";
+export * from "./schemas/webhook-event-schemas.ts";
 export * from "./schemas/webhook-schemas.ts";
 export * from "./webhook-address.ts";
 export * from "./webhook-events.ts";

@@ -1,7 +1,8 @@
 // The parts of the OpenAPI document no route states: what the API is, who may call it (security schemes), its
-// tags, and the shared Problem schema every problem answer refers to.
+// tags, the events a webhook endpoint receives, and the named schemas every operation refers to.
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
-import { PROBLEM_COMPONENT } from "./operation-transform.ts";
+import { WEBHOOK_EVENT_SCHEMAS } from "@floodgate/domain";
+import { COMPONENT_MARK, markComponents } from "./component-schemas.ts";
 
 export const OPENAPI_BASE: FastifyDynamicSwaggerOptions["openapi"] = {
   openapi: "3.1.0",
@@ -62,16 +63,41 @@ export const OPENAPI_BASE: FastifyDynamicSwaggerOptions["openapi"] = {
   ],
 };
 
-const PROBLEM_DESCRIPTION =
-  "RFC 9457 problem details. `type` is a relative reference, `/problems/{code}` with `-` for `_`, resolved " +
-  "against the request's URI: a page that explains the code (GET it with Accept: text/html, or as JSON). " +
-  "`errors[]` names every field at fault; `retryable` says whether the same request can succeed later.";
+const DESCRIPTIONS: Record<string, string> = {
+  Problem:
+    "RFC 9457 problem details. `type` is a relative reference, `/problems/{code}` with `-` for `_`, resolved " +
+    "against the request's URI: a page that explains the code (GET it with Accept: text/html, or as JSON). " +
+    "`errors[]` names every field at fault; `retryable` says whether the same request can succeed later.",
+  Payment: "A payment or a deposit, as GET /v1/payments/{id} and /v1/deposits/{id} answer it.",
+};
 
 /**
- * Every schema marked with PROBLEM_COMPONENT becomes a reference to one entry of components.schemas, so the
- * reference page shows the problem shape once instead of in every answer.
+ * What an endpoint (POST /v1/webhook-endpoints) receives: one entry per event type, its body the event's
+ * schema, signed as the shop's server SDK (@floodgate/node) checks.
  */
-export function hoistProblems(document: Record<string, unknown>): Record<string, unknown> {
+function webhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(WEBHOOK_EVENT_SCHEMAS).map(([type, schema]) => [
+      type,
+      {
+        post: {
+          summary: `The ${type} event`,
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: markComponents(schema) } },
+          },
+          responses: { "2XX": { description: "Received: any 2xx ends the deliveries of this event." } },
+        },
+      },
+    ]),
+  );
+}
+
+/**
+ * Every schema node marked by markComponents becomes a reference to its entry of components.schemas, so the
+ * reference page shows each body once, by name, instead of in every operation that uses it.
+ */
+export function hoistComponents(document: Record<string, unknown>): Record<string, unknown> {
   const components = (document.components ?? {}) as { schemas?: Record<string, unknown> };
   components.schemas ??= {};
   const schemas = components.schemas;
@@ -79,14 +105,17 @@ export function hoistProblems(document: Record<string, unknown>): Record<string,
     if (Array.isArray(node)) return node.map(visit);
     if (node === null || typeof node !== "object") return node;
     const record = node as Record<string, unknown>;
-    const name = record[PROBLEM_COMPONENT];
-    if (typeof name === "string") {
-      const { [PROBLEM_COMPONENT]: _, ...schema } = record;
-      schemas[name] ??= { description: PROBLEM_DESCRIPTION, ...schema };
-      return { $ref: `#/components/schemas/${name}` };
-    }
-    return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, visit(value)]));
+    const fields = Object.fromEntries(
+      Object.entries(record)
+        .filter(([key]) => key !== COMPONENT_MARK)
+        .map(([key, value]) => [key, visit(value)]),
+    );
+    const name = record[COMPONENT_MARK];
+    if (typeof name !== "string") return fields;
+    const description = DESCRIPTIONS[name];
+    schemas[name] ??= description === undefined ? fields : { description, ...fields };
+    return { $ref: `#/components/schemas/${name}` };
   };
   const paths = visit(document.paths);
-  return { ...document, paths, components };
+  return { ...document, paths, webhooks: visit(webhooks()), components };
 }

@@ -5,15 +5,13 @@
 import { GUARDED_ROUTE_CLASSES, type RouteClass } from "@floodgate/domain";
 import type { FastifySchema, RouteOptions } from "fastify";
 import type { RouteAuth } from "../plugins/auth-plugin.ts";
+import { markComponents } from "./component-schemas.ts";
 import { headersNamed, type ResponseHeaderName, requestHeaders } from "./documented-headers.ts";
 import type { OperationDocs } from "./operation-docs.ts";
 import { socketDescription } from "./socket-docs.ts";
 
 /** Routes left out of the document: the demo store (its page and sign-in), not part of the API. */
 export const isUndocumented = (url: string) => url === "/demo" || url.startsWith("/demo/");
-
-/** Marks a problem schema so the whole document's copies become one component (see hoistProblems). */
-export const PROBLEM_COMPONENT = "x-component";
 
 type Security = { [scheme: string]: string[] }[];
 
@@ -46,14 +44,14 @@ function problemAnswer(schema: unknown, description: string, headers: ResponseHe
 }
 
 function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth): ResponseSchemas {
-  const declared = (schema.response ?? {}) as ResponseSchemas;
+  const declared = markComponents((schema.response ?? {}) as ResponseSchemas);
   const replayed: ResponseHeaderName[] = docs.idempotent ? ["Idempotent-Replayed"] : [];
   const out: ResponseSchemas = {};
   for (const [status, body] of Object.entries(declared)) {
     if (/^[45]/.test(status)) {
       const generic = status === "4xx" || status === "5xx";
       out[status] = problemAnswer(
-        generic ? { ...(body as object), [PROBLEM_COMPONENT]: "Problem" } : body,
+        body,
         generic ? `A problem (${status.toUpperCase()}): see its \`type\`.` : `A problem (${status}).`,
         status.startsWith("4") ? replayed : [],
       );
@@ -69,19 +67,18 @@ function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth):
   }
   const problem = declared["4xx"] ?? declared["5xx"];
   if (problem === undefined) return out;
-  const tagged = { ...(problem as object), [PROBLEM_COMPONENT]: "Problem" };
   if (auth === "caller" || auth === "admin") {
-    out["401"] = problemAnswer(tagged, "No credential this route accepts.", ["WWW-Authenticate"]);
+    out["401"] = problemAnswer(problem, "No credential this route accepts.", ["WWW-Authenticate"]);
   }
   if (docs.admission !== undefined) {
-    out["429"] = problemAnswer(tagged, "Over a rate limit of the route class; nothing was stored.", [
+    out["429"] = problemAnswer(problem, "Over a rate limit of the route class; nothing was stored.", [
       "Retry-After",
       "RateLimit",
       "RateLimit-Policy",
     ]);
   }
   if (declared["5xx"] !== undefined) {
-    out["503"] = problemAnswer(tagged, "A store is unreachable, or the deployment is overloaded.", [
+    out["503"] = problemAnswer(problem, "A store is unreachable, or the deployment is overloaded.", [
       "Retry-After",
     ]);
   }
@@ -105,7 +102,7 @@ function socketOperation(schema: FastifySchema, docs: OperationDocs): FastifySch
     response: {
       101: { description: "Switching Protocols: the socket is open.", type: "null" },
     },
-    "x-websocket": socket,
+    "x-websocket": markComponents(socket),
   } as FastifySchema;
 }
 
@@ -132,6 +129,7 @@ export function transformOperation({
   return {
     schema: {
       ...rest,
+      ...(rest.body === undefined ? {} : { body: markComponents(rest.body) }),
       security: SECURITY[auth],
       ...(Object.keys(headerParams).length > 0
         ? { headers: { type: "object", properties: headerParams } }

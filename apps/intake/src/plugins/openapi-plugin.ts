@@ -6,7 +6,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { hoistProblems, OPENAPI_BASE } from "../openapi/openapi-document.ts";
+import { hoistComponents, OPENAPI_BASE } from "../openapi/openapi-document.ts";
 import { transformOperation } from "../openapi/operation-transform.ts";
 import { problemPagesRoute } from "../routes/problem-pages-route.ts";
 
@@ -25,6 +25,6 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
     openapi: OPENAPI_BASE,
     transform: transformOperation,
     transformObject: (document) =>
-      hoistProblems(("openapiObject" in document ? document.openapiObject : {}) as Record<string, unknown>),
+      hoistComponents(("openapiObject" in document ? document.openapiObject : {}) as Record<string, unknown>),
   });
 });

@@ -2,24 +2,16 @@
 // price and the units new orders may still reserve. Price and availability come from the Redis state orders
 // reserve against (one call); the name from this process's memory once Postgres gave it.
 import type { ProductIdParams } from "@floodgate/domain";
-import { problemResponseSchema, productIdParamsSchema } from "@floodgate/domain";
+import {
+  catalogProductResponseSchema,
+  problemResponseSchema,
+  productIdParamsSchema,
+} from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { CatalogProductNames } from "../products/catalog-product-names.ts";
 import { findProduct } from "../products/product-rows.ts";
 import { warnStateMissing } from "../products/product-state-guards.ts";
-
-const catalogProductResponseSchema = {
-  type: "object",
-  required: ["id", "name", "price", "currency", "available"],
-  properties: {
-    id: { type: "string" },
-    name: { type: "string" },
-    price: { type: "integer" },
-    currency: { type: "string" },
-    available: { type: "integer" },
-  },
-} as const;
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 

@@ -51,3 +51,12 @@ export const productResponseSchema = Type.Object({
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
+
+/** GET /v1/catalog/products/:productId, public: `available` is what new orders may still reserve. */
+export const catalogProductResponseSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  price: Type.Integer(),
+  currency: Type.String(),
+  available: Type.Integer(),
+});

@@ -1,0 +1,68 @@
+// What a webhook delivery POSTs: `{id, type, createdAt, data}` (outbox-relay.ts), `data` being the operation's
+// body as its GET route shows it (event-catalogue.ts). One schema per family of events, named in the OpenAPI
+// document (its `webhooks`), and one entry per event type, so a type added to WEBHOOK_EVENT_TYPES without its
+// schema does not compile.
+import Type, { type TSchema } from "typebox";
+import { FAILURE_REASONS, OPERATION_STATUSES } from "../operation-status.ts";
+import type { WebhookEventType } from "../webhook-events.ts";
+import { couponIssueResponseSchema } from "./coupon-schemas.ts";
+import { operationResponseSchema, stringEnum } from "./operation-schemas.ts";
+import { orderResponseSchema } from "./order-schemas.ts";
+
+const event = <const Types extends readonly WebhookEventType[], Data extends TSchema>(
+  types: Types,
+  data: Data,
+) =>
+  Type.Object({
+    /** Derived from the operation and the type: a receiver de-duplicates by it. */
+    id: Type.String({ pattern: "^evt_[0-9a-f]{32}$" }),
+    type: stringEnum(types),
+    /** When the event was written, with the operation's final state. */
+    createdAt: Type.String(),
+    data,
+  });
+
+export const paymentEventSchema = event(
+  ["payment.succeeded", "payment.failed", "deposit.succeeded"] as const,
+  operationResponseSchema,
+);
+
+/** order.awaiting_payment carries the order as accepted; the others as it ended. */
+export const orderEventSchema = event(
+  ["order.awaiting_payment", "order.paid", "order.cancelled", "order.expired"] as const,
+  orderResponseSchema,
+);
+
+export const couponIssueEventSchema = event(["coupon.issued"] as const, couponIssueResponseSchema);
+
+/** A refund as decided: its message's fields, the payment's user and what was given back (or asked). */
+export const refundEventDataSchema = Type.Object({
+  id: Type.String(),
+  kind: Type.Literal("refund"),
+  /** The payment's user; empty when the payment was not found. */
+  userId: Type.String(),
+  paymentId: Type.String(),
+  amount: Type.Optional(Type.Integer()),
+  currency: Type.String(),
+  reason: Type.Optional(Type.String()),
+  restock: Type.Optional(Type.Boolean()),
+  status: stringEnum(OPERATION_STATUSES),
+  failureReason: Type.Optional(stringEnum(FAILURE_REASONS)),
+  createdAt: Type.String(),
+  completedAt: Type.String(),
+});
+
+export const refundEventSchema = event(["refund.succeeded", "refund.failed"] as const, refundEventDataSchema);
+
+export const WEBHOOK_EVENT_SCHEMAS = {
+  "payment.succeeded": paymentEventSchema,
+  "payment.failed": paymentEventSchema,
+  "deposit.succeeded": paymentEventSchema,
+  "order.awaiting_payment": orderEventSchema,
+  "order.paid": orderEventSchema,
+  "order.cancelled": orderEventSchema,
+  "order.expired": orderEventSchema,
+  "coupon.issued": couponIssueEventSchema,
+  "refund.succeeded": refundEventSchema,
+  "refund.failed": refundEventSchema,
+} as const satisfies Record<WebhookEventType, TSchema>;
