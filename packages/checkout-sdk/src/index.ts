@@ -7,13 +7,16 @@ export type {
   CallOptions,
   CouponIssueView,
   DepositRequest,
+  FailureReason,
   MoneyOperationView,
+  OperationStatus,
   OrderLine,
   OrderRequest,
   OrderStatus,
   OrderView,
   PaymentRequest,
   ProductView,
+  RefundView,
   WalletView,
 } from "./checkout-views.ts";
 export { type Checkout, type CheckoutOptions, createCheckout } from "./create-checkout.ts";

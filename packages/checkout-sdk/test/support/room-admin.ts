@@ -1,5 +1,6 @@
 // What the tests do as the operator and as the crowd, straight over HTTP: define rooms, revoke a ticket, change
 // a rate limit, and fill a queue with other shoppers.
+import type { RoomMode } from "@floodgate/domain";
 
 /** The intake's ADMIN_API_KEY in these tests. */
 export const ADMIN_API_KEY = "checkout-sdk-tests-admin-key";
@@ -13,7 +14,7 @@ async function expectStatus(response: Response, statuses: number[], what: string
 }
 
 export interface RoomChanges {
-  mode?: "off" | "auto" | "on";
+  mode?: RoomMode;
   admitPerSecond?: number;
   sessionSeconds?: number;
   abandonSeconds?: number;
