@@ -235,7 +235,7 @@ describe("GET /openapi.json", () => {
   it("documents every webhook event a shop can subscribe to, its body a named event schema", () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
     const bodyOf = (type: string) =>
-      document.webhooks[type]!.post.requestBody.content["application/json"].schema;
+      document.webhooks[type]!.post.requestBody.content["application/json"]!.schema;
     expect(bodyOf("payment.succeeded")).toEqual({ $ref: "#/components/schemas/PaymentEvent" });
     expect(bodyOf("order.paid")).toEqual({ $ref: "#/components/schemas/OrderEvent" });
     expect(bodyOf("coupon.issued")).toEqual({ $ref: "#/components/schemas/CouponIssueEvent" });
