@@ -3,6 +3,7 @@
 // route shows them; a redelivery sends one again; and workers SIGKILLed after their operations committed but
 // before their events were relayed lose none (a new worker relays them).
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import { WEBHOOK_EVENT_SCHEMAS, type WebhookEventType } from "@floodgate/domain";
 import {
   createTestEnvironment,
   startWorkerProcess,
@@ -10,6 +11,7 @@ import {
   type WorkerProcess,
 } from "@floodgate/test-fixtures";
 import { type Kysely, sql } from "kysely";
+import { Value } from "typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createCoupon, requestIssue } from "./support/coupon-client.ts";
 import { asShop, deposit, type IntakeApp, pay, startIntake } from "./support/intake-client.ts";
@@ -159,6 +161,12 @@ describe("a normal run", () => {
     for (const want of expected) {
       const event = byId.get(want.id)!;
       expect(event).toMatchObject({ type: want.type, createdAt: expect.any(String) });
+      // The body the OpenAPI document names for this event type (its `webhooks`).
+      const schema = WEBHOOK_EVENT_SCHEMAS[want.type as WebhookEventType];
+      expect(
+        [...Value.Errors(schema, event)].map((e) => `${e.instancePath} ${e.message}`),
+        want.type,
+      ).toEqual([]);
       const view = views.get(want.operationId);
       if (want.type === "order.awaiting_payment") {
         expect(event.data).toMatchObject({ id: want.operationId, status: "awaiting_payment" });
