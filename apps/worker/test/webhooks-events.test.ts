@@ -181,8 +181,14 @@ describe("a normal run", () => {
   });
 
   it("lists the deliveries with their attempts, and sends one again on request", async () => {
-    const deliveries = await endpointDeliveries(app, endpointId);
-    const ours = deliveries.filter((d) => expected.some((e) => e.id === d.eventId));
+    // The receiver has every event before the relay writes each attempt down (it records the answer after the
+    // HTTP call returns), so wait for the records themselves; what they say is asserted after.
+    let ours: Awaited<ReturnType<typeof endpointDeliveries>> = [];
+    await waitFor(async () => {
+      const deliveries = await endpointDeliveries(app, endpointId);
+      ours = deliveries.filter((d) => expected.some((e) => e.id === d.eventId));
+      return ours.length === expected.length && ours.every((d) => d.deliveredAt !== null);
+    }, "every delivery's attempt recorded");
     expect(ours).toHaveLength(expected.length);
     for (const delivery of ours) {
       expect(delivery).toMatchObject({ attempts: 1, lastStatusCode: 200, nextAttemptAt: null });
