@@ -30,7 +30,8 @@ export {
   readDeadLetters,
 } from "./dead-letter-store.ts";
 export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";
-export { IssueCouponCode, type IssueCouponOutcome, issueCoupon } from "./issue-coupon.ts";
+export { issueCoupon } from "./issue-coupon.ts";
+export { IssueCouponCode, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 export { adoptLegacyDeadLetters, legacyDeadLetterStream } from "./legacy-dead-letters.ts";
 export {
   type FinalStatus,
@@ -63,15 +64,14 @@ export {
   sweepCouponReservations,
   sweepStockReservations,
 } from "./reservation-sweep.ts";
+export { reserveOrder } from "./reserve-order.ts";
 export {
-  NO_COUPON,
   type OverLimitLine,
   ReserveOrderCode,
   type ReserveOrderOutcome,
-  type ReserveOrderRequest,
-  reserveOrder,
   type ShortLine,
-} from "./reserve-order.ts";
+} from "./reserve-order-outcome.ts";
+export { NO_COUPON, type ReserveOrderRequest } from "./reserve-order-request.ts";
 export {
   type DeadLetterAction,
   partitionOf,

@@ -22,13 +22,8 @@ import {
   type ScriptedRedis,
 } from "@floodgate/redis-scripts";
 import { type AdmissionCheck, admissionInfo } from "./admission-check.ts";
-import {
-  couponIssueOutcome,
-  couponIssueRecord,
-  IssueCouponCode,
-  type IssueCouponIdempotency,
-  type IssueCouponOutcome,
-} from "./issue-coupon.ts";
+import { couponIssueOutcome, IssueCouponCode, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
+import { couponIssueRecord, type IssueCouponIdempotency } from "./issue-coupon-request.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 import { acceptingScript, type ReplicaWait } from "./replica-wait.ts";
 import { strikeOffReservation } from "./reservation-strike-offs.ts";

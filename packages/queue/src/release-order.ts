@@ -1,7 +1,7 @@
 import type { OrderLine } from "@floodgate/domain";
 import { releaseOrder, returnStock, type ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
-import { NO_COUPON } from "./reserve-order.ts";
+import { NO_COUPON } from "./reserve-order-request.ts";
 
 export interface OrderRelease {
   orderId: string;

@@ -23,14 +23,8 @@ import {
 import type { QueueKeys } from "./queue-keys.ts";
 import { acceptingScript, NO_REPLICA_WAIT } from "./replica-wait.ts";
 import { strikeOffReservation } from "./reservation-strike-offs.ts";
-import {
-  orderFieldsOf,
-  orderKeysOf,
-  orderOutcome,
-  ReserveOrderCode,
-  type ReserveOrderOutcome,
-  type ReserveOrderRequest,
-} from "./reserve-order.ts";
+import { orderOutcome, ReserveOrderCode, type ReserveOrderOutcome } from "./reserve-order-outcome.ts";
+import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-order-request.ts";
 import {
   ADMITTED,
   COMMIT_TOO_LATE,

@@ -22,8 +22,8 @@ import {
   waitForRedis,
   writeProductState,
 } from "../src/index.ts";
-import { orderFieldsOf, orderKeysOf } from "../src/reserve-order.ts";
 import { reserveOrderInTwoSteps } from "../src/reserve-order-in-two-steps.ts";
+import { orderFieldsOf, orderKeysOf } from "../src/reserve-order-request.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;
