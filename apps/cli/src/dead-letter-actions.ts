@@ -8,9 +8,9 @@ import {
   partitionOf,
   type QueueKeys,
   readDeadLetters,
-  type ScriptedRedis,
   settleDeadLetter,
 } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { replayRefusal, viewDeadLetter } from "./dead-letter-view.ts";
 
 export interface ActionOutput {

@@ -6,13 +6,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createKysely, type GlobalDatabase } from "@floodgate/db";
 import { encodeOperationMessage, newOperationId, newProductId, type OrderMessage } from "@floodgate/domain";
-import {
-  createRedis,
-  legacyDeadLetterStream,
-  QueueKeys,
-  type ScriptedRedis,
-  waitForRedis,
-} from "@floodgate/queue";
+import { legacyDeadLetterStream, QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import {
   configToEnv,

@@ -4,13 +4,8 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createKysely, type GlobalDatabase } from "@floodgate/db";
 import { newProductId } from "@floodgate/domain";
-import {
-  createRedis,
-  QueueKeys,
-  type ScriptedRedis,
-  waitForRedis,
-  writeProductState,
-} from "@floodgate/queue";
+import { QueueKeys, writeProductState } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { configToEnv, createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,12 +1,6 @@
 // Opens Redis, runs one `./floodgate dlq` subcommand and closes it; returns the exit status.
-import {
-  adoptLegacyDeadLetters,
-  createRedis,
-  findDeadLetters,
-  QueueKeys,
-  readDeadLetters,
-  waitForRedis,
-} from "@floodgate/queue";
+import { adoptLegacyDeadLetters, findDeadLetters, QueueKeys, readDeadLetters } from "@floodgate/queue";
+import { createRedis, waitForRedis } from "@floodgate/redis-connections";
 import { type ActionOutput, settleAll, settleOne } from "./dead-letter-actions.ts";
 import { listJson, tableLines } from "./dead-letter-table.ts";
 import { showLines, viewDeadLetter } from "./dead-letter-view.ts";

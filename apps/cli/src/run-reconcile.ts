@@ -1,12 +1,13 @@
 // Opens the stores reconcile needs, runs it and closes them: shared by `./floodgate reconcile` and `start`.
 import { checkShardIdentities, createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
-import { createRedis, QueueKeys, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
 import {
   type ReconcileProgress,
   type ReconcileReport,
   reconcile,
   recordReconcileResult,
 } from "@floodgate/reconcile";
+import { createRedis, waitForRedis } from "@floodgate/redis-connections";
 
 export interface ReconcileTarget {
   redisUrl: string;

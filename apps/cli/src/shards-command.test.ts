@@ -15,7 +15,8 @@ import {
   type ShardDatabase,
   writeShardMap,
 } from "@floodgate/db";
-import { CONSUMER_GROUP, createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { CONSUMER_GROUP, QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { BUCKET_COUNT, bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   configToEnv,

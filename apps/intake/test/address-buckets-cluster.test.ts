@@ -8,14 +8,12 @@ import { type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
 import { createAdmissionMetrics, Registry } from "@floodgate/metrics";
 import {
   type AdmissionCheck,
-  createRedis,
   type EnqueueOutcome,
   enqueueOperation,
   QueueKeys,
-  type ScriptedRedis,
   unlimitedAdmission,
-  waitForRedis,
 } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import type { FastifyRequest } from "fastify";

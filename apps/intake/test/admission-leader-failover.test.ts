@@ -2,7 +2,8 @@
 // simply stops being renewed), another process takes the lease over, with a higher epoch that the room then
 // keeps, and admissions go on: every waiting ticket admitted exactly once, in join order.
 import { AdmissionKeys } from "@floodgate/admission";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import {
   createTestEnvironment,
   type IntakeProcess,

@@ -1,7 +1,8 @@
 // An intake on a real Redis Cluster (3 masters, no replicas, on free ports): /metrics reads the queue gauges of
 // 16 partition streams spread over every master, and /readyz answers 200 while every master answers, 503 naming
 // the master once one dies (with no replica, its slots stay unserved).
-import { CONSUMER_GROUP, createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { CONSUMER_GROUP } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import {
   createTestEnvironment,
   type RedisCluster,

@@ -7,7 +7,7 @@
 // a moment before the kill) instead of waiting for it by chance, and counts what is lost.
 import { type Config, loadConfig } from "@floodgate/config";
 import { decodeOperationMessage } from "@floodgate/domain";
-import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import {
   createTestEnvironment,
   type RedisCluster,

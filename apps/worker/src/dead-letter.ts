@@ -1,12 +1,11 @@
 import { decodeOperationMessage } from "@floodgate/domain";
 import {
-  execOrThrow,
   type FinalStatus,
   type QueueKeys,
   queueFinishedOperations,
-  type ScriptedRedis,
   type StreamEntry,
 } from "@floodgate/queue";
+import { execOrThrow, type ScriptedRedis } from "@floodgate/redis-connections";
 
 import type { EndedOrder } from "./orders/order-outcomes.ts";
 

@@ -5,14 +5,13 @@
 import { type Config, parseRedisUrl } from "@floodgate/config";
 import {
   claimStaleEntries,
-  createRedis,
   PartialReadError,
   PartitionBackoff,
   type QueueKeys,
   readNewEntries,
-  type ScriptedRedis,
   type StreamEntry,
 } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis } from "@floodgate/redis-connections";
 import { lingerAfterRead } from "./batch-linger.ts";
 
 const READ_BLOCK_MS = 100;

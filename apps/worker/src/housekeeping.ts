@@ -6,10 +6,10 @@ import type { Config } from "@floodgate/config";
 import {
   keepEntriesClaimed,
   type QueueKeys,
-  type ScriptedRedis,
   type StreamEntry,
   trimAcknowledgedEntries,
 } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { Logger } from "pino";
 import type { ReservationSweeper } from "./reservation-sweeper.ts";
 import type { ShardLane } from "./shard-lane.ts";

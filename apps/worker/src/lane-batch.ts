@@ -13,10 +13,10 @@ import {
   ORDER_STATE_GRACE_SECONDS,
   type QueueKeys,
   releaseOrders,
-  type ScriptedRedis,
   type StreamEntry,
   settlePaidOrders,
 } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { AwaitingOrderBook } from "./awaiting-order-book.ts";

@@ -8,7 +8,7 @@
 // Only on one Redis: a cluster never held the old prefix (its keys carry no tag; BullMQ's scripts could not
 // run there), so in cluster mode nothing is looked at.
 import { type Config, parseRedisUrl } from "@floodgate/config";
-import { createJobQueueConnection, type RedisConnection } from "@floodgate/queue";
+import { createJobQueueConnection, type RedisConnection } from "@floodgate/redis-connections";
 import { Queue, type Worker } from "bullmq";
 import type { Logger } from "pino";
 import { legacyBullPrefix } from "./job-queue-prefix.ts";

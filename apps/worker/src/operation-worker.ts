@@ -11,16 +11,14 @@ import { type GlobalDatabase, type ShardDatabase, ShardMapWatch, storeUnavailabl
 import type { WorkerMetrics } from "@floodgate/metrics";
 import {
   adoptLegacyDeadLetters,
-  createRedis,
   ensureConsumerGroups,
   isMissingGroup,
   leaveConsumerGroup,
   PartialReadError,
   QueueKeys,
-  type ScriptedRedis,
   type StreamEntry,
-  waitForRedis,
 } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { AwaitingOrderBook } from "./awaiting-order-book.ts";

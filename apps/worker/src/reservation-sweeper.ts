@@ -3,12 +3,8 @@
 // held for nothing; this sweep, run by every worker every SWEEP_EVERY_MS, gives them back (reservation-sweep.ts
 // says why it is safe). On one Redis nothing is ever reserved apart, so it does not run.
 import type { GlobalDatabase } from "@floodgate/db";
-import {
-  type QueueKeys,
-  type ScriptedRedis,
-  sweepCouponReservations,
-  sweepStockReservations,
-} from "@floodgate/queue";
+import { type QueueKeys, sweepCouponReservations, sweepStockReservations } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 

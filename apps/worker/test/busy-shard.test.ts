@@ -1,7 +1,8 @@
 // A shard that keeps a batch waiting (here: a wallet row locked by someone else, as a stuck session or an
 // operator's open transaction would) must not stop the other shards: the wait ends, the shard's entries are
 // held and retried like those of a shard that is down, and the other shards go on.
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -5,14 +5,8 @@
 // so a read, claim, finish or trim that named two partitions would be refused (CROSSSLOT). A partition that
 // lost its group is given it again while the others go on.
 import { encodeOperationMessage } from "@floodgate/domain";
-import {
-  CONSUMER_GROUP,
-  createRedis,
-  QueueKeys,
-  readNewEntries,
-  type ScriptedRedis,
-  waitForRedis,
-} from "@floodgate/queue";
+import { CONSUMER_GROUP, QueueKeys, readNewEntries } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import {
   createTestEnvironment,
   type RedisCluster,

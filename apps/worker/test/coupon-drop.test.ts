@@ -2,7 +2,8 @@
 // users (each asks twice) for 100 coupons. Exactly 100 are issued, to 100 different users; after the drain
 // the shards hold exactly the coupons Redis counted, and a redelivery records nothing twice.
 import { createKysely, type ShardDatabase } from "@floodgate/db";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,

@@ -8,19 +8,21 @@ import { encodeOperationMessage, newOperationId } from "@floodgate/domain";
 import {
   adoptLegacyDeadLetters,
   CONSUMER_GROUP,
-  createRedis,
-  createSubscriber,
   ensureConsumerGroups,
   findDeadLetters,
   legacyDeadLetterStream,
   QueueKeys,
-  type RedisConnection,
   readDeadLetters,
-  type ScriptedRedis,
   type StreamEntry,
   settleDeadLetter,
-  waitForRedis,
 } from "@floodgate/queue";
+import {
+  createRedis,
+  createSubscriber,
+  type RedisConnection,
+  type ScriptedRedis,
+  waitForRedis,
+} from "@floodgate/redis-connections";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deadLetter, type Poisoned } from "../src/dead-letter.ts";

@@ -3,7 +3,8 @@
 // applied meanwhile, backpressure counts nothing the healthy shards cannot drain, and once the shard answers
 // again everything is applied exactly once.
 import type { Config } from "@floodgate/config";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import {
   createTestEnvironment,
   startTcpProxy,

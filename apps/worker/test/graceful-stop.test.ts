@@ -1,7 +1,8 @@
 // SIGTERM: the worker finishes the batches in flight and what it read (applied and acknowledged), reads nothing
 // more and exits 0.
 // Nothing it applied is left pending for it; what it never read is there for the next worker.
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,

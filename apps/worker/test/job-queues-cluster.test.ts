@@ -6,14 +6,14 @@ import type { Config } from "@floodgate/config";
 import { createKysely, type GlobalDatabase } from "@floodgate/db";
 import { newOperationId } from "@floodgate/domain";
 import { createWorkerMetrics } from "@floodgate/metrics";
+import { QueueKeys } from "@floodgate/queue";
 import {
   createJobQueueConnection,
   createRedis,
-  QueueKeys,
   type RedisConnection,
   type ScriptedRedis,
   waitForRedis,
-} from "@floodgate/queue";
+} from "@floodgate/redis-connections";
 import {
   createTestEnvironment,
   type RedisCluster,

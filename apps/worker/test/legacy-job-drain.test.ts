@@ -2,7 +2,7 @@
 // an order expiry and a webhook delivery that release left as delayed jobs under the old prefix still run once
 // a worker of this release starts (no worker of the old release is left), the worker stops running the old
 // queue once it is empty, and in cluster mode it never looks at it.
-import type { RedisConnection } from "@floodgate/queue";
+import type { RedisConnection } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { Queue, Worker } from "bullmq";
 import pino from "pino";

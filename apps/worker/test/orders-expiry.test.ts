@@ -2,13 +2,13 @@
 // payment leaves every order either paid (with its debit) or expired (payment refused, no debit), its stock
 // counted exactly once either way.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import { QueueKeys } from "@floodgate/queue";
 import {
   createJobQueueConnection,
   createRedis,
-  QueueKeys,
   type ScriptedRedis,
   waitForRedis,
-} from "@floodgate/queue";
+} from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { Queue } from "bullmq";
 import type { Kysely } from "kysely";

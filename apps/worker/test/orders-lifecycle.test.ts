@@ -3,7 +3,8 @@
 // pipeline, cancelled with stock and coupon given back in Redis and Postgres, and never oversold.
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
 import { newOperationId } from "@floodgate/domain";
-import type { QueueKeys, ScriptedRedis } from "@floodgate/queue";
+import type { QueueKeys } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import type { TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";

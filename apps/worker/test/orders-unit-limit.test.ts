@@ -3,7 +3,8 @@
 // payment, a cancel of a paid order, a redelivered settlement or release). Expiry is in orders-expiry.test.ts,
 // which runs with a short ORDER_TTL_SECONDS.
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
-import { type QueueKeys, releaseOrders, type ScriptedRedis, settlePaidOrders } from "@floodgate/queue";
+import { type QueueKeys, releaseOrders, settlePaidOrders } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deposit, type IntakeApp } from "./support/intake-client.ts";

@@ -3,7 +3,8 @@
 // Redelivered, the ledger moves nothing twice and the shard records each order once. A mixed load of orders,
 // coupons, payments and cancels runs through it; afterwards every product and coupon adds up.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,

@@ -2,7 +2,8 @@
 // MAX_DELIVERIES x the visibility timeout, with its entries claimed by another worker meanwhile: the failure is
 // the shard's, not the messages', so nothing is dead-lettered, and once it is writable again everything is
 // applied exactly once.
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -2,7 +2,8 @@
 // says so), but its consumer groups are too. The worker must create them again at once, so that everything
 // accepted after the restart is applied, exactly once.
 import type { Config } from "@floodgate/config";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import {
   createTestEnvironment,
   type RedisServer,

@@ -3,7 +3,8 @@
 // payment lands before or after the expiry, the refund right behind it) leaves every order in one consistent
 // end state, its stock counted once, its wallet debited and credited by what succeeded.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

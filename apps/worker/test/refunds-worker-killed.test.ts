@@ -4,7 +4,8 @@
 // recognise the applied refunds by id, and every wallet, payment total, order and unit of stock ends as if each
 // refund had been applied once.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,

@@ -2,7 +2,8 @@
 // stopped shard's operations wait (never dead-lettered, whatever their delivery count), and once it is back
 // everything is applied exactly once.
 import type { Config } from "@floodgate/config";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,

@@ -1,6 +1,7 @@
 // A user's wallet, payments and deposits live on one shard: the one its bucket maps to. Ids name that bucket.
 import { parseOperationId } from "@floodgate/domain";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

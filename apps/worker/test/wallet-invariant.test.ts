@@ -1,5 +1,6 @@
 // Concurrent deposits and payments through the intake, two worker processes: after the drain the books balance.
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import {
   createTestEnvironment,
   startWorkerProcess,

@@ -2,7 +2,8 @@
 // acknowledgements never reached Redis (a TCP proxy in front of Redis holds what the worker sends), another
 // waits on a row lock. The entries are reclaimed after the visibility timeout and the shards recognise the
 // applied ones by id.
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,

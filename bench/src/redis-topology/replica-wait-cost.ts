@@ -1,7 +1,7 @@
 // payments --redis cluster-wait: what REDIS_WAIT_REPLICAS=1 costs. Two systems on one private Redis Cluster of
 // 3 masters with a replica each, the same measured phases on both in pairs: one answers 202 once its master has
 // the payment (REDIS_WAIT_REPLICAS=0), the other once a replica confirmed it too (its master's next fence write
-// and WAIT 1, packages/queue replica-wait.ts). The difference is the price of a 202 that survives a master's crash.
+// and WAIT 1, packages/redis-connections replica-wait.ts). The difference is the price of a 202 that survives a master's crash.
 import type { AuthPhases } from "../payments/auth-cost.ts";
 
 /** A system's phases as compared here: the fixed-rate run's median too (the runs record it). */

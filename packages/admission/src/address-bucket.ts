@@ -1,7 +1,7 @@
 // A client address's token bucket: its own slot ({ip-<ip>}), so it is never a key of a route's script. The
 // intake takes its token with this side command, sent beside the route's script in the same round trip
 // (apps/intake/src/admission/address-buckets.ts decides when to send it and what its answer means).
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { takeToken } from "@floodgate/redis-scripts";
 
 export interface AddressTokenAnswer {

@@ -6,7 +6,8 @@
 // changed whether a room queues, and for every room once a second (a repair), it copies that into the room's
 // queueing mirror in every partition (room-gate.ts), where the guarded routes read it. Every few ticks it also
 // measures the workers' backlog and publishes the backpressure signal the intakes and the `auto` rooms act on.
-import type { QueueKeys, ScriptedRedis } from "@floodgate/queue";
+import type { QueueKeys } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
 import { holdLeaderLease } from "./leader-lease.ts";

@@ -12,7 +12,8 @@
 // drains them, and counting them would turn one shard's outage into backpressure on every shard.
 // A count that goes back (Redis restarted empty, its groups created anew) starts the run over: read across it,
 // the workers would look like they acknowledge nothing and backpressure would stay on while they drain.
-import { type QueueKeys, readStreamInfo, type ScriptedRedis, workerGroup } from "@floodgate/queue";
+import { type QueueKeys, readStreamInfo, workerGroup } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 
 export interface BacklogReading {
   backlog: number;

@@ -2,7 +2,7 @@
 // grows with every new holder; each room's tick carries it, and a room refuses an epoch below the highest it has
 // seen, which fences a deposed leader out of every room its successor has ticked without the tick reading the
 // lease (another slot).
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { holdLeaderLease as holdLeaderLeaseScript } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
 

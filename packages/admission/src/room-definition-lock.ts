@@ -3,7 +3,7 @@
 // a short Redis lease makes the check and the write one step. Released at once (the leader's way: a 1 ms lease),
 // and it expires by itself if its holder dies in between.
 import { randomUUID } from "node:crypto";
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { holdLease } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
 

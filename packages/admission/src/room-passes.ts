@@ -4,7 +4,7 @@
 //   - grantPass before any admission token for the ticket leaves an intake (join, poll, socket push);
 //   - revokePass after revoke-ticket (the admin's DELETE), also when no pass was granted yet.
 // Session ends need no write: the pass carries the admission's end.
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { grantPass as grantPassScript, revokePass as revokePassScript } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { ENDED_TICKET_RETENTION_MS } from "./room-tick.ts";

@@ -1,7 +1,7 @@
 // One tick of one room (admit-room-10.lua, through its wrapper in @floodgate/redis-scripts): the leader runs it
 // about every 100 ms; tests run it directly. Every key is the room's, so it runs on a Redis Cluster: the leader
 // is fenced by its epoch, which the room keeps, rather than by reading the lease (leader-lease.ts).
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { admitRoom } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { roomScriptKeys } from "./room-script-keys.ts";

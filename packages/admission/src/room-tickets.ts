@@ -3,7 +3,7 @@
 // commands/includes/room-tickets.lua there. The join's limit per client address is the caller's side command
 // (address-bucket.ts), sent beside the join.
 import { randomBytes } from "node:crypto";
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import {
   joinRoom as joinRoomScript,
   type RevokedTicket,

@@ -1,7 +1,8 @@
 // A client address's bucket, the side command of its own (take-token-1.lua), against the real Redis: the same
 // GCRA as the user's bucket, one key in a slot of its own, and a request that found it empty charged anyway (the
 // route's script beside it may have accepted), owing at most one burst.
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdmissionKeys, bucketArgs, takeAddressToken } from "../src/index.ts";

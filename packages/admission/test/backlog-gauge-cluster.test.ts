@@ -1,7 +1,8 @@
 // The backlog gauge against a real Redis Cluster (3 masters, on free ports): 16 partition streams spread over
 // every master, read on an auto-pipelined connection as the admission leader reads them, give the same backlog
 // and rate as on one Redis.
-import { CONSUMER_GROUP, createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { CONSUMER_GROUP, QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BacklogGauge } from "../src/backlog-gauge.ts";

@@ -1,13 +1,7 @@
 // The workers' rate behind backpressure: measured only while they had work, so the first seconds of a burst
 // after a quiet spell do not look like workers that cannot keep up.
-import {
-  CONSUMER_GROUP,
-  createRedis,
-  ensureConsumerGroups,
-  QueueKeys,
-  type ScriptedRedis,
-  waitForRedis,
-} from "@floodgate/queue";
+import { CONSUMER_GROUP, ensureConsumerGroups, QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BacklogGauge, type BacklogSample, busyRate, stalledCount } from "../src/backlog-gauge.ts";

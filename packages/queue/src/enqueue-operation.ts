@@ -1,4 +1,5 @@
 import { encodeOperationMessage, type MoneyOperationMessage, type RefundMessage } from "@floodgate/domain";
+import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "@floodgate/redis-connections";
 import { enqueueOperation as enqueueOperationScript, type ScriptedRedis } from "@floodgate/redis-scripts";
 import {
   type AdmissionCheck,
@@ -8,7 +9,6 @@ import {
   admissionRefusal,
 } from "./admission-check.ts";
 import type { QueueKeys } from "./queue-keys.ts";
-import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "./replica-wait.ts";
 
 export type EnqueueOutcome =
   | { result: "accepted"; id: string; admission: AdmissionInfo | null }
@@ -33,7 +33,7 @@ export interface EnqueueRequest {
  * XADD), every key in the user's partition slot when no room guards. Do not add calls here; put new checks
  * inside the Lua script. (The client address's token is the one exception, and it goes out beside this call in
  * the same round trip, never before or after it: apps/intake/src/admission/address-buckets.ts.) With
- * REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts).
+ * REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
  */
 export async function enqueueOperation(
   redis: ScriptedRedis,

@@ -1,8 +1,3 @@
-export type {
-  ScriptedCluster,
-  ScriptedRedis,
-  ScriptedSingleRedis,
-} from "@floodgate/redis-scripts";
 export {
   type AdmissionCheck,
   type AdmissionInfo,
@@ -14,14 +9,6 @@ export {
   type WaitingRoomRefusalReason,
 } from "./admission-check.ts";
 export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
-export {
-  createJobQueueConnection,
-  createRedis,
-  createSubscriber,
-  type RedisConnection,
-  type RedisConnectionOptions,
-  waitForRedis,
-} from "./create-redis.ts";
 export {
   type DeadLetter,
   deadLettersNow,
@@ -46,17 +33,10 @@ export {
   type StatusRecord,
 } from "./operation-status-store.ts";
 export { PartitionBackoff } from "./partition-backoff.ts";
-export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
 export { readNewEntries } from "./read-new-entries.ts";
 export { ORDER_STATE_GRACE_SECONDS, type OrderRelease, releaseOrders } from "./release-order.ts";
-export {
-  NO_REPLICA_WAIT,
-  ReplicaShortfallError,
-  type ReplicaWait,
-  replicaWaitOf,
-} from "./replica-wait.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
   SWEEP_AFTER_MS,

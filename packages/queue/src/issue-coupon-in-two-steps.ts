@@ -12,6 +12,7 @@
 // any commit can be: until then it counts as issued, so a sale may answer sold out a moment early, never late.
 // An accepted issue costs two round trips here (one on one Redis: issue-coupon-9.lua).
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
+import { acceptingScript, type ReplicaWait } from "@floodgate/redis-connections";
 import {
   admitRequest,
   commitCouponIssue,
@@ -25,7 +26,6 @@ import { type AdmissionCheck, admissionInfo } from "./admission-check.ts";
 import { couponIssueOutcome, IssueCouponCode, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 import { couponIssueRecord, type IssueCouponIdempotency } from "./issue-coupon-request.ts";
 import type { QueueKeys } from "./queue-keys.ts";
-import { acceptingScript, type ReplicaWait } from "./replica-wait.ts";
 import { strikeOffReservation } from "./reservation-strike-offs.ts";
 import {
   ADMITTED,

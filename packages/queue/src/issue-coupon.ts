@@ -1,11 +1,11 @@
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
+import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "@floodgate/redis-connections";
 import { issueCoupon as issueCouponScript, type ScriptedRedis } from "@floodgate/redis-scripts";
 import type { AdmissionCheck } from "./admission-check.ts";
 import { issueCouponInTwoSteps } from "./issue-coupon-in-two-steps.ts";
 import { couponIssueOutcome, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 import { couponIssueRecord, type IssueCouponIdempotency } from "./issue-coupon-request.ts";
 import type { QueueKeys } from "./queue-keys.ts";
-import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "./replica-wait.ts";
 
 /** For callers outside the HTTP edge (tests, tools): one coupon per user already makes an issue idempotent. */
 const WITHOUT_IDEMPOTENCY_KEY: IssueCouponIdempotency = { fingerprint: "", ttlSeconds: 0 };
@@ -13,7 +13,7 @@ const WITHOUT_IDEMPOTENCY_KEY: IssueCouponIdempotency = { fingerprint: "", ttlSe
 /**
  * The intake's whole Redis budget for a coupon issue on one Redis: ONE script call (admission, window, one per user, count,
  * status and XADD). Do not add calls here; put new checks inside the Lua script. With REDIS_WAIT_REPLICAS the
- * script's WAIT goes in the same write (replica-wait.ts).
+ * script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
  */
 export async function issueCoupon(
   redis: ScriptedRedis,

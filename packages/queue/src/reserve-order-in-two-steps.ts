@@ -10,6 +10,8 @@
 // intake died between the steps). Never oversold: stock is taken in the product's slot, atomically, before the
 // order is recorded; units held by an order not yet recorded count as taken, so a sale may answer out of stock a
 // moment early, never late. An accepted order costs two round trips here (one on one Redis).
+
+import { acceptingScript, NO_REPLICA_WAIT } from "@floodgate/redis-connections";
 import {
   admitRequest,
   commitOrder,
@@ -21,7 +23,6 @@ import {
   type ScriptedRedis,
 } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
-import { acceptingScript, NO_REPLICA_WAIT } from "./replica-wait.ts";
 import { strikeOffReservation } from "./reservation-strike-offs.ts";
 import { orderOutcome, ReserveOrderCode, type ReserveOrderOutcome } from "./reserve-order-outcome.ts";
 import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-order-request.ts";

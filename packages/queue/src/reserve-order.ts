@@ -1,6 +1,6 @@
+import { acceptingScript, NO_REPLICA_WAIT } from "@floodgate/redis-connections";
 import { reserveOrder as reserveOrderScript, type ScriptedRedis } from "@floodgate/redis-scripts";
 import type { QueueKeys } from "./queue-keys.ts";
-import { acceptingScript, NO_REPLICA_WAIT } from "./replica-wait.ts";
 import { reserveOrderInTwoSteps } from "./reserve-order-in-two-steps.ts";
 import { orderOutcome, type ReserveOrderOutcome } from "./reserve-order-outcome.ts";
 import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-order-request.ts";
@@ -8,7 +8,7 @@ import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-
 /**
  * The intake's whole Redis budget for an order on one Redis: ONE script call (admission, idempotency, per-user cap and stock
  * of every line, coupon, amount, reservation, unpaid units, status and XADD). Do not add calls here; put new checks inside the Lua script.
- * With REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts).
+ * With REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
  */
 export async function reserveOrder(
   redis: ScriptedRedis,

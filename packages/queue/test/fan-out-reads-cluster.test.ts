@@ -1,17 +1,16 @@
 // Reads over many partitions, coupons or products against a real Redis Cluster (3 masters, on free ports): each
 // key is read in its own slot, so the answers are right with the keys spread over every master, on a plain and on
 // an auto-pipelined connection (ioredis batches those per node, and would send XINFO to the wrong one alone).
+
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CONSUMER_GROUP,
-  createRedis,
   QueueKeys,
   readAvailable,
   readIssuedCounts,
   readStreamInfo,
-  type ScriptedRedis,
-  waitForRedis,
   workerGroup,
   writeCouponState,
   writeProductState,

@@ -1,17 +1,11 @@
 // The dead letters a previous release left in the untagged stream (`<prefix>dead-letters`) move to the tagged
 // one (`<prefix>{dlq}:dead-letters`), against the real Redis: all at once with their ids when the tagged stream
 // does not exist yet, entry by entry (keeping when each was dead-lettered) when it does; and readers see them.
+
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  adoptLegacyDeadLetters,
-  createRedis,
-  legacyDeadLetterStream,
-  QueueKeys,
-  readDeadLetters,
-  type ScriptedRedis,
-  waitForRedis,
-} from "../src/index.ts";
+import { adoptLegacyDeadLetters, legacyDeadLetterStream, QueueKeys, readDeadLetters } from "../src/index.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;

@@ -4,6 +4,7 @@
 // products, every unit of an order not recorded given back (at once when the intake knows, by the sweep when it
 // died between the steps), and an ended order's units returned to stock once.
 import { MAX_AMOUNT, newOperationId, newProductId } from "@floodgate/domain";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { commitOrder, releaseStock, reserveStock } from "@floodgate/redis-scripts";
 import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
@@ -12,14 +13,11 @@ import { unlimitedAdmission } from "../src/admission-check.ts";
 import {
   COMMIT_WINDOW_MS,
   changeProductState,
-  createRedis,
   QueueKeys,
   type ReserveOrderRequest,
   releaseOrders,
-  type ScriptedRedis,
   SWEEP_AFTER_MS,
   sweepStockReservations,
-  waitForRedis,
   writeProductState,
 } from "../src/index.ts";
 import { reserveOrderInTwoSteps } from "../src/reserve-order-in-two-steps.ts";

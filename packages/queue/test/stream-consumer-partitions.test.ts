@@ -5,6 +5,13 @@
 // partitions would be refused (CROSSSLOT): these pass only if every command stays in one partition's slot.
 import { newOperationId } from "@floodgate/domain";
 import {
+  createRedis,
+  createSubscriber,
+  type RedisConnection,
+  type ScriptedRedis,
+  waitForRedis,
+} from "@floodgate/redis-connections";
+import {
   createTestEnvironment,
   type RedisCluster,
   startRedisCluster,
@@ -14,8 +21,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   CONSUMER_GROUP,
   claimStaleEntries,
-  createRedis,
-  createSubscriber,
   ensureConsumerGroups,
   type FinalStatus,
   finishOperations,
@@ -24,12 +29,9 @@ import {
   PartialReadError,
   PartitionBackoff,
   QueueKeys,
-  type RedisConnection,
   readNewEntries,
-  type ScriptedRedis,
   type StreamEntry,
   trimAcknowledgedEntries,
-  waitForRedis,
 } from "../src/index.ts";
 
 const PARTITIONS = 16;

@@ -1,18 +1,16 @@
 // Reclaiming entries of dead consumers, finishing and acknowledging them, against the real Redis.
+
+import { createRedis, execOrThrow, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   CONSUMER_GROUP,
   claimStaleEntries,
-  createRedis,
   ensureConsumerGroups,
-  execOrThrow,
   finishOperations,
   keepEntriesClaimed,
   leaveConsumerGroup,
   QueueKeys,
-  type ScriptedRedis,
-  waitForRedis,
 } from "../src/index.ts";
 
 const STALE_MS = 60_000; // entries are made stale by setting their idle time (XCLAIM IDLE), not by waiting

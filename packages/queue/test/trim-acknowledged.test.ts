@@ -1,8 +1,10 @@
 // The trim script against the real Redis: it drops acknowledged entries and never one a consumer still holds.
+
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { trimAcknowledged } from "@floodgate/redis-scripts";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CONSUMER_GROUP, createRedis, type ScriptedRedis, waitForRedis } from "../src/index.ts";
+import { CONSUMER_GROUP } from "../src/index.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;

@@ -2,7 +2,7 @@
 // reserve-order-n.lua): without it the holder cannot use the coupon, and its `orderId` is what stops a second
 // order using it. With the queue drained, `orderId` names exactly the order the shard says uses it.
 
-import { execOrThrow } from "@floodgate/queue";
+import { execOrThrow } from "@floodgate/redis-connections";
 import type { CouponRow } from "./coupon-checks.ts";
 import type { DriftFinding, SlotRead, SlotWrite } from "./drift-finding.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";

@@ -2,7 +2,8 @@
 // activity and the coupon issue records are read per slot, so they come out right with the partitions spread
 // over every master. (Its repairs, one WATCH + MULTI per slot: cluster-repairs.test.ts.)
 import { newOperationId } from "@floodgate/domain";
-import { CONSUMER_GROUP, createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { CONSUMER_GROUP, QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

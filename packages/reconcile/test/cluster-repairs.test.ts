@@ -5,7 +5,8 @@
 // between its two steps) is reported as in flight, not compared and not repaired.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import { newCouponId, newProductId } from "@floodgate/domain";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,7 +4,8 @@
 // from a moving target (entries in flight, a stream that moved, a key that changed during the check).
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import { newOperationId } from "@floodgate/domain";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import {
   createTestEnvironment,

@@ -12,7 +12,7 @@
 //      picks only listed files, hence step 1 first), and keep it only when it passes;
 //   3. commit the line with the change that made it pass.
 // A file belongs here only if it gets its Redis from createTestEnvironment (env.config.redisUrl and
-// connections made from it: createRedis/createSubscriber from @floodgate/queue, connectRedis or testRedisUrl
+// connections made from it: createRedis/createSubscriber from @floodgate/redis-connections, connectRedis or testRedisUrl
 // from here), never `new Redis(url)`, which cannot open a cluster URL. A test that must know where it runs
 // reads process.env.FLOODGATE_TEST_REDIS ("cluster" here). Files that kill, restart or reconfigure Redis
 // need a Redis of their own and stay out: the cluster is shared by every listed file.
@@ -63,7 +63,8 @@ export const clusterSuites: string[] = [
   "apps/intake/test/coupon-reads.test.ts",
   "apps/intake/test/coupons-admin.test.ts",
   "packages/queue/test/coupon-two-steps.test.ts",
-  "packages/queue/test/hash-slot.test.ts",
+  "packages/redis-connections/test/hash-slot.test.ts",
+  "packages/queue/test/queue-keys.test.ts",
   // Orders: stock reserved in each product's slot, the order recorded in the user's (reserve-order-in-two-steps.ts);
   // ended orders give their stock back per product (release-order.ts).
   "packages/queue/test/order-two-steps.test.ts",

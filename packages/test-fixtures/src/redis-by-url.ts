@@ -1,6 +1,7 @@
 // A connection for tools and tests (cleanup, key listings, gauges), from any form of REDIS_URL: one Redis or a
-// Redis Cluster by its seed nodes. The app's own connections come from @floodgate/queue's createRedis, which
-// this package cannot import (queue's tests depend on it); these need none of its scripts or fail-fast rules.
+// Redis Cluster by its seed nodes. The app's own connections come from @floodgate/redis-connections' createRedis,
+// which this package cannot import (that package's tests depend on this one); these need none of its scripts or
+// fail-fast rules.
 import { parseRedisUrl } from "@floodgate/config";
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import type { RedisClient } from "./redis-masters.ts";

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseRedisUrl } from "@floodgate/config";
-import { createRedis, waitForRedis } from "@floodgate/queue";
+import { createRedis, waitForRedis } from "@floodgate/redis-connections";
 import { Redis } from "ioredis";
 
 export interface FoundRedis {

@@ -1,7 +1,7 @@
 // What an accepted request (a 202) survives depends on how the Redis holding the queue persists: `start` reads
 // it (CONFIG GET) and says so, warning when a restart of Redis would lose the accepted backlog.
 import { parseRedisUrl } from "@floodgate/config";
-import { createRedis, waitForRedis } from "@floodgate/queue";
+import { createRedis, waitForRedis } from "@floodgate/redis-connections";
 import { type Cluster, Redis } from "ioredis";
 
 export interface RedisDurability {

@@ -13,7 +13,7 @@
 // with one intake process no request passes an address's limit. Only takes by other processes since the last
 // answer (and an answer lost to an error) can make it too generous. docs/api.md (Rate limits) states the bound.
 import { type AddressTokenAnswer, takeAddressToken } from "@floodgate/admission";
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 
 interface BucketView {
   /** When (performance.now() ms) the bucket is full again, as its last answer said; 0 before any answer. */

@@ -15,7 +15,8 @@ import {
 import type { Config } from "@floodgate/config";
 import type { GuardedRouteClass, RouteClass } from "@floodgate/domain";
 import type { AdmissionMetrics } from "@floodgate/metrics";
-import type { AdmissionCheck, AdmissionInfo, AdmissionRefusal, ScriptedRedis } from "@floodgate/queue";
+import type { AdmissionCheck, AdmissionInfo, AdmissionRefusal } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { AddressBuckets } from "./address-buckets.ts";

@@ -2,7 +2,7 @@
 // user's partition slot, where the guarded routes check it (packages/admission/src/room-passes.ts). Polls repeat
 // every second or two, so a ticket granted here lately is not granted again.
 import { type AdmissionKeys, grantPass, type TicketState } from "@floodgate/admission";
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 
 /** A grant this recent is not sent again (a pass lost with a failed-over Redis node comes back after it). */
 const RECENT_MS = 10_000;

@@ -3,7 +3,7 @@
 //   heartbeats every few seconds, one ZADD (XX) per 1,000 open sockets keeps their tickets' places
 // Nothing here is per-socket traffic to Redis.
 import { type AdmissionKeys, readTicket, ThrottledWarning } from "@floodgate/admission";
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { FastifyBaseLogger } from "fastify";
 import type { RoomDirectory } from "./room-directory.ts";
 import type { SocketWatchers, Watcher } from "./socket-watchers.ts";

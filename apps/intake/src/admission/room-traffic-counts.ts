@@ -2,7 +2,7 @@
 // (packages/admission/src/room-traffic.ts), for the `auto` mode's measure of traffic. Counting in memory keeps
 // the request's one script in the user's slot; the flush is one call per room with traffic, off the request path.
 import { type AdmissionKeys, countRoomTraffic } from "@floodgate/admission";
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 
 export const TRAFFIC_FLUSH_MS = 100;
 

@@ -4,7 +4,7 @@
 // places and heartbeats go a room at a time (position-rounds.ts). Nothing here is per-socket traffic to Redis.
 import { type AdmissionKeys, type AdmissionTokens, readTicket, type TicketState } from "@floodgate/admission";
 import type { AdmissionMetrics } from "@floodgate/metrics";
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
 import type { PassGrants } from "./pass-grants.ts";

@@ -5,7 +5,7 @@
 // subscription was down were not heard) and once a minute as a safety net.
 import { type ActiveApiKey, activeApiKeys, apiKeyId, apiKeyMatches } from "@floodgate/auth";
 import type { GlobalDatabase } from "@floodgate/db";
-import { createSubscriber } from "@floodgate/queue";
+import { createSubscriber } from "@floodgate/redis-connections";
 import type { FastifyBaseLogger } from "fastify";
 import type { Cluster, Redis } from "ioredis";
 import type { Kysely } from "kysely";

@@ -2,7 +2,8 @@
 // hand it to the one Lua call that stores it (with the client address's token beside it, same round trip).
 // Nothing here touches Postgres.
 import { type MoneyOperationKind, type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
-import { enqueueOperation, replicaWaitOf } from "@floodgate/queue";
+import { enqueueOperation } from "@floodgate/queue";
+import { replicaWaitOf } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";

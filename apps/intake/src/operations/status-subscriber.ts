@@ -3,7 +3,7 @@
 // changed). After a reconnect the subscription is made again and the watchers re-read everything, since
 // what was published while it was down was not heard.
 import type { StatusChange } from "@floodgate/queue";
-import { createSubscriber } from "@floodgate/queue";
+import { createSubscriber } from "@floodgate/redis-connections";
 import type { FastifyBaseLogger } from "fastify";
 import type { Cluster, Redis } from "ioredis";
 

@@ -6,7 +6,12 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { AdmissionKeys, AdmissionLeader, AdmissionTokens, ThrottledWarning } from "@floodgate/admission";
 import type { Config } from "@floodgate/config";
-import { createRedis, createSubscriber, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import {
+  createRedis,
+  createSubscriber,
+  type ScriptedRedis,
+  waitForRedis,
+} from "@floodgate/redis-connections";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { AdmissionControl } from "../admission/admission-control.ts";

@@ -1,5 +1,6 @@
 import type { Config } from "@floodgate/config";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { markRedisErrors } from "../errors/store-errors.ts";

@@ -1,6 +1,6 @@
 // Product changes go to Postgres first (the truth for stock), then to the Redis state orders reserve against.
 // These keep each answer honest about which of the two holds a change.
-import type { ScriptedRedis } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { FastifyBaseLogger } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 

@@ -2,7 +2,8 @@
 // payment allows (its status, what is left to refund) is the shard's to decide, in the transaction that
 // applies the refund: the edge cannot know it without a query, and would be wrong by the time it ran.
 import { newOperationId, parseOperationId, type RefundMessage, type RefundRequest } from "@floodgate/domain";
-import { enqueueOperation, replicaWaitOf, unlimitedAdmissionIn } from "@floodgate/queue";
+import { enqueueOperation, unlimitedAdmissionIn } from "@floodgate/queue";
+import { replicaWaitOf } from "@floodgate/redis-connections";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../idempotency/idempotency-key.ts";

@@ -12,7 +12,8 @@ import {
   operationIdParamsSchema,
   problemResponseSchema,
 } from "@floodgate/domain";
-import { type AdmissionRefusal, type IssueCouponOutcome, issueCoupon, replicaWaitOf } from "@floodgate/queue";
+import { type AdmissionRefusal, type IssueCouponOutcome, issueCoupon } from "@floodgate/queue";
+import { replicaWaitOf } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { actingUser, visibleTo } from "../auth/caller.ts";

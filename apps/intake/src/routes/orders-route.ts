@@ -17,10 +17,10 @@ import {
   ORDER_STATE_GRACE_SECONDS,
   type ReserveOrderOutcome,
   readAvailable,
-  replicaWaitOf,
   requestOrderEnd,
   reserveOrder,
 } from "@floodgate/queue";
+import { replicaWaitOf } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { actingUser, adminNotAllowed, visibleTo } from "../auth/caller.ts";

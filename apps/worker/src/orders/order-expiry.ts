@@ -8,13 +8,12 @@
 import { createHash } from "node:crypto";
 import type { Config } from "@floodgate/config";
 import type { WorkerMetrics } from "@floodgate/metrics";
+import { type QueueKeys, requestOrderEnd } from "@floodgate/queue";
 import {
   createJobQueueConnection,
-  type QueueKeys,
   type RedisConnection,
-  requestOrderEnd,
   type ScriptedRedis,
-} from "@floodgate/queue";
+} from "@floodgate/redis-connections";
 import { type Job, Queue, Worker } from "bullmq";
 import type { Logger } from "pino";
 import { bullPrefix } from "../job-queue-prefix.ts";

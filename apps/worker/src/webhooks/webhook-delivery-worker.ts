@@ -5,7 +5,7 @@
 import type { Config } from "@floodgate/config";
 import type { GlobalDatabase } from "@floodgate/db";
 import type { WorkerMetrics } from "@floodgate/metrics";
-import type { RedisConnection } from "@floodgate/queue";
+import type { RedisConnection } from "@floodgate/redis-connections";
 import { type Job, Worker } from "bullmq";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";

@@ -7,7 +7,7 @@
 import type { Config } from "@floodgate/config";
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import type { WorkerMetrics } from "@floodgate/metrics";
-import { createJobQueueConnection, type RedisConnection } from "@floodgate/queue";
+import { createJobQueueConnection, type RedisConnection } from "@floodgate/redis-connections";
 import { Queue, type Worker } from "bullmq";
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";

@@ -1,6 +1,7 @@
 // Accepts operations the way the intake does (one enqueue script call each), for volume without HTTP.
 import { type MoneyOperationKind, type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
-import { enqueueOperation, type QueueKeys, type ScriptedRedis, unlimitedAdmission } from "@floodgate/queue";
+import { enqueueOperation, type QueueKeys, unlimitedAdmission } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { AcceptedOperation } from "./ledger-assertions.ts";
 

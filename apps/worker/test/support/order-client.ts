@@ -1,7 +1,8 @@
 // Products and orders through the real intake (buildApp + inject), and the stock invariant read from the
 // databases and Redis.
 import { auditProducts, type GlobalDatabase, type ProductAudit, type ShardDatabase } from "@floodgate/db";
-import { type QueueKeys, readAvailable, type ScriptedRedis } from "@floodgate/queue";
+import { type QueueKeys, readAvailable } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
 import { ADMIN_KEY } from "./coupon-client.ts";
 import { asShop, type IntakeApp } from "./intake-client.ts";

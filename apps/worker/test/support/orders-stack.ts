@@ -1,7 +1,8 @@
 // What the order tests run against: a test environment with the admin key, the real intake (inject), one
 // in-process worker, and direct connections to Redis, the global database and every shard for assertions.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
-import { createRedis, QueueKeys, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { ADMIN_KEY } from "./coupon-client.ts";

@@ -1,5 +1,6 @@
 // Reads the consumer group's state straight from Redis: what is pending, for whom, and what was dead-lettered.
-import { CONSUMER_GROUP, type QueueKeys, type ScriptedRedis } from "@floodgate/queue";
+import { CONSUMER_GROUP, type QueueKeys } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 
 export interface PendingEntry {
   partition: number;

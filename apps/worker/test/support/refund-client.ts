@@ -2,8 +2,8 @@
 
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
 import type { QueueKeys } from "@floodgate/queue";
-import { createRedis, waitForRedis } from "@floodgate/queue";
 import { type ReconcileReport, reconcile } from "@floodgate/reconcile";
+import { createRedis, waitForRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
 import { asShop, type IntakeApp } from "./intake-client.ts";
 import { waitFor } from "./wait-for.ts";

@@ -4,14 +4,14 @@
 
 import type { Config } from "@floodgate/config";
 import { type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
+import { QueueKeys } from "@floodgate/queue";
 import {
   createRedis,
   createSubscriber,
-  QueueKeys,
   type RedisConnection,
   type ScriptedRedis,
   waitForRedis,
-} from "@floodgate/queue";
+} from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { Cluster } from "ioredis";
 import {

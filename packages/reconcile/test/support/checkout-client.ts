@@ -14,11 +14,11 @@ import {
   type QueueKeys,
   requestOrderEnd,
   reserveOrder,
-  type ScriptedRedis,
   unlimitedAdmission,
   writeCouponState,
   writeProductState,
 } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
 

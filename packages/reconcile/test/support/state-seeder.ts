@@ -3,7 +3,8 @@
 // compares only the stores. The Redis side goes through the queue package's own state writers and QueueKeys.
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
 import { newCouponId, newOperationId, newProductId } from "@floodgate/domain";
-import { type QueueKeys, type ScriptedRedis, writeCouponState, writeProductState } from "@floodgate/queue";
+import { type QueueKeys, writeCouponState, writeProductState } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
 
