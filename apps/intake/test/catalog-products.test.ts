@@ -1,6 +1,6 @@
 // GET /v1/catalog/products/:productId: the public face of a product for shop pages (no admin key), with the
 // price and the units new orders may still reserve as Redis holds them, and its name remembered once read.
-import { deleteProductState } from "@floodgate/queue";
+import { deleteProductState } from "@floodgate/reservations";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 // POST and GET /v1/products: a product row in the global database and its sale state in Redis, read back from
 // both. Validation is as strict as payments: a bad field is a 400 naming it, and nothing is written to either
 // store. Changes (PATCH) are in products-change.test.ts.
-import { deleteProductState } from "@floodgate/queue";
+import { deleteProductState } from "@floodgate/reservations";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 // PATCH /v1/products/:productId: a new price and/or stockAdded more units, in one Postgres statement, then in
 // the product's Redis state (never creating a partial one). Stock only ever grows by an increment, so units
 // reserved by orders in flight stay reserved. A bad field is a 400 naming it, and changes nothing.
-import { deleteProductState } from "@floodgate/queue";
+import { deleteProductState } from "@floodgate/reservations";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";

@@ -8,15 +8,9 @@ import type { Config } from "@floodgate/config";
 import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
 import type { OperationMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
-import {
-  finishOperations,
-  ORDER_STATE_GRACE_SECONDS,
-  type QueueKeys,
-  releaseOrders,
-  type StreamEntry,
-  settlePaidOrders,
-} from "@floodgate/queue";
+import { finishOperations, type QueueKeys, type StreamEntry } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
+import { ORDER_STATE_GRACE_SECONDS, releaseOrders, settlePaidOrders } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { AwaitingOrderBook } from "./awaiting-order-book.ts";

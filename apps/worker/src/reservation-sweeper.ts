@@ -1,10 +1,11 @@
 // On a Redis Cluster, coupon issues and orders reserve units in the coupon's or products' slots before the user's
-// slot records them (packages/queue two-step-request.ts). An intake that dies between the two steps leaves units
-// held for nothing; this sweep, run by every worker every SWEEP_EVERY_MS, gives them back (reservation-sweep.ts
-// says why it is safe). On one Redis nothing is ever reserved apart, so it does not run.
+// slot records them (packages/reservations two-step-request.ts). An intake that dies between the two steps leaves
+// units held for nothing; this sweep, run by every worker every SWEEP_EVERY_MS, gives them back
+// (reservation-sweep.ts says why it is safe). On one Redis nothing is ever reserved apart, so it does not run.
 import type { GlobalDatabase } from "@floodgate/db";
-import { type QueueKeys, sweepCouponReservations, sweepStockReservations } from "@floodgate/queue";
+import type { QueueKeys } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
+import { sweepCouponReservations, sweepStockReservations } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 

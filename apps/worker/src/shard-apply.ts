@@ -3,7 +3,8 @@
 // store's sake (isRetryable) comes back in `retry`, for the lane to retry with backoff.
 import type { ShardDatabase } from "@floodgate/db";
 import type { OperationMessage } from "@floodgate/domain";
-import type { FinalStatus, PaidOrder, StreamEntry } from "@floodgate/queue";
+import type { FinalStatus, StreamEntry } from "@floodgate/queue";
+import type { PaidOrder } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { type ApplyOptions, applyShardBatch } from "./apply-shard-batch.ts";

@@ -7,7 +7,8 @@ import type {
   OrderCancelMessage,
   RefundMessage,
 } from "@floodgate/domain";
-import type { FinalStatus, PaidOrder } from "@floodgate/queue";
+import type { FinalStatus } from "@floodgate/queue";
+import type { PaidOrder } from "@floodgate/reservations";
 import type { CouponIssuesApplied } from "./apply-coupon-issues.ts";
 import type { OrderEndsApplied } from "./orders/apply-order-ends.ts";
 import type { OrdersApplied } from "./orders/apply-orders.ts";

@@ -3,8 +3,9 @@
 // payment, a cancel of a paid order, a redelivered settlement or release). Expiry is in orders-expiry.test.ts,
 // which runs with a short ORDER_TTL_SECONDS.
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
-import { type QueueKeys, releaseOrders, settlePaidOrders } from "@floodgate/queue";
+import type { QueueKeys } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
+import { releaseOrders, settlePaidOrders } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deposit, type IntakeApp } from "./support/intake-client.ts";

@@ -1,3 +1,7 @@
+// The work queue: the Redis key layout (QueueKeys: every key, in the slots of the partitions the streams are cut
+// into), the admission block every accepting script takes first, enqueue, the streams' consumer groups, the
+// operations' statuses and the dead letters. Reservations (@floodgate/reservations) build on it; the connections
+// (@floodgate/redis-connections) sit below it.
 export {
   type AdmissionCheck,
   type AdmissionInfo,
@@ -8,7 +12,6 @@ export {
   unlimitedAdmissionIn,
   type WaitingRoomRefusalReason,
 } from "./admission-check.ts";
-export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-state.ts";
 export {
   type DeadLetter,
   deadLettersNow,
@@ -17,8 +20,6 @@ export {
   readDeadLetters,
 } from "./dead-letter-store.ts";
 export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";
-export { issueCoupon } from "./issue-coupon.ts";
-export { IssueCouponCode, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 export { adoptLegacyDeadLetters, legacyDeadLetterStream } from "./legacy-dead-letters.ts";
 export {
   type FinalStatus,
@@ -33,32 +34,14 @@ export {
   type StatusRecord,
 } from "./operation-status-store.ts";
 export { PartitionBackoff } from "./partition-backoff.ts";
-export * from "./product-state.ts";
 export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
 export { readNewEntries } from "./read-new-entries.ts";
-export { ORDER_STATE_GRACE_SECONDS, type OrderRelease, releaseOrders } from "./release-order.ts";
-export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
-export {
-  SWEEP_AFTER_MS,
-  type SweepResult,
-  sweepCouponReservations,
-  sweepStockReservations,
-} from "./reservation-sweep.ts";
-export { reserveOrder } from "./reserve-order.ts";
-export {
-  type OverLimitLine,
-  ReserveOrderCode,
-  type ReserveOrderOutcome,
-  type ShortLine,
-} from "./reserve-order-outcome.ts";
-export { NO_COUPON, type ReserveOrderRequest } from "./reserve-order-request.ts";
 export {
   type DeadLetterAction,
   partitionOf,
   type SettleOutcome,
   settleDeadLetter,
 } from "./settle-dead-letter.ts";
-export { type PaidOrder, settlePaidOrders } from "./settle-unpaid-units.ts";
 export {
   claimStaleEntries,
   ensureConsumerGroups,
@@ -71,9 +54,3 @@ export {
   trimAcknowledgedEntries,
 } from "./stream-consumer.ts";
 export { readStreamInfo, type StreamInfo, workerGroup } from "./stream-info.ts";
-export {
-  COMMIT_WINDOW_MS,
-  CommitTooLateError,
-  reservationMember,
-  stockReservationMember,
-} from "./two-step-request.ts";

@@ -62,12 +62,12 @@ export const clusterSuites: string[] = [
   "apps/intake/test/coupon-issues.test.ts",
   "apps/intake/test/coupon-reads.test.ts",
   "apps/intake/test/coupons-admin.test.ts",
-  "packages/queue/test/coupon-two-steps.test.ts",
+  "packages/reservations/test/coupon-two-steps.test.ts",
   "packages/redis-connections/test/hash-slot.test.ts",
   "packages/queue/test/queue-keys.test.ts",
   // Orders: stock reserved in each product's slot, the order recorded in the user's (reserve-order-in-two-steps.ts);
   // ended orders give their stock back per product (release-order.ts).
-  "packages/queue/test/order-two-steps.test.ts",
+  "packages/reservations/test/order-two-steps.test.ts",
   "apps/intake/test/idempotent-refusals.test.ts",
   "apps/intake/test/orders-accept.test.ts",
   "apps/intake/test/orders-unit-limit.test.ts",

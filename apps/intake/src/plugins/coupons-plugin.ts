@@ -1,5 +1,5 @@
 import { Gauge } from "@floodgate/metrics";
-import { readIssuedCounts } from "@floodgate/queue";
+import { readIssuedCounts } from "@floodgate/reservations";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { CouponDefinitionCache } from "../coupons/coupon-definition-cache.ts";

@@ -1,8 +1,8 @@
 // Turns every error into RFC 9457 problem+json naming the field, including Fastify's own parser and schema
 // errors, so a client never has to parse two error shapes.
 
-import { CommitTooLateError } from "@floodgate/queue";
 import { ReplicaShortfallError } from "@floodgate/redis-connections";
+import { CommitTooLateError } from "@floodgate/reservations";
 import type { FastifyError, FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { ReplyError } from "ioredis";

@@ -12,8 +12,9 @@ import {
   operationIdParamsSchema,
   problemResponseSchema,
 } from "@floodgate/domain";
-import { type AdmissionRefusal, type IssueCouponOutcome, issueCoupon } from "@floodgate/queue";
+import type { AdmissionRefusal } from "@floodgate/queue";
 import { replicaWaitOf } from "@floodgate/redis-connections";
+import { type IssueCouponOutcome, issueCoupon } from "@floodgate/reservations";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { actingUser, visibleTo } from "../auth/caller.ts";

@@ -10,7 +10,7 @@ import {
   newCouponId,
   problemResponseSchema,
 } from "@floodgate/domain";
-import { deleteCouponState, readIssuedCounts, writeCouponState } from "@floodgate/queue";
+import { deleteCouponState, readIssuedCounts, writeCouponState } from "@floodgate/reservations";
 import type { FastifyInstance } from "fastify";
 import { adminRoutes } from "../auth/admin-auth.ts";
 import { checkCouponInput } from "../coupons/coupon-input.ts";

@@ -12,15 +12,15 @@ import {
   problemResponseSchema,
 } from "@floodgate/domain";
 import { Gauge } from "@floodgate/metrics";
+import type { AdmissionRefusal } from "@floodgate/queue";
+import { replicaWaitOf } from "@floodgate/redis-connections";
 import {
-  type AdmissionRefusal,
   ORDER_STATE_GRACE_SECONDS,
   type ReserveOrderOutcome,
   readAvailable,
   requestOrderEnd,
   reserveOrder,
-} from "@floodgate/queue";
-import { replicaWaitOf } from "@floodgate/redis-connections";
+} from "@floodgate/reservations";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyInstance } from "fastify";
 import { actingUser, adminNotAllowed, visibleTo } from "../auth/caller.ts";

@@ -11,7 +11,7 @@ import {
   productIdParamsSchema,
   productResponseSchema,
 } from "@floodgate/domain";
-import { changeProductState, readAvailable, writeProductState } from "@floodgate/queue";
+import { changeProductState, readAvailable, writeProductState } from "@floodgate/reservations";
 import type { FastifyInstance } from "fastify";
 import { adminRoutes } from "../auth/admin-auth.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";

@@ -8,12 +8,13 @@
 import { createHash } from "node:crypto";
 import type { Config } from "@floodgate/config";
 import type { WorkerMetrics } from "@floodgate/metrics";
-import { type QueueKeys, requestOrderEnd } from "@floodgate/queue";
+import type { QueueKeys } from "@floodgate/queue";
 import {
   createJobQueueConnection,
   type RedisConnection,
   type ScriptedRedis,
 } from "@floodgate/redis-connections";
+import { requestOrderEnd } from "@floodgate/reservations";
 import { type Job, Queue, Worker } from "bullmq";
 import type { Logger } from "pino";
 import { bullPrefix } from "../job-queue-prefix.ts";

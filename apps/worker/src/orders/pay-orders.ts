@@ -8,7 +8,7 @@ import {
   type OrderLine,
   parseOperationId,
 } from "@floodgate/domain";
-import type { PaidOrder } from "@floodgate/queue";
+import type { PaidOrder } from "@floodgate/reservations";
 import { bucketForUser } from "@floodgate/shard-router";
 import { sql, type Transaction } from "kysely";
 

@@ -5,7 +5,7 @@
 // delta, once per user.
 import type { ShardDatabase } from "@floodgate/db";
 import type { MoneyOperationMessage } from "@floodgate/domain";
-import type { PaidOrder } from "@floodgate/queue";
+import type { PaidOrder } from "@floodgate/reservations";
 import type { Transaction } from "kysely";
 import { OrderPayments } from "../orders/pay-orders.ts";
 import { decideMoneyOperations, type MoneyDecision } from "./money-decisions.ts";

@@ -1,8 +1,9 @@
 // Products and orders through the real intake (buildApp + inject), and the stock invariant read from the
 // databases and Redis.
 import { auditProducts, type GlobalDatabase, type ProductAudit, type ShardDatabase } from "@floodgate/db";
-import { type QueueKeys, readAvailable } from "@floodgate/queue";
+import type { QueueKeys } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
+import { readAvailable } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
 import { ADMIN_KEY } from "./coupon-client.ts";
 import { asShop, type IntakeApp } from "./intake-client.ts";

@@ -9,16 +9,15 @@ import {
   newProductId,
   type OrderEndReason,
 } from "@floodgate/domain";
+import { type QueueKeys, unlimitedAdmission } from "@floodgate/queue";
+import type { ScriptedRedis } from "@floodgate/redis-connections";
 import {
   issueCoupon,
-  type QueueKeys,
   requestOrderEnd,
   reserveOrder,
-  unlimitedAdmission,
   writeCouponState,
   writeProductState,
-} from "@floodgate/queue";
-import type { ScriptedRedis } from "@floodgate/redis-connections";
+} from "@floodgate/reservations";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
 

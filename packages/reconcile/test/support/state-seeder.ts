@@ -3,8 +3,9 @@
 // compares only the stores. The Redis side goes through the queue package's own state writers and QueueKeys.
 import type { GlobalDatabase, ShardDatabase } from "@floodgate/db";
 import { newCouponId, newOperationId, newProductId } from "@floodgate/domain";
-import { type QueueKeys, writeCouponState, writeProductState } from "@floodgate/queue";
+import type { QueueKeys } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
+import { writeCouponState, writeProductState } from "@floodgate/reservations";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { Kysely } from "kysely";
 

@@ -13,7 +13,7 @@ export interface AdmitRequestInput {
 
 /**
  * admit-request-4.lua: the user's half of a two-step request on a cluster (admission and the key's record).
- * code 2 go on (ADMITTED in packages/queue two-step-request.ts), 0 an accepted replay, -100 a key conflict, a replayed refusal, or -90/-91.
+ * code 2 go on (ADMITTED in packages/reservations two-step-request.ts), 0 an accepted replay, -100 a key conflict, a replayed refusal, or -90/-91.
  */
 export const admitRequest = luaScript({
   file: "admit-request-4.lua",

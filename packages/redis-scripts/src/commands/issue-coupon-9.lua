@@ -17,7 +17,7 @@
   Redis Cluster: KEYS[1..2] carry the coupon's hash tag and KEYS[3..6] the user's partition tag, so they are
   in different slots and this script runs on one Redis (or Sentinel) only. On a cluster an issue takes two
   steps instead: reserve-coupon-3.lua beside admit-request-4.lua, then commit-coupon-issue-4.lua
-  (packages/queue/src/issue-coupon-in-two-steps.ts). The client address's bucket is not among the keys
+  (packages/reservations/src/issue-coupon-in-two-steps.ts). The client address's bucket is not among the keys
   (take-token-1.lua, sent beside this).
 
   ARGV[1..5] admission (includes/admission-gate.lua), then, numbered as the script sees them:
@@ -30,7 +30,7 @@
   ARGV[7] request fingerprint (compared on replays of the same Idempotency-Key)
   ARGV[8] idempotency TTL in seconds, "0" without an Idempotency-Key
 
-  Returns {code, value}; codes are mapped by IssueCouponCode (packages/queue/src/issue-coupon.ts)
+  Returns {code, value}; codes are mapped by IssueCouponCode (packages/reservations/src/issue-coupon-outcome.ts)
     { 1, issueId, admission} accepted: reserved, status written, entry appended
     { 0, issueId, admission} replay: same key, same body; nothing written
     {code, value, "", 1}     replay of a refusal below (-2 .. -5): the first answer, word for word

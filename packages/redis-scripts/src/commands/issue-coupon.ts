@@ -63,7 +63,7 @@ export interface IssueCouponInput {
 
 /**
  * issue-coupon-9.lua: a whole coupon issue on one Redis (its keys span the coupon's and the user's slots; a
- * cluster takes reserve-coupon + commit-coupon-issue instead). Codes in IssueCouponCode (packages/queue).
+ * cluster takes reserve-coupon + commit-coupon-issue instead). Codes in IssueCouponCode (packages/reservations).
  */
 export const issueCoupon = luaScript({
   file: "issue-coupon-9.lua",

@@ -23,8 +23,8 @@
   Redis Cluster: KEYS[1..5] and the unpaid counters carry the user's partition tag, each product its own; like
   issue-coupon-9.lua this script runs on one Redis (or Sentinel). On a cluster an order takes two steps
   instead: reserve-stock-2.lua in each product's slot beside admit-request-4.lua, then commit-order-5.lua in the
-  user's (packages/queue/src/reserve-order-in-two-steps.ts). (The client address's bucket is take-token-1.lua's,
-  sent beside this.)
+  user's (packages/reservations/src/reserve-order-in-two-steps.ts). (The client address's bucket is
+  take-token-1.lua's, sent beside this.)
 
   ARGV[1] order id (new, minted by the intake)
   ARGV[2] user id
@@ -41,7 +41,7 @@
            lost order state; the counters go down when orders are paid or end)
   ARGV[12+i] quantity of line i
 
-  Returns {code, value}; codes are mapped by ReserveOrderCode (packages/queue/src/reserve-order.ts)
+  Returns {code, value}; codes are mapped by ReserveOrderCode (packages/reservations/src/reserve-order-outcome.ts)
     { 1, amount, admission}    accepted
     { 0, "<orderId> <amount>", admission} replay: same key, same body; nothing written
     {code, value, "", 1}       replay of a refusal below (-2 .. -8): the first answer, word for word

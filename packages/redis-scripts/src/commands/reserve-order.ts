@@ -76,7 +76,7 @@ export interface ReserveOrderInput {
 
 /**
  * reserve-order-n.lua: a whole order on one Redis (its keys span the products' and the user's slots; a
- * cluster takes reserve-stock + commit-order instead). Codes in ReserveOrderCode (packages/queue).
+ * cluster takes reserve-stock + commit-order instead). Codes in ReserveOrderCode (packages/reservations).
  */
 export const reserveOrder = luaScript({
   file: "reserve-order-n.lua",

@@ -1,7 +1,8 @@
 // The other way an order stops counting against its user's cap: it was paid (release-order.ts is the
 // way of an order that ended without a sale).
+
+import type { QueueKeys } from "@floodgate/queue";
 import { type ScriptedRedis, settleUnpaidUnits } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 import type { OrderRelease } from "./release-order.ts";
 
 /** An order a batch found paid: its units no longer count against the user's cap. */

@@ -5,8 +5,9 @@
 // masters and this process). Then: the request recorded (its status, or its coupon redemption record or order
 // state, exists in the user's slot) -> the reservation is struck off; not recorded -> the unit is released. Both are idempotent, so several
 // workers may sweep at once.
+
+import type { QueueKeys } from "@floodgate/queue";
 import { releaseCoupon, releaseStock, type ScriptedRedis } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 
 export const SWEEP_AFTER_MS = 60_000;
 /** Reservations looked at per item per sweep: a backlog larger than this is taken over several sweeps. */

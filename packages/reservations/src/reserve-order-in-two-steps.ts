@@ -11,6 +11,7 @@
 // order is recorded; units held by an order not yet recorded count as taken, so a sale may answer out of stock a
 // moment early, never late. An accepted order costs two round trips here (one on one Redis).
 
+import type { QueueKeys } from "@floodgate/queue";
 import { acceptingScript, NO_REPLICA_WAIT } from "@floodgate/redis-connections";
 import {
   admitRequest,
@@ -22,7 +23,6 @@ import {
   type ScriptAnswer,
   type ScriptedRedis,
 } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 import { strikeOffReservation } from "./reservation-strike-offs.ts";
 import { orderOutcome, ReserveOrderCode, type ReserveOrderOutcome } from "./reserve-order-outcome.ts";
 import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-order-request.ts";

@@ -2,19 +2,11 @@
 // key is read in its own slot, so the answers are right with the keys spread over every master, on a plain and on
 // an auto-pipelined connection (ioredis batches those per node, and would send XINFO to the wrong one alone).
 
+import { CONSUMER_GROUP, QueueKeys, readStreamInfo, workerGroup } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CONSUMER_GROUP,
-  QueueKeys,
-  readAvailable,
-  readIssuedCounts,
-  readStreamInfo,
-  workerGroup,
-  writeCouponState,
-  writeProductState,
-} from "../src/index.ts";
+import { readAvailable, readIssuedCounts, writeCouponState, writeProductState } from "../src/index.ts";
 
 let cluster: RedisCluster;
 let plain: ScriptedRedis;

@@ -1,12 +1,8 @@
 // What an order script answers (reserve-order-n.lua's codes; the two-step scripts share them), as the route's
 // outcome.
+
+import { type AdmissionInfo, type AdmissionRefusal, admissionInfo, admissionRefusal } from "@floodgate/queue";
 import type { ScriptAnswer } from "@floodgate/redis-scripts";
-import {
-  type AdmissionInfo,
-  type AdmissionRefusal,
-  admissionInfo,
-  admissionRefusal,
-} from "./admission-check.ts";
 import type { ReserveOrderRequest } from "./reserve-order-request.ts";
 
 /** The return codes of reserve-order-n.lua, the one place they are named (admission codes aside). */

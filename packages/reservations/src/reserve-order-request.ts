@@ -1,10 +1,9 @@
 // An order as both paths take it (reserve-order.ts on one Redis, reserve-order-in-two-steps.ts on a Redis
 // Cluster): the request, and the keys and fields its scripts are given in the user's slot.
 import { MAX_AMOUNT, type OrderLine } from "@floodgate/domain";
+import type { AdmissionCheck, QueueKeys } from "@floodgate/queue";
 import type { ReplicaWait } from "@floodgate/redis-connections";
 import type { OrderFields, OrderKeys } from "@floodgate/redis-scripts";
-import type { AdmissionCheck } from "./admission-check.ts";
-import type { QueueKeys } from "./queue-keys.ts";
 
 export interface ReserveOrderRequest {
   orderId: string;

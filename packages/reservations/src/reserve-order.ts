@@ -1,6 +1,6 @@
+import type { QueueKeys } from "@floodgate/queue";
 import { acceptingScript, NO_REPLICA_WAIT } from "@floodgate/redis-connections";
 import { reserveOrder as reserveOrderScript, type ScriptedRedis } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 import { reserveOrderInTwoSteps } from "./reserve-order-in-two-steps.ts";
 import { orderOutcome, type ReserveOrderOutcome } from "./reserve-order-outcome.ts";
 import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-order-request.ts";

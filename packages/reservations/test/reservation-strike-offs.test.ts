@@ -1,10 +1,10 @@
 // A commit's reservation is struck off after the answer; those of one turn of the event loop go as one ZREM per
 // list (reservation-strike-offs.ts). The connection is the real one, watched: every call reaches Redis.
 
+import { QueueKeys } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { QueueKeys } from "../src/index.ts";
 import { strikeOffReservation } from "../src/reservation-strike-offs.ts";
 
 let env: TestEnvironment;

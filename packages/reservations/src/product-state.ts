@@ -3,8 +3,8 @@
 // truth and is written first; this state runs ahead of its stock by the orders still in the queue, and
 // reconcile rebuilds it from Postgres when it is missing.
 import type { ProductChangeRequest, ProductDefinition } from "@floodgate/domain";
+import type { QueueKeys } from "@floodgate/queue";
 import { changeProduct, type ScriptedRedis } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 
 /** The return codes of change-product-1.lua, the one place they are named. */
 export const ChangeProductCode = { changed: 1, stateMissing: -1 } as const;

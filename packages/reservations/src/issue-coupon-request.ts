@@ -1,8 +1,8 @@
 // A coupon issue as both paths take it (issue-coupon.ts on one Redis, issue-coupon-in-two-steps.ts on a Redis
 // Cluster): its Idempotency-Key, and what it writes in the user's slot.
 import { type CouponDefinition, type CouponIssueMessage, encodeOperationMessage } from "@floodgate/domain";
+import type { QueueKeys } from "@floodgate/queue";
 import type { CouponIssueRecord } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 
 export interface IssueCouponIdempotency {
   /** The request's Idempotency-Key, if it sent one. */

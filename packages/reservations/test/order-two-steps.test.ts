@@ -4,16 +4,15 @@
 // products, every unit of an order not recorded given back (at once when the intake knows, by the sweep when it
 // died between the steps), and an ended order's units returned to stock once.
 import { MAX_AMOUNT, newOperationId, newProductId } from "@floodgate/domain";
+import { QueueKeys, unlimitedAdmission } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { commitOrder, releaseStock, reserveStock } from "@floodgate/redis-scripts";
 import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unlimitedAdmission } from "../src/admission-check.ts";
 import {
   COMMIT_WINDOW_MS,
   changeProductState,
-  QueueKeys,
   type ReserveOrderRequest,
   releaseOrders,
   SWEEP_AFTER_MS,

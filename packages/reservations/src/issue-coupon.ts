@@ -1,11 +1,10 @@
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
+import type { AdmissionCheck, QueueKeys } from "@floodgate/queue";
 import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "@floodgate/redis-connections";
 import { issueCoupon as issueCouponScript, type ScriptedRedis } from "@floodgate/redis-scripts";
-import type { AdmissionCheck } from "./admission-check.ts";
 import { issueCouponInTwoSteps } from "./issue-coupon-in-two-steps.ts";
 import { couponIssueOutcome, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 import { couponIssueRecord, type IssueCouponIdempotency } from "./issue-coupon-request.ts";
-import type { QueueKeys } from "./queue-keys.ts";
 
 /** For callers outside the HTTP edge (tests, tools): one coupon per user already makes an issue idempotent. */
 const WITHOUT_IDEMPOTENCY_KEY: IssueCouponIdempotency = { fingerprint: "", ttlSeconds: 0 };

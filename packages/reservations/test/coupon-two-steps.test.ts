@@ -3,19 +3,13 @@
 // What must hold whatever the interleaving: never more than `quantity` units out, one per user, every unit of a
 // request not recorded given back (at once when the intake knows, by the sweep when it died between the steps).
 import { type CouponIssueMessage, newOperationId } from "@floodgate/domain";
+import { QueueKeys, unlimitedAdmission } from "@floodgate/queue";
 import { createRedis, NO_REPLICA_WAIT, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { commitCouponIssue, reserveCoupon } from "@floodgate/redis-scripts";
 import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unlimitedAdmission } from "../src/admission-check.ts";
-import {
-  COMMIT_WINDOW_MS,
-  QueueKeys,
-  SWEEP_AFTER_MS,
-  sweepCouponReservations,
-  writeCouponState,
-} from "../src/index.ts";
+import { COMMIT_WINDOW_MS, SWEEP_AFTER_MS, sweepCouponReservations, writeCouponState } from "../src/index.ts";
 import { issueCouponInTwoSteps } from "../src/issue-coupon-in-two-steps.ts";
 
 let env: TestEnvironment;

@@ -1,12 +1,8 @@
 // What a coupon issue script answers (issue-coupon-9.lua's codes; the two-step scripts share them), as the
 // route's outcome.
+
+import { type AdmissionInfo, type AdmissionRefusal, admissionInfo, admissionRefusal } from "@floodgate/queue";
 import type { ScriptAnswer } from "@floodgate/redis-scripts";
-import {
-  type AdmissionInfo,
-  type AdmissionRefusal,
-  admissionInfo,
-  admissionRefusal,
-} from "./admission-check.ts";
 
 /** The return codes of issue-coupon-9.lua, the one place they are named (admission codes aside). */
 export const IssueCouponCode = {

@@ -1,6 +1,6 @@
 import type { OrderLine } from "@floodgate/domain";
+import type { QueueKeys } from "@floodgate/queue";
 import { releaseOrder, returnStock, type ScriptedRedis } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 import { NO_COUPON } from "./reserve-order-request.ts";
 
 export interface OrderRelease {

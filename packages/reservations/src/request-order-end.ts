@@ -1,6 +1,6 @@
 import { newOperationId, type OrderEndReason, parseOperationId } from "@floodgate/domain";
+import type { QueueKeys } from "@floodgate/queue";
 import { requestOrderEnd as requestOrderEndScript, type ScriptedRedis } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 
 export type OrderEndOutcome =
   | { result: "requested"; endId: string }

@@ -1,8 +1,8 @@
 // The Redis side of a coupon: what issue-coupon-9.lua reads (quantity, window in epoch ms) and counts
 // (issued). Written once when the coupon is created; the script alone changes it after that.
 import type { CouponDefinition } from "@floodgate/domain";
+import type { QueueKeys } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-scripts";
-import type { QueueKeys } from "./queue-keys.ts";
 
 /**
  * Writes the state of a new coupon. HSETNX on `quantity` first: a coupon id is fresh, but if it were ever

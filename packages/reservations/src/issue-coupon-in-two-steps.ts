@@ -12,6 +12,8 @@
 // any commit can be: until then it counts as issued, so a sale may answer sold out a moment early, never late.
 // An accepted issue costs two round trips here (one on one Redis: issue-coupon-9.lua).
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
+import type { QueueKeys } from "@floodgate/queue";
+import { type AdmissionCheck, admissionInfo } from "@floodgate/queue";
 import { acceptingScript, type ReplicaWait } from "@floodgate/redis-connections";
 import {
   admitRequest,
@@ -22,10 +24,8 @@ import {
   type ScriptAnswer,
   type ScriptedRedis,
 } from "@floodgate/redis-scripts";
-import { type AdmissionCheck, admissionInfo } from "./admission-check.ts";
 import { couponIssueOutcome, IssueCouponCode, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 import { couponIssueRecord, type IssueCouponIdempotency } from "./issue-coupon-request.ts";
-import type { QueueKeys } from "./queue-keys.ts";
 import { strikeOffReservation } from "./reservation-strike-offs.ts";
 import {
   ADMITTED,
