@@ -3,8 +3,10 @@
 // the ticket, the user and the end of the session; revocation is checked by the gate script (the ticket's
 // status), so a token is never trusted alone.
 // Only one header is accepted, byte for byte: no algorithm is ever taken from the token itself ("none",
-// RS/HS confusion), and signatures are compared in constant time.
+// RS/HS confusion), signatures are read in their one canonical spelling (canonical-base64url.ts) and compared in
+// constant time.
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
+import { decodeCanonicalBase64url } from "@floodgate/domain";
 
 const ISSUER = "floodgate";
 const HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
@@ -61,9 +63,9 @@ export class AdmissionTokens {
   verify(token: string, nowMs = Date.now()): TokenVerdict {
     const parts = token.split(".");
     if (parts.length !== 3 || parts[0] !== HEADER) return { ok: false, reason: "malformed" };
-    const signature = Buffer.from(parts[2]!, "base64url");
     const expected = this.#sign(`${parts[0]}.${parts[1]}`);
-    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
+    const signature = decodeCanonicalBase64url(parts[2]!, expected.length);
+    if (signature === undefined || !timingSafeEqual(signature, expected)) {
       return { ok: false, reason: "bad_signature" };
     }
     let payload: Partial<Payload>;

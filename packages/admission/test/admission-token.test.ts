@@ -12,6 +12,7 @@ const claims = {
   expiresAt: Date.parse("2026-11-22T10:05:00Z"),
 };
 const during = Date.parse("2026-11-22T10:01:00Z");
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
 describe("admission tokens", () => {
@@ -53,6 +54,26 @@ describe("admission tokens", () => {
       ok: false,
       reason: "malformed",
     });
+  });
+
+  it("are read in one spelling only: a signature with characters outside base64url, padding or stray bits is refused", () => {
+    const tokens = new AdmissionTokens(SECRET);
+    const [header, payload, signature] = tokens.issue(claims).split(".") as [string, string, string];
+    // Node's base64url decoder skips what is not in the alphabet, so each of these decodes to the same 32
+    // bytes; the last of 43 characters has two unused bits, and setting one changes the text, not the bytes.
+    const strayBits = BASE64URL[BASE64URL.indexOf(signature.at(-1)!) + 1];
+    for (const respelled of [
+      `${signature.slice(0, 10)}!${signature.slice(10)}`,
+      `${signature}*~`,
+      `${signature}=`,
+      `${signature.slice(0, -1)}${strayBits}`,
+    ]) {
+      expect(Buffer.from(respelled, "base64url")).toEqual(Buffer.from(signature, "base64url"));
+      expect(tokens.verify(`${header}.${payload}.${respelled}`, during), respelled).toEqual({
+        ok: false,
+        reason: "bad_signature",
+      });
+    }
   });
 
   it("refuse what is not a token, or a signed payload without the claims", () => {

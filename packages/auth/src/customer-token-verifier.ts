@@ -6,6 +6,7 @@
 // take a faster path of their own (own-token-check.ts).
 import { createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
 import type { CustomerJwtSettings } from "@floodgate/config";
+import { isCanonicalBase64url } from "@floodgate/domain";
 import { createRemoteJWKSet, errors, type JWTVerifyGetKey, jwtVerify } from "jose";
 import { CUSTOMER_TOKEN_ISSUER } from "./customer-token-signer.ts";
 import { checkOwnToken } from "./own-token-check.ts";
@@ -88,6 +89,10 @@ export class CustomerTokenVerifier {
     const issuer = typeof own.issuer === "string" ? this.#issuers.get(own.issuer) : undefined;
     if (issuer === undefined) {
       throw new CustomerTokenError("invalid", "the token's issuer is not trusted here");
+    }
+    // jose reads a padded signature like the unpadded one: one spelling only, as for our own (the cache).
+    if (!isCanonicalBase64url(token.slice(token.lastIndexOf(".") + 1))) {
+      throw new CustomerTokenError("invalid", "the token's signature is not canonical base64url");
     }
     const options = {
       audience: issuer.audience,

@@ -3,8 +3,10 @@
 // token, which a flash sale pays for every shopper's first request. The claims are read first only to learn
 // the issuer (another issuer's token goes to jose, with the key configured for it); for ours the header must
 // say HS256 and nothing more (so `alg: none` or any other algorithm is refused), then the signature, audience,
-// expiry and subject are checked.
+// expiry and subject are checked. The signature is read in its one canonical spelling (canonical-base64url.ts),
+// so a token cannot be respelled past the verified-token cache.
 import { createHmac, type KeyObject, timingSafeEqual } from "node:crypto";
+import { decodeCanonicalBase64url } from "@floodgate/domain";
 import { CUSTOMER_TOKEN_AUDIENCE, CUSTOMER_TOKEN_ISSUER } from "./customer-token-signer.ts";
 
 const EXPECTED_HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
@@ -44,8 +46,8 @@ export function checkOwnToken(token: string, key: KeyObject, nowMs: number): Own
     return refuse("the token's header is not HS256 (the only algorithm of Floodgate's own tokens)");
   }
   const expected = createHmac("sha256", key).update(token.slice(0, second)).digest();
-  const signature = Buffer.from(token.slice(second + 1), "base64url");
-  if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
+  const signature = decodeCanonicalBase64url(token.slice(second + 1), expected.length);
+  if (signature === undefined || !timingSafeEqual(signature, expected)) {
     return refuse("the token's signature does not verify");
   }
   const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud];

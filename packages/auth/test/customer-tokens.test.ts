@@ -7,6 +7,7 @@ import { CustomerTokenError, CustomerTokenSigner, CustomerTokenVerifier } from "
 const SECRET = "s".repeat(40);
 const signer = new CustomerTokenSigner(SECRET);
 const verifier = () => new CustomerTokenVerifier({ secret: SECRET, shop: null });
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const part = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
 async function refusal(token: string, now?: number): Promise<CustomerTokenError> {
@@ -41,6 +42,30 @@ describe("Floodgate's customer tokens", () => {
     await expect(check.verify(`${header}.${asBob}.${signature}`)).rejects.toMatchObject({
       reason: "invalid",
     });
+  });
+
+  it("are read in one spelling only: a signature with characters outside base64url, padding or stray bits is refused", async () => {
+    const minted = await signer.mint("alice", 600);
+    const check = verifier();
+    await check.verify(minted.token);
+    const [header, claims, signature] = minted.token.split(".") as [string, string, string];
+    // Node's base64url decoder skips what is not in the alphabet, so each of these decodes to the same 32
+    // bytes; accepted, one token would be endless distinct strings, each a miss of the verified-token cache.
+    // 43 characters carry 258 bits for 256: the last one's two low bits are unused, and setting one changes
+    // the text but not the bytes.
+    const strayBits = BASE64URL[BASE64URL.indexOf(signature.at(-1)!) + 1];
+    for (const respelled of [
+      `${signature.slice(0, 10)}!${signature.slice(10)}`,
+      `${signature}*~`,
+      `${signature}=`,
+      `${signature.slice(0, -1)}${strayBits}`,
+    ]) {
+      expect(Buffer.from(respelled, "base64url")).toEqual(Buffer.from(signature, "base64url"));
+      await expect(check.verify(`${header}.${claims}.${respelled}`), respelled).rejects.toMatchObject({
+        reason: "invalid",
+      });
+    }
+    expect(check.rememberedTokens).toBe(1);
   });
 
   it("remember at most cacheSize tokens, and none with 0, with the same answers", async () => {
@@ -126,5 +151,9 @@ describe("Floodgate's customer tokens", () => {
       },
     });
     expect((await withShop.verify(shopToken)).userId).toBe("bob");
+    // jose reads a padded signature as the unpadded one: the shop's tokens too have one spelling only.
+    for (const respelled of [`${shopToken}=`, `${shopToken}*~`]) {
+      await expect(withShop.verify(respelled), respelled).rejects.toMatchObject({ reason: "invalid" });
+    }
   });
 });

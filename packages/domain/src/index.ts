@@ -1,3 +1,4 @@
+export * from "./canonical-base64url.ts";
 export * from "./coupon-definition.ts";
 export * from "./coupon-id.ts";
 export * from "./money-operation-view.ts";
