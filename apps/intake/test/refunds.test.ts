@@ -150,6 +150,85 @@ describe("POST /v1/refunds: acceptance", () => {
   });
 });
 
+describe("POST /v1/refunds: Idempotency-Keys apart from shoppers'", () => {
+  // A payment id in the partition of the user named `refund`: the only place where the two kinds of keys could
+  // meet (keys may hold `:`, and `refund` is a valid user id).
+  const paymentBesideUserRefund = () => {
+    const partition = app.queueKeys.partitionForUser("refund");
+    const bucket = Array.from({ length: 1024 }, (_, b) => b).find(
+      (b) => app.queueKeys.partitionForBucket(b) === partition,
+    )!;
+    return newOperationId("payment", bucket);
+  };
+
+  it("a user named refund paying with key <paymentId>:K leaves the shop's refund with key K alone, and back", async () => {
+    const payment = paymentBesideUserRefund();
+    const paid = await post(
+      app,
+      "/v1/payments",
+      { userId: "refund", amount: 100 },
+      {
+        "idempotency-key": `${payment}:K`,
+      },
+    );
+    expect(paid.statusCode, paid.body).toBe(202);
+    const refund = await post(
+      app,
+      "/v1/refunds",
+      { paymentId: payment, amount: 10 },
+      { "idempotency-key": "K" },
+    );
+    expect(refund.statusCode, refund.body).toBe(202);
+    expect(refund.json().id).toMatch(/^rfd_/);
+
+    const other = paymentBesideUserRefund();
+    const first = await post(
+      app,
+      "/v1/refunds",
+      { paymentId: other, amount: 10 },
+      { "idempotency-key": "K2" },
+    );
+    expect(first.statusCode, first.body).toBe(202);
+    const paidAfter = await post(
+      app,
+      "/v1/payments",
+      { userId: "refund", amount: 100 },
+      {
+        "idempotency-key": `${other}:K2`,
+      },
+    );
+    expect(paidAfter.statusCode, paidAfter.body).toBe(202);
+    expect(paidAfter.json().id).toMatch(/^pay_/);
+  });
+
+  it("replays a refund accepted before the upgrade, whose key is still stored under the old layout", async () => {
+    const payment = paymentId();
+    const body = { paymentId: payment, amount: 25 };
+    // What the previous release's intake stored: `{p}:idem:refund:<paymentId>:<key>` -> "<fingerprint> <id>".
+    const accepted = await post(app, "/v1/refunds", body, { "idempotency-key": "before-upgrade" });
+    expect(accepted.statusCode).toBe(202);
+    const partition = app.queueKeys.partitionForOperation(payment)!;
+    const stored = app.queueKeys.refundIdempotency(partition, payment, "before-upgrade");
+    const legacy = app.queueKeys.idempotency(partition, `refund:${payment}`, "before-upgrade");
+    await app.redis.rename(stored, legacy);
+    const before = await totalStreamLength(app);
+    const retried = await post(app, "/v1/refunds", body, { "idempotency-key": "before-upgrade" });
+    expect(retried.statusCode, retried.body).toBe(202);
+    expect(retried.json().id).toBe(accepted.json().id);
+    expect(retried.headers["idempotent-replayed"]).toBe("true");
+    const changed = await post(
+      app,
+      "/v1/refunds",
+      { ...body, amount: 26 },
+      { "idempotency-key": "before-upgrade" },
+    );
+    expect(expectProblem(changed, 422, "idempotency_key_reused", "Idempotency-Key").existingId).toBe(
+      accepted.json().id,
+    );
+    expect(await totalStreamLength(app)).toBe(before);
+  });
+});
+
 describe("refunds applied by a worker", () => {
   it("gives back partial and full refunds into the wallet, and refuses what the shard says no to", async () => {
     const user = "refund-applied";

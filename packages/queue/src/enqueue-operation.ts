@@ -44,7 +44,7 @@ export async function enqueueOperation(
   // The id carries the bucket (the user's, or for a refund its payment's): same partition as before for
   // payments and deposits, and a refund goes where its payment went.
   const partition = keys.partitionForOperation(message.id)!;
-  const idempotencyKey = keys.idempotency(partition, idempotencyScope(message), request.idempotencyKey ?? "");
+  const idempotencyKey = idempotencyKeyOf(keys, partition, message, request.idempotencyKey ?? "");
   const wait = request.replicaWait ?? NO_REPLICA_WAIT;
   const enqueue = acceptingScript(redis, wait, enqueueOperationScript, keys.stream(partition));
   const {
@@ -70,8 +70,15 @@ export async function enqueueOperation(
  * Whose Idempotency-Keys a request's key is one of. A user's for payments and deposits. A refund has no user at
  * the edge (only its payment id, and the server key that sent it), so its keys are scoped by payment: in the
  * payment's partition (one slot with the stream), and a key reused for another payment is another refund, not
- * a 422. `:` cannot appear in a user id, so the scopes never meet.
+ * a 422. The two kinds live under different segments (queue-keys.ts), so they never meet.
  */
-function idempotencyScope(message: MoneyOperationMessage | RefundMessage): string {
-  return message.kind === "refund" ? `refund:${message.paymentId}` : message.userId;
+function idempotencyKeyOf(
+  keys: QueueKeys,
+  partition: number,
+  message: MoneyOperationMessage | RefundMessage,
+  idempotencyKey: string,
+): string {
+  return message.kind === "refund"
+    ? keys.refundIdempotency(partition, message.paymentId, idempotencyKey)
+    : keys.idempotency(partition, message.userId, idempotencyKey);
 }

@@ -41,6 +41,22 @@ export class QueueKeys {
     return `${this.prefix}{p${partition}}:idem:${userId}:${idempotencyKey}`;
   }
 
+  /**
+   * A refund's Idempotency-Key, scoped by its payment. Its own segment, `refund-idem:`, which no user's key
+   * (`idem:<userId>:`) starts with, whatever the key holds: keys may contain `:`, and `refund` is a valid user id.
+   */
+  refundIdempotency(partition: number, paymentId: string, idempotencyKey: string): string {
+    return `${this.prefix}{p${partition}}:refund-idem:${paymentId}:${idempotencyKey}`;
+  }
+
+  /**
+   * Where the previous release kept a refund's key (the user `refund`'s keys can be here too): read by the
+   * intake until IDEMPOTENCY_TTL_SECONDS after an upgrade (legacy-refund-key.ts), never written.
+   */
+  legacyRefundIdempotency(partition: number, paymentId: string, idempotencyKey: string): string {
+    return this.idempotency(partition, `refund:${paymentId}`, idempotencyKey);
+  }
+
   status(partition: number, operationId: string): string {
     return `${this.prefix}{p${partition}}:op:${operationId}`;
   }

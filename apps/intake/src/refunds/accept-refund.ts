@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../idempotency/idempotency-key.ts";
 import { requestFingerprint } from "../idempotency/request-fingerprint.ts";
+import { legacyRefundRecord } from "./legacy-refund-key.ts";
 
 /** Required: a refund repeated by a retry would give the money back twice (until the payment runs out). */
 export function requiredIdempotencyKey(request: FastifyRequest): string {
@@ -29,7 +30,7 @@ export async function acceptRefund(
   body: RefundRequest,
   idempotencyKey: string,
 ) {
-  const { config, redis, queueKeys, metrics } = request.server;
+  const { config, redis, queueKeys } = request.server;
   if (body.currency !== undefined && body.currency !== config.currency) {
     throw new ProblemError("currency_mismatch", {
       field: "currency",
@@ -59,6 +60,11 @@ export async function acceptRefund(
     body.reason ?? "",
     String(body.restock ?? false),
   );
+  const legacy = await legacyRefundRecord(request.server, body.paymentId, idempotencyKey, fingerprint);
+  if (legacy !== null && !legacy.sameRequest) {
+    throw new ProblemError("idempotency_key_reused", conflictExtras(legacy.id));
+  }
+  if (legacy !== null) return answer(request, reply, "replayed", legacy.id);
   const partition = queueKeys.partitionForBucket(payment.bucket);
   // Server keys only, and no shopper's rate limit or waiting room applies to the shop's own back office.
   const outcome = await enqueueOperation(redis, queueKeys, {
@@ -75,10 +81,11 @@ export async function acceptRefund(
   if (outcome.result !== "accepted" && outcome.result !== "replayed") {
     throw new ProblemError("internal_error", { detail: `refund admission refused: ${outcome.result}` });
   }
-  metrics.accepted.inc({ kind: "refund", outcome: outcome.result });
-  if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
-  return reply
-    .code(202)
-    .header("Location", `/v1/refunds/${outcome.id}`)
-    .send({ id: outcome.id, status: "pending" });
+  return answer(request, reply, outcome.result, outcome.id);
+}
+
+function answer(request: FastifyRequest, reply: FastifyReply, result: "accepted" | "replayed", id: string) {
+  request.server.metrics.accepted.inc({ kind: "refund", outcome: result });
+  if (result === "replayed") reply.headers(REPLAYED_HEADER);
+  return reply.code(202).header("Location", `/v1/refunds/${id}`).send({ id, status: "pending" });
 }

@@ -3,7 +3,8 @@
   append, atomically, in the intake's single round trip.
 
   KEYS[1..3] admission: user bucket, room's queueing mirror, user's room passes (includes/admission-gate.lua)
-  KEYS[4] idempotency key   {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[8] is "0")
+  KEYS[4] idempotency key   {p}:idem:<userId>:<Idempotency-Key>, a refund's {p}:refund-idem:<paymentId>:<Key>
+                            (ignored when ARGV[8] is "0")
   KEYS[5] status hash       {p}:op:<operationId>
   KEYS[6] partition stream  {p}:ops
   (Every key carries the partition's hash tag: one Redis Cluster slot, a guarding room's gate included. The

@@ -4,7 +4,7 @@ import { type AdmissionGate, gateArgs, gateKeys } from "./includes/admission-gat
 
 export interface EnqueueOperationInput {
   admission: AdmissionGate;
-  /** {p}:idem:<scope>:<Idempotency-Key>; ignored when idempotencyTtlSeconds is 0. */
+  /** {p}:idem:<userId>:<Idempotency-Key> ({p}:refund-idem:<paymentId>:<…> for a refund); ignored when idempotencyTtlSeconds is 0. */
   idempotencyKey: string;
   /** {p}:op:<operationId>. */
   statusKey: string;
