@@ -1,46 +1,52 @@
 // Where a webhook may be sent: not into the network Floodgate runs in (SSRF). An endpoint URL whose host is,
-// or resolves to, a loopback, private, link-local, unique-local, CGNAT or unspecified address is refused,
-// unless the deployment allows private targets (WEBHOOK_ALLOW_PRIVATE=true, for tests and closed networks).
+// or resolves to, an address that is not plain public unicast (loopback, private, link-local, unique-local,
+// CGNAT, multicast, broadcast, reserved, documentation, ...) is refused, unless the deployment allows private
+// targets (WEBHOOK_ALLOW_PRIVATE=true, for tests and closed networks).
 // Checked when the endpoint is created and again when each delivery connects (DNS can change in between).
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
-const V4_BLOCKED: [number, number, number][] = [
-  // [first octet, second octet from, second octet to]
-  [0, 0, 255], // "this" network, unspecified
-  [10, 0, 255], // private
-  [100, 64, 127], // carrier-grade NAT
-  [127, 0, 255], // loopback
-  [169, 254, 254], // link-local (cloud metadata endpoints live here)
-  [172, 16, 31], // private
-  [192, 168, 168], // private
-  [198, 18, 19], // benchmarking
-  [224, 0, 255], // multicast
-  [240, 0, 255], // reserved, broadcast
-];
+// The ranges come from ipaddr.js (its `range()` names every special-purpose block in the IANA registries):
+// only what it calls "unicast" may be reached, plus ::/8, which it calls unicast (IPv4-compatible and other
+// IETF-reserved addresses, routed nowhere). An IPv6 address that stands for an IPv4 one is judged by that IPv4
+// address: the rest of NAT64's space (the local-use 64:ff9b:1::/48, where only the network's own translator
+// knows where the IPv4 address sits) is refused. A translator with a network-specific prefix (any unicast /96
+// of the operator's) cannot be recognised from the address alone: such networks need an egress firewall.
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR("64:ff9b::/96");
+const IETF_RESERVED_V6 = ipaddr.parseCIDR("::/8");
 
-function blockedV4(address: string): boolean {
-  const [a, b] = address.split(".").map(Number) as [number, number];
-  if (a === 192 && b === 0 && address.startsWith("192.0.0.")) return true; // IETF protocol assignments
-  return V4_BLOCKED.some(([first, from, to]) => a === first && b >= from && b <= to);
+/** The IPv4 address an IPv6 one stands for (mapped, translated, NAT64, 6to4), else null. */
+function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const parts = address.parts;
+  const range = address.range();
+  if (range === "ipv4Mapped") return address.toIPv4Address();
+  if (range === "rfc6145" || address.match(NAT64_WELL_KNOWN)) return ipv4Of(parts[6]!, parts[7]!);
+  if (range === "6to4") return ipv4Of(parts[1]!, parts[2]!);
+  return null;
+}
+
+function ipv4Of(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+function blocked(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === "ipv4") return address.range() !== "unicast";
+  const v6 = address as ipaddr.IPv6;
+  const inside = embeddedIpv4(v6);
+  if (inside !== null) return blocked(inside);
+  return v6.range() !== "unicast" || v6.match(IETF_RESERVED_V6);
 }
 
 /** True when `address` (an IP literal) is one a webhook must not reach. */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blockedV4(address);
-  if (family !== 6) return true; // not an address at all: refuse rather than guess
-  const lower = address.toLowerCase();
-  const mapped = /^(?:0*:)*:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return blockedV4(mapped[1]!);
-  if (lower === "::" || lower === "::1") return true;
-  const first = Number.parseInt(lower.split(":")[0] || "0", 16);
-  return (
-    (first & 0xfe00) === 0xfc00 || // unique-local fc00::/7
-    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (first & 0xff00) === 0xff00 || // multicast
-    first === 0 // ::/8 and the rest of the IPv4-compatible space
-  );
+  // node:net's isIP first: ipaddr.js alone also reads "0x7f.1" or "127.1" as addresses.
+  if (isIP(address) === 0) return true; // not an address at all: refuse rather than guess
+  try {
+    return blocked(ipaddr.parse(address));
+  } catch {
+    return true;
+  }
 }
 
 /** The scheme rule alone (no DNS): http or https, no credentials in the URL. */
