@@ -43,10 +43,11 @@ await reconcileAtStart(
   log,
 );
 
-// On a developer's machine (a loopback HOST) start signs the demo's shoppers in and hands out a server key,
-// so the quick start works in one command; on any other address neither happens.
+// On a developer's machine (a loopback HOST) start hands out a server key, so the quick start works in one
+// command; on any other address it does not. The demo's sign-in (anyone becomes any shopper) only when asked
+// for, --demo or DEMO_LOGIN=on: a loopback HOST can still be reached through a reverse proxy on the machine.
 const local = isLoopbackHost(config.host);
-const demoLogin = local && process.env.DEMO_LOGIN !== "off";
+const demoLogin = config.demoLogin;
 let devKey: { key: string; created: boolean } | null = null;
 if (local && config.auth === "on") {
   try {
@@ -123,8 +124,8 @@ if (config.intakeMetricsPort > 0) {
 }
 log(
   demoLogin
-    ? `demo     ${base}/demo/  (a flash sale on one page: sign in as any shopper (DEMO_LOGIN=on, loopback only); paste the admin key below into its admin strip)`
-    : `demo     ${base}/demo/  (DEMO_LOGIN is off: the page cannot sign shoppers in)`,
+    ? `demo     ${base}/demo/  (a flash sale on one page: sign in as any shopper (--demo / DEMO_LOGIN=on: anyone who reaches this port can; loopback only); paste the admin key below into its admin strip)`
+    : `demo     ${base}/demo/  (its sign-in is off: the page cannot sign shoppers in; ./floodgate start --demo turns it on)`,
 );
 if (config.auth === "off") {
   log(

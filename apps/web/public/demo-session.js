@@ -1,4 +1,4 @@
-// Signing in to the demo store: the demo-only route POST /demo/login (on with DEMO_LOGIN, loopback only) plays
+// Signing in to the demo store: the demo-only route POST /demo/login (start --demo, loopback only) plays
 // the shop's server and mints a customer token for the shopper id picked. The token lives in memory only (gone
 // with the tab); the SDK gets it through getToken() and asks again only when it expired, which signs the same
 // shopper in again. Funding goes through the demo's server-side deposit, never a server key in the browser.
@@ -32,7 +32,7 @@ async function login(userId) {
   });
   if (response.status !== 201) {
     const problem = await problemOf(response);
-    const hint = response.status === 404 ? " (start the intake with DEMO_LOGIN=on)" : "";
+    const hint = response.status === 404 ? " (run ./floodgate start --demo)" : "";
     throw new Error(`sign-in refused: ${problem.detail}${hint}`);
   }
   return response.json();

@@ -1,5 +1,5 @@
 // The demo store in real headless Chromium, served by a real intake process at /demo/ with real workers behind
-// it (DEMO_LOGIN on, as ./floodgate start sets it on a laptop): each page signs in as its shopper, and the wallet
+// it (DEMO_LOGIN on, as ./floodgate start --demo sets it): each page signs in as its shopper, and the wallet
 // is funded through the demo's server-side deposit. A purchase with the room closed, one behind a queue of 200,
 // one whose payment answer the network loses, and a refusal. Each test has its own product, room and shopper; the
 // shards are read directly to count what the server recorded.
