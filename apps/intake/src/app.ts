@@ -10,6 +10,7 @@ import { authPlugin } from "./plugins/auth-plugin.ts";
 import { couponsPlugin } from "./plugins/coupons-plugin.ts";
 import { demoPlugin } from "./plugins/demo-plugin.ts";
 import { globalDbPlugin } from "./plugins/global-db-plugin.ts";
+import { jsonBodyPlugin } from "./plugins/json-body-plugin.ts";
 import { loadSheddingPlugin } from "./plugins/load-shedding-plugin.ts";
 import { metricsPlugin } from "./plugins/metrics-plugin.ts";
 import { docsRoutes, openapiPlugin } from "./plugins/openapi-plugin.ts";
@@ -93,6 +94,7 @@ export async function buildApp(
   app.decorate("lifecycle", { draining: false });
   await app.register(requestIdPlugin);
   await app.register(problemPlugin);
+  await app.register(jsonBodyPlugin);
   if (config.corsOrigins.length > 0) {
     // Shop pages on these origins may call the API (the checkout SDK): the headers it sends and must read.
     await app.register(cors, {

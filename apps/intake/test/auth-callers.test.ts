@@ -225,6 +225,17 @@ describe("customer sessions and server keys", () => {
         .statusCode,
     ).toBe(404);
   });
+
+  it("revokes a server key sent with Content-Type: application/json and no body, as many clients send it", async () => {
+    const { id } = (await post(app, "/v1/api-keys", { name: "json everywhere" }, adminHeaders())).json();
+    const revoked = await app.inject({
+      method: "DELETE",
+      url: `/v1/api-keys/${id}`,
+      headers: { ...adminHeaders(), "content-type": "application/json" },
+    });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect(revoked.json().revokedAt).not.toBeNull();
+  });
 });
 
 describe("tokens that must never pass", () => {

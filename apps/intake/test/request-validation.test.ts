@@ -3,6 +3,7 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
+import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import {
   expectProblem,
   post,
@@ -16,7 +17,8 @@ let app: FastifyInstance;
 
 beforeAll(async () => {
   env = await createTestEnvironment("request-validation");
-  app = await buildApp(env.config, { logger: false });
+  // An admin key, so the admin routes get as far as reading a body rather than answering 503 admin_disabled.
+  app = await buildApp({ ...env.config, adminApiKey: ADMIN_KEY }, { logger: false });
   await app.ready();
   // One accepted payment first, so "unchanged" is checked against a non-empty prefix and stream.
   expect((await post(app, "/v1/payments", { userId: "baseline", amount: 1 })).statusCode).toBe(202);
@@ -272,5 +274,48 @@ describe("problem details", () => {
   it("answer an unknown route with a 404 problem", async () => {
     const response = await inject({ method: "GET", url: "/v1/nothing-here" });
     expectProblem(response, 404, "not_found");
+  });
+});
+
+describe("Content-Type: application/json with an empty body", () => {
+  // Many HTTP clients send the header on every call, DELETE included: a route that takes no body reads none.
+  it("is no body at all on every route that takes none, whoever calls", async () => {
+    const document = (await app.inject({ method: "GET", url: "/openapi.json" })).json() as {
+      paths: Record<string, Record<string, { requestBody?: unknown }>>;
+    };
+    const shopper = (await app.auth.customerTokens.mint("empty-body", 600)).token;
+    const callers = [withCredentials(app), adminHeaders(), { authorization: `Bearer ${shopper}` }];
+    const refused: string[] = [];
+    let routes = 0;
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        if (operation.requestBody !== undefined) continue;
+        routes++;
+        const url = path.replace(/\{\w+\}/g, "nothing-here");
+        for (const headers of callers) {
+          const response = await app.inject({
+            method: method.toUpperCase() as InjectOptions["method"],
+            url,
+            headers: { ...headers, "content-type": "application/json" },
+          });
+          const problem = String(response.headers["content-type"]).startsWith("application/problem+json");
+          if (problem && response.json().code === "malformed_json")
+            refused.push(`${method.toUpperCase()} ${path}`);
+        }
+      }
+    }
+    expect(routes).toBeGreaterThan(15);
+    expect([...new Set(refused)]).toEqual([]);
+  });
+
+  it("is still a malformed body where a body is expected, and so is a body that is not JSON anywhere", async () => {
+    await expectRefusedWithoutWrites(paymentCases.find((bad) => bad.name === "empty JSON body")!);
+    const response = await app.inject({
+      method: "DELETE",
+      url: "/v1/api-keys/nothing-here",
+      headers: { ...adminHeaders(), "content-type": "application/json" },
+      payload: "{",
+    });
+    expectProblem(response, 400, "malformed_json", "body");
   });
 });
