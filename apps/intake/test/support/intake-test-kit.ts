@@ -125,6 +125,20 @@ export async function waitUntil<T>(
   throw new Error(`gave up waiting for ${what}; last value: ${JSON.stringify(last)}`);
 }
 
+/**
+ * Resolves once a reservation list (an item's, on a Redis Cluster) is empty: a two-step request's reservation is
+ * struck off after its answer, by a ZREM sent in a later turn of the event loop (reservation-strike-offs.ts), so
+ * a command count read as the answers arrive may come before it. Read on the stats connection, which the
+ * command count leaves out. On one Redis no list is written and this returns at once.
+ */
+export async function reservationsStruckOff(app: FastifyInstance, listKey: string): Promise<void> {
+  await waitUntil(
+    () => app.statsRedis.zcard(listKey),
+    (left) => left === 0,
+    `the reservations of ${listKey} struck off`,
+  );
+}
+
 /** Value of an unlabelled series (or the sum of a labelled one) in Prometheus text. */
 export function metricValue(text: string, name: string, labels?: Record<string, string>): number {
   let sum = 0;
