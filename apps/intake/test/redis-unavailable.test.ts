@@ -89,6 +89,43 @@ describe("with Redis unreachable", () => {
   });
 });
 
+describe("with a Redis Cluster unreachable from the start", () => {
+  // The cluster client has no slot map until a node answers: its commands fail before any reaches a node, with
+  // errors of its own ("None of startup nodes is available"), and those are the store being away as much as a
+  // closed connection is.
+  let clusterEnv: TestEnvironment;
+  let clusterApp: FastifyInstance;
+
+  beforeAll(async () => {
+    const port = await closedPort();
+    clusterEnv = await createTestEnvironment("redis-cluster-unavailable", {
+      env: { REDIS_URL: `redis+cluster://127.0.0.1:${port}` },
+    });
+    clusterApp = await buildApp(clusterEnv.config, { logger: false });
+    await clusterApp.ready();
+  });
+
+  afterAll(async () => {
+    await clusterApp?.close();
+    await clusterEnv?.cleanup();
+  });
+
+  it("answers payments, deposits and status reads with 503 and Retry-After, never 500", async () => {
+    const shop = { authorization: `Bearer ${clusterEnv.serverKey}` };
+    expectUnavailable(await post(clusterApp, "/v1/payments", { userId: "cl-down-1", amount: 1 }, shop));
+    expectUnavailable(
+      await post(
+        clusterApp,
+        "/v1/payments",
+        { userId: "cl-down-2", amount: 1 },
+        { ...shop, "idempotency-key": "k" },
+      ),
+    );
+    expectUnavailable(await post(clusterApp, "/v1/wallets/cl-down-3/deposits", { amount: 1 }, shop));
+    expectUnavailable(await get(clusterApp, `/v1/payments/${newOperationId("payment", 1)}`, shop));
+  });
+});
+
 describe("when Redis goes away after start", () => {
   let redisEnv: TestEnvironment;
   let proxy: TcpProxy;
