@@ -26,7 +26,10 @@ function storeOf(error: unknown): StoreName | undefined {
     : undefined;
 }
 
-/** Marks the errors of every command this connection sends (scripts, pipelines and MULTI included). */
+/**
+ * Marks the errors of every command this connection sends (scripts, pipelines and MULTI included), and of the
+ * pipelines and cluster waits that fail before any command is sent.
+ */
 export function markRedisErrors<R extends Redis | Cluster>(redis: R): R {
   const sendCommand = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown;
   redis.sendCommand = ((command: Command, ...rest: unknown[]) => {
@@ -34,6 +37,27 @@ export function markRedisErrors<R extends Redis | Cluster>(redis: R): R {
     command.promise.catch((error: unknown) => mark(error, "redis"));
     return sendCommand(command, ...rest);
   }) as typeof redis.sendCommand;
+  // A pipeline (auto-pipelining puts every command in one) can fail whole before it sends anything: on a
+  // cluster when the slot map changed under it between its first command and its write (a failover's MOVED
+  // replies update it slot by slot). Each of its callers then gets the pipeline's error, not a command's.
+  const pipeline = redis.pipeline.bind(redis);
+  redis.pipeline = ((...args: Parameters<typeof pipeline>) => {
+    const made = pipeline(...args);
+    (made as unknown as { promise: Promise<unknown> }).promise.catch((error: unknown) =>
+      mark(error, "redis"),
+    );
+    return made;
+  }) as typeof redis.pipeline;
+  // A cluster client without a slot map (no node has answered yet) holds commands and pipelines here, and
+  // fails them with its own error ("None of startup nodes is available") before any reaches a node.
+  if (redis.isCluster) {
+    const cluster = redis as Cluster;
+    const delayUntilReady = cluster.delayUntilReady.bind(cluster);
+    cluster.delayUntilReady = (callback) =>
+      delayUntilReady((error, ...rest) =>
+        callback(error == null ? error : (mark(error, "redis") as Error), ...rest),
+      );
+  }
   return redis;
 }
 
