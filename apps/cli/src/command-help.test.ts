@@ -192,12 +192,33 @@ describe("node apps/cli/src/shards-command.ts add", () => {
 describe("the ./floodgate wrapper", () => {
   it("test --help prints its usage and runs nothing; test with a flag exits 2", async () => {
     const help = await run("bash", ["floodgate", "test", "--help"]);
-    expect(help.stdout).toMatch(/^Usage: \.\/floodgate test \[filter\.\.\.\]/);
+    expect(help.stdout).toMatch(/^Usage: \.\/floodgate test \[--repeat N\] \[--stress\] \[filter\.\.\.\]/);
     expect(help.stderr).toBe(""); // no lint, typecheck or install line
     expect(help.status).toBe(0);
     const flag = await run("bash", ["floodgate", "test", "--bogus"]);
     expect(flag.status).toBe(2);
     expect(flag.stderr.split("\n")[0]).toBe("[floodgate] test: unknown option '--bogus'");
+  });
+
+  it("test takes --repeat N (a positive integer) and --stress, and refuses a bad count with 2 before running anything", async () => {
+    for (const [args, first] of [
+      [["--repeat"], "[floodgate] test: --repeat needs a positive integer (the number of runs)"],
+      [["--repeat", "0"], "[floodgate] test: --repeat needs a positive integer, got '0'"],
+      [["--repeat", "two", "apps/cli"], "[floodgate] test: --repeat needs a positive integer, got 'two'"],
+      [["--repeat=-3"], "[floodgate] test: --repeat needs a positive integer, got '-3'"],
+      [["--stress", "--repeat=2", "--bogus"], "[floodgate] test: unknown option '--bogus'"],
+    ] as const) {
+      const refused = await run("bash", ["floodgate", "test", ...args]);
+      expect(refused.status, args.join(" ")).toBe(2);
+      expect(refused.stderr.split("\n")[0]).toBe(first);
+    }
+    // Well-formed, they reach --help like any test arguments: it wins, and nothing runs.
+    const help = await run("bash", ["floodgate", "test", "--repeat", "5", "--stress", "apps/cli", "--help"]);
+    expect(help.stdout).toMatch(/^Usage: \.\/floodgate test/);
+    expect(help.stdout).toContain("--repeat N");
+    expect(help.stdout).toContain("--stress");
+    expect(help.stderr).toBe("");
+    expect(help.status).toBe(0);
   });
 
   it("dlq --help reaches the dlq command; dlq with a typo exits 2", async () => {
