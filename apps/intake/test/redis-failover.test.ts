@@ -122,6 +122,8 @@ interface LoadResult {
   unexpected: string[];
   /** 503s of keys whose partition lived on the killed master, before and after the kill. */
   refusedOnKilledMaster: number;
+  /** Every 503's detail, once each: each must say what became of the request (see expectOutcomeSaid). */
+  refusalDetails: Set<string>;
   /** The keys sent to the victim's partition while its replicas were stopped, just before the kill. */
   unreplicated: string[];
 }
@@ -154,6 +156,7 @@ async function runLoad(app: FastifyInstance, options: { concurrency: number; kil
     retried: new Set(),
     unexpected: [],
     refusedOnKilledMaster: 0,
+    refusalDetails: new Set(),
     unreplicated: [],
   };
   // Long enough for a promotion (node timeout 3 s) and the other replica's re-attachment, many times over.
@@ -206,6 +209,7 @@ async function runLoad(app: FastifyInstance, options: { concurrency: number; kil
         return;
       }
       result.retried.add(item.key);
+      result.refusalDetails.add(answer.json().detail);
       if (onVictim) {
         result.refusedOnKilledMaster++;
       }
@@ -281,6 +285,17 @@ async function pidOf(port: number): Promise<number> {
   }
 }
 
+/**
+ * A 503 during a failover tells the client what became of its request: refused before anything was stored, or
+ * (no answer in time, replicas short) may or may not have been stored, so the retry with its key finds out.
+ */
+function expectOutcomeSaid(details: Set<string>) {
+  for (const detail of details)
+    expect(detail).toMatch(
+      /nothing was (stored|done)|was not stored|may or may not (have been stored|survive)/,
+    );
+}
+
 /** The accepted payments missing from the streams, and those present more than once. */
 function compare(accepted: Map<string, string>, entries: Map<string, number>) {
   const ids = [...accepted.values()];
@@ -325,6 +340,7 @@ describe("REDIS_WAIT_REPLICAS on a Redis Cluster", () => {
     const app = await intake("wait1", 1);
     const load = await runLoad(app, { concurrency: 12, killAfter: 150 });
     expect(load.unexpected).toEqual([]);
+    expectOutcomeSaid(load.refusalDetails);
     // The kill was felt (its partition's requests were refused for a while) and outlived (answered again).
     expect(load.refusedOnKilledMaster).toBeGreaterThan(0);
     expect(load.victimBack).toBe(true);
@@ -349,6 +365,7 @@ describe("REDIS_WAIT_REPLICAS on a Redis Cluster", () => {
     const app = await intake("wait0", 0);
     const load = await runLoad(app, { concurrency: 12, killAfter: 150 });
     expect(load.unexpected).toEqual([]);
+    expectOutcomeSaid(load.refusalDetails);
     expect(load.victimBack).toBe(true);
     expect(load.accepted.size).toBe(load.sent);
 
