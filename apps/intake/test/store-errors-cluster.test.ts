@@ -1,7 +1,7 @@
 // A Redis Cluster client fails some requests before any command reaches a node, with errors of its own rather
 // than a command's; these are the store being unavailable (503 + Retry-After), never a bug (500). A private
 // cluster (3 masters, no replicas), never the shared Redis.
-import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/queue";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { type RedisCluster, startRedisCluster } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markRedisErrors, unavailableStore } from "../src/errors/store-errors.ts";
