@@ -9,7 +9,10 @@ export type OptionSpec =
   /** One word of `choices` (`--auth compare` or `--auth=compare`); absent means null (the scenario's default). */
   | { name: string; kind: "choice"; help: string; choices: readonly string[] }
   /** Comma-separated words of `choices` (`--faults a,b`), kept as given; absent means null (all, in order). */
-  | { name: string; kind: "list"; help: string; choices: readonly string[] };
+  | { name: string; kind: "list"; help: string; choices: readonly string[] }
+  /** One word of `choices` per occurrence (`--peer raw --peer bullmq`), kept comma-separated in the order given;
+   * absent means null. */
+  | { name: string; kind: "repeated"; help: string; choices: readonly string[] };
 
 export type OptionValues = Record<string, number | boolean | string | null>;
 
@@ -47,7 +50,7 @@ export function parseOptions(specs: readonly OptionSpec[], args: readonly string
         `unknown option --${name} (known: ${specs.map((s) => `--${s.name}`).join(", ")})`,
       );
     }
-    if (seen.has(name)) throw new OptionError(`--${name} is given twice`);
+    if (seen.has(name) && spec.kind !== "repeated") throw new OptionError(`--${name} is given twice`);
     seen.add(name);
     if (spec.kind === "flag") {
       if (inline !== undefined) throw new OptionError(`--${name} takes no value`);
@@ -84,6 +87,20 @@ export function parseOptions(specs: readonly OptionSpec[], args: readonly string
         );
       }
       values[name] = text;
+    } else if (spec.kind === "repeated") {
+      const text = inline ?? args[i + 1];
+      if (text === undefined || (inline === undefined && text.startsWith("--"))) {
+        throw new OptionError(`--${name} needs one of ${spec.choices.join(", ")}`);
+      }
+      if (inline === undefined) i++;
+      if (!spec.choices.includes(text)) {
+        throw new OptionError(
+          `--${name} must be one of ${spec.choices.join(", ")}, got ${JSON.stringify(text)}`,
+        );
+      }
+      const given = typeof values[name] === "string" ? (values[name] as string).split(",") : [];
+      if (given.includes(text)) throw new OptionError(`--${name} ${text} is given twice`);
+      values[name] = [...given, text].join(",");
     } else {
       const next = args[i + 1];
       if (inline !== undefined) values[name] = parseInteger(spec, inline);
@@ -108,9 +125,11 @@ export function describeOptions(specs: readonly OptionSpec[]): string {
               ? `--${spec.name} ${spec.choices.join("|")}`
               : spec.kind === "list"
                 ? `--${spec.name} a,b,...`
-                : `--${spec.name} [N]`;
+                : spec.kind === "repeated"
+                  ? `--${spec.name} ${spec.choices.join("|")} ...`
+                  : `--${spec.name} [N]`;
       const fallback =
-        spec.kind === "flag" || spec.kind === "choice"
+        spec.kind === "flag" || spec.kind === "choice" || spec.kind === "repeated"
           ? ""
           : spec.kind === "list"
             ? ` (default all: ${spec.choices.join(",")})`

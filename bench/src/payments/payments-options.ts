@@ -1,12 +1,16 @@
 // Options of `./floodgate bench payments`. Defaults replay seed 000: 2,000 payments/s for 60 s, then the
 // 120,000-payment drain when --drain is given. --max compares auth on with AUTH=off unless --auth says otherwise.
 import { OptionError, type OptionSpec, type OptionValues } from "../bench-options.ts";
+import { PEER_NAMES, type PeerName } from "./peers/peer-names.ts";
 
 export const AUTH_MODES = ["on", "off", "compare"] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 
 export const REDIS_MODES = ["single", "cluster", "cluster-wait"] as const;
 export type RedisMode = (typeof REDIS_MODES)[number];
+
+export const GENERATORS = ["autocannon", "wrk"] as const;
+export type Generator = (typeof GENERATORS)[number];
 
 export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
   {
@@ -81,6 +85,26 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
     choices: REDIS_MODES,
     help: "single: the bench Redis (BENCH_REDIS_URL); cluster: also a second Floodgate on a private 3-master Redis Cluster started from redis-server on PATH, beside the single-node one, the measured phases on both (--max stages in pairs) and the ratio; cluster-wait: two systems on a private 3-master cluster with a replica each, REDIS_WAIT_REPLICAS=0 beside =1, what a replica's confirmation costs (default single)",
   },
+  {
+    name: "generator",
+    kind: "choice",
+    choices: GENERATORS,
+    help: "autocannon: the --max rate search; wrk: --max becomes a closed-loop saturation comparison (one wrk thread, --connections connections, 5,000 shoppers) of the intake alone (WORKERS=0) with AUTH=off and with auth on, and the --peer targets, stage by stage for --rounds rounds (default autocannon)",
+  },
+  {
+    name: "peer",
+    kind: "repeated",
+    choices: PEER_NAMES,
+    help: "with --max --generator wrk, also saturate a comparison target on the bench Redis, one process each: raw (Fastify + one XADD) or bullmq (Fastify + Queue.add); repeat for both",
+  },
+  {
+    name: "rounds",
+    kind: "int",
+    help: "--generator wrk: rounds of stages, the targets' order rotating",
+    default: 2,
+    min: 1,
+    max: 20,
+  },
 ];
 
 export interface PaymentsOptions {
@@ -101,6 +125,11 @@ export interface PaymentsOptions {
   redis: RedisMode;
   /** The fixed-rate run happens unless --max or --drain chose other phases. */
   fixedRate: boolean;
+  /** wrk: --max is the closed-loop saturation comparison (payments/saturation/). */
+  generator: Generator;
+  /** --generator wrk's comparison targets, in the order given. */
+  peers: PeerName[];
+  rounds: number;
 }
 
 export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
@@ -122,7 +151,11 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
       (values.auth as AuthMode | null) ??
       (values.max === true && (values.redis ?? "single") === "single" ? "compare" : "on"),
     fixedRate: values.max !== true && values.drain === null,
+    generator: (values.generator as Generator | null) ?? "autocannon",
+    peers: typeof values.peer === "string" ? (values.peer.split(",") as PeerName[]) : [],
+    rounds: int("rounds"),
   };
+  checkGenerator(options, values);
   if (options.baseline && !options.fixedRate && !options.max) {
     throw new OptionError(
       "--baseline compares the fixed-rate run or --max; the synchronous baseline has no queue to --drain",
@@ -144,4 +177,26 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
     );
   }
   return options;
+}
+
+/** --generator wrk is a mode of its own: --max only, on one Redis, with both auth settings and no other phase. */
+function checkGenerator(options: PaymentsOptions, values: OptionValues) {
+  if (options.peers.length > 0 && (options.generator !== "wrk" || !options.max)) {
+    throw new OptionError(
+      "--peer is a target of the saturation comparison: give it with --max --generator wrk",
+    );
+  }
+  if (options.generator !== "wrk") return;
+  if (!options.max) {
+    throw new OptionError("--generator wrk runs the --max saturation comparison: add --max");
+  }
+  const refused = [
+    values.auth !== null && "--auth (it always runs AUTH=off and auth on)",
+    options.redis !== "single" && "--redis",
+    options.baseline && "--baseline",
+    options.drain !== null && "--drain",
+  ].filter((text): text is string => typeof text === "string");
+  if (refused.length > 0) {
+    throw new OptionError(`--generator wrk takes no ${refused.join(", ")}`);
+  }
 }
