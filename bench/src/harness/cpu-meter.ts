@@ -23,7 +23,8 @@ interface ProcessReading {
 }
 
 let ticksPerSecond: number | undefined;
-function clockTicks(): number {
+/** Clock ticks per second of /proc/<pid>/stat's times (getconf CLK_TCK). */
+export function clockTicks(): number {
   if (ticksPerSecond === undefined) {
     try {
       ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
@@ -36,7 +37,8 @@ function clockTicks(): number {
 
 /** What a process is, from its command line and name; exported for the tests. */
 export function classifyProcess(pid: number, commandLine: string, name: string): CpuGroup {
-  if (pid === process.pid) return "loadGenerator";
+  // This process, and wrk when --generator wrk runs it as a child.
+  if (pid === process.pid || name === "wrk") return "loadGenerator";
   if (commandLine.includes("apps/intake/src/server.ts")) return "intake";
   if (commandLine.includes("apps/worker/src/main.ts")) return "workers";
   if (name === "redis-server") return "redis";

@@ -67,6 +67,11 @@ export class FloodgateSystem {
     return `http://127.0.0.1:${this.#port}`;
   }
 
+  /** The start command's pid (its intake and workers are its children); null while stopped. */
+  get pid(): number | null {
+    return this.#service?.pid ?? null;
+  }
+
   get adminKey(): string {
     return this.config.secrets.adminApiKey;
   }

@@ -28,13 +28,19 @@ import {
   type TargetPhases,
 } from "./payments-summary.ts";
 import { keyspaceReader } from "./redis-keyspace.ts";
+import { runSaturation } from "./saturation/saturation-scenario.ts";
 import { runSystemPair } from "./system-pair-run.ts";
 
 export const paymentsScenario: Scenario = {
   name: "payments",
-  description: "POST /v1/payments at a fixed rate (seed 000: 2,000/s for 60 s), --max, --drain, --baseline",
+  description:
+    "POST /v1/payments at a fixed rate (seed 000: 2,000/s for 60 s), --max, --drain, --baseline; --max --generator wrk [--peer raw] [--peer bullmq]",
   options: PAYMENTS_OPTION_SPECS,
-  run: (values, context) => runPayments(toPaymentsOptions(values), context),
+  run: (values, context) => {
+    const options = toPaymentsOptions(values);
+    // --generator wrk: --max is the closed-loop saturation comparison, a run of its own (saturation/).
+    return options.generator === "wrk" ? runSaturation(options, context) : runPayments(options, context);
+  },
 };
 
 async function runPayments(options: PaymentsOptions, context: ScenarioContext): Promise<ScenarioOutcome> {

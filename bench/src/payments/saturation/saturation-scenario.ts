@@ -1,0 +1,94 @@
+// `bench payments --max --generator wrk [--peer raw] [--peer bullmq]`: the closed-loop saturation comparison
+// (issue 30). Every target is started (saturation-targets.ts), warmed for a few unmeasured seconds, then
+// saturated by wrk one stage at a time, --rounds rounds with the order rotating (round-order.ts), so each target
+// meets the shared machine in every position. The verdict is each target's median and the goals' ratios.
+import os from "node:os";
+import { Redis } from "ioredis";
+import { log } from "../../harness/progress-line.ts";
+import { resultHeader } from "../../harness/result-head.ts";
+import { finishRun } from "../../harness/scenario-run.ts";
+import type { ScenarioContext, ScenarioOutcome } from "../../scenario.ts";
+import type { PaymentsOptions } from "../payments-options.ts";
+import { localRedisPid } from "./process-cpu.ts";
+import { roundOrder } from "./round-order.ts";
+import { runSaturationStage, type SaturationStage, type StageRig } from "./saturation-stage.ts";
+import { type SaturationResult, stageLine, summarizeSaturation } from "./saturation-summary.ts";
+import { type SaturationTargets, startSaturationTargets } from "./saturation-targets.ts";
+import { ratioVerdicts, targetMedians } from "./saturation-verdict.ts";
+import { ensureWrk } from "./wrk-binary.ts";
+
+/** Shoppers the load spreads over (bench-user-0 .. 4999): each Floodgate's per-user limit stays far away. */
+export const SATURATION_USERS = 5000;
+/** Unmeasured seconds each target is saturated before the first round: connections open, code optimised. */
+const WARM_UP_S = 3;
+
+export const describeWrkGenerator = (connections: number): string =>
+  `wrk (C, a child process), one thread, ${connections} connections, closed loop (each connection sends its next request when the last is answered); wrk, every target, Redis, Postgres and the bench share this machine's ${os.availableParallelism()} cores`;
+
+export async function runSaturation(
+  options: PaymentsOptions,
+  context: ScenarioContext,
+): Promise<ScenarioOutcome> {
+  const result: SaturationResult = {
+    ...resultHeader("payments", context, options, describeWrkGenerator(options.connections)),
+    mode: "saturation",
+    users: SATURATION_USERS,
+    targets: [],
+    stages: [],
+    medians: [],
+    verdicts: [],
+    error: null,
+  };
+  let started: SaturationTargets | null = null;
+  // --generator wrk runs on one Redis (--redis single): its INFO is the one Redis's.
+  let redis: Redis | null = null;
+  return finishRun(
+    result,
+    async () => {
+      const wrk = ensureWrk(log);
+      log(
+        `--generator wrk: two Floodgate intakes (WORKERS=0, AUTH=off and auth on)${options.peers.length > 0 ? ` and peer(s) ${options.peers.join(", ")}` : ""}`,
+      );
+      started = await startSaturationTargets(context, { users: SATURATION_USERS, peers: options.peers });
+      result.services = started.services;
+      result.settings.systemEnvironment = started.environments as Record<string, string>;
+      result.targets = started.targets.map(({ key, label }) => ({ key, label }));
+      redis = new Redis(started.redisUrl, { maxRetriesPerRequest: 2 });
+      const rig: StageRig = {
+        wrk,
+        redis,
+        redisPid: await localRedisPid(redis),
+        connections: options.connections,
+        durationS: options.stageDuration,
+        users: SATURATION_USERS,
+      };
+      for (const target of started.targets) {
+        const warm = await runSaturationStage({ ...rig, durationS: WARM_UP_S }, target, {
+          round: 0,
+          position: 0,
+          keyPrefix: `${context.stamp}-warm-${target.key}`,
+        });
+        log(`${target.label} warm-up: ${stageLine(warm, target.label)}`);
+      }
+      for (let round = 1; round <= options.rounds; round++) {
+        const order = roundOrder(started.targets, round - 1);
+        for (const [position, target] of order.entries()) {
+          const stage: SaturationStage = await runSaturationStage(rig, target, {
+            round,
+            position,
+            keyPrefix: `${context.stamp}-r${round}-${target.key}`,
+          });
+          result.stages.push(stage);
+          log(`round ${round}, ${target.label}: ${stageLine(stage, target.label)}`);
+        }
+      }
+      result.medians = started.targets.map((target) => targetMedians(target.key, result.stages));
+      result.verdicts = ratioVerdicts(result.medians);
+    },
+    async () => {
+      redis?.disconnect();
+      await (started as SaturationTargets | null)?.close();
+    },
+    summarizeSaturation,
+  );
+}

@@ -1,0 +1,144 @@
+// One stage of the saturation comparison: wrk saturates one target for the stage's seconds while the cpu of the
+// target's own processes, of Redis (its /proc times and its INFO count) and of wrk is read, each divided by the
+// requests the target accepted. Any answer but 202, and any socket error or timeout, fails the stage: a 503 from
+// load shedding or backpressure is Floodgate refusing work, not a result.
+import type { Redis } from "ioredis";
+import { type CpuUsage, startCpuMeter } from "../../harness/cpu-meter.ts";
+import { processCpuSeconds, redisCpuSeconds } from "./process-cpu.ts";
+import { runWrk, unexpectedStatuses, type WrkReport } from "./wrk-run.ts";
+
+export const TARGET_KEYS = ["floodgate", "floodgateAuthOn", "raw", "bullmq"] as const;
+export type TargetKey = (typeof TARGET_KEYS)[number];
+
+export interface SaturationTarget {
+  key: TargetKey;
+  label: string;
+  baseUrl: string;
+  /** Customer tokens for wrk (auth on); null sends none. */
+  tokensFile: string | null;
+  /** The target's own processes (Floodgate's intake, a peer), read at each stage's start and end. */
+  pids(): number[];
+}
+
+/** Cpu seconds a stage cost, and the same per accepted request in µs (null where not measured). */
+export interface StageCpu {
+  targetS: number | null;
+  redisS: number | null;
+  redisInfoS: number;
+  loadGeneratorS: number;
+  perAcceptedUs: {
+    target: number | null;
+    redis: number | null;
+    redisInfo: number | null;
+    loadGenerator: number | null;
+  };
+  /** The whole machine by group (cpu-meter.ts): what else ran beside the stage. */
+  machine: CpuUsage | null;
+}
+
+export interface SaturationStage {
+  round: number;
+  target: TargetKey;
+  /** 0 when the target ran first in its round. */
+  position: number;
+  durationS: number;
+  requests: number;
+  /** 202 answers. */
+  accepted: number;
+  acceptedRate: number;
+  statuses: Record<string, number>;
+  errors: WrkReport["errors"];
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  cpu: StageCpu;
+  passed: boolean;
+  failure: string | null;
+}
+
+export interface StageRig {
+  wrk: string;
+  redis: Redis;
+  redisPid: number | null;
+  connections: number;
+  durationS: number;
+  users: number;
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const perAccepted = (seconds: number | null, accepted: number) =>
+  seconds === null || accepted === 0 ? null : round1((seconds * 1e6) / accepted);
+const difference = (before: number | null, after: number | null) =>
+  before === null || after === null ? null : Math.round((after - before) * 1000) / 1000;
+
+/** Why the stage failed, or null: anything but 202, a socket error or timeout, or nothing accepted. */
+export function stageFailure(report: WrkReport): string | null {
+  const unexpected = unexpectedStatuses(report);
+  const reasons: string[] = Object.entries(unexpected).map(([status, count]) => `${count} x ${status}`);
+  for (const [kind, count] of Object.entries(report.errors))
+    if (count > 0) reasons.push(`${count} ${kind} errors`);
+  if (reasons.length === 0 && (report.statuses["202"] ?? 0) === 0) reasons.push("nothing accepted");
+  return reasons.length === 0 ? null : reasons.join(", ");
+}
+
+export async function runSaturationStage(
+  rig: StageRig,
+  target: SaturationTarget,
+  at: { round: number; position: number; keyPrefix: string },
+): Promise<SaturationStage> {
+  const pids = target.pids();
+  const redisPids = rig.redisPid === null ? [] : [rig.redisPid];
+  const before = {
+    target: processCpuSeconds(pids),
+    redis: processCpuSeconds(redisPids),
+    redisInfo: await redisCpuSeconds(rig.redis),
+  };
+  const meter = startCpuMeter();
+  const report = await runWrk({
+    wrk: rig.wrk,
+    url: target.baseUrl,
+    connections: rig.connections,
+    durationS: rig.durationS,
+    keyPrefix: at.keyPrefix,
+    users: rig.users,
+    tokensFile: target.tokensFile,
+  });
+  const machine = meter.stop();
+  const targetS = difference(before.target, processCpuSeconds(pids));
+  const redisS = difference(before.redis, processCpuSeconds(redisPids));
+  const redisInfoS = difference(before.redisInfo, await redisCpuSeconds(rig.redis)) ?? 0;
+  const accepted = report.statuses["202"] ?? 0;
+  const durationS = report.durationUs / 1e6;
+  const failure = stageFailure(report);
+  const ms = (us: number) => Math.round(us / 100) / 10;
+  return {
+    round: at.round,
+    target: target.key,
+    position: at.position,
+    durationS: Math.round(durationS * 100) / 100,
+    requests: report.requests,
+    accepted,
+    acceptedRate: Math.round(accepted / durationS),
+    statuses: report.statuses,
+    errors: report.errors,
+    latencyMs: {
+      p50: ms(report.latencyUs.p50),
+      p90: ms(report.latencyUs.p90),
+      p99: ms(report.latencyUs.p99),
+      max: ms(report.latencyUs.max),
+    },
+    cpu: {
+      targetS,
+      redisS,
+      redisInfoS,
+      loadGeneratorS: report.cpuS,
+      perAcceptedUs: {
+        target: perAccepted(targetS, accepted),
+        redis: perAccepted(redisS, accepted),
+        redisInfo: perAccepted(redisInfoS, accepted),
+        loadGenerator: perAccepted(report.cpuS, accepted),
+      },
+      machine,
+    },
+    passed: failure === null,
+    failure,
+  };
+}

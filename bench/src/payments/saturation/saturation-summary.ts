@@ -1,0 +1,53 @@
+// What the saturation comparison prints and writes: the common head, a line per stage, each target's medians
+// and the goals' ratios, met or not.
+import { formatCount } from "../../harness/progress-line.ts";
+import { type ResultHead, summaryHead } from "../../harness/result-head.ts";
+import type { SaturationStage, TargetKey } from "./saturation-stage.ts";
+import type { RatioVerdict, TargetMedians } from "./saturation-verdict.ts";
+
+export interface SaturationResult extends ResultHead<"payments"> {
+  mode: "saturation";
+  users: number;
+  targets: { key: TargetKey; label: string }[];
+  stages: SaturationStage[];
+  medians: TargetMedians[];
+  verdicts: RatioVerdict[];
+}
+
+const us = (value: number | null) => (value === null ? "n/a" : `${value} µs`);
+
+export function stageLine(stage: SaturationStage, label: string = stage.target): string {
+  const c = stage.cpu.perAcceptedUs;
+  const verdict = stage.passed ? "pass" : `FAIL (${stage.failure})`;
+  return `${label} ${formatCount(stage.acceptedRate)} accepted/s, p50 ${stage.latencyMs.p50} ms p99 ${stage.latencyMs.p99} ms; cpu per accepted: target ${us(c.target)}, Redis ${us(c.redisInfo)}, wrk ${us(c.loadGenerator)}; ${verdict}`;
+}
+
+function medianLine(median: TargetMedians, label: string): string {
+  const rate = median.acceptedRate === null ? "no stage" : `${formatCount(median.acceptedRate)} accepted/s`;
+  const failed = median.failedStages > 0 ? `, ${median.failedStages} FAILED` : "";
+  const c = median.cpuPerAcceptedUs;
+  return `  ${label}: median ${rate} over ${median.stages} stage(s)${failed}, p99 ${median.p99Ms ?? "n/a"} ms; cpu per accepted: target ${us(c.target)}, Redis ${us(c.redis)}, wrk ${us(c.loadGenerator)}`;
+}
+
+function verdictLine(verdict: RatioVerdict): string {
+  if (verdict.met === null) return `  ${verdict.name}: not run (goal >= ${verdict.goal})`;
+  const state = verdict.met ? "met" : `NOT met${verdict.note ? ` (${verdict.note})` : ""}`;
+  return `  ${verdict.name} = ${verdict.ratio ?? "n/a"} (goal >= ${verdict.goal}): ${state}`;
+}
+
+export function summarizeSaturation(result: SaturationResult): string[] {
+  const label = (key: TargetKey) => result.targets.find((target) => target.key === key)?.label ?? key;
+  return [
+    ...summaryHead(result),
+    `load: ${result.loadGenerator}; ${result.users} shoppers, a fresh Idempotency-Key per request`,
+    "stages:",
+    ...result.stages.map(
+      (stage) => `  round ${stage.round} #${stage.position + 1} ${stageLine(stage, label(stage.target))}`,
+    ),
+    "medians over the rounds:",
+    ...result.medians.map((median) => medianLine(median, label(median.target))),
+    "goals (floodgate = the intake alone with AUTH=off):",
+    ...result.verdicts.map(verdictLine),
+    ...(result.error ? [`ERROR: ${result.error}`] : []),
+  ];
+}

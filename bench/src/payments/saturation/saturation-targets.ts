@@ -1,0 +1,115 @@
+// The targets of the saturation comparison, started for the run and stopped after it: Floodgate's intake alone
+// (WORKERS=0, one intake process, no backpressure: nothing drains, so the backlog must not refuse) with AUTH=off
+// and a second one with auth on, whose 5,000 shoppers' customer tokens are minted before any stage and handed
+// to wrk in a file; then the --peer processes on the bench Redis.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { childPids } from "../../faults/process-tree.ts";
+import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "../../harness/fresh-floodgate.ts";
+import { benchUserId } from "../../harness/payment-requests.ts";
+import { log } from "../../harness/progress-line.ts";
+import type { ServiceSettings } from "../../harness/service-settings.ts";
+import type { ScenarioContext } from "../../scenario.ts";
+import type { PeerName } from "../peers/peer-names.ts";
+import { type PeerProcess, startPeer } from "../peers/peer-process.ts";
+import type { SaturationTarget } from "./saturation-stage.ts";
+
+/** What each Floodgate of the comparison runs with beside the bench's usual settings. */
+const INTAKE_ALONE = { INTAKE_PROCESSES: "1", BACKPRESSURE_SECONDS: "0" };
+
+export interface SaturationTargets {
+  targets: SaturationTarget[];
+  /** Each Floodgate's environment (secrets masked), by target key. */
+  environments: Record<string, unknown>;
+  services: ServiceSettings | null;
+  redisUrl: string;
+  close(): Promise<void>;
+}
+
+function floodgateTarget(
+  key: "floodgate" | "floodgateAuthOn",
+  label: string,
+  floodgate: FreshFloodgate,
+  tokensFile: string | null,
+): SaturationTarget {
+  const { system } = floodgate;
+  return {
+    key,
+    label,
+    baseUrl: system.baseUrl,
+    tokensFile,
+    pids: () => (system.pid === null ? [] : childPids(system.pid, "intake")),
+  };
+}
+
+export async function startSaturationTargets(
+  context: ScenarioContext,
+  options: { users: number; peers: readonly PeerName[] },
+): Promise<SaturationTargets> {
+  const authOff = freshFloodgate(context, {
+    auth: "off",
+    instance: "wrk_auth_off",
+    extraEnvironment: INTAKE_ALONE,
+  });
+  const authOn = freshFloodgate(context, { auth: "on", extraEnvironment: INTAKE_ALONE });
+  const peers: PeerProcess[] = [];
+  const tokensDirectory = mkdtempSync(path.join(tmpdir(), "floodgate-wrk-"));
+  const close = async () => {
+    for (const peer of peers) log(`peer ${peer.name} stopped, ${await peer.close()} Redis keys removed`);
+    await authOn.close();
+    await authOff.close();
+    rmSync(tokensDirectory, { recursive: true, force: true });
+  };
+  try {
+    const recordedOff: RecordedSystem = { settings: {}, services: null };
+    const recordedOn: RecordedSystem = { settings: {}, services: null };
+    await authOff.start(0, recordedOff);
+    await authOn.start(0, recordedOn);
+    const userIds = Array.from({ length: options.users }, (_, i) => benchUserId(i));
+    await authOn.system.identity.addShoppers(userIds);
+    const tokensFile = path.join(tokensDirectory, "customer-tokens.txt");
+    writeFileSync(
+      tokensFile,
+      `${userIds.map((id) => authOn.system.identity.shopperToken(id)).join("\n")}\n`,
+      {
+        mode: 0o600,
+      },
+    );
+    for (const name of options.peers) {
+      log(`starting peer ${name}`);
+      peers.push(
+        await startPeer({
+          name,
+          redisUrl: authOff.environment.redisUrl,
+          keyPrefix: `fgpeer:${context.stamp}-${name}:`,
+          logFile: context.logFile,
+        }),
+      );
+    }
+    const peerTargets: SaturationTarget[] = peers.map((peer) => ({
+      key: peer.name,
+      label: `peer ${peer.name}`,
+      baseUrl: peer.baseUrl,
+      tokensFile: null,
+      pids: () => [peer.pid],
+    }));
+    return {
+      targets: [
+        floodgateTarget("floodgate", "floodgate AUTH=off", authOff, null),
+        floodgateTarget("floodgateAuthOn", "floodgate auth on", authOn, tokensFile),
+        ...peerTargets,
+      ],
+      environments: {
+        floodgate: recordedOff.settings.systemEnvironment,
+        floodgateAuthOn: recordedOn.settings.systemEnvironment,
+      },
+      services: recordedOff.services,
+      redisUrl: authOff.environment.redisUrl,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

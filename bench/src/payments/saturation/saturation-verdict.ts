@@ -1,0 +1,100 @@
+// The saturation comparison's verdict (issue 30): each target's median accepted/s over the rounds, and the
+// ratios the issue sets goals for. "floodgate" is the intake alone with AUTH=off; auth on is the same intake
+// verifying a customer token per request. A ratio is met only when it reaches its goal and no stage of either
+// side failed (a refused request is not throughput).
+import { AUTH_RATE_GOAL } from "../auth-cost.ts";
+import { ratio3 } from "../stage-pairs.ts";
+import type { SaturationStage, TargetKey } from "./saturation-stage.ts";
+
+export interface TargetMedians {
+  target: TargetKey;
+  stages: number;
+  failedStages: number;
+  acceptedRate: number | null;
+  p99Ms: number | null;
+  /** µs of cpu per accepted request: the target's processes, Redis (INFO), wrk. */
+  cpuPerAcceptedUs: { target: number | null; redis: number | null; loadGenerator: number | null };
+}
+
+export interface RatioVerdict {
+  name: string;
+  numerator: TargetKey;
+  denominator: TargetKey;
+  ratio: number | null;
+  goal: number;
+  /** null when a side has no stage (its peer was not asked for). */
+  met: boolean | null;
+  /** Why a ratio at or above its goal is still not met. */
+  note: string | null;
+}
+
+export const RATIO_GOALS: readonly {
+  name: string;
+  numerator: TargetKey;
+  denominator: TargetKey;
+  goal: number;
+}[] = [
+  { name: "floodgate / raw", numerator: "floodgate", denominator: "raw", goal: 0.6 },
+  { name: "floodgate / bullmq", numerator: "floodgate", denominator: "bullmq", goal: 1.0 },
+  {
+    name: "auth on / AUTH=off",
+    numerator: "floodgateAuthOn",
+    denominator: "floodgate",
+    goal: AUTH_RATE_GOAL,
+  },
+];
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const present = (values: readonly (number | null)[]) => values.filter((v): v is number => v !== null);
+const rounded = (value: number | null, places = 0) =>
+  value === null ? null : Math.round(value * 10 ** places) / 10 ** places;
+
+export function targetMedians(target: TargetKey, stages: readonly SaturationStage[]): TargetMedians {
+  const own = stages.filter((stage) => stage.target === target);
+  const cpu = (pick: (stage: SaturationStage) => number | null) => rounded(median(present(own.map(pick))), 1);
+  return {
+    target,
+    stages: own.length,
+    failedStages: own.filter((stage) => !stage.passed).length,
+    // Over every stage: a failed one counts its 202s only, and fails the verdict below.
+    acceptedRate: rounded(median(own.map((stage) => stage.acceptedRate))),
+    p99Ms: rounded(median(own.map((stage) => stage.latencyMs.p99)), 1),
+    cpuPerAcceptedUs: {
+      target: cpu((stage) => stage.cpu.perAcceptedUs.target),
+      redis: cpu((stage) => stage.cpu.perAcceptedUs.redisInfo),
+      loadGenerator: cpu((stage) => stage.cpu.perAcceptedUs.loadGenerator),
+    },
+  };
+}
+
+export function ratioVerdicts(medians: readonly TargetMedians[]): RatioVerdict[] {
+  const of = (key: TargetKey) => medians.find((m) => m.target === key && m.stages > 0);
+  return RATIO_GOALS.map(({ name, numerator, denominator, goal }) => {
+    const top = of(numerator);
+    const bottom = of(denominator);
+    if (top === undefined || bottom === undefined) {
+      return { name, numerator, denominator, ratio: null, goal, met: null, note: "not run" };
+    }
+    const ratio = ratio3(top.acceptedRate, bottom.acceptedRate);
+    const failed = top.failedStages + bottom.failedStages;
+    const reached =
+      top.acceptedRate !== null && bottom.acceptedRate !== null && bottom.acceptedRate > 0
+        ? top.acceptedRate / bottom.acceptedRate >= goal
+        : false;
+    return {
+      name,
+      numerator,
+      denominator,
+      ratio,
+      goal,
+      met: reached && failed === 0,
+      note: reached && failed > 0 ? `${failed} failed stage(s)` : null,
+    };
+  });
+}
