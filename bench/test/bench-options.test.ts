@@ -39,6 +39,33 @@ describe("payments options", () => {
     expect(parse("--max", "--redis", "cluster-wait")).toMatchObject({ redis: "cluster-wait", auth: "on" });
   });
 
+  it("keeps autocannon unless --generator wrk, which takes --peer once per peer and --rounds", () => {
+    expect(parse("--max")).toMatchObject({ generator: "autocannon", peers: [], rounds: 2 });
+    expect(parse("--max", "--generator", "wrk")).toMatchObject({ generator: "wrk", max: true, peers: [] });
+    expect(
+      parse(
+        "--max",
+        "--generator=wrk",
+        "--peer",
+        "raw",
+        "--peer=bullmq",
+        "--rounds",
+        "3",
+        "--stage-duration",
+        "5",
+      ),
+    ).toMatchObject({
+      generator: "wrk",
+      peers: ["raw", "bullmq"],
+      rounds: 3,
+      stageDuration: 5,
+      connections: 100,
+    });
+    expect(parse("--max", "--generator", "wrk", "--peer", "bullmq", "--peer", "raw")).toMatchObject({
+      peers: ["bullmq", "raw"],
+    });
+  });
+
   it("reads values after a space or an equals sign", () => {
     expect(parse("--rate", "500", "--duration=10", "--users", "5000")).toMatchObject({
       rate: 500,
@@ -73,6 +100,22 @@ describe("payments options", () => {
     [["--redis", "cluster", "--baseline"], "without --baseline or --drain"],
     [["--redis", "sentinel"], '--redis must be one of single, cluster, cluster-wait, got "sentinel"'],
     [["--redis", "cluster-wait", "--drain", "10"], "without --baseline or --drain"],
+    [
+      ["--max", "--peer", "raw"],
+      "--peer is a target of the saturation comparison: give it with --max --generator wrk",
+    ],
+    [["--generator", "wrk", "--peer", "raw"], "give it with --max --generator wrk"],
+    [["--max", "--generator", "autocannon", "--peer", "raw"], "give it with --max --generator wrk"],
+    [["--max", "--generator", "wrk", "--peer", "kafka"], '--peer must be one of raw, bullmq, got "kafka"'],
+    [["--max", "--generator", "wrk", "--peer"], "--peer needs one of raw, bullmq"],
+    [["--max", "--generator", "wrk", "--peer", "raw", "--peer", "raw"], "--peer raw is given twice"],
+    [["--generator", "wrk"], "--generator wrk runs the --max saturation comparison: add --max"],
+    [["--generator", "ab"], '--generator must be one of autocannon, wrk, got "ab"'],
+    [["--max", "--generator", "wrk", "--auth", "on"], "--generator wrk takes no --auth"],
+    [["--max", "--generator", "wrk", "--redis", "cluster"], "--generator wrk takes no --redis"],
+    [["--max", "--generator", "wrk", "--baseline"], "--generator wrk takes no --baseline"],
+    [["--max", "--generator", "wrk", "--drain"], "--generator wrk takes no --drain"],
+    [["--max", "--generator", "wrk", "--rounds", "0"], "--rounds must be between 1 and 20, got 0"],
   ])("rejects %j with a clear message", (args, message) => {
     expect(() => parse(...args)).toThrow(OptionError);
     expect(() => parse(...args)).toThrow(message);
@@ -85,5 +128,19 @@ describe("describeOptions", () => {
       { name: "auth", kind: "choice", choices: ["on", "off"], help: "who pays" },
     ]);
     expect(help).toBe(`  ${"--auth on|off".padEnd(22)} who pays`);
+  });
+
+  it("shows a repeatable option's words and that it repeats", () => {
+    const help = describeOptions([
+      { name: "peer", kind: "repeated", choices: ["raw", "bullmq"], help: "peers" },
+    ]);
+    expect(help).toBe(`  ${"--peer raw|bullmq ...".padEnd(22)} peers`);
+  });
+
+  it("lists the wrk comparison's options in payments --help", () => {
+    const help = describeOptions(PAYMENTS_OPTION_SPECS);
+    for (const usage of ["--generator autocannon|wrk", "--peer raw|bullmq ...", "--rounds N"]) {
+      expect(help).toContain(usage);
+    }
   });
 });

@@ -30,6 +30,8 @@ describe("classifyProcess", () => {
       "postgres",
     );
     expect(classifyProcess(5, "/usr/sbin/sshd ", "sshd")).toBe("other");
+    // --generator wrk: the load generator is a child process.
+    expect(classifyProcess(6, "/usr/bin/wrk --threads 1 --connections 100 ", "wrk")).toBe("loadGenerator");
   });
 });
 

@@ -1,0 +1,111 @@
+// The saturation comparison's bookkeeping: which answers fail a stage, the order of each round, each target's
+// medians and the goals' verdicts.
+import { describe, expect, it } from "vitest";
+import { roundOrder } from "../src/payments/saturation/round-order.ts";
+import {
+  type SaturationStage,
+  stageFailure,
+  type TargetKey,
+} from "../src/payments/saturation/saturation-stage.ts";
+import { median, ratioVerdicts, targetMedians } from "../src/payments/saturation/saturation-verdict.ts";
+import type { WrkReport } from "../src/payments/saturation/wrk-run.ts";
+
+const report = (statuses: Record<string, number>, errors: Partial<WrkReport["errors"]> = {}): WrkReport => ({
+  requests: Object.values(statuses).reduce((a, b) => a + b, 0),
+  durationUs: 10_000_000,
+  statuses,
+  errors: { connect: 0, read: 0, write: 0, timeout: 0, ...errors },
+  latencyUs: { p50: 1000, p90: 2000, p99: 3000, max: 4000 },
+  cpuS: 0.5,
+});
+
+const stage = (target: TargetKey, acceptedRate: number, passed = true): SaturationStage => ({
+  round: 1,
+  target,
+  position: 0,
+  durationS: 10,
+  requests: acceptedRate * 10,
+  accepted: acceptedRate * 10,
+  acceptedRate,
+  statuses: { "202": acceptedRate * 10 },
+  errors: { connect: 0, read: 0, write: 0, timeout: 0 },
+  latencyMs: { p50: 5, p90: 8, p99: 12, max: 20 },
+  cpu: {
+    targetS: 1,
+    redisS: 0.5,
+    redisInfoS: 0.5,
+    loadGeneratorS: 0.1,
+    perAcceptedUs: { target: 80, redis: 30, redisInfo: 30, loadGenerator: 10 },
+    machine: null,
+  },
+  passed,
+  failure: passed ? null : "12 x 503",
+});
+
+describe("stageFailure", () => {
+  it("passes a stage of 202s only", () => {
+    expect(stageFailure(report({ "202": 1000 }))).toBeNull();
+  });
+
+  it("fails any other answer, shed load and backpressure included, and socket errors", () => {
+    expect(stageFailure(report({ "202": 1000, "503": 12 }))).toBe("12 x 503");
+    expect(stageFailure(report({ "202": 1000, "201": 1 }))).toBe("1 x 201");
+    expect(stageFailure(report({ "202": 1000 }, { timeout: 3 }))).toBe("3 timeout errors");
+    expect(stageFailure(report({}))).toBe("nothing accepted");
+  });
+});
+
+describe("roundOrder", () => {
+  it("rotates the targets by one per round, so each runs first in turn", () => {
+    const targets = ["a", "b", "c", "d"];
+    expect(roundOrder(targets, 0)).toEqual(["a", "b", "c", "d"]);
+    expect(roundOrder(targets, 1)).toEqual(["b", "c", "d", "a"]);
+    expect(roundOrder(targets, 5)).toEqual(["b", "c", "d", "a"]);
+    expect(roundOrder([], 3)).toEqual([]);
+  });
+});
+
+describe("medians and verdicts", () => {
+  it("takes the middle value, or the mean of the middle two", () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNull();
+  });
+
+  it("judges each goal on the targets' medians", () => {
+    const stages = [
+      stage("floodgate", 9000),
+      stage("floodgate", 11_000),
+      stage("floodgateAuthOn", 9500),
+      stage("floodgateAuthOn", 8500),
+      stage("raw", 16_000),
+      stage("raw", 18_000),
+      stage("bullmq", 10_000),
+      stage("bullmq", 12_000),
+    ];
+    const medians = (["floodgate", "floodgateAuthOn", "raw", "bullmq"] as const).map((key) =>
+      targetMedians(key, stages),
+    );
+    expect(medians[0]).toMatchObject({
+      target: "floodgate",
+      stages: 2,
+      failedStages: 0,
+      acceptedRate: 10_000,
+    });
+    expect(medians[0]?.cpuPerAcceptedUs).toEqual({ target: 80, redis: 30, loadGenerator: 10 });
+    expect(ratioVerdicts(medians)).toEqual([
+      expect.objectContaining({ name: "floodgate / raw", ratio: 0.588, goal: 0.6, met: false }),
+      expect.objectContaining({ name: "floodgate / bullmq", ratio: 0.909, goal: 1, met: false }),
+      expect.objectContaining({ name: "auth on / AUTH=off", ratio: 0.9, goal: 0.9, met: true }),
+    ]);
+  });
+
+  it("does not call a goal met when a stage of either side failed, and says which goals did not run", () => {
+    const stages = [stage("floodgate", 10_000, false), stage("floodgateAuthOn", 9500)];
+    const medians = (["floodgate", "floodgateAuthOn"] as const).map((key) => targetMedians(key, stages));
+    const [raw, bullmq, auth] = ratioVerdicts(medians);
+    expect(raw).toMatchObject({ met: null, note: "not run" });
+    expect(bullmq).toMatchObject({ met: null, note: "not run" });
+    expect(auth).toMatchObject({ ratio: 0.95, met: false, note: "1 failed stage(s)" });
+  });
+});
