@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { childPids } from "../../faults/process-tree.ts";
 import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "../../harness/fresh-floodgate.ts";
+import { registerCleanup } from "../../harness/interrupt-cleanup.ts";
 import { benchUserId } from "../../harness/payment-requests.ts";
 import { log } from "../../harness/progress-line.ts";
 import type { ServiceSettings } from "../../harness/service-settings.ts";
@@ -55,11 +56,15 @@ export async function startSaturationTargets(
   const authOn = freshFloodgate(context, { auth: "on", extraEnvironment: INTAKE_ALONE });
   const peers: PeerProcess[] = [];
   const tokensDirectory = mkdtempSync(path.join(tmpdir(), "floodgate-wrk-"));
+  const removeTokens = async () => rmSync(tokensDirectory, { recursive: true, force: true });
+  // The tokens are good for a day against this run's secret: gone on Ctrl-C too.
+  const unregisterTokens = registerCleanup(removeTokens);
   const close = async () => {
     for (const peer of peers) log(`peer ${peer.name} stopped, ${await peer.close()} Redis keys removed`);
     await authOn.close();
     await authOff.close();
-    rmSync(tokensDirectory, { recursive: true, force: true });
+    await removeTokens();
+    unregisterTokens();
   };
   try {
     const recordedOff: RecordedSystem = { settings: {}, services: null };
