@@ -6,6 +6,7 @@ import {
   type SaturationStage,
   stageFailure,
   type TargetKey,
+  withWrk,
 } from "../src/payments/saturation/saturation-stage.ts";
 import { median, ratioVerdicts, targetMedians } from "../src/payments/saturation/saturation-verdict.ts";
 import type { WrkReport } from "../src/payments/saturation/wrk-run.ts";
@@ -52,6 +53,22 @@ describe("stageFailure", () => {
     expect(stageFailure(report({ "202": 1000, "201": 1 }))).toBe("1 x 201");
     expect(stageFailure(report({ "202": 1000 }, { timeout: 3 }))).toBe("3 timeout errors");
     expect(stageFailure(report({}))).toBe("nothing accepted");
+  });
+});
+
+describe("withWrk", () => {
+  it("adds wrk's cpu, which /proc never shows (it lives inside the window), to the load generator", () => {
+    const usage = {
+      windowS: 10,
+      percentOfOneCore: { intake: 90, workers: 0, redis: 35, postgres: 0, loadGenerator: 0.2, other: 3 },
+      totalPercent: 128.2,
+      cores: 2,
+    };
+    expect(withWrk(usage, 1)).toMatchObject({
+      percentOfOneCore: { intake: 90, loadGenerator: 10.2 },
+      totalPercent: 138.2,
+    });
+    expect(withWrk(null, 1)).toBeNull();
   });
 });
 
