@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { roundOrder } from "../src/payments/saturation/round-order.ts";
 import {
+  restOfMachine,
   type SaturationStage,
   stageFailure,
   type TargetKey,
@@ -38,6 +39,7 @@ const stage = (target: TargetKey, acceptedRate: number, passed = true): Saturati
     loadGeneratorS: 0.1,
     perAcceptedUs: { target: 80, redis: 30, redisInfo: 30, loadGenerator: 10 },
     machine: null,
+    restOfMachinePercent: null,
   },
   passed,
   failure: passed ? null : "12 x 503",
@@ -69,6 +71,18 @@ describe("withWrk", () => {
       totalPercent: 138.2,
     });
     expect(withWrk(null, 1)).toBeNull();
+  });
+
+  it("leaves, beside the target, Redis and wrk, what the rest of the machine used", () => {
+    const usage = {
+      windowS: 10,
+      percentOfOneCore: { intake: 90, workers: 0, redis: 35, postgres: 0, loadGenerator: 10, other: 13 },
+      totalPercent: 148,
+      cores: 2,
+    };
+    expect(restOfMachine(usage, [9, 3.5, 1])).toBe(13);
+    expect(restOfMachine(usage, [9, null, 1])).toBeNull();
+    expect(restOfMachine(null, [1])).toBeNull();
   });
 });
 

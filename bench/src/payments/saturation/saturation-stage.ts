@@ -32,8 +32,11 @@ export interface StageCpu {
     redisInfo: number | null;
     loadGenerator: number | null;
   };
-  /** The whole machine by group (cpu-meter.ts): what else ran beside the stage. */
+  /** The whole machine by group (cpu-meter.ts; a peer counts as "other"). */
   machine: CpuUsage | null;
+  /** The machine's cpu beside the target, Redis and wrk, in % of one core: other work on the shared machine and
+   * the idle targets; a stage with much of it measured a busy machine. */
+  restOfMachinePercent: number | null;
 }
 
 export interface SaturationStage {
@@ -85,6 +88,13 @@ export function withWrk(usage: CpuUsage | null, wrkCpuS: number): CpuUsage | nul
     },
     totalPercent: Math.round((usage.totalPercent + percent) * 10) / 10,
   };
+}
+
+/** The machine's total less the stage's own parts (cpu seconds over its window), in % of one core. */
+export function restOfMachine(machine: CpuUsage | null, partsS: readonly (number | null)[]): number | null {
+  if (machine === null || machine.windowS <= 0 || partsS.some((part) => part === null)) return null;
+  const parts = (partsS as number[]).reduce((sum, part) => sum + part, 0);
+  return Math.max(0, Math.round((machine.totalPercent - (parts / machine.windowS) * 100) * 10) / 10);
 }
 
 /** Why the stage failed, or null: anything but 202, a socket error or timeout, or nothing accepted. */
@@ -155,6 +165,7 @@ export async function runSaturationStage(
         loadGenerator: perAccepted(report.cpuS, accepted),
       },
       machine,
+      restOfMachinePercent: restOfMachine(machine, [targetS, redisS ?? redisInfoS, report.cpuS]),
     },
     passed: failure === null,
     failure,

@@ -19,7 +19,10 @@ const us = (value: number | null) => (value === null ? "n/a" : `${value} µs`);
 export function stageLine(stage: SaturationStage, label: string = stage.target): string {
   const c = stage.cpu.perAcceptedUs;
   const verdict = stage.passed ? "pass" : `FAIL (${stage.failure})`;
-  return `${label} ${formatCount(stage.acceptedRate)} accepted/s, p50 ${stage.latencyMs.p50} ms p99 ${stage.latencyMs.p99} ms; cpu per accepted: target ${us(c.target)}, Redis ${us(c.redisInfo)}, wrk ${us(c.loadGenerator)}; ${verdict}`;
+  // What else the shared machine ran meanwhile (other helpers, the idle targets): a busy stage reads low.
+  const rest = stage.cpu.restOfMachinePercent;
+  const other = rest === null ? "" : `; rest of the machine ${rest} % of a core`;
+  return `${label} ${formatCount(stage.acceptedRate)} accepted/s, p50 ${stage.latencyMs.p50} ms p99 ${stage.latencyMs.p99} ms; cpu per accepted: target ${us(c.target)}, Redis ${us(c.redisInfo)}, wrk ${us(c.loadGenerator)}${other}; ${verdict}`;
 }
 
 function medianLine(median: TargetMedians, label: string): string {
