@@ -1,9 +1,13 @@
 // Entry of `./floodgate bench <scenario> [options]`: parse, run, print the summary and write
-// bench/results/<timestamp>-<scenario>.json. Exit codes: 0 ok, 1 the run failed, 2 bad usage.
+// bench/results/<timestamp>-<scenario>.json and its chart (.svg beside it). Exit codes: 0 ok, 1 the run failed,
+// 2 bad usage. `./floodgate bench chart <result.json>` draws a result already written (chart-command.ts).
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { describeOptions, OptionError, parseOptions } from "./bench-options.ts";
-import { stopAllServices } from "./harness/child-service.ts";
+import { CHART_USAGE, runChartCommand } from "./charts/chart-command.ts";
+import { writeResultChart } from "./charts/chart-file.ts";
+import { ChartInputError } from "./charts/result-node.ts";
+import { REPO_ROOT, stopAllServices } from "./harness/child-service.ts";
 import { calibrateCpu } from "./harness/cpu-calibration.ts";
 import { runCleanups } from "./harness/interrupt-cleanup.ts";
 import { log } from "./harness/progress-line.ts";
@@ -19,7 +23,8 @@ function usage(scenario?: Scenario): string {
       (s) =>
         `Usage: ./floodgate bench ${s.name} [options]\n  ${s.description}\n\n${describeOptions(s.options)}`,
     )
-    .join("\n\n");
+    .join("\n\n")
+    .concat(scenario ? "" : `\n\n${CHART_USAGE}`);
 }
 
 async function main(args: string[]): Promise<number> {
@@ -28,6 +33,7 @@ async function main(args: string[]): Promise<number> {
     console.log(usage());
     return name === undefined ? 2 : 0;
   }
+  if (name === "chart") return runChartCommand(rest);
   const scenario = findScenario(name);
   if (!scenario) {
     console.error(
@@ -67,8 +73,19 @@ async function main(args: string[]): Promise<number> {
     throw error;
   }
   const file = writeResult(`${stamp}-${scenario.name}.json`, outcome.result);
-  console.log(["", ...outcome.summary, `result: ${file}`].join("\n"));
+  console.log(["", ...outcome.summary, `result: ${file}`, chartLine(file)].join("\n"));
   return outcome.error ? 1 : 0;
+}
+
+/** The chart is drawn from the JSON just written; a result it cannot draw (a run that failed early) keeps its
+ * JSON and its exit code. */
+function chartLine(resultFile: string): string {
+  try {
+    return `chart: ${path.relative(REPO_ROOT, writeResultChart(path.join(REPO_ROOT, resultFile)))}`;
+  } catch (error) {
+    if (!(error instanceof ChartInputError)) throw error;
+    return `chart: not drawn (${error.message})`;
+  }
 }
 
 // Children run in their own process groups, so Ctrl-C reaches only the bench: stop them before leaving.

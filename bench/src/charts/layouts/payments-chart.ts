@@ -1,0 +1,98 @@
+// bench payments: the --max stages of every target side by side (Floodgate, its paired twin under --auth
+// compare or --redis cluster, the synchronous baseline), the fixed-rate run second by second, and --drain.
+import type { Panel } from "../chart-model.ts";
+import { ChartInputError, type ResultNode } from "../result-node.ts";
+import { type PhaseFigures, phaseBarPanels } from "./phase-bars.ts";
+import { readSeconds, secondPanels } from "./second-panels.ts";
+import { stagePanels } from "./stage-panels.ts";
+
+/** The result's targets in drawing order, named as the run's pairing calls them. */
+function targets(result: ResultNode): { name: string; node: ResultNode }[] {
+  const redis = result.at("settings.redis").value;
+  const auth = result.at("settings.auth").value;
+  const names: Record<string, string> =
+    redis === "cluster-wait"
+      ? { floodgate: "no WAIT", floodgateCluster: "REDIS_WAIT_REPLICAS=1" }
+      : auth === "compare"
+        ? { floodgate: "auth on", floodgateAuthOff: "AUTH=off" }
+        : redis === "cluster"
+          ? { floodgate: "one Redis", floodgateCluster: "Redis Cluster" }
+          : { floodgate: "Floodgate" };
+  return ["floodgate", "floodgateAuthOff", "floodgateCluster", "baseline"]
+    .map((key) => ({
+      name: names[key] ?? (key === "baseline" ? "sync baseline" : key),
+      node: result.at(key),
+    }))
+    .filter((target) => target.node.isObject());
+}
+
+function ratePhase(name: string, phase: ResultNode): PhaseFigures {
+  return {
+    phase: name,
+    rate: phase.number("acceptedRate"),
+    p50Ms: phase.optionalNumber("intakeLatencyMs.p50"),
+    p99Ms: phase.optionalNumber("intakeLatencyMs.p99"),
+  };
+}
+
+export function paymentsPanels(result: ResultNode): Panel[][] {
+  const all = targets(result);
+  if (all.length === 0) throw result.at("floodgate").missing("an object with the target's phases");
+  const rows: Panel[][] = [];
+  const withMax = all.filter((t) => t.node.at("max").present);
+  if (withMax.length > 0) {
+    const stages = withMax.map((t) => ({
+      name: t.name,
+      stages: t.node.list("max.stages").map((stage) => ({
+        offered: stage.number("offeredRate"),
+        accepted: stage.number("acceptedRate"),
+        p50Ms: stage.optionalNumber("p50Ms"),
+        p99Ms: stage.optionalNumber("p99Ms"),
+      })),
+    }));
+    rows.push(stagePanels(stages, "payments"));
+  }
+  const withRate = all.filter((t) => t.node.at("rate").present);
+  if (withRate.some((t) => t.node.at("rate.perSecond").present)) {
+    const seconds = withRate.map((t) => readSeconds(t.name, t.node.at("rate"), "perSecond.accepted"));
+    rows.push(secondPanels(seconds, "payments", "fixed rate"));
+  } else if (withRate.length > 0) {
+    const phases = withRate.map((t) => ({
+      name: t.name,
+      phases: [
+        ...(t.node.at("warmUp").present ? [ratePhase("warm-up", t.node.at("warmUp"))] : []),
+        ratePhase("fixed rate", t.node.at("rate")),
+      ],
+    }));
+    rows.push(phaseBarPanels(phases, "accepted (payments/s)"));
+  }
+  const drain = all.find((t) => t.node.at("drain").present);
+  if (drain) rows.push(drainPanels(drain.name, drain.node.at("drain")));
+  if (rows.length === 0) {
+    throw new ChartInputError(
+      `${result.file}: no max.stages, rate or drain phase under ${all.map((t) => t.node.path).join(", ")}`,
+    );
+  }
+  return rows;
+}
+
+/** --drain: how fast the backlog was queued, drained and worked, and the end-to-end time it took. */
+function drainPanels(name: string, drain: ResultNode): Panel[] {
+  const endToEnd = {
+    p50Ms: drain.optionalNumber("audit.endToEndMs.p50"),
+    p99Ms: drain.optionalNumber("audit.endToEndMs.p99"),
+  };
+  return phaseBarPanels(
+    [
+      {
+        name: `${name} drain`,
+        phases: [
+          { phase: "queueing", rate: drain.number("queueRate"), p50Ms: null, p99Ms: null },
+          { phase: "draining", rate: drain.number("drainRate"), ...endToEnd },
+          { phase: "workers", rate: drain.optionalNumber("workerRate"), p50Ms: null, p99Ms: null },
+        ],
+      },
+    ],
+    "payments/s",
+  );
+}
