@@ -9,6 +9,7 @@ import { startCpuMeter } from "../harness/cpu-meter.ts";
 import type { FreshFloodgate } from "../harness/fresh-floodgate.ts";
 import { summarizeLatencies } from "../harness/latency-summary.ts";
 import { runLoad } from "../harness/load-runner.ts";
+import { perSecondSeries } from "../harness/per-second-series.ts";
 import { log } from "../harness/progress-line.ts";
 import type { CouponDropOptions } from "./coupon-drop-options.ts";
 import { checkInvariants, type DropRun } from "./coupon-drop-summary.ts";
@@ -83,6 +84,7 @@ export async function runDrop(
     durationS: (load.finishedAt - load.startedAt) / 1000,
     rate: Math.round(load.responses / ((load.finishedAt - load.startedAt) / 1000)),
     latencyMs: summarizeLatencies(load.latencies),
+    perSecond: perSecondSeries(load),
     cpu: meter.stop(),
     statusCounts: load.statusCounts,
     errors: load.errors,

@@ -3,6 +3,7 @@
 import type { MintedTokens } from "../harness/bench-identity.ts";
 import { type CpuUsage, describeCpuUsage } from "../harness/cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
+import type { PerSecondSeries } from "../harness/per-second-series.ts";
 import { formatCount } from "../harness/progress-line.ts";
 import { type ResultHead, summaryHead } from "../harness/result-head.ts";
 import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
@@ -19,6 +20,9 @@ export interface DropLoad {
   /** Responses per second over the run. */
   rate: number;
   latencyMs: LatencySummary | null;
+  /** Answers (most of them 409/410) and p50/p99 second by second, for the result's chart; absent from older
+   * results. */
+  perSecond?: PerSecondSeries;
   /** Where the cpu went while the requests ran (null where /proc is not there). */
   cpu: CpuUsage | null;
   statusCounts: Record<string, number>;

@@ -47,8 +47,17 @@ export interface FaultResult {
   /** Every intake process's RSS added up: before the phase, its peak, after it, and once a second (by the
    * shop client's second, as the timeline). */
   intakeRssMiB: { before: number; peak: number; after: number; series: { second: number; mib: number }[] };
-  /** Per second of the phase: offered, 2xx, 5xx, timeouts, socket errors, and the applied backlog. */
-  timeline: { second: number; offered: number; accepted: number; fiveXx: number; backlog: number | null }[];
+  /** Per second of the phase: offered, 2xx, 5xx, the applied backlog, and p50/p99 of the answers (any status)
+   * received that second (absent from older results). */
+  timeline: {
+    second: number;
+    offered: number;
+    accepted: number;
+    fiveXx: number;
+    backlog: number | null;
+    p50Ms?: number | null;
+    p99Ms?: number | null;
+  }[];
   /** The overload fault's burst, drained and audited; null for every other fault. */
   overload: OverloadResult | null;
   faultStartSecond: number;
@@ -202,6 +211,7 @@ export async function runFaultPhase(
       accepted: bin.accepted,
       fiveXx: bin.fiveXx,
       backlog: series[second] ?? null,
+      ...client.latencyAt(second),
     })),
     overload,
     faultStartSecond,

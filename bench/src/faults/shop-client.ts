@@ -4,6 +4,7 @@
 // attempt and answer is recorded per key, and per second of the phase, for the audit and the recovery time.
 import { Agent, request } from "node:http";
 import type { BenchIdentity } from "../harness/bench-identity.ts";
+import { percentile } from "../harness/latency-summary.ts";
 import { benchUserId } from "../harness/payment-requests.ts";
 import { emptyBin, type SecondBin } from "./recovery-time.ts";
 
@@ -45,6 +46,8 @@ export interface ShopClientCounts {
 export class ShopClient {
   readonly records: KeyRecord[] = [];
   readonly bins: SecondBin[] = [];
+  /** Response times (ms) of the answers received in each second, as `bins` counts them. */
+  readonly #answerMs: number[][] = [];
   /** Keys answered 2xx so far. */
   acceptedKeys = 0;
   readonly counts: ShopClientCounts = {
@@ -128,6 +131,14 @@ export class ShopClient {
     return this.bins[second]!;
   }
 
+  /** p50 and p99 of the answers received in `second` (any status; no answer, no time); null when none came. */
+  latencyAt(second: number): { p50Ms: number | null; p99Ms: number | null } {
+    const sorted = Float64Array.from(this.#answerMs[second] ?? []).sort();
+    const at = (fraction: number) =>
+      sorted.length === 0 ? null : Math.round(percentile(sorted, fraction) * 10) / 10;
+    return { p50Ms: at(0.5), p99Ms: at(0.99) };
+  }
+
   #newPayment(): void {
     const seq = this.#nextSeq++;
     const record: KeyRecord = {
@@ -151,6 +162,7 @@ export class ShopClient {
     record.attempts++;
     this.counts.attempts++;
     const body = JSON.stringify({ userId: record.userId, amount: record.seq });
+    const sentMs = Date.now();
     // One outcome per attempt, whichever comes first: the whole answer, a socket error, or the timeout.
     let settled = false;
     const outcome = (fn: () => void) => {
@@ -176,7 +188,13 @@ export class ShopClient {
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("end", () =>
           outcome(() =>
-            this.#answered(record, res.statusCode ?? 0, res.headers["retry-after"], Buffer.concat(chunks)),
+            this.#answered(
+              record,
+              res.statusCode ?? 0,
+              res.headers["retry-after"],
+              Buffer.concat(chunks),
+              sentMs,
+            ),
           ),
         );
         res.on("error", () => outcome(() => this.#failed(record, "error")));
@@ -192,8 +210,18 @@ export class ShopClient {
     req.end(body);
   }
 
-  #answered(record: KeyRecord, status: number, retryAfter: string | undefined, body: Buffer): void {
-    const bin = this.#bin();
+  #answered(
+    record: KeyRecord,
+    status: number,
+    retryAfter: string | undefined,
+    body: Buffer,
+    sentMs: number,
+  ): void {
+    const now = Date.now();
+    const bin = this.#bin(now);
+    const second = this.second(now);
+    while (this.#answerMs.length <= second) this.#answerMs.push([]);
+    this.#answerMs[second]!.push(now - sentMs);
     this.counts.statuses[status] = (this.counts.statuses[status] ?? 0) + 1;
     if (status >= 500) bin.fiveXx++;
     if (status === 429 || status === 503) {

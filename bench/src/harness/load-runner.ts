@@ -33,8 +33,10 @@ export interface LoadOutcome {
   activeS: number;
   /** 2xx responses in each whole second since `startedAt` (see steadyRate). */
   okPerSecond: number[];
-  /** Response times in ms, every response. */
+  /** Response times in ms, every response, in the order they arrived. */
   latencies: number[];
+  /** Index in `latencies` of each whole second's first response since `startedAt` (per-second-series.ts). */
+  secondStarts: number[];
   responses: number;
   ok: number;
   non2xx: number;
@@ -86,6 +88,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadOutcome> {
   const latencies: number[] = [];
   const statusCounts: Record<string, number> = {};
   const okPerSecond: number[] = [];
+  const secondStarts: number[] = [];
   let ok = 0;
   const startedAt = Date.now();
   const loopLateness = startLoopLateness();
@@ -118,12 +121,14 @@ export async function runLoad(spec: LoadSpec): Promise<LoadOutcome> {
       requests: [spec.request],
     });
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+      lastResponse = Date.now();
+      const second = Math.floor((lastResponse - startedAt) / 1000);
+      // Responses arrive in time order, so a second's response times are one run of `latencies`.
+      while (secondStarts.length <= second) secondStarts.push(latencies.length);
       latencies.push(responseTime);
       statusCounts[statusCode] = (statusCounts[statusCode] ?? 0) + 1;
-      lastResponse = Date.now();
       if (statusCode >= 200 && statusCode < 300) {
         ok++;
-        const second = Math.floor((lastResponse - startedAt) / 1000);
         okPerSecond[second] = (okPerSecond[second] ?? 0) + 1;
       }
     });
@@ -140,6 +145,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadOutcome> {
         Math.round(slices.reduce((total, slice) => total + slice.activeMs, 0) / slices.length / 10) / 100,
       okPerSecond: Array.from(okPerSecond, (n) => n ?? 0),
       latencies,
+      secondStarts,
       responses: latencies.length,
       ok,
       non2xx: latencies.length - ok,

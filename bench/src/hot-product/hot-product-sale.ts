@@ -10,6 +10,7 @@ import { type CpuUsage, startCpuMeter } from "../harness/cpu-meter.ts";
 import { type LatencySummary, summarizeLatencies } from "../harness/latency-summary.ts";
 import { runLoad, steadyRate } from "../harness/load-runner.ts";
 import { jsonHeaders } from "../harness/payment-requests.ts";
+import { type PerSecondSeries, perSecondSeries } from "../harness/per-second-series.ts";
 import { type AcceptedOrder, orderRequest } from "./order-requests.ts";
 import type { StockAuditor, StockCheck } from "./product-stock-check.ts";
 
@@ -56,6 +57,8 @@ export interface SaleResult {
    * accepted / durationS. */
   acceptedRate: number;
   latencyMs: LatencySummary | null;
+  /** 202s, answers and p50/p99 second by second, for the result's chart; absent from older results. */
+  perSecond?: PerSecondSeries;
   /** Where the cpu went while the orders ran (null where /proc is not there). */
   cpu: CpuUsage | null;
   /** The order sent once the load is over: its status and problem code (409 out_of_stock expected). */
@@ -151,6 +154,7 @@ export async function runSale(
     acceptedPerSecond: load.okPerSecond,
     acceptedRate: steadyRate(load.okPerSecond) ?? perSecond(accepted, load.activeS),
     latencyMs: summarizeLatencies(load.latencies),
+    perSecond: perSecondSeries(load),
     cpu,
     nextOrder,
     ordersRecorded: { rows: wait.applied, complete: wait.complete, waitedMs: wait.waitedMs },

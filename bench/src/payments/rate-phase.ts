@@ -8,6 +8,7 @@ import { type CpuUsage, startCpuMeter } from "../harness/cpu-meter.ts";
 import { type LatencySummary, summarizeLatencies } from "../harness/latency-summary.ts";
 import { runLoad } from "../harness/load-runner.ts";
 import { paymentRequest } from "../harness/payment-requests.ts";
+import { type PerSecondSeries, perSecondSeries } from "../harness/per-second-series.ts";
 
 export interface RatePhaseResult {
   target: string;
@@ -25,6 +26,8 @@ export interface RatePhaseResult {
   statusCounts: Record<string, number>;
   /** Response times seen by the load generator, every response. */
   intakeLatencyMs: LatencySummary | null;
+  /** 2xx, answers and p50/p99 second by second, for the result's chart; absent from older results. */
+  perSecond?: PerSecondSeries;
   /** Where the cpu went while the load ran (null where /proc is not there). */
   cpu: CpuUsage | null;
   /** False when the wait for the workers hit its bound before every accepted payment was applied. */
@@ -84,6 +87,7 @@ export async function runRatePhase(options: {
     timeouts: load.timeouts,
     statusCounts: load.statusCounts,
     intakeLatencyMs: summarizeLatencies(load.latencies),
+    perSecond: perSecondSeries(load),
     cpu,
     allApplied,
     audit,
