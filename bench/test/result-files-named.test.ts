@@ -18,9 +18,9 @@ function documents(): string[] {
   return ["README.md", "bench/README.md", "infra/README.md", ...docs];
 }
 
-// A result file's name, as `bench run` writes it: <UTC timestamp>-<scenario>.<json|log>. Templates such as
+// A result file's name, as `bench run` writes it: <UTC timestamp>-<scenario>.<json|log|svg>. Templates such as
 // `<timestamp>-payments.json` do not match.
-const RESULT_NAME = /\b\d{8}T\d{6}Z-[a-z0-9-]+\.(?:json|log)\b/g;
+const RESULT_NAME = /\b\d{8}T\d{6}Z-[a-z0-9-]+\.(?:json|log|svg)\b/g;
 
 function namedResults(): Map<string, string[]> {
   const named = new Map<string, string[]>();

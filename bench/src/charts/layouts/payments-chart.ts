@@ -93,6 +93,6 @@ function drainPanels(name: string, drain: ResultNode): Panel[] {
         ],
       },
     ],
-    "payments/s",
+    "rate (payments/s)",
   );
 }
