@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderResultChart } from "../src/charts/result-chart.ts";
@@ -51,6 +52,21 @@ describe("renderResultChart", () => {
     expectMonotonic(linePoints(svg, "AUTH=off p99"), [4, 6, 20]);
     // One scale for both: the same value lands at the same height.
     expect(linePoints(svg, "auth on")[0]!.y).toBeCloseTo(linePoints(svg, "offered")[0]!.y, 0);
+  });
+
+  it("payments: a member holding measured phases beyond the known targets is drawn too, named by its target", () => {
+    const result = {
+      ...pairedPaymentsResult(),
+      peerRaw: {
+        max: {
+          target: "raw node:http",
+          stages: [{ offeredRate: 500, acceptedRate: 480, p50Ms: 1, p99Ms: 3 }],
+        },
+      },
+      baseline: { max: { stages: [{ offeredRate: 500, acceptedRate: 400, p50Ms: 2, p99Ms: 9 }] } },
+    };
+    const words = texts(renderResultChart(result, "peers.json"));
+    expect(words).toEqual(expect.arrayContaining(["raw node:http", "raw node:http p99", "sync baseline"]));
   });
 
   it("payments at a fixed rate: accepted and p50/p99 second by second, a second without answers left as a gap", () => {
@@ -125,6 +141,16 @@ describe("renderResultChart", () => {
     expect(() => renderResultChart([], "list.json")).toThrow(/^list\.json: the top level/);
   });
 
+  it("a run that failed before measuring anything gets its title block, saying why", () => {
+    const { floodgate: _, ...rest } = pairedPaymentsResult();
+    const svg = renderResultChart(
+      { ...rest, floodgate: { funding: {} }, floodgateAuthOff: null, error: "database gone" },
+      "failed.json",
+    );
+    assertWellFormed(svg);
+    expect(texts(svg).some((w) => w.includes("the run failed: database gone"))).toBe(true);
+  });
+
   it("escapes what a result carries into the text", () => {
     const result = { ...pairedPaymentsResult(), error: 'a <b> & "c"' };
     const svg = renderResultChart(result, "escaped.json");
@@ -134,7 +160,14 @@ describe("renderResultChart", () => {
 });
 
 describe("every result file in bench/results", () => {
-  const files = readdirSync(RESULTS).filter((name) => name.endsWith(".json"));
+  // Committed ones: a local run's file is not part of the branch.
+  const files = execFileSync("git", ["ls-files", "*.json"], { cwd: RESULTS, encoding: "utf8" })
+    .split("\n")
+    .filter((name) => name !== "");
+
+  it("are there to draw", () => {
+    expect(files.length).toBeGreaterThan(0);
+  });
 
   it.each(files)("%s draws a well-formed chart with its axes labelled", (name) => {
     const svg = renderResultChart(JSON.parse(readFileSync(join(RESULTS, name), "utf8")), name);

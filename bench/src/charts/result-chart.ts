@@ -29,5 +29,15 @@ export function renderResultChart(json: unknown, file: string): string {
       `${file}: no chart for scenario ${JSON.stringify(scenario)} (known: ${Object.keys(LAYOUTS).join(", ")})`,
     );
   }
-  return renderPage({ ...chartTitle(result), rows: layout(result) });
+  return renderPage({ ...chartTitle(result), rows: rowsOf(layout, result) });
+}
+
+/** A run that failed before its first measured phase still gets its title block, which says why it failed. */
+function rowsOf(layout: (result: ResultNode) => Panel[][], result: ResultNode): Panel[][] {
+  try {
+    return layout(result);
+  } catch (error) {
+    if (error instanceof ChartInputError && typeof result.at("error").value === "string") return [];
+    throw error;
+  }
 }

@@ -6,24 +6,38 @@ import { type PhaseFigures, phaseBarPanels } from "./phase-bars.ts";
 import { readSeconds, secondPanels } from "./second-panels.ts";
 import { stagePanels } from "./stage-panels.ts";
 
-/** The result's targets in drawing order, named as the run's pairing calls them. */
+const KNOWN_TARGETS = ["floodgate", "floodgateAuthOff", "floodgateCluster", "baseline"];
+
+/** The result's targets in drawing order, named as the run's pairing calls them; then any other member holding
+ * measured phases (a peer system), named by the target its phases record. */
 function targets(result: ResultNode): { name: string; node: ResultNode }[] {
   const redis = result.at("settings.redis").value;
   const auth = result.at("settings.auth").value;
-  const names: Record<string, string> =
-    redis === "cluster-wait"
+  const names: Record<string, string> = {
+    baseline: "sync baseline",
+    ...(redis === "cluster-wait"
       ? { floodgate: "no WAIT", floodgateCluster: "REDIS_WAIT_REPLICAS=1" }
       : auth === "compare"
         ? { floodgate: "auth on", floodgateAuthOff: "AUTH=off" }
         : redis === "cluster"
           ? { floodgate: "one Redis", floodgateCluster: "Redis Cluster" }
-          : { floodgate: "Floodgate" };
-  return ["floodgate", "floodgateAuthOff", "floodgateCluster", "baseline"]
-    .map((key) => ({
-      name: names[key] ?? (key === "baseline" ? "sync baseline" : key),
-      node: result.at(key),
-    }))
-    .filter((target) => target.node.isObject());
+          : { floodgate: "Floodgate" }),
+  };
+  const others = Object.keys(result.value as object).filter((key) => !KNOWN_TARGETS.includes(key));
+  // Objects, not the settings' `max: true` or `rate: 2000`.
+  const measured = (node: ResultNode) => node.at("max").isObject() || node.at("rate").isObject();
+  return [
+    ...KNOWN_TARGETS.map((key) => ({ name: names[key] ?? key, node: result.at(key) })).filter((t) =>
+      t.node.isObject(),
+    ),
+    ...others
+      .map((key) => result.at(key))
+      .filter((node) => node.isObject() && measured(node))
+      .map((node) => ({
+        name: String(node.at("max.target").value ?? node.at("rate.target").value ?? node.path),
+        node,
+      })),
+  ];
 }
 
 function ratePhase(name: string, phase: ResultNode): PhaseFigures {
