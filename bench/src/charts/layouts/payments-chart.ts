@@ -108,5 +108,6 @@ function drainPanels(name: string, drain: ResultNode): Panel[] {
       },
     ],
     "rate (payments/s)",
+    { title: "accepted to applied, the drained payments", yLabel: "end to end (ms)" },
   );
 }

@@ -15,7 +15,12 @@ export interface TargetPhaseFigures {
   phases: PhaseFigures[];
 }
 
-export function phaseBarPanels(targets: readonly TargetPhaseFigures[], rateLabel: string): Panel[] {
+/** `latency` names what the p50/p99 measure when it is not the response time (a drain's end-to-end time). */
+export function phaseBarPanels(
+  targets: readonly TargetPhaseFigures[],
+  rateLabel: string,
+  latency = { title: "response time per phase", yLabel: "response time (ms)" },
+): Panel[] {
   const categories = [...new Set(targets.flatMap((t) => t.phases.map((p) => p.phase)))];
   const bars = (
     name: string,
@@ -37,9 +42,9 @@ export function phaseBarPanels(targets: readonly TargetPhaseFigures[], rateLabel
       series: targets.map((t, i) => bars(t.name, targetColour(i), t, (p) => p.rate)),
     },
     {
-      title: "response time per phase",
+      title: latency.title,
       xLabel: "phase",
-      yLabel: "response time (ms)",
+      yLabel: latency.yLabel,
       categories,
       series: targets.flatMap((t, i) => [
         bars(`${t.name} p50`, lighter(targetColour(i)), t, (p) => p.p50Ms),
