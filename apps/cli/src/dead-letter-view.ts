@@ -20,7 +20,7 @@ export function viewDeadLetter(letter: DeadLetter): DeadLetterView {
   let decoded: OperationMessage | null = null;
   let decodeError: string | null = null;
   try {
-    decoded = decodeOperationMessage(letter.message);
+    decoded = decodeOperationMessage(letter.message, letter.operationId);
   } catch (error) {
     decodeError = (error as Error).message;
   }

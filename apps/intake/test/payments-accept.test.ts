@@ -47,7 +47,8 @@ describe("POST /v1/payments accepts", () => {
 
     const entry = await findStreamEntry(app, body.id);
     expect(entry?.partition).toBe(partition);
-    const message = decodeOperationMessage(entry!.fields.m!) as MoneyOperationMessage;
+    // The entry carries the body; the id beside it says the rest.
+    const message = decodeOperationMessage(entry!.fields.m!, entry!.fields.id) as MoneyOperationMessage;
     expect(message).toMatchObject({
       v: 1,
       kind: "payment",
@@ -60,7 +61,8 @@ describe("POST /v1/payments accepts", () => {
 
     const status = await app.redis.hgetall(statusKey(app, body.id));
     expect(status.status).toBe("pending");
-    expect(decodeOperationMessage(status.message!)).toMatchObject({
+    expect(status.id).toBe(body.id);
+    expect(decodeOperationMessage(status.message!, body.id)).toMatchObject({
       kind: "payment",
       userId: "accept-1",
       amount: 12_500,
@@ -90,12 +92,14 @@ describe("POST /v1/payments accepts", () => {
       const response = await post(app, "/v1/payments", body);
       expect(response.statusCode, response.body).toBe(202);
       const entry = await findStreamEntry(app, response.json().id);
-      const message = decodeOperationMessage(entry!.fields.m!) as MoneyOperationMessage;
+      const message = decodeOperationMessage(entry!.fields.m!, entry!.fields.id) as MoneyOperationMessage;
       expect(message).toMatchObject({ userId: body.userId, amount: body.amount, currency: "KRW" });
       if (body.orderId) {
         expect(message.orderId).toBe(body.orderId);
         const status = await app.redis.hget(statusKey(app, response.json().id), "message");
-        expect((decodeOperationMessage(status!) as MoneyOperationMessage).orderId).toBe(body.orderId);
+        expect((decodeOperationMessage(status!, response.json().id) as MoneyOperationMessage).orderId).toBe(
+          body.orderId,
+        );
       }
     }
   });

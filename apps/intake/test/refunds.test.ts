@@ -68,7 +68,7 @@ describe("POST /v1/refunds: acceptance", () => {
     expect(app.queueKeys.partitionForOperation(body.id)).toBe(app.queueKeys.partitionForOperation(payment));
     expect(await totalStreamLength(app)).toBe(before + 1);
     const entry = await findStreamEntry(app, body.id);
-    const message = decodeOperationMessage(entry!.fields.m!);
+    const message = decodeOperationMessage(entry!.fields.m!, entry!.fields.id);
     expect(message).toMatchObject({ kind: "refund", paymentId: payment, amount: 300, reason: "damaged" });
     expect(message).not.toHaveProperty("userId");
     expect((await get(app, `/v1/refunds/${body.id}`)).json()).toMatchObject({
@@ -204,13 +204,21 @@ describe("POST /v1/refunds: Idempotency-Keys apart from shoppers'", () => {
   it("replays a refund accepted before the upgrade, whose key is still stored under the old layout", async () => {
     const payment = paymentId();
     const body = { paymentId: payment, amount: 25 };
-    // What the previous release's intake stored: `{p}:idem:refund:<paymentId>:<key>` -> "<fingerprint> <id>".
+    // What the release before last stored: the pending status at `{p}:op:<id>`, and the key's record at
+    // `{p}:idem:refund:<paymentId>:<key>` -> "<fingerprint> <id>". Made from what this release stored.
     const accepted = await post(app, "/v1/refunds", body, { "idempotency-key": "before-upgrade" });
     expect(accepted.statusCode).toBe(202);
+    const id = accepted.json().id as string;
     const partition = app.queueKeys.partitionForOperation(payment)!;
-    const stored = app.queueKeys.refundIdempotency(partition, payment, "before-upgrade");
+    const status = app.queueKeys.status(partition, id);
+    const fingerprint = await app.redis.hget(status, "fp");
+    const former = app.queueKeys.formerStatus(partition, id);
+    await app.redis.rename(status, former);
+    await app.redis.hdel(former, "fp", "id");
     const legacy = app.queueKeys.idempotency(partition, `refund:${payment}`, "before-upgrade");
-    await app.redis.rename(stored, legacy);
+    await app.redis.set(legacy, `${fingerprint} ${id}`);
+    // Its status still reads where it was.
+    expect((await get(app, `/v1/refunds/${id}`)).json()).toMatchObject({ id, status: "pending" });
     const before = await totalStreamLength(app);
     const retried = await post(app, "/v1/refunds", body, { "idempotency-key": "before-upgrade" });
     expect(retried.statusCode, retried.body).toBe(202);

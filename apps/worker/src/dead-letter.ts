@@ -3,6 +3,7 @@ import {
   type FinalStatus,
   type QueueKeys,
   queueFinishedOperations,
+  type StatusTtls,
   type StreamEntry,
 } from "@floodgate/queue";
 import { execOrThrow, type ScriptedRedis } from "@floodgate/redis-connections";
@@ -27,7 +28,7 @@ export async function deadLetter(
   redis: ScriptedRedis,
   keys: QueueKeys,
   poisoned: Poisoned[],
-  statusTtlSeconds: number,
+  ttls: StatusTtls,
 ) {
   if (poisoned.length === 0) return;
   // When each first failed (lane-batch.ts records it on a failure that is not yet the last), read before the
@@ -70,12 +71,7 @@ export async function deadLetter(
         if (group.firstFailureKeys.length > 0) multi.del(...group.firstFailureKeys);
         // Its statuses and acknowledgements are all in this partition, so this adds one script call (and
         // the publish of these statuses).
-        queueFinishedOperations(
-          multi,
-          keys,
-          { statuses: group.statuses, acknowledged: group.entries },
-          statusTtlSeconds,
-        );
+        queueFinishedOperations(multi, keys, { statuses: group.statuses, acknowledged: group.entries }, ttls);
         return execOrThrow(
           multi,
           `acknowledging ${group.entries.length} dead-lettered entries of partition ${partition}`,
@@ -132,7 +128,7 @@ export function deadLetteredOrders(poisoned: Poisoned[]): EndedOrder[] {
   const orders: EndedOrder[] = [];
   for (const { entry } of poisoned) {
     try {
-      const message = decodeOperationMessage(entry.payload);
+      const message = decodeOperationMessage(entry.payload, entry.operationId);
       if (message.kind !== "order") continue;
       orders.push({
         orderId: message.id,

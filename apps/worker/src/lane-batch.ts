@@ -8,7 +8,7 @@ import type { Config } from "@floodgate/config";
 import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
 import type { OperationMessage } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
-import { finishOperations, type QueueKeys, type StreamEntry } from "@floodgate/queue";
+import { finishOperations, type QueueKeys, type StreamEntry, statusTtls } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { ORDER_STATE_GRACE_SECONDS, releaseOrders, settlePaidOrders } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
@@ -129,7 +129,7 @@ export class LaneBatchRunner {
               group.map((g) => g.message),
             ),
           },
-          config.statusTtlSeconds,
+          statusTtls(config),
         );
       }
       await this.deadLetter(poisoned);
@@ -177,7 +177,7 @@ export class LaneBatchRunner {
   async deadLetter(poisoned: Poisoned[]): Promise<void> {
     if (poisoned.length === 0) return;
     const { redis, keys, config, metrics, log } = this.#deps;
-    await deadLetter(redis, keys, poisoned, config.statusTtlSeconds);
+    await deadLetter(redis, keys, poisoned, statusTtls(config));
     metrics.deadLettered.inc(poisoned.length);
     log.warn({ ids: poisoned.map((p) => p.entry.operationId) }, "dead-lettered messages");
   }

@@ -39,7 +39,7 @@ export function sortByShard(entries: StreamEntry[], routing: RoutingMap): Sorted
   for (const entry of entries) {
     let message: OperationMessage;
     try {
-      message = decodeOperationMessage(entry.payload);
+      message = decodeOperationMessage(entry.payload, entry.operationId);
       if (message.id !== entry.operationId) throw new Error("entry id and message id differ");
     } catch (error) {
       undecodable.push({ entry, reason: (error as Error).message });

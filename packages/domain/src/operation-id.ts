@@ -1,6 +1,12 @@
 // Operation ids are time-ordered and name their shard bucket, so a GET finds the owning shard without a
 // scatter: `pay_` (`dep_`, `cis_`, `ord_`, `ocx_`, `rfd_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
-import { decodeBase32 as decode, encodeBase32 as encode, randomBase32 } from "./crockford-base32.ts";
+import { hash } from "node:crypto";
+import {
+  ALPHABET,
+  decodeBase32 as decode,
+  encodeBase32 as encode,
+  randomBase32,
+} from "./crockford-base32.ts";
 
 // An order's id is the id of the operation that placed it (`ord_`); `ocx_` is a request to end an order
 // (cancel or expiry), which travels the same stream so it is ordered with the order's payment. A refund
@@ -39,8 +45,46 @@ export const COUPON_ISSUE_ID_PATTERN = "^cis_[0-9A-HJKMNP-TV-Z]{26}$";
 const OPERATION_ID_REGEX = new RegExp(OPERATION_ID_PATTERN);
 
 const MAX_TIME_MS = 32 ** 10 - 1;
+const TAIL_LENGTH = 14;
+const TAIL_REGEX = /^[0-9A-HJKMNP-TV-Z]{14}$/;
 
-export function newOperationId(kind: OperationKind, bucket: number, nowMs = Date.now()): string {
+/**
+ * The tail of every id minted for one Idempotency-Key in one scope (a user's payments and deposits, or a payment's
+ * refunds): 70 bits of SHA-256 over scope and key. Two different keys share a tail with odds of 2^-70 per pair;
+ * should they, the second request is answered as a reuse of the first key (422), never applied as the first.
+ */
+export function idempotentTail(scope: string, idempotencyKey: string): string {
+  const digest = hash("sha256", `${scope}\n${idempotencyKey}`, "buffer");
+  let tail = "";
+  // 14 characters of 5 bits from the first 9 bytes (72 bits; the last 2 unused).
+  let bits = 0;
+  let value = 0;
+  for (let i = 0; tail.length < TAIL_LENGTH; i++) {
+    value = (value << 8) | digest[i]!;
+    bits += 8;
+    while (bits >= 5 && tail.length < TAIL_LENGTH) {
+      bits -= 5;
+      tail += ALPHABET[(value >> bits) & 31];
+    }
+    value &= (1 << bits) - 1;
+  }
+  return tail;
+}
+
+/** What names an operation's status in Redis when its kind keeps one by tail: bucket and tail, 16 characters. */
+export const operationTailOf = (operationId: string): string => operationId.slice(14);
+
+/**
+ * `tail`: the id's last 14 characters, random unless given. A request with an Idempotency-Key gets a tail its
+ * retries compute again (idempotentTail), so the key its status lives under (queue-keys.ts) is found by a retry
+ * without a second key pointing to it.
+ */
+export function newOperationId(
+  kind: OperationKind,
+  bucket: number,
+  nowMs = Date.now(),
+  tail: string = randomBase32(TAIL_LENGTH),
+): string {
   // Out-of-range values would wrap silently into another bucket (another shard) or garble the id.
   if (!Number.isInteger(bucket) || bucket < 0 || bucket >= BUCKET_COUNT) {
     throw new RangeError(`bucket ${bucket} is outside 0..${BUCKET_COUNT - 1}`);
@@ -48,7 +92,8 @@ export function newOperationId(kind: OperationKind, bucket: number, nowMs = Date
   if (!Number.isInteger(nowMs) || nowMs < 0 || nowMs > MAX_TIME_MS) {
     throw new RangeError(`time ${nowMs} cannot be encoded in an operation id`);
   }
-  return `${PREFIX_BY_KIND[kind]}_${encode(nowMs, 10)}${encode(bucket, 2)}${randomBase32(14)}`;
+  if (!TAIL_REGEX.test(tail)) throw new RangeError(`tail ${tail} is not ${TAIL_LENGTH} base32 characters`);
+  return `${PREFIX_BY_KIND[kind]}_${encode(nowMs, 10)}${encode(bucket, 2)}${tail}`;
 }
 
 export interface ParsedOperationId {

@@ -1,4 +1,9 @@
-import { encodeOperationMessage, type MoneyOperationMessage, type RefundMessage } from "@floodgate/domain";
+import {
+  encodeMessageBody,
+  idempotentTail,
+  type MoneyOperationMessage,
+  type RefundMessage,
+} from "@floodgate/domain";
 import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "@floodgate/redis-connections";
 import { enqueueOperation as enqueueOperationScript, type ScriptedRedis } from "@floodgate/redis-scripts";
 import {
@@ -26,6 +31,19 @@ export interface EnqueueRequest {
   admission: AdmissionCheck;
   /** REDIS_WAIT_REPLICAS: replicas that must confirm an accepted request before it counts as accepted. */
   replicaWait?: ReplicaWait;
+}
+
+/**
+ * The id's tail of a request with an Idempotency-Key (idempotentTail): its retries mint ids with the same tail,
+ * so they name the same status hash (QueueKeys.status), which is the key's record. Scoped as the keys are: a
+ * user's payments and deposits share theirs, a refund's are its payment's.
+ */
+export function idempotentTailOf(
+  kind: MoneyOperationMessage["kind"] | RefundMessage["kind"],
+  scope: string,
+  idempotencyKey: string,
+): string {
+  return idempotentTail(kind === "refund" ? `refund:${scope}` : `user:${scope}`, idempotencyKey);
 }
 
 /**
@@ -59,7 +77,7 @@ export async function enqueueOperation(
     operationId: message.id,
     fingerprint: request.fingerprint,
     idempotencyTtlSeconds: request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
-    encodedMessage: encodeOperationMessage(message),
+    encodedMessage: encodeMessageBody(message),
   });
   if (code === 1) return { result: "accepted", id, admission: admissionInfo(admission) };
   if (code === 0) return { result: "replayed", id, admission: admissionInfo(admission) };

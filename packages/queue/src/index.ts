@@ -19,7 +19,12 @@ export {
   findDeadLetters,
   readDeadLetters,
 } from "./dead-letter-store.ts";
-export { type EnqueueOutcome, type EnqueueRequest, enqueueOperation } from "./enqueue-operation.ts";
+export {
+  type EnqueueOutcome,
+  type EnqueueRequest,
+  enqueueOperation,
+  idempotentTailOf,
+} from "./enqueue-operation.ts";
 export { adoptLegacyDeadLetters, legacyDeadLetterStream } from "./legacy-dead-letters.ts";
 export {
   type FinalStatus,
@@ -32,9 +37,11 @@ export {
   readStatusRecord,
   type StatusChange,
   type StatusRecord,
+  type StatusTtls,
+  statusTtls,
 } from "./operation-status-store.ts";
 export { PartitionBackoff } from "./partition-backoff.ts";
-export { CONSUMER_GROUP, QueueKeys } from "./queue-keys.ts";
+export { CONSUMER_GROUP, isTailKeyed, QueueKeys } from "./queue-keys.ts";
 export { readNewEntries } from "./read-new-entries.ts";
 export {
   type DeadLetterAction,

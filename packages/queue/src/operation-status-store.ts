@@ -1,7 +1,8 @@
 // Recent statuses live in Redis (Kakao Pay's lesson in seeds/003: status checks must not hit the database).
-// The hash holds `status` and the encoded `message` (the intake writes nothing else, to keep its one call
-// small); the worker adds `completedAt` and `failureReason`. A pending status has no TTL; the worker gives the
-// final one STATUS_TTL_SECONDS, after which reads go to the owning shard.
+// The hash holds `status` and the `message` (a payment's, deposit's or refund's as a body with its `id` beside
+// it, and `fp` when it is also its Idempotency-Key's record: enqueue-operation-6.lua); the worker adds
+// `completedAt` and `failureReason`. A pending status has no TTL; the worker gives the final one
+// STATUS_TTL_SECONDS (IDEMPOTENCY_TTL_SECONDS for a key's record), after which reads go to the owning shard.
 import {
   decodeOperationMessage,
   type FailureReason,
@@ -17,7 +18,7 @@ import {
   type ScriptedRedis,
 } from "@floodgate/redis-scripts";
 import type { ChainableCommander } from "ioredis";
-import { CONSUMER_GROUP, type QueueKeys } from "./queue-keys.ts";
+import { CONSUMER_GROUP, isTailKeyed, type QueueKeys } from "./queue-keys.ts";
 import type { StreamEntry } from "./stream-consumer.ts";
 
 export interface FinalStatus {
@@ -42,10 +43,15 @@ export async function readStatusRecord(
 ): Promise<StatusRecord | null> {
   const partition = keys.partitionForOperation(operationId);
   if (partition === null) return null;
-  const hash = await redis.hgetall(keys.status(partition, operationId));
+  let hash = await redis.hgetall(keys.status(partition, operationId));
+  if (isTailKeyed(operationId) && hash.id !== operationId) {
+    // Another id of the same tail (a made-up one, or a retry's whose key was first used at another time) is
+    // not this operation; an operation accepted before tail-keyed statuses is where it was.
+    hash = hash.id === undefined ? await redis.hgetall(keys.formerStatus(partition, operationId)) : {};
+  }
   if (!hash.status || !hash.message) return null;
   const record: StatusRecord = {
-    message: decodeOperationMessage(hash.message),
+    message: decodeOperationMessage(hash.message, operationId),
     status: hash.status as OperationStatus,
   };
   if (hash.failureReason) record.failureReason = hash.failureReason as FailureReason;
@@ -110,6 +116,21 @@ export interface OrderChange {
  */
 export type StatusChange = FinalStatus | OrderChange;
 
+/**
+ * How long a final status stays in Redis: STATUS_TTL_SECONDS, and IDEMPOTENCY_TTL_SECONDS for a status hash that
+ * is also its Idempotency-Key's record (when longer). A number sets both.
+ */
+export type StatusTtls = number | { statusTtlSeconds: number; idempotencyTtlSeconds: number };
+
+/** A deployment's StatusTtls. */
+export const statusTtls = (config: {
+  statusTtlSeconds: number;
+  idempotencyTtlSeconds: number;
+}): StatusTtls => ({
+  statusTtlSeconds: config.statusTtlSeconds,
+  idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+});
+
 /** What a batch finished: final statuses, entries to acknowledge, and orders its operations changed. */
 export interface FinishedOperations {
   statuses: FinalStatus[];
@@ -128,10 +149,10 @@ export async function finishOperations(
   redis: ScriptedRedis,
   keys: QueueKeys,
   finished: FinishedOperations,
-  ttlSeconds: number,
+  ttls: StatusTtls,
 ): Promise<number> {
   const acked = await Promise.all(
-    finishCalls(keys, finished, ttlSeconds).map((call) => finishOperationsScript.run(redis, call)),
+    finishCalls(keys, finished, ttls).map((call) => finishOperationsScript.run(redis, call)),
   );
   const changes = statusChanges(finished);
   if (changes.length > 0) await redis.publish(keys.statusChannel(), JSON.stringify(changes));
@@ -147,9 +168,9 @@ export function queueFinishedOperations(
   pipeline: ChainableCommander,
   keys: QueueKeys,
   finished: FinishedOperations,
-  ttlSeconds: number,
+  ttls: StatusTtls,
 ): void {
-  for (const call of finishCalls(keys, finished, ttlSeconds)) finishOperationsScript.queue(pipeline, call);
+  for (const call of finishCalls(keys, finished, ttls)) finishOperationsScript.queue(pipeline, call);
   const changes = statusChanges(finished);
   if (changes.length > 0) pipeline.publish(keys.statusChannel(), JSON.stringify(changes));
 }
@@ -158,8 +179,10 @@ export function queueFinishedOperations(
 function finishCalls(
   keys: QueueKeys,
   finished: FinishedOperations,
-  ttlSeconds: number,
+  ttls: StatusTtls,
 ): FinishOperationsInput[] {
+  const { statusTtlSeconds, idempotencyTtlSeconds } =
+    typeof ttls === "number" ? { statusTtlSeconds: ttls, idempotencyTtlSeconds: ttls } : ttls;
   const byPartition = new Map<number, { statuses: FinalStatus[]; entryIds: string[] }>();
   const partitionOf = (partition: number) => {
     let group = byPartition.get(partition);
@@ -177,10 +200,12 @@ function finishCalls(
   return [...byPartition].map(([partition, { statuses, entryIds }]) => ({
     streamKey: keys.stream(partition),
     group: CONSUMER_GROUP,
-    statusTtlSeconds: ttlSeconds,
+    statusTtlSeconds,
+    idempotencyTtlSeconds,
     entryIds,
     statuses: statuses.map((final) => ({
       statusKey: keys.status(partition, final.id),
+      formerStatusKey: isTailKeyed(final.id) ? keys.formerStatus(partition, final.id) : undefined,
       status: final.status,
       completedAt: final.completedAt,
       failureReason: final.failureReason,

@@ -1,10 +1,15 @@
 // The Redis key layout. Every key of one partition carries the hash tag `{p<n>}`, so a Redis Cluster keeps a
 // partition's stream, idempotency keys and statuses in one slot (one Lua call may touch them all) and spreads
 // the partitions over the cluster.
-import { parseOperationId } from "@floodgate/domain";
+import { operationTailOf, parseOperationId } from "@floodgate/domain";
 import { bucketForUser } from "@floodgate/shard-router";
 
 export const CONSUMER_GROUP = "workers";
+
+const TAIL_KEYED_PREFIXES: ReadonlySet<string> = new Set(["pay_", "dep_", "rfd_"]);
+
+/** Whether the operation's status is named by bucket and tail (QueueKeys.status): payments, deposits, refunds. */
+export const isTailKeyed = (operationId: string): boolean => TAIL_KEYED_PREFIXES.has(operationId.slice(0, 4));
 
 export class QueueKeys {
   readonly prefix: string;
@@ -57,7 +62,23 @@ export class QueueKeys {
     return this.idempotency(partition, `refund:${paymentId}`, idempotencyKey);
   }
 
+  /**
+   * An operation's status hash. A payment's, deposit's or refund's is named by its id's bucket and tail
+   * (`{p}:st:<16 chars>`): with an Idempotency-Key the tail is the key's (idempotentTail), so the one hash is
+   * both the status and the key's record, found by id and by a retry alike (one key per payment, not two).
+   * Every other kind keeps `{p}:op:<operationId>`.
+   */
   status(partition: number, operationId: string): string {
+    return isTailKeyed(operationId)
+      ? `${this.prefix}{p${partition}}:st:${operationTailOf(operationId)}`
+      : this.formerStatus(partition, operationId);
+  }
+
+  /**
+   * Where a payment's, deposit's or refund's status was kept before tail-keyed statuses (and every other kind's
+   * still is): read when the status hash is missing, for operations accepted before the upgrade.
+   */
+  formerStatus(partition: number, operationId: string): string {
     return `${this.prefix}{p${partition}}:op:${operationId}`;
   }
 

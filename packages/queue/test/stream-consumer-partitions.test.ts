@@ -189,7 +189,7 @@ describe.each(targets)("on $name", (target) => {
     }));
     for (const { id } of statuses) {
       const partition = keys.partitionForOperation(id)!;
-      await redis.hset(keys.status(partition, id), "status", "pending", "message", "{}");
+      await redis.hset(keys.status(partition, id), "status", "pending", "id", id, "message", "{}");
     }
     const subscriber = createSubscriber(target.url(), "partitions-test-subscriber");
     opened.push(subscriber);

@@ -2,7 +2,7 @@
 // hand it to the one Lua call that stores it (with the client address's token beside it, same round trip).
 // Nothing here touches Postgres.
 import { type MoneyOperationKind, type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
-import { enqueueOperation } from "@floodgate/queue";
+import { enqueueOperation, idempotentTailOf } from "@floodgate/queue";
 import { replicaWaitOf } from "@floodgate/redis-connections";
 import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -47,7 +47,13 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
   const message: MoneyOperationMessage = {
     v: 1,
     kind: input.kind,
-    id: newOperationId(input.kind, bucketForUser(input.userId), createdAt),
+    // With a key, the tail its retries compute again: they find this operation's status, its record.
+    id: newOperationId(
+      input.kind,
+      bucketForUser(input.userId),
+      createdAt,
+      idempotencyKey === undefined ? undefined : idempotentTailOf(input.kind, input.userId, idempotencyKey),
+    ),
     userId: input.userId,
     amount: input.amount,
     currency: config.currency,

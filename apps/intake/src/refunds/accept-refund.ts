@@ -2,7 +2,7 @@
 // payment allows (its status, what is left to refund) is the shard's to decide, in the transaction that
 // applies the refund: the edge cannot know it without a query, and would be wrong by the time it ran.
 import { newOperationId, parseOperationId, type RefundMessage, type RefundRequest } from "@floodgate/domain";
-import { enqueueOperation, unlimitedAdmissionIn } from "@floodgate/queue";
+import { enqueueOperation, idempotentTailOf, unlimitedAdmissionIn } from "@floodgate/queue";
 import { replicaWaitOf } from "@floodgate/redis-connections";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
@@ -44,7 +44,13 @@ export async function acceptRefund(
     v: 1,
     kind: "refund",
     // The payment's bucket: the refund is applied on the payment's shard, in the payment's partition.
-    id: newOperationId("refund", payment.bucket, createdAt),
+    // The key's tail: a retry names this refund's status hash, which is the key's record.
+    id: newOperationId(
+      "refund",
+      payment.bucket,
+      createdAt,
+      idempotentTailOf("refund", body.paymentId, idempotencyKey),
+    ),
     paymentId: body.paymentId,
     currency: config.currency,
     createdAt,

@@ -12,14 +12,16 @@ export interface OperationRequest {
 }
 
 export function operationMessage(request: OperationRequest, currency = "KRW"): MoneyOperationMessage {
+  // One clock reading for id and createdAt, as the intake: a stored body's createdAt is read from the id.
+  const createdAt = Date.now();
   return {
     v: 1,
     kind: request.kind,
-    id: newOperationId(request.kind, bucketForUser(request.userId)),
+    id: newOperationId(request.kind, bucketForUser(request.userId), createdAt),
     userId: request.userId,
     amount: request.amount,
     currency,
-    createdAt: Date.now(),
+    createdAt,
   };
 }
 

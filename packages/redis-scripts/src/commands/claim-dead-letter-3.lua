@@ -10,12 +10,14 @@
   dead-letter stream stays out of the script on purpose for that reason.
 
   KEYS[1] claim         {p}:dlq:<dead-letter entry id>
-  KEYS[2] status hash   {p}:op:<operationId>
+  KEYS[2] status hash   QueueKeys.status: {p}:st:<bucket><tail> for a payment, deposit or refund, else
+                        {p}:op:<operationId>
   KEYS[3] stream        {p}:ops
 
   ARGV[1] action: "replay" | "drop"
   ARGV[2] operation id
-  ARGV[3] encoded operation message (the dead letter's `m`; only read for "replay")
+  ARGV[3] the dead letter's `m` (a whole message, or a body beside its id: encodeMessageBody; only read for
+          "replay")
   ARGV[4] claim TTL in seconds (it must outlast any listing an operator still acts on)
 
   Returns
@@ -31,7 +33,12 @@ if ARGV[1] == "drop" then
 end
 -- The dead-lettering left a failed status with a TTL (or it has expired since): a fresh pending one, as the
 -- intake writes it, without TTL, so the worker's final status replaces it and readers see the replay through.
+-- A payment's status hash may also be its Idempotency-Key's record (`fp`, enqueue-operation-6.lua): that stays.
+local fingerprint = redis.call("HGET", KEYS[2], "fp")
 redis.call("DEL", KEYS[2])
-redis.call("HSET", KEYS[2], "status", "pending", "message", ARGV[3])
+redis.call("HSET", KEYS[2], "status", "pending", "id", ARGV[2], "message", ARGV[3])
+if fingerprint then
+  redis.call("HSET", KEYS[2], "fp", fingerprint)
+end
 local entryId = redis.call("XADD", KEYS[3], "*", "id", ARGV[2], "m", ARGV[3])
 return {1, entryId}

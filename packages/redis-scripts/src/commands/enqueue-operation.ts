@@ -4,9 +4,12 @@ import { type AdmissionGate, gateArgs, gateKeys } from "./includes/admission-gat
 
 export interface EnqueueOperationInput {
   admission: AdmissionGate;
-  /** {p}:idem:<userId>:<Idempotency-Key> ({p}:refund-idem:<paymentId>:<…> for a refund); ignored when idempotencyTtlSeconds is 0. */
+  /**
+   * The user's other records of the key: {p}:idem:<userId>:<Idempotency-Key> ({p}:refund-idem:<paymentId>:<…> for
+   * a refund), only read; ignored when idempotencyTtlSeconds is 0.
+   */
   idempotencyKey: string;
-  /** {p}:op:<operationId>. */
+  /** QueueKeys.status: {p}:st:<bucket><tail>, also the Idempotency-Key's record. */
   statusKey: string;
   /** {p}:ops, the partition's stream. */
   streamKey: string;
@@ -15,7 +18,7 @@ export interface EnqueueOperationInput {
   fingerprint: string;
   /** 0 when the request has no Idempotency-Key. */
   idempotencyTtlSeconds: number;
-  /** The stream entry's `m` field and the status hash's `message` field. */
+  /** The message's body (encodeMessageBody): the stream entry's `m` field and the status hash's `message` field. */
   encodedMessage: string;
 }
 
@@ -27,7 +30,7 @@ export interface EnqueueOperationInput {
 export const enqueueOperation = luaScript({
   file: "enqueue-operation-6.lua",
   keys: (input: EnqueueOperationInput) =>
-    gateKeys(input.admission, input.idempotencyKey, input.statusKey, input.streamKey),
+    gateKeys(input.admission, input.statusKey, input.idempotencyKey, input.streamKey),
   args: (input: EnqueueOperationInput) =>
     gateArgs(
       input.admission,

@@ -2,8 +2,13 @@ import { luaScript } from "../lua-script.ts";
 
 /** One operation's final status, written to its status hash. */
 export interface FinishedStatus {
-  /** {p}:op:<operationId>, in the call's partition. */
+  /** Its status hash in the call's partition (QueueKeys.status). */
   statusKey: string;
+  /**
+   * Where the release before tail-keyed statuses kept it ({p}:op:<operationId>), for the kinds that moved: used
+   * when the status hash does not exist (an operation accepted before the upgrade).
+   */
+  formerStatusKey?: string | undefined;
   /** The final status ("succeeded", "failed", ...). */
   status: string;
   /** Epoch ms. */
@@ -19,6 +24,8 @@ export interface FinishOperationsInput {
   group: string;
   /** How long a final status stays readable from Redis. */
   statusTtlSeconds: number;
+  /** How long a status hash that is also its Idempotency-Key's record is kept, when longer. */
+  idempotencyTtlSeconds: number;
   /** The partition's stream entry ids to acknowledge. */
   entryIds: readonly string[];
   /** The final statuses of operations of this partition. */
@@ -38,14 +45,22 @@ export const finishOperations = luaScript({
   file: "finish-operations-n.lua",
   keys: (input: FinishOperationsInput) => [
     input.streamKey,
-    ...input.statuses.map((final) => final.statusKey),
+    ...input.statuses.flatMap((final) =>
+      final.formerStatusKey === undefined ? [final.statusKey] : [final.statusKey, final.formerStatusKey],
+    ),
   ],
   args: (input: FinishOperationsInput) => [
     input.group,
     input.statusTtlSeconds,
+    input.idempotencyTtlSeconds,
     input.entryIds.length,
     ...input.entryIds,
-    ...input.statuses.flatMap((final) => [final.status, final.completedAt, final.failureReason ?? ""]),
+    ...input.statuses.flatMap((final) => [
+      final.status,
+      final.completedAt,
+      final.failureReason ?? "",
+      final.formerStatusKey === undefined ? "0" : "1",
+    ]),
   ],
   decode: (acknowledged: number): FinishOperationsResult => ({ acknowledged: Number(acknowledged) }),
 });

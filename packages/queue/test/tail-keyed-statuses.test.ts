@@ -1,0 +1,173 @@
+// One key per payment: a payment's (deposit's, refund's) status hash is named by its id's bucket and tail, and
+// with an Idempotency-Key it is also the key's record. Against the real Redis: what enqueue writes, what finish
+// does to it, a made-up id of the same tail, and an operation accepted before the upgrade.
+
+import {
+  encodeOperationMessage,
+  idempotentTail,
+  type MoneyOperationMessage,
+  newOperationId,
+} from "@floodgate/domain";
+import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
+import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  enqueueOperation,
+  ensureConsumerGroups,
+  finishOperations,
+  idempotentTailOf,
+  QueueKeys,
+  readNewEntries,
+  readOperationStatus,
+  unlimitedAdmission,
+} from "../src/index.ts";
+
+const STATUS_TTL = 60;
+const IDEMPOTENCY_TTL = 86_400;
+
+let env: TestEnvironment;
+let redis: ScriptedRedis;
+let keys: QueueKeys;
+let n = 0;
+
+beforeAll(async () => {
+  env = await createTestEnvironment("tail-keyed-statuses", { shards: 1 });
+  redis = createRedis(env.config.redisUrl);
+  await waitForRedis(redis);
+});
+
+afterAll(async () => {
+  await redis?.quit();
+  await env?.cleanup();
+});
+
+beforeEach(async () => {
+  keys = new QueueKeys(`${env.config.redisPrefix}t${n++}:`, 1);
+  await ensureConsumerGroups(redis, keys);
+});
+
+const payment = (userId: string, key?: string, createdAt = Date.now()): MoneyOperationMessage => ({
+  v: 1,
+  kind: "payment",
+  id: newOperationId(
+    "payment",
+    7,
+    createdAt,
+    key === undefined ? undefined : idempotentTailOf("payment", userId, key),
+  ),
+  userId,
+  amount: 500,
+  currency: "KRW",
+  createdAt,
+});
+
+const enqueue = (message: MoneyOperationMessage, key?: string, fingerprint = "fp-1") =>
+  enqueueOperation(redis, keys, {
+    message,
+    fingerprint,
+    ...(key === undefined ? {} : { idempotencyKey: key }),
+    idempotencyTtlSeconds: IDEMPOTENCY_TTL,
+    admission: unlimitedAdmission(keys, message.userId),
+  });
+
+const finishAll = async () => {
+  const read = await readNewEntries(redis, keys, "finisher", 100);
+  const statuses = read.map((entry) => ({
+    id: entry.operationId,
+    status: "succeeded" as const,
+    completedAt: 1_700_000_000_000,
+  }));
+  await finishOperations(
+    redis,
+    keys,
+    { statuses, acknowledged: read },
+    { statusTtlSeconds: STATUS_TTL, idempotencyTtlSeconds: IDEMPOTENCY_TTL },
+  );
+};
+
+describe("tail-keyed statuses", () => {
+  it("keeps a keyed payment in one key: its status is its key's record, and a retry is answered from it", async () => {
+    const before = await redis.dbsize();
+    const first = payment("tail-1", "K1");
+    expect(await enqueue(first, "K1")).toMatchObject({ result: "accepted", id: first.id });
+    // The stream and the one status hash: no second key for the Idempotency-Key.
+    expect(await redis.exists(keys.status(0, first.id))).toBe(1);
+    expect((await redis.dbsize()) - before).toBe(1);
+
+    // A retry a moment later mints another id of the same tail, and gets the first one back.
+    const retry = payment("tail-1", "K1", first.createdAt + 1000);
+    expect(retry.id).not.toBe(first.id);
+    expect(await enqueue(retry, "K1")).toMatchObject({ result: "replayed", id: first.id });
+    expect(await enqueue(payment("tail-1", "K1"), "K1", "fp-other")).toEqual({
+      result: "conflict",
+      existingId: first.id,
+    });
+
+    await finishAll();
+    // Final: kept as long as the key's record must be, not just STATUS_TTL_SECONDS.
+    expect(await redis.ttl(keys.status(0, first.id))).toBeGreaterThan(STATUS_TTL);
+    expect(await enqueue(payment("tail-1", "K1"), "K1")).toMatchObject({ result: "replayed", id: first.id });
+    expect(await readOperationStatus(redis, keys, first.id)).toMatchObject({
+      id: first.id,
+      status: "succeeded",
+      userId: "tail-1",
+      amount: 500,
+      createdAt: new Date(first.createdAt).toISOString(),
+    });
+  });
+
+  it("gives an unkeyed payment's final status STATUS_TTL_SECONDS", async () => {
+    const message = payment("tail-2");
+    expect(await enqueue(message)).toMatchObject({ result: "accepted" });
+    expect(await redis.ttl(keys.status(0, message.id))).toBe(-1);
+    await finishAll();
+    const ttl = await redis.ttl(keys.status(0, message.id));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(STATUS_TTL);
+  });
+
+  it("does not show a payment under a made-up id of the same tail", async () => {
+    const message = payment("tail-3", "K3");
+    await enqueue(message, "K3");
+    const madeUp = newOperationId("payment", 7, message.createdAt - 5000, message.id.slice(16));
+    expect(keys.status(0, madeUp)).toBe(keys.status(0, message.id));
+    expect(await readOperationStatus(redis, keys, madeUp)).toBeNull();
+    expect(await readOperationStatus(redis, keys, message.id)).toMatchObject({ id: message.id });
+  });
+
+  it("finishes and reads a payment accepted before the upgrade where its pending status was", async () => {
+    // What the release before wrote: the whole message, at {p}:op:<id>, with a random tail.
+    const message = payment("tail-4");
+    const former = keys.formerStatus(0, message.id);
+    await redis.hset(former, "status", "pending", "message", encodeOperationMessage(message));
+    await redis.xadd(keys.stream(0), "*", "id", message.id, "m", encodeOperationMessage(message));
+    expect(await readOperationStatus(redis, keys, message.id)).toMatchObject({ status: "pending" });
+
+    await finishAll();
+    expect(await redis.exists(keys.status(0, message.id))).toBe(0);
+    expect(await redis.hget(former, "status")).toBe("succeeded");
+    expect(await redis.ttl(former)).toBeGreaterThan(0);
+    expect(await readOperationStatus(redis, keys, message.id)).toMatchObject({
+      id: message.id,
+      status: "succeeded",
+    });
+  });
+
+  it("answers a retry of a payment whose key the release before recorded on its own", async () => {
+    const message = payment("tail-5");
+    const legacyKey = keys.idempotency(0, "tail-5", "K5");
+    await redis.set(legacyKey, `fp-1 ${message.id}`, "EX", 60);
+    const retry = payment("tail-5", "K5");
+    expect(await enqueue(retry, "K5")).toMatchObject({ result: "replayed", id: message.id });
+    expect(await enqueue(retry, "K5", "fp-other")).toEqual({ result: "conflict", existingId: message.id });
+    expect(await redis.exists(keys.status(0, retry.id))).toBe(0);
+  });
+
+  it("gives each scope its own tail", () => {
+    expect(idempotentTail("user:a", "k")).toMatch(/^[0-9A-HJKMNP-TV-Z]{14}$/);
+    expect(idempotentTail("user:a", "k")).toBe(idempotentTail("user:a", "k"));
+    expect(idempotentTail("user:a", "k")).not.toBe(idempotentTail("user:b", "k"));
+    expect(idempotentTailOf("payment", "a", "k")).toBe(idempotentTailOf("deposit", "a", "k"));
+    expect(idempotentTailOf("refund", "a", "k")).not.toBe(idempotentTailOf("payment", "a", "k"));
+  });
+});
