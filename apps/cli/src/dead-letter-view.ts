@@ -66,9 +66,10 @@ export function showLines(view: DeadLetterView, status: Record<string, string>):
           .filter(Boolean)
           .join(", ");
   const refusal = replayRefusal(view);
+  // The whole message when it decodes (a letter may hold only its body: encodeMessageBody), else as stored.
   let message: string;
   try {
-    message = JSON.stringify(JSON.parse(letter.message), null, 2);
+    message = JSON.stringify(view.decoded ?? JSON.parse(letter.message), null, 2);
   } catch {
     message = letter.message;
   }

@@ -10,6 +10,7 @@ import {
   type AdmissionCheck,
   type EnqueueOutcome,
   enqueueOperation,
+  idempotentTailOf,
   QueueKeys,
   unlimitedAdmission,
 } from "@floodgate/queue";
@@ -71,12 +72,14 @@ function intakeProcess(): { control: AdmissionControl; registry: Registry } {
 
 const fromAddress = (ip: string) => ({ ip, headers: {} }) as unknown as FastifyRequest;
 
-function payment(userId: string): MoneyOperationMessage {
+/** A payment as the intake mints it: with a key, its id ends in the key's tail (enqueue-operation.ts). */
+function payment(userId: string, idempotencyKey?: string): MoneyOperationMessage {
   const createdAt = Date.now();
+  const tail = idempotencyKey === undefined ? undefined : idempotentTailOf("payment", userId, idempotencyKey);
   return {
     v: 1,
     kind: "payment",
-    id: newOperationId("payment", bucketForUser(userId), createdAt),
+    id: newOperationId("payment", bucketForUser(userId), createdAt, tail),
     userId,
     amount: 100,
     currency: config.currency,
@@ -157,11 +160,11 @@ describe("the guarded enqueue path on a Redis Cluster", () => {
   it("replays an Idempotency-Key's first answer, storing nothing new", async () => {
     const { control } = intakeProcess();
     const [userId] = await usersOnEveryMaster();
-    const message = payment(`${userId}-replay`);
+    const message = payment(`${userId}-replay`, "k-1");
     const before = await streamLength(message.userId);
     const first = await pay(control, "198.51.100.50", message.userId, { message, idempotencyKey: "k-1" });
     const again = await pay(control, "198.51.100.50", message.userId, {
-      message: payment(message.userId),
+      message: payment(message.userId, "k-1"),
       idempotencyKey: "k-1",
     });
     expect(first).toMatchObject({ result: "accepted", id: message.id });

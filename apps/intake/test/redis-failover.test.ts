@@ -95,7 +95,8 @@ async function streamEntries(app: FastifyInstance): Promise<Map<string, number>>
   const counts = new Map<string, number>();
   for (const stream of app.queueKeys.allStreams()) {
     for (const [, fields] of await observer.xrange(stream, "-", "+")) {
-      const { id } = decodeOperationMessage(fields[fields.indexOf("m") + 1]!);
+      const entryId = fields[fields.indexOf("id") + 1]!;
+      const { id } = decodeOperationMessage(fields[fields.indexOf("m") + 1]!, entryId);
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
   }
@@ -324,7 +325,9 @@ describe("REDIS_WAIT_REPLICAS on a Redis Cluster", () => {
           try {
             await replica.readonly();
             const ids = (await replica.xrange(stream, "-", "+")).map(
-              ([, fields]) => decodeOperationMessage(fields[fields.indexOf("m") + 1]!).id,
+              ([, fields]) =>
+                decodeOperationMessage(fields[fields.indexOf("m") + 1]!, fields[fields.indexOf("id") + 1]!)
+                  .id,
             );
             return ids.includes(response.json().id);
           } finally {

@@ -105,7 +105,9 @@ async function idsOn(client: Redis, app: FastifyInstance, userId: string): Promi
   const stream = app.queueKeys.stream(app.queueKeys.partitionForUser(userId));
   const entries = await client.xrange(stream, "-", "+");
   return entries
-    .map(([, fields]) => decodeOperationMessage(fields[fields.indexOf("m") + 1]!))
+    .map(([, fields]) =>
+      decodeOperationMessage(fields[fields.indexOf("m") + 1]!, fields[fields.indexOf("id") + 1]!),
+    )
     .filter((message) => "userId" in message && message.userId === userId)
     .map((message) => message.id);
 }

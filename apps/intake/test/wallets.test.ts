@@ -58,7 +58,7 @@ describe("POST /v1/wallets/:userId/deposits", () => {
     expect(response.headers.location).toBe(`/v1/deposits/${body.id}`);
     expect(await totalStreamLength(app)).toBe(before + 1);
     const entry = await findStreamEntry(app, body.id);
-    expect(decodeOperationMessage(entry!.fields.m!)).toMatchObject({
+    expect(decodeOperationMessage(entry!.fields.m!, entry!.fields.id)).toMatchObject({
       kind: "deposit",
       id: body.id,
       userId: "wallet-1",

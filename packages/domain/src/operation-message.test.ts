@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { newCouponId } from "./coupon-id.ts";
 import { newOperationId } from "./operation-id.ts";
-import { decodeOperationMessage, encodeOperationMessage, MessageDecodeError } from "./operation-message.ts";
+import {
+  decodeOperationMessage,
+  encodeMessageBody,
+  encodeOperationMessage,
+  MessageDecodeError,
+} from "./operation-message.ts";
 import { newProductId } from "./product-id.ts";
 import type { CouponIssueMessage, OperationMessage } from "./schemas/operation-message-schemas.ts";
 
@@ -202,5 +207,28 @@ describe("order messages", () => {
 
   it("refuse a payment whose orderId is not an order id", () => {
     expect(() => decodeOperationMessage(encodedWith({ orderId: "order-9" }))).toThrow(/bad orderId/);
+  });
+});
+
+describe("encodeMessageBody", () => {
+  it("leaves out what the id says, and decodes back to the whole message with the id", () => {
+    const body = encodeMessageBody(payment);
+    expect(JSON.parse(body)).toEqual({
+      userId: payment.userId,
+      amount: payment.amount,
+      currency: payment.currency,
+      orderId: (payment as { orderId: string }).orderId,
+    });
+    expect(decodeOperationMessage(body, payment.id)).toEqual(payment);
+  });
+
+  it("refuses a body without an id, or with an id that is no operation's", () => {
+    const body = encodeMessageBody(payment);
+    expect(() => decodeOperationMessage(body)).toThrow(/unknown version undefined/);
+    expect(() => decodeOperationMessage(body, "pay_nope")).toThrow(/bad id or kind/);
+  });
+
+  it("still decodes a whole message (an entry written before bodies) when given its id", () => {
+    expect(decodeOperationMessage(encodeOperationMessage(payment), payment.id)).toEqual(payment);
   });
 });

@@ -59,6 +59,7 @@ export async function enqueueOperation(
   request: EnqueueRequest,
 ): Promise<EnqueueOutcome> {
   const { message } = request;
+  if (request.idempotencyKey !== undefined) mintedForKey(message, request.idempotencyKey);
   // The id carries the bucket (the user's, or for a refund its payment's): same partition as before for
   // payments and deposits, and a refund goes where its payment went.
   const partition = keys.partitionForOperation(message.id)!;
@@ -82,6 +83,19 @@ export async function enqueueOperation(
   if (code === 1) return { result: "accepted", id, admission: admissionInfo(admission) };
   if (code === 0) return { result: "replayed", id, admission: admissionInfo(admission) };
   return admissionRefusal(code, id) ?? { result: "conflict", existingId: id };
+}
+
+/**
+ * A keyed request's id must end in its key's tail: its status hash is the key's record, and a retry looks for it
+ * there. An id minted otherwise would make every retry a new operation, so it is refused before anything is sent.
+ */
+function mintedForKey(message: MoneyOperationMessage | RefundMessage, idempotencyKey: string): void {
+  const scope = message.kind === "refund" ? message.paymentId : message.userId;
+  if (!message.id.endsWith(idempotentTailOf(message.kind, scope, idempotencyKey))) {
+    throw new Error(
+      `operation ${message.id} has an Idempotency-Key but not its tail: mint it with idempotentTailOf`,
+    );
+  }
 }
 
 /**

@@ -5,7 +5,8 @@
   KEYS[1..3] admission: user bucket, room's queueing mirror, user's room passes (includes/admission-gate.lua)
   KEYS[4] status hash       {p}:st:<bucket><tail> (queue-keys.ts): one key per operation. With an
                             Idempotency-Key the tail is the key's (idempotentTail in operation-id.ts), so a retry
-                            names this same hash, and the hash is the key's record: `fp` holds the fingerprint
+                            names this same hash, and the hash is the key's record: `fp` holds the fingerprint's
+                            first 22 characters
   KEYS[5] the user's other idempotency records {p}:idem:<userId>:<Key> (orders and coupon issues keep theirs
                             there, and payments did before their records moved into the status hash), a refund's
                             {p}:refund-idem:<paymentId>:<Key>; only read, and only when ARGV[8] is not "0"
@@ -39,7 +40,9 @@ if refusal then
 end
 
 local operationId = ARGV[1]
-local fingerprint = ARGV[2]
+-- 132 bits of the request's SHA-256 tell another body under the same key; the whole one would cost the
+-- key's record 21 bytes more (issue 30's memory per payment). A former record keeps the whole one.
+local fingerprint = string.sub(ARGV[2], 1, 22)
 local keyed = ARGV[3] ~= "0"
 
 if keyed then
@@ -52,7 +55,7 @@ if keyed then
     -- another request's.
     return {-1, held[1]}
   end
-  local record = idempotency_lookup(KEYS[2], fingerprint)
+  local record = idempotency_lookup(KEYS[2], ARGV[2])
   if record then
     if record.kind == "accepted" then
       return {0, record.id, ADMISSION_INFO}
