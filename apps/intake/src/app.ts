@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { sendProblem } from "./errors/problem-reply.ts";
 import { LoadShedder } from "./load-shedding/load-shedder.ts";
 import { rawShedding, sheddingServerFactory } from "./load-shedding/shedding-server.ts";
+import { lazyRequestLogger } from "./logging/lazy-request-logger.ts";
 import { admissionPlugin } from "./plugins/admission-plugin.ts";
 import { authPlugin } from "./plugins/auth-plugin.ts";
 import { couponsPlugin } from "./plugins/coupons-plugin.ts";
@@ -83,6 +84,8 @@ export async function buildApp(
     genReqId: requestIdFor,
     // Per-request logs would cost more than the request itself at 10k/s; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log makes its pino child (the reqId binding) only when the request logs something.
+    childLoggerFactory: lazyRequestLogger,
     ajv: {
       // Strict input: "100" is not 100, unknown fields are refused rather than silently dropped.
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false },
