@@ -74,15 +74,6 @@ export class CustomerTokenVerifier {
   }
 
   async verify(token: string, now = Date.now()): Promise<VerifiedCustomer> {
-    return this.check(token, now);
-  }
-
-  /**
-   * verify, answered at once when it can be: a remembered token, or one of Floodgate's own (a refusal is thrown
-   * at once too). A promise only for a shop's token seen for the first time (jose, perhaps a JWKS fetch), so the
-   * intake's auth hook makes no promise for the requests of a sale.
-   */
-  check(token: string, now = Date.now()): VerifiedCustomer | Promise<VerifiedCustomer> {
     // A token whose signature once verified is looked up by its whole text (so a hit is the very same bytes),
     // and its expiry is still checked on every request. Even our own HMAC costs the intake about 13 µs per
     // request under a sale's load (profiled: creating the HMAC context, not hashing), against well under 1 µs
@@ -103,10 +94,6 @@ export class CustomerTokenVerifier {
     if (!isCanonicalBase64url(token.slice(token.lastIndexOf(".") + 1))) {
       throw new CustomerTokenError("invalid", "the token's signature is not canonical base64url");
     }
-    return this.#verifyShopToken(token, issuer, now);
-  }
-
-  async #verifyShopToken(token: string, issuer: Issuer, now: number): Promise<VerifiedCustomer> {
     const options = {
       audience: issuer.audience,
       algorithms: issuer.algorithms,

@@ -1,12 +1,7 @@
 // Turns a bearer into a verified Caller, or a 401 problem saying why (RFC 6750's WWW-Authenticate included).
 // Local only: a server key is checked against this process's cache, a customer token by its signature, the
 // admin key against its digest. No Redis or Postgres call.
-import {
-  API_KEY_PREFIX,
-  CustomerTokenError,
-  type CustomerTokenVerifier,
-  type VerifiedCustomer,
-} from "@floodgate/auth";
+import { API_KEY_PREFIX, CustomerTokenError, type CustomerTokenVerifier } from "@floodgate/auth";
 import { adminKeyMatches } from "../auth/admin-auth.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import type { Caller } from "./caller.ts";
@@ -44,15 +39,6 @@ export class Authenticator {
   }
 
   async authenticate(bearer: string | undefined): Promise<Caller> {
-    return this.identify(bearer);
-  }
-
-  /**
-   * authenticate, answered at once when the answer is known at once (AUTH=off, a server key, a remembered or
-   * Floodgate-minted customer token, and every refusal of those): a promise only while a shop's token is
-   * verified for the first time. The onRequest hook runs for every request; this spares it a promise each.
-   */
-  identify(bearer: string | undefined): Caller | Promise<Caller> {
     if (!this.#deps.enabled) return UNVERIFIED_SERVER;
     if (bearer === undefined) {
       throw unauthorized(
@@ -66,40 +52,26 @@ export class Authenticator {
         throw unauthorized("unauthorized", "this server key is unknown or revoked", "invalid_token");
       return { kind: "server", keyId };
     }
-    let customer: VerifiedCustomer | Promise<VerifiedCustomer>;
+    const { customerTokens, adminKeyDigest } = this.#deps;
     try {
-      customer = this.#deps.customerTokens.check(bearer);
+      const customer = await customerTokens.verify(bearer);
+      return { kind: "customer", userId: customer.userId, expiresAt: customer.expiresAt };
     } catch (error) {
-      return this.#notCustomer(bearer, error);
+      if (!(error instanceof CustomerTokenError)) throw error;
+      // The admin key is tried last, once the bearer is no customer's token (only a token signed with a
+      // configured key is), so a shopper's request never pays its SHA-256 (profiled at about 4 % of the
+      // intake's CPU in a coupon drop); the comparison stays constant-time.
+      if (adminKeyDigest !== null && adminKeyMatches(bearer, adminKeyDigest)) return { kind: "admin" };
+      throw error.reason === "expired"
+        ? unauthorized(
+            "token_expired",
+            "the customer token has expired: ask the shop's server for a new one",
+            "invalid_token",
+          )
+        : unauthorized("invalid_token", error.message, "invalid_token");
     }
-    return customer instanceof Promise
-      ? customer.then(customerCaller, (error: unknown) => this.#notCustomer(bearer, error))
-      : customerCaller(customer);
-  }
-
-  /** A bearer refused as a customer token: the admin key, or the 401 saying why. */
-  #notCustomer(bearer: string, error: unknown): Caller {
-    if (!(error instanceof CustomerTokenError)) throw error;
-    // The admin key is tried last, once the bearer is no customer's token (only a token signed with a
-    // configured key is), so a shopper's request never pays its SHA-256 (profiled at about 4 % of the
-    // intake's CPU in a coupon drop); the comparison stays constant-time.
-    const { adminKeyDigest } = this.#deps;
-    if (adminKeyDigest !== null && adminKeyMatches(bearer, adminKeyDigest)) return { kind: "admin" };
-    throw error.reason === "expired"
-      ? unauthorized(
-          "token_expired",
-          "the customer token has expired: ask the shop's server for a new one",
-          "invalid_token",
-        )
-      : unauthorized("invalid_token", error.message, "invalid_token");
   }
 }
-
-const customerCaller = (customer: VerifiedCustomer): Caller => ({
-  kind: "customer",
-  userId: customer.userId,
-  expiresAt: customer.expiresAt,
-});
 
 function unauthorized(
   code: "unauthorized" | "invalid_token" | "token_expired",

@@ -88,29 +88,13 @@ export const authPlugin = fp(async (app: FastifyInstance, { config }: { config: 
     },
   });
 
-  // Callback style: every request runs it, and the caller is almost always known at once (AUTH=off, a server
-  // key, a remembered customer token): a promise only while a shop's token is verified for the first time.
-  app.addHook("onRequest", (request, _reply, done) => {
+  app.addHook("onRequest", async (request) => {
     // A CORS preflight carries no credentials by design; @fastify/cors answers it.
-    if (request.method === "OPTIONS") return done();
-    const route = request.routeOptions;
+    if (request.method === "OPTIONS") return;
     // No route matched: the 404 says nothing a caller could not learn without a key.
-    if (route.url === undefined) return done();
-    if ((route.config.auth ?? "caller") !== "caller") return done();
-    let caller: Caller | Promise<Caller>;
-    try {
-      caller = authenticator.identify(authenticator.bearerOf(request.headers.authorization));
-    } catch (error) {
-      return done(error as Error);
-    }
-    if (caller instanceof Promise) {
-      caller.then((verified) => {
-        request.caller = verified;
-        done();
-      }, done);
-      return;
-    }
-    request.caller = caller;
-    done();
+    if (request.routeOptions.url === undefined) return;
+    const mode = request.routeOptions.config.auth ?? "caller";
+    if (mode !== "caller") return;
+    request.caller = await authenticator.authenticate(authenticator.bearerOf(request.headers.authorization));
   });
 });
