@@ -8,6 +8,8 @@ import type { FloodgateSystem } from "../harness/floodgate-system.ts";
 import { runLoad } from "../harness/load-runner.ts";
 import { paymentRequest } from "../harness/payment-requests.ts";
 import { log } from "../harness/progress-line.ts";
+import { type RedisMemory, startMemoryMeasure } from "../redis-footprint/memory-per-payment.ts";
+import type { RedisFootprint } from "../redis-footprint/system-footprint.ts";
 
 export interface DrainResult {
   requested: number;
@@ -25,6 +27,8 @@ export interface DrainResult {
   workerRate: number | null;
   allApplied: boolean;
   audit: DeliveryAudit;
+  /** Redis memory per accepted payment once drained and trimmed (null: the read failed). */
+  redisMemory: RedisMemory | null;
 }
 
 export async function runDrainPhase(options: {
@@ -34,10 +38,12 @@ export async function runDrainPhase(options: {
   connections: number;
   users: number;
   keyPrefix: string;
+  footprint: RedisFootprint;
 }): Promise<DrainResult> {
   const { system } = options;
   log("drain: restarting the system with WORKERS=0 to queue payments");
   await system.start(0);
+  const memory = await startMemoryMeasure(options.footprint);
   const since = new Date();
   const acceptedIds: string[] = [];
   const load = await runLoad({
@@ -67,6 +73,7 @@ export async function runDrainPhase(options: {
   });
   const lastApplied = audit.lastAppliedMs ?? Date.now();
   const drainSeconds = Math.round(lastApplied - service.spawnedAt) / 1000;
+  const redisMemory = await memory.finish(audit.accepted);
   const workerSpan = (audit.lastAppliedMs ?? 0) - (audit.firstAppliedMs ?? 0);
   return {
     requested: options.count,
@@ -80,5 +87,6 @@ export async function runDrainPhase(options: {
     workerRate: workerSpan > 0 ? Math.round((audit.appliedOnce * 1000) / workerSpan) : null,
     allApplied,
     audit,
+    redisMemory,
   };
 }

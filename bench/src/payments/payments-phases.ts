@@ -7,6 +7,8 @@ import type { BenchTarget } from "../harness/bench-target.ts";
 import type { FreshFloodgate, RecordedSystem } from "../harness/fresh-floodgate.ts";
 import { benchUserId } from "../harness/payment-requests.ts";
 import { fundWallets } from "../harness/wallet-funding.ts";
+import { startMemoryMeasure } from "../redis-footprint/memory-per-payment.ts";
+import type { RedisFootprint } from "../redis-footprint/system-footprint.ts";
 import type { PaymentsOptions } from "./payments-options.ts";
 import type { TargetPhases } from "./payments-summary.ts";
 import { type RatePhaseResult, runRatePhase } from "./rate-phase.ts";
@@ -65,13 +67,16 @@ export function warmUp(
   });
 }
 
-export function fixedRateRun(
+/** The fixed-rate run; given the system's Redis footprint (Floodgate), also its Redis memory per payment. */
+export async function fixedRateRun(
   target: BenchTarget,
   options: PaymentsOptions,
   keyPrefix: string,
   label: string = target.name,
+  footprint?: RedisFootprint,
 ): Promise<RatePhaseResult> {
-  return runRatePhase({
+  const memory = footprint ? await startMemoryMeasure(footprint) : null;
+  const phase = await runRatePhase({
     target,
     label: `${label} @ ${options.rate}/s`,
     rate: options.rate,
@@ -83,6 +88,9 @@ export function fixedRateRun(
     // The backlog of a run the workers could not keep up with: bounded, and reported if not drained.
     applyTimeoutMs: Math.max(120_000, options.duration * 3000),
   });
+  // runRatePhase returns once every accepted payment is applied (or its wait gave up: allApplied says which).
+  if (memory) phase.redisMemory = await memory.finish(phase.audit.accepted);
+  return phase;
 }
 
 export function intakeBudget(

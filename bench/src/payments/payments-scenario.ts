@@ -11,6 +11,7 @@ import { describeLoadGenerator } from "../harness/load-runner.ts";
 import { log } from "../harness/progress-line.ts";
 import { resultHeader } from "../harness/result-head.ts";
 import { finishRun } from "../harness/scenario-run.ts";
+import { type RedisFootprint, redisFootprint } from "../redis-footprint/system-footprint.ts";
 import { type BenchRedisCluster, startBenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import { floodgateOnCluster } from "../redis-topology/floodgate-on-cluster.ts";
 import { compareRedisTopologies } from "../redis-topology/redis-topology-cost.ts";
@@ -159,6 +160,7 @@ async function runPayments(options: PaymentsOptions, context: ScenarioContext): 
           connections: options.connections,
           users: options.users,
           keyPrefix: `${keyPrefix}-drain`,
+          footprint: redisFootprint(floodgate),
         });
       }
       // Floodgate stops before the baseline starts: each gets the whole machine.
@@ -235,7 +237,14 @@ async function runFloodgatePhases(
 ) {
   const keyspace = keyspaceReader(floodgate.environment.redisUrl);
   try {
-    await runPhases(floodgate.system.target, options, keyPrefix, into, keyspace.keys);
+    await runPhases(
+      floodgate.system.target,
+      options,
+      keyPrefix,
+      into,
+      keyspace.keys,
+      redisFootprint(floodgate),
+    );
   } finally {
     keyspace.close();
   }
@@ -249,10 +258,12 @@ async function runPhases(
   keyPrefix: string,
   into: TargetPhases,
   redisKeys?: () => Promise<number>,
+  /** Floodgate's Redis: the fixed-rate run also measures its memory per payment */
+  footprint?: RedisFootprint,
 ) {
   if (!options.fixedRate && !options.max) return; // --drain alone: nothing here to measure, nothing to warm
   into.warmUp = await warmUp(target, options, keyPrefix);
-  if (options.fixedRate) into.rate = await fixedRateRun(target, options, keyPrefix);
+  if (options.fixedRate) into.rate = await fixedRateRun(target, options, keyPrefix, target.name, footprint);
   if (options.max) {
     into.max = await searchMaxRate({
       target,

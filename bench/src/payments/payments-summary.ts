@@ -6,6 +6,7 @@ import { formatLatency } from "../harness/latency-summary.ts";
 import { formatCount } from "../harness/progress-line.ts";
 import { type ResultHead, summaryHead } from "../harness/result-head.ts";
 import type { FundingResult } from "../harness/wallet-funding.ts";
+import { redisMemoryLine } from "../redis-footprint/memory-per-payment.ts";
 import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import { type RedisTopologyCost, redisTopologyLines } from "../redis-topology/redis-topology-cost.ts";
 import { type ReplicaWaitCost, replicaWaitLines } from "../redis-topology/replica-wait-cost.ts";
@@ -84,6 +85,7 @@ function rateLines(phase: RatePhaseResult): string[] {
   lines.push(
     `  rows ${formatCount(audit.rows)} for ${formatCount(audit.accepted)} accepted; exactly once: ${audit.exactlyOnce ? "yes" : "NO"} (missing ${audit.missing}, duplicated ${audit.duplicated}, unconfirmed ${audit.unconfirmedRows}); succeeded ${formatCount(audit.succeeded)}, failed ${formatCount(audit.failed)}`,
   );
+  if (phase.redisMemory) lines.push(`  ${redisMemoryLine(phase.redisMemory)}`);
   return lines;
 }
 
@@ -99,10 +101,12 @@ function maxLines(max: MaxRateResult): string[] {
 }
 
 function drainLines(drain: DrainResult): string[] {
+  const memory = drain.redisMemory ? [`  ${redisMemoryLine(drain.redisMemory)}`] : [];
   return [
     `  queued ${formatCount(drain.accepted)} of ${formatCount(drain.requested)} with no worker (${formatCount(drain.queueRate)}/s, non-2xx ${drain.non2xx}, errors ${drain.errors})`,
     `  drained in ${drain.drainSeconds.toFixed(1)} s from spawn (${formatCount(drain.drainRate)}/s; startup ${(drain.startupMs / 1000).toFixed(1)} s; workers alone ${drain.workerRate === null ? "n/a" : formatCount(drain.workerRate)}/s)${drain.allApplied ? "" : " (NOT all applied before the wait bound)"}`,
     `  exactly once: ${drain.audit.exactlyOnce ? "yes" : "NO"} (missing ${drain.audit.missing}, duplicated ${drain.audit.duplicated})`,
+    ...memory,
   ];
 }
 

@@ -9,6 +9,7 @@ import { type LatencySummary, summarizeLatencies } from "../harness/latency-summ
 import { runLoad } from "../harness/load-runner.ts";
 import { paymentRequest } from "../harness/payment-requests.ts";
 import { type PerSecondSeries, perSecondSeries } from "../harness/per-second-series.ts";
+import type { RedisMemory } from "../redis-footprint/memory-per-payment.ts";
 
 export interface RatePhaseResult {
   target: string;
@@ -33,6 +34,8 @@ export interface RatePhaseResult {
   /** False when the wait for the workers hit its bound before every accepted payment was applied. */
   allApplied: boolean;
   audit: DeliveryAudit;
+  /** The fixed-rate run on Floodgate: Redis memory per accepted payment once applied (null: the read failed). */
+  redisMemory?: RedisMemory | null;
 }
 
 export async function runRatePhase(options: {

@@ -3,6 +3,7 @@
 // databases, measured back to back on the same machine: their warm-ups, the fixed-rate run, the paired --max
 // search, then each one's intake budget.
 import type { FreshFloodgate } from "../harness/fresh-floodgate.ts";
+import { redisFootprint } from "../redis-footprint/system-footprint.ts";
 import { searchMaxRatePaired } from "./paired-max-search.ts";
 import type { PaymentsOptions } from "./payments-options.ts";
 import { fixedRateRun, intakeBudget, warmUp } from "./payments-phases.ts";
@@ -30,7 +31,13 @@ export async function runSystemPair(
   if (options.fixedRate) {
     // One run each, the first side first: a single pair cannot alternate; --max's pairs do.
     for (const side of sides) {
-      side.into.rate = await fixedRateRun(side.floodgate.system.target, options, side.keyPrefix, side.label);
+      side.into.rate = await fixedRateRun(
+        side.floodgate.system.target,
+        options,
+        side.keyPrefix,
+        side.label,
+        redisFootprint(side.floodgate),
+      );
     }
   }
   if (options.max) {
