@@ -80,6 +80,41 @@ describe("payments options", () => {
     expect(parse("--drain", "--users", "10")).toMatchObject({ drain: 120_000, users: 10 });
   });
 
+  it("runs --sustained instead of the fixed-rate run, from --rate, 60-s stages, at most 10 unless told", () => {
+    expect(parse("--sustained")).toMatchObject({
+      sustained: true,
+      sustainedDuration: 60,
+      sustainedStages: 10,
+      fixedRate: false,
+      max: false,
+      auth: "on",
+      rate: 2000,
+    });
+    expect(
+      parse("--sustained", "--sustained-duration", "10", "--sustained-stages=3", "--rate", "500"),
+    ).toMatchObject({ sustained: true, sustainedDuration: 10, sustainedStages: 3, rate: 500 });
+    expect(parse("--sustained", "--drain", "1000", "--auth", "off")).toMatchObject({
+      sustained: true,
+      drain: 1000,
+      auth: "off",
+    });
+    expect(parse()).toMatchObject({ sustained: false, fixedRate: true });
+  });
+
+  it.each([
+    [["--sustained", "--max"], "--sustained runs one Floodgate alone; it does not combine with --max"],
+    [["--sustained", "--baseline"], "does not combine with --baseline"],
+    [["--sustained", "--auth", "compare"], "does not combine with --auth compare"],
+    [["--sustained", "--redis", "cluster"], "does not combine with --redis cluster"],
+    [["--sustained", "--sustained-duration", "2"], "--sustained-duration must be between 3 and 600, got 2"],
+    [["--sustained", "--sustained-stages", "0"], "--sustained-stages must be between 1 and 30, got 0"],
+    [["--sustained", "--sustained-stages"], "--sustained-stages needs a value"],
+    [["--sustained=1"], "--sustained takes no value"],
+  ])("refuses %j with a clear message", (args, message) => {
+    expect(() => parse(...args)).toThrow(OptionError);
+    expect(() => parse(...args)).toThrow(message);
+  });
+
   it.each([
     [["--rate"], "--rate needs a value"],
     [["--rate", "--max"], "--rate needs a value"],

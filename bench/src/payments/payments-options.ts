@@ -61,6 +61,20 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
   },
   { name: "stage-duration", kind: "int", help: "seconds per --max stage", default: 10, min: 3, max: 120 },
   {
+    name: "sustained",
+    kind: "flag",
+    help: "search the highest rate held with every answer a 202, every payment applied once and consumer lag < 1 s, from --rate up by 25 % a stage, then bisect (instead of the fixed-rate run)",
+  },
+  {
+    name: "sustained-duration",
+    kind: "int",
+    help: "seconds per --sustained stage",
+    default: 60,
+    min: 3,
+    max: 600,
+  },
+  { name: "sustained-stages", kind: "int", help: "most --sustained stages", default: 10, min: 1, max: 30 },
+  {
     name: "drain",
     kind: "optional-int",
     help: "queue N payments with workers stopped, then time the drain (replaces the fixed-rate run)",
@@ -116,6 +130,10 @@ export interface PaymentsOptions {
   workers: number;
   max: boolean;
   stageDuration: number;
+  /** --sustained: the highest rate held for `sustainedDuration` s, at most `sustainedStages` stages. */
+  sustained: boolean;
+  sustainedDuration: number;
+  sustainedStages: number;
   drain: number | null;
   baseline: boolean;
   /** on: customer tokens (as deployed); off: AUTH=off; compare: the measured phases once each way. */
@@ -143,6 +161,9 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
     workers: int("workers"),
     max: values.max === true,
     stageDuration: int("stage-duration"),
+    sustained: values.sustained === true,
+    sustainedDuration: int("sustained-duration"),
+    sustainedStages: int("sustained-stages"),
     drain: values.drain === null ? null : int("drain"),
     baseline: values.baseline === true,
     redis: (values.redis as RedisMode | null) ?? "single",
@@ -150,12 +171,26 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
     auth:
       (values.auth as AuthMode | null) ??
       (values.max === true && (values.redis ?? "single") === "single" ? "compare" : "on"),
-    fixedRate: values.max !== true && values.drain === null,
+    fixedRate: values.max !== true && values.drain === null && values.sustained !== true,
     generator: (values.generator as Generator | null) ?? "autocannon",
     peers: typeof values.peer === "string" ? (values.peer.split(",") as PeerName[]) : [],
     rounds: int("rounds"),
   };
   checkGenerator(options, values);
+  if (options.sustained) {
+    // One system, one search: the lag criterion is about the system alone, and two searches would share its time.
+    const other = options.max
+      ? "--max"
+      : options.baseline
+        ? "--baseline"
+        : options.auth === "compare"
+          ? "--auth compare"
+          : options.redis !== "single"
+            ? `--redis ${options.redis}`
+            : null;
+    if (other !== null)
+      throw new OptionError(`--sustained runs one Floodgate alone; it does not combine with ${other}`);
+  }
   if (options.baseline && !options.fixedRate && !options.max) {
     throw new OptionError(
       "--baseline compares the fixed-rate run or --max; the synchronous baseline has no queue to --drain",

@@ -1,8 +1,8 @@
 // `./floodgate bench payments`: Floodgate started fresh, wallets funded by the shop's server key, a customer
-// token minted per shopper, then the phases the options ask for (fixed-rate run, --max search, --drain) and the
-// intake's budget; with --auth compare, a second Floodgate with AUTH=off set up beside the first, with --redis
-// cluster one on a private Redis Cluster, and the measured phases run on both back to back (system-pair-run.ts);
-// then the same for the synchronous baseline with --baseline.
+// token minted per shopper, then the phases the options ask for (fixed-rate run, --max search, --sustained
+// search, --drain) and the intake's budget; with --auth compare, a second Floodgate with AUTH=off set up beside
+// the first, with --redis cluster one on a private Redis Cluster, and the measured phases run on both back to
+// back (system-pair-run.ts); then the same for the synchronous baseline with --baseline.
 
 import { type BaselineHandle, startBaseline } from "../baseline/baseline-target.ts";
 import type { BenchTarget } from "../harness/bench-target.ts";
@@ -30,12 +30,13 @@ import {
 } from "./payments-summary.ts";
 import { keyspaceReader } from "./redis-keyspace.ts";
 import { runSaturation } from "./saturation/saturation-scenario.ts";
+import { searchSustainedRate } from "./sustained-search.ts";
 import { runSystemPair } from "./system-pair-run.ts";
 
 export const paymentsScenario: Scenario = {
   name: "payments",
   description:
-    "POST /v1/payments at a fixed rate (seed 000: 2,000/s for 60 s), --max, --drain, --baseline; --max --generator wrk [--peer raw] [--peer bullmq]",
+    "POST /v1/payments at a fixed rate (seed 000: 2,000/s for 60 s), --max, --sustained, --drain, --baseline; --max --generator wrk [--peer raw] [--peer bullmq]",
   options: PAYMENTS_OPTION_SPECS,
   run: (values, context) => {
     const options = toPaymentsOptions(values);
@@ -251,17 +252,19 @@ async function runFloodgatePhases(
   if (options.fixedRate || options.max) into.intakeBudget = await intakeBudget(floodgate, options, keyPrefix);
 }
 
-/** The phases shared by Floodgate and the baseline: a warm-up, the fixed-rate run and the --max search. */
+/** The phases shared by Floodgate and the baseline: a warm-up, the fixed-rate run and the --max search; and
+ * Floodgate's --sustained search. */
 async function runPhases(
   target: BenchTarget,
   options: PaymentsOptions,
   keyPrefix: string,
   into: TargetPhases,
   redisKeys?: () => Promise<number>,
-  /** Floodgate's Redis: the fixed-rate run also measures its memory per payment */
+  /** Floodgate's Redis: the fixed-rate run also measures its memory per payment; --sustained samples its lag. */
   footprint?: RedisFootprint,
 ) {
-  if (!options.fixedRate && !options.max) return; // --drain alone: nothing here to measure, nothing to warm
+  // --drain alone: nothing here to measure, nothing to warm.
+  if (!options.fixedRate && !options.max && !options.sustained) return;
   into.warmUp = await warmUp(target, options, keyPrefix);
   if (options.fixedRate) into.rate = await fixedRateRun(target, options, keyPrefix, target.name, footprint);
   if (options.max) {
@@ -273,6 +276,20 @@ async function runPhases(
       users: options.users,
       keyPrefix: `${keyPrefix}-max`,
       redisKeys,
+    });
+  }
+  if (options.sustained && footprint) {
+    into.sustained = await searchSustainedRate({
+      target,
+      startRate: options.rate,
+      maxStages: options.sustainedStages,
+      stageDurationS: options.sustainedDuration,
+      connections: options.connections,
+      slices: options.slices,
+      users: options.users,
+      keyPrefix: `${keyPrefix}-sustained`,
+      redisUrl: footprint.redisUrl,
+      streams: footprint.streams,
     });
   }
 }

@@ -14,6 +14,7 @@ import { type AuthCost, authCostLines } from "./auth-cost.ts";
 import type { DrainResult } from "./drain-phase.ts";
 import type { MaxRateResult } from "./max-rate-search.ts";
 import type { RatePhaseResult } from "./rate-phase.ts";
+import { type SustainedResult, sustainedLines } from "./sustained-search.ts";
 
 export interface TargetPhases {
   funding?: FundingResult;
@@ -21,6 +22,8 @@ export interface TargetPhases {
   warmUp?: RatePhaseResult;
   rate?: RatePhaseResult;
   max?: MaxRateResult;
+  /** --sustained: the highest rate held with every payment applied and consumer lag < 1 s (Floodgate alone). */
+  sustained?: SustainedResult;
   drain?: DrainResult;
   /** Floodgate: Redis commands per accepted payment and intake Postgres queries, after the measured phases. */
   intakeBudget?: IntakeBudget;
@@ -132,6 +135,7 @@ function targetLines(name: string, phases: TargetPhases): string[] {
   }
   if (phases.rate) lines.push(`${name}, fixed rate:`, ...rateLines(phases.rate));
   if (phases.max) lines.push(`${name}, --max:`, ...maxLines(phases.max));
+  if (phases.sustained) lines.push(`${name}, --sustained:`, ...sustainedLines(phases.sustained));
   if (phases.drain) lines.push(`${name}, --drain:`, ...drainLines(phases.drain));
   if (phases.intakeBudget) lines.push(budgetLine(name, phases.intakeBudget));
   return lines;
