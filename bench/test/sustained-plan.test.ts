@@ -55,6 +55,7 @@ describe("sustainedVerdict", () => {
     non2xx: 0,
     errors: 0,
     timeouts: 0,
+    statusCounts: { "202": 20_000 },
     p50Ms: 2,
     p99Ms: 9,
     appliedOnce: 20_000,
@@ -71,7 +72,10 @@ describe("sustainedVerdict", () => {
   });
 
   it.each([
-    [{ accepted: 19_990, non2xx: 10 }, "not every answer a 202"],
+    [
+      { accepted: 19_990, non2xx: 10, statusCounts: { "202": 19_990, "503": 10 } },
+      "not every answer a 202 (503: 10, errors 0",
+    ],
     [{ errors: 1 }, "not every answer a 202"],
     [{ acceptedRate: 1800 }, "accepted 1800/s of 2000/s offered"],
     [{ allApplied: false }, "not every accepted payment applied exactly once"],

@@ -21,6 +21,8 @@ export interface SustainedStage {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Answers by HTTP status: which refusal a failing stage met (503 busy, 429, ...). */
+  statusCounts: Record<string, number>;
   p50Ms: number | null;
   p99Ms: number | null;
   appliedOnce: number;
@@ -43,8 +45,11 @@ export function sustainedVerdict(stage: StageFigures): string[] {
   const reasons: string[] = [];
   if (stage.responses === 0) reasons.push("no response");
   if (stage.accepted < stage.responses || stage.errors > 0 || stage.timeouts > 0) {
+    const statuses = Object.entries(stage.statusCounts)
+      .filter(([status]) => status !== "202")
+      .map(([status, count]) => `${status}: ${count}`);
     reasons.push(
-      `not every answer a 202 (non-2xx ${stage.non2xx}, errors ${stage.errors}, timeouts ${stage.timeouts})`,
+      `not every answer a 202 (${[...statuses, `errors ${stage.errors}`, `timeouts ${stage.timeouts}`].join(", ")})`,
     );
   }
   if (stage.acceptedRate < stage.offeredRate * MIN_ACCEPTED_SHARE) {
@@ -93,6 +98,7 @@ export async function runSustainedStage(options: {
       non2xx: phase.non2xx,
       errors: phase.errors,
       timeouts: phase.timeouts,
+      statusCounts: phase.statusCounts,
       p50Ms: phase.intakeLatencyMs?.p50 ?? null,
       p99Ms: phase.intakeLatencyMs?.p99 ?? null,
       appliedOnce: phase.audit.appliedOnce,
