@@ -3,7 +3,6 @@
 import { randomBytes } from "node:crypto";
 import { connectRedis, type RedisClient, testRedisUrl } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteKeysWithPrefix } from "../src/harness/redis-cleanup.ts";
 import { redisMemoryLine } from "../src/redis-footprint/memory-per-payment.ts";
 import {
   bytesPerAccepted,
@@ -19,8 +18,11 @@ beforeAll(() => {
   redis = connectRedis(testRedisUrl());
 });
 
+// The keys this file makes, deleted one by one: a prefix SCAN would walk the whole shared database.
+const KEYS = ["one", "{p0}:ops", "{p1}:ops", "{p2}:ops"].map((key) => `${prefix}${key}`);
+
 afterAll(async () => {
-  await deleteKeysWithPrefix(testRedisUrl(), prefix);
+  await Promise.all(KEYS.map((key) => redis?.del(key)));
   redis?.disconnect();
 });
 
