@@ -22,10 +22,16 @@ const camel = (name: string): string => name.replace(/-([a-z0-9])/g, (_, c: stri
 export function commandLine(scenario: string, settings: ResultNode): string {
   const words = [`./floodgate bench ${scenario}`];
   for (const spec of OPTION_SPECS[scenario] ?? []) {
-    const value = settings.at(camel(spec.name)).value ?? settings.at(spec.name).value;
+    // A repeated option is recorded under its plural (--peer raw --peer bullmq -> peers).
+    const value =
+      settings.at(camel(spec.name)).value ??
+      settings.at(spec.name).value ??
+      (spec.kind === "repeated" ? settings.at(`${camel(spec.name)}s`).value : undefined);
     if (value === undefined || value === null || value === false) continue;
     if (spec.kind === "flag") words.push(`--${spec.name}`);
-    else if (spec.kind === "int" && value === spec.default) continue;
+    else if (spec.kind === "repeated" && Array.isArray(value)) {
+      for (const item of value) words.push(`--${spec.name} ${item}`);
+    } else if (spec.kind === "int" && value === spec.default) continue;
     else if (spec.kind === "list" && Array.isArray(value)) {
       // Every choice in order is what the option's absence means.
       if (value.join(",") !== spec.choices.join(",")) words.push(`--${spec.name} ${value.join(",")}`);
@@ -60,7 +66,7 @@ export function chartTitle(result: ResultNode): { title: string; subtitle: strin
 }
 
 /** Lines of at most `width` characters, broken at spaces (the page is a fixed 800 px). */
-function wrap(line: string, width: number): string[] {
+export function wrap(line: string, width: number): string[] {
   const lines: string[] = [];
   let current = "";
   for (const word of line.split(" ")) {

@@ -1,10 +1,13 @@
-// bench payments: the --max stages of every target side by side (Floodgate, its paired twin under --auth
-// compare or --redis cluster, the synchronous baseline), the fixed-rate run second by second, and --drain.
+// bench payments: the --max (or --sustained) stages of every target side by side (Floodgate, its paired twin
+// under --auth compare or --redis cluster, the synchronous baseline), the fixed-rate run second by second, and
+// --drain.
+// A --generator wrk run is a saturation comparison of another shape: saturation-chart.ts draws it.
 import type { Panel } from "../chart-model.ts";
 import { ChartInputError, type ResultNode } from "../result-node.ts";
 import { type PhaseFigures, phaseBarPanels } from "./phase-bars.ts";
+import { isSaturationResult, saturationPanels, saturationTitleLines } from "./saturation-chart.ts";
 import { readSeconds, secondPanels } from "./second-panels.ts";
-import { stagePanels } from "./stage-panels.ts";
+import { stagePanels, type TargetStages } from "./stage-panels.ts";
 
 const KNOWN_TARGETS = ["floodgate", "floodgateAuthOff", "floodgateCluster", "baseline"];
 
@@ -40,6 +43,18 @@ function targets(result: ResultNode): { name: string; node: ResultNode }[] {
   ];
 }
 
+function stagesOf(name: string, search: ResultNode): TargetStages {
+  return {
+    name,
+    stages: search.list("stages").map((stage) => ({
+      offered: stage.number("offeredRate"),
+      accepted: stage.number("acceptedRate"),
+      p50Ms: stage.optionalNumber("p50Ms"),
+      p99Ms: stage.optionalNumber("p99Ms"),
+    })),
+  };
+}
+
 function ratePhase(name: string, phase: ResultNode): PhaseFigures {
   return {
     phase: name,
@@ -49,22 +64,34 @@ function ratePhase(name: string, phase: ResultNode): PhaseFigures {
   };
 }
 
+/** The goals' verdicts of a saturation comparison; nothing for the other payments runs. */
+export const paymentsTitleLines = (result: ResultNode): string[] =>
+  isSaturationResult(result) ? saturationTitleLines(result) : [];
+
 export function paymentsPanels(result: ResultNode): Panel[][] {
+  if (isSaturationResult(result)) return saturationPanels(result);
   const all = targets(result);
   if (all.length === 0) throw result.at("floodgate").missing("an object with the target's phases");
   const rows: Panel[][] = [];
   const withMax = all.filter((t) => t.node.at("max").present);
   if (withMax.length > 0) {
-    const stages = withMax.map((t) => ({
-      name: t.name,
-      stages: t.node.list("max.stages").map((stage) => ({
-        offered: stage.number("offeredRate"),
-        accepted: stage.number("acceptedRate"),
-        p50Ms: stage.optionalNumber("p50Ms"),
-        p99Ms: stage.optionalNumber("p99Ms"),
+    rows.push(
+      stagePanels(
+        withMax.map((t) => stagesOf(t.name, t.node.at("max"))),
+        "payments",
+      ),
+    );
+  }
+  // --sustained: stages of the same figures, each held until every payment was applied.
+  const withSustained = all.filter((t) => t.node.at("sustained").isObject());
+  if (withSustained.length > 0) {
+    const stages = withSustained.map((t) => stagesOf(t.name, t.node.at("sustained")));
+    rows.push(
+      stagePanels(stages, "payments").map((panel) => ({
+        ...panel,
+        title: panel.title.replace("per stage", "per --sustained stage"),
       })),
-    }));
-    rows.push(stagePanels(stages, "payments"));
+    );
   }
   const withRate = all.filter((t) => t.node.at("rate").present);
   if (withRate.some((t) => t.node.at("rate.perSecond").present)) {
@@ -84,7 +111,7 @@ export function paymentsPanels(result: ResultNode): Panel[][] {
   if (drain) rows.push(drainPanels(drain.name, drain.node.at("drain")));
   if (rows.length === 0) {
     throw new ChartInputError(
-      `${result.file}: no max.stages, rate or drain phase under ${all.map((t) => t.node.path).join(", ")}`,
+      `${result.file}: no max.stages, sustained.stages, rate or drain phase under ${all.map((t) => t.node.path).join(", ")}`,
     );
   }
   return rows;

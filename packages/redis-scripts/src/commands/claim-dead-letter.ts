@@ -5,7 +5,7 @@ export type DeadLetterClaimAction = "replay" | "drop";
 export interface ClaimDeadLetterInput {
   /** {p}:dlq:<dead-letter entry id>: whoever sets it first owns the dead letter. */
   claimKey: string;
-  /** {p}:op:<operationId>: pending again on a replay. */
+  /** QueueKeys.status of the operation: pending again on a replay. */
   statusKey: string;
   /** {p}:ops, the partition's stream a replay appends the message to. */
   streamKey: string;
