@@ -177,7 +177,15 @@ beforeAll(async () => {
   // And a message that does not decode (cut short), as the intake's status and stream would hold it.
   ids.garbled = newOperationId("payment", bucketForUser("buyer-e"));
   const garbled = keys.partitionForOperation(ids.garbled)!;
-  await redis.hset(keys.status(garbled, ids.garbled), "status", "pending", "message", '{"v":1');
+  await redis.hset(
+    keys.status(garbled, ids.garbled),
+    "status",
+    "pending",
+    "id",
+    ids.garbled,
+    "message",
+    '{"v":1',
+  );
   await redis.xadd(keys.stream(garbled), "*", "id", ids.garbled, "m", '{"v":1,"kind":"payment",');
 
   worker = await startWorkerProcess(env.config);

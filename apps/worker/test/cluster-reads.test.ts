@@ -58,14 +58,22 @@ afterAll(async () => {
   await env?.cleanup();
 }, 60_000);
 
-/** What enqueue-operation-7.lua writes for an accepted operation: its pending status, then its entry. */
+/** What enqueue-operation-6.lua writes for an accepted operation: its pending status (with its id), then its entry. */
 async function enqueue(requests: OperationRequest[]): Promise<AcceptedOperation[]> {
   const written: AcceptedOperation[] = [];
   for (const request of requests) {
     const message = operationMessage(request);
     const partition = keys.partitionForUser(message.userId);
     const payload = encodeOperationMessage(message);
-    await redis.hset(keys.status(partition, message.id), "status", "pending", "message", payload);
+    await redis.hset(
+      keys.status(partition, message.id),
+      "status",
+      "pending",
+      "id",
+      message.id,
+      "message",
+      payload,
+    );
     await redis.xadd(keys.stream(partition), "*", "id", message.id, "m", payload);
     written.push({ id: message.id, kind: message.kind, userId: message.userId, amount: message.amount });
   }
