@@ -58,7 +58,7 @@ afterAll(async () => {
   await env?.cleanup();
 }, 60_000);
 
-/** What enqueue-operation-6.lua writes for an accepted operation: its pending status (with its id), then its entry. */
+/** What enqueue-operations-n.lua writes for an accepted operation: its pending status (with its id), then its entry. */
 async function enqueue(requests: OperationRequest[]): Promise<AcceptedOperation[]> {
   const written: AcceptedOperation[] = [];
   for (const request of requests) {

@@ -76,7 +76,7 @@ async function accept(bucket: number): Promise<string> {
     currency: "KRW",
     createdAt: Date.now(),
   });
-  // The pending status as the intake writes it (enqueue-operation-6.lua): its id beside the message.
+  // The pending status as the intake writes it (enqueue-operations-n.lua): its id beside the message.
   await redis.hset(keys.status(partition, id), "status", "pending", "id", id, "message", message);
   await redis.xadd(keys.stream(partition), "*", "id", id, "m", message);
   return id;

@@ -4,8 +4,8 @@ import {
   type MoneyOperationMessage,
   type RefundMessage,
 } from "@floodgate/domain";
-import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "@floodgate/redis-connections";
-import { enqueueOperation as enqueueOperationScript, type ScriptedRedis } from "@floodgate/redis-scripts";
+import { NO_REPLICA_WAIT, type ReplicaWait, sendAccepting } from "@floodgate/redis-connections";
+import type { ScriptedRedis } from "@floodgate/redis-scripts";
 import {
   type AdmissionCheck,
   type AdmissionInfo,
@@ -13,6 +13,7 @@ import {
   admissionInfo,
   admissionRefusal,
 } from "./admission-check.ts";
+import { sendEnqueue } from "./enqueue-batches.ts";
 import type { QueueKeys } from "./queue-keys.ts";
 
 export type EnqueueOutcome =
@@ -48,7 +49,7 @@ export function idempotentTailOf(
 
 /**
  * The intake's whole Redis budget for an accepted request: ONE script call (admission + idempotency + status +
- * XADD), every key in the user's partition slot when no room guards. Do not add calls here; put new checks
+ * XADD), shared with the requests of the same turn (enqueue-batches.ts), every key in the user's partition slot when no room guards. Do not add calls here; put new checks
  * inside the Lua script. (The client address's token is the one exception, and it goes out beside this call in
  * the same round trip, never before or after it: apps/intake/src/admission/address-buckets.ts.) With
  * REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
@@ -65,21 +66,24 @@ export async function enqueueOperation(
   const partition = keys.partitionForOperation(message.id)!;
   const idempotencyKey = idempotencyKeyOf(keys, partition, message, request.idempotencyKey ?? "");
   const wait = request.replicaWait ?? NO_REPLICA_WAIT;
-  const enqueue = acceptingScript(redis, wait, enqueueOperationScript, keys.stream(partition));
-  const {
-    code,
-    value: id,
-    admission,
-  } = await enqueue({
+  const streamKey = keys.stream(partition);
+  const input = {
     admission: request.admission,
     idempotencyKey,
     statusKey: keys.status(partition, message.id),
-    streamKey: keys.stream(partition),
+    streamKey,
     operationId: message.id,
     fingerprint: request.fingerprint,
     idempotencyTtlSeconds: request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
     encodedMessage: encodeMessageBody(message),
-  });
+  };
+  const {
+    code,
+    value: id,
+    admission,
+  } = await (wait.replicas === 0
+    ? sendEnqueue(redis, partition, input)
+    : sendAccepting(redis, wait, streamKey, () => sendEnqueue(redis, partition, input)));
   if (code === 1) return { result: "accepted", id, admission: admissionInfo(admission) };
   if (code === 0) return { result: "replayed", id, admission: admissionInfo(admission) };
   return admissionRefusal(code, id) ?? { result: "conflict", existingId: id };

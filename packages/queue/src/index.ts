@@ -19,6 +19,7 @@ export {
   findDeadLetters,
   readDeadLetters,
 } from "./dead-letter-store.ts";
+export { MAX_REQUESTS_PER_CALL } from "./enqueue-batches.ts";
 export {
   type EnqueueOutcome,
   type EnqueueRequest,

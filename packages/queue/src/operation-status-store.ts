@@ -1,6 +1,6 @@
 // Recent statuses live in Redis (Kakao Pay's lesson in seeds/003: status checks must not hit the database).
 // The hash holds `status` and the `message` (a payment's, deposit's or refund's as a body with its `id` beside
-// it, and `fp` when it is also its Idempotency-Key's record: enqueue-operation-6.lua); the worker adds
+// it, and `fp` when it is also its Idempotency-Key's record: enqueue-operations-n.lua); the worker adds
 // `completedAt` and `failureReason`. A pending status has no TTL; the worker gives the final one
 // STATUS_TTL_SECONDS (IDEMPOTENCY_TTL_SECONDS for a key's record), after which reads go to the owning shard.
 import {

@@ -2,7 +2,7 @@
 // Cluster by its seed nodes (redis+cluster://, rediss+cluster://), with the same failure behaviour either way.
 import { doublingDelayMs } from "@floodgate/backoff";
 import { parseRedisUrl, type RedisTarget } from "@floodgate/config";
-import { defineScripts, type ScriptedRedis } from "@floodgate/redis-scripts";
+import { defineScripts, type ScriptedRedis, SELF_BATCHED_COMMANDS } from "@floodgate/redis-scripts";
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 
 export interface RedisConnectionOptions {
@@ -41,6 +41,7 @@ export function createRedis(
         resolved.nodes,
         clusterOptions(resolved, perConnection, {
           enableAutoPipelining: options.autoPipelining ?? false,
+          autoPipeliningIgnoredCommands: [...SELF_BATCHED_COMMANDS],
           enableOfflineQueue: false,
         }),
       ),
@@ -49,6 +50,7 @@ export function createRedis(
   const redisOptions: RedisOptions = {
     ...perConnection,
     enableAutoPipelining: options.autoPipelining ?? false,
+    autoPipeliningIgnoredCommands: [...SELF_BATCHED_COMMANDS],
     // Fail fast while Redis is away: the intake answers 503 + Retry-After instead of queueing requests in
     // memory that it could not store (an accepted request must be in Redis).
     enableOfflineQueue: false,

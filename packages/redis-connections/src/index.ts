@@ -23,4 +23,5 @@ export {
   ReplicaShortfallError,
   type ReplicaWait,
   replicaWaitOf,
+  sendAccepting,
 } from "./replica-wait.ts";

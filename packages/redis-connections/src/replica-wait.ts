@@ -64,7 +64,7 @@ export function acceptingScript<Input, Result extends { code: number }>(
  * may have been a 503 for want of a replica) wait for their master's next confirmation (ReplicaConfirmer); a
  * refusal stored nothing to confirm.
  */
-async function sendAccepting<Result extends { code: number }>(
+export async function sendAccepting<Result extends { code: number }>(
   redis: ScriptedRedis,
   wait: ReplicaWait,
   slotKey: string,

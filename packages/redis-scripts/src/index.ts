@@ -14,7 +14,11 @@ export {
 export { type CommitCouponIssueInput, commitCouponIssue } from "./commands/commit-coupon-issue.ts";
 export { type CommitOrderInput, commitOrder } from "./commands/commit-order.ts";
 export { countRoomTraffic } from "./commands/count-room-traffic.ts";
-export { type EnqueueOperationInput, enqueueOperation } from "./commands/enqueue-operation.ts";
+export {
+  type EnqueueOperationInput,
+  enqueueOperations,
+  SELF_BATCHED_COMMANDS,
+} from "./commands/enqueue-operations.ts";
 export {
   type FinishedStatus,
   type FinishOperationsInput,

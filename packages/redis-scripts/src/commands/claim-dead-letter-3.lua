@@ -33,7 +33,7 @@ if ARGV[1] == "drop" then
 end
 -- The dead-lettering left a failed status with a TTL (or it has expired since): a fresh pending one, as the
 -- intake writes it, without TTL, so the worker's final status replaces it and readers see the replay through.
--- A payment's status hash may also be its Idempotency-Key's record (`fp`, enqueue-operation-6.lua): that stays.
+-- A payment's status hash may also be its Idempotency-Key's record (`fp`, enqueue-operations-n.lua): that stays.
 local fingerprint = redis.call("HGET", KEYS[2], "fp")
 redis.call("DEL", KEYS[2])
 redis.call("HSET", KEYS[2], "status", "pending", "id", ARGV[2], "message", ARGV[3])

@@ -2,6 +2,7 @@ import { luaScript } from "../lua-script.ts";
 import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
 import { type AdmissionGate, gateArgs, gateKeys } from "./includes/admission-gate.ts";
 
+/** One request of an enqueue-operations-n.lua call. */
 export interface EnqueueOperationInput {
   admission: AdmissionGate;
   /**
@@ -23,21 +24,33 @@ export interface EnqueueOperationInput {
 }
 
 /**
- * enqueue-operation-6.lua: admission, idempotency, status and stream append of a payment, deposit or refund.
- * code 1 accepted (value: the id), 0 replay (value: the existing id), -1 conflict (value: the existing id, ""
- * when the key's first request was refused), -90/-91 refused by admission control.
+ * enqueue-operations-n.lua: admission, idempotency, status and stream append of payments, deposits and refunds,
+ * many in one call (on a cluster, of one partition). One answer per request, in order: code 1 accepted (value:
+ * the id), 0 replay (value: the existing id), -1 conflict (value: the existing id, "" when the key's first
+ * request was refused), -90/-91 refused by admission control.
  */
-export const enqueueOperation = luaScript({
-  file: "enqueue-operation-6.lua",
-  keys: (input: EnqueueOperationInput) =>
-    gateKeys(input.admission, input.statusKey, input.idempotencyKey, input.streamKey),
-  args: (input: EnqueueOperationInput) =>
-    gateArgs(
-      input.admission,
-      input.operationId,
-      input.fingerprint,
-      input.idempotencyTtlSeconds,
-      input.encodedMessage,
+export const enqueueOperations = luaScript({
+  file: "enqueue-operations-n.lua",
+  keys: (requests: readonly EnqueueOperationInput[]) =>
+    requests.flatMap((input) =>
+      gateKeys(input.admission, input.statusKey, input.idempotencyKey, input.streamKey),
     ),
-  decode: (reply: ScriptAnswerReply): ScriptAnswer => scriptAnswer(reply),
+  args: (requests: readonly EnqueueOperationInput[]) =>
+    requests.flatMap((input) =>
+      gateArgs(
+        input.admission,
+        input.operationId,
+        input.fingerprint,
+        input.idempotencyTtlSeconds,
+        input.encodedMessage,
+      ),
+    ),
+  decode: (replies: ScriptAnswerReply[]): ScriptAnswer[] => replies.map(scriptAnswer),
 });
+
+/**
+ * Commands whose callers gather their own batches (packages/queue enqueue-batches.ts) and send each the moment
+ * it is complete: auto-pipelining would hold it back to the end of the event loop's turn, and Redis would wait
+ * with it.
+ */
+export const SELF_BATCHED_COMMANDS: readonly string[] = [enqueueOperations.command];

@@ -40,20 +40,23 @@ local ADMISSION_KEYS = 3
 local ADMISSION_ARGS = 5
 local ADMISSION_INFO = ""
 
-local function admission_gate()
-  local time = redis.call("TIME")
-  local nowMs = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+-- The gate for the request whose block is KEYS[k+1..k+3] and ARGV[a+1..a+5] (a script that accepts many
+-- requests in one call, enqueue-operations-n.lua, has one block per request), at `nowMs`. Returns the refusal,
+-- or nil and the admission info of a pass, whose token it has taken.
+local function admission_check(k, a, nowMs)
+  local userBucket = KEYS[k + 1]
   local userOk, userTat, userLeft, userReset, userRetry =
-    token_bucket_peek(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), nowMs)
+    token_bucket_peek(userBucket, tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), nowMs)
   if not userOk then
     return {-90, "user," .. userRetry}
   end
 
-  if ARGV[3] == "1" and redis.call("GET", KEYS[2]) == "1" then
-    if ARGV[5] == "" then
+  if ARGV[a + 3] == "1" and redis.call("GET", KEYS[k + 2]) == "1" then
+    local ticketId = ARGV[a + 5]
+    if ticketId == "" then
       return {-91, "no_token"}
     end
-    local pass = redis.call("HGET", KEYS[3], ARGV[5])
+    local pass = redis.call("HGET", KEYS[k + 3], ticketId)
     if not pass then
       return {-91, "unknown_ticket"}
     end
@@ -66,7 +69,22 @@ local function admission_gate()
     end
   end
 
-  token_bucket_take(KEYS[1], userTat, userReset)
-  ADMISSION_INFO = userLeft .. "," .. userReset
+  token_bucket_take(userBucket, userTat, userReset)
+  return nil, userLeft .. "," .. userReset
+end
+
+-- Redis TIME in epoch ms.
+local function admission_now()
+  local time = redis.call("TIME")
+  return tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+end
+
+-- The gate of a script that takes one request: its block first, the script's own KEYS and ARGV handed back.
+local function admission_gate()
+  local refusal, info = admission_check(0, 0, admission_now())
+  if refusal then
+    return refusal
+  end
+  ADMISSION_INFO = info
   return nil, {unpack(KEYS, ADMISSION_KEYS + 1)}, {unpack(ARGV, ADMISSION_ARGS + 1)}
 end
