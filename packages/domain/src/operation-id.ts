@@ -54,7 +54,24 @@ const TAIL_REGEX = /^[0-9A-HJKMNP-TV-Z]{14}$/;
  * should they, the second request is answered as a reuse of the first key (422), never applied as the first.
  */
 export function idempotentTail(scope: string, idempotencyKey: string): string {
-  const digest = hash("sha256", `${scope}\n${idempotencyKey}`, "buffer");
+  // The intake mints a keyed id with this tail and the enqueue checks it a moment later, in the same turn:
+  // the last answer is kept so the SHA-256 runs once per request (issue 30's profile: 3 % of the intake's CPU).
+  if (scope === lastTail.scope && idempotencyKey === lastTail.idempotencyKey) return lastTail.tail;
+  const tail = tailOfDigest(hash("sha256", `${scope}\n${idempotencyKey}`, "buffer"));
+  lastTail.scope = scope;
+  lastTail.idempotencyKey = idempotencyKey;
+  lastTail.tail = tail;
+  return tail;
+}
+
+// Nothing matches it before the first call (a scope is never undefined).
+const lastTail: { scope: string | undefined; idempotencyKey: string; tail: string } = {
+  scope: undefined,
+  idempotencyKey: "",
+  tail: "",
+};
+
+function tailOfDigest(digest: Buffer): string {
   let tail = "";
   // 14 characters of 5 bits from the first 9 bytes (72 bits; the last 2 unused).
   let bits = 0;

@@ -78,7 +78,7 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
   if (outcome.result === "conflict") {
     throw new ProblemError("idempotency_key_reused", conflictExtras(outcome.existingId));
   }
-  metrics.accepted.inc({ kind: input.kind, outcome: outcome.result });
+  metrics.countAccepted(input.kind, outcome.result);
   admission.control.accepted(reply, routeClass, outcome.admission);
   if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
   return reply

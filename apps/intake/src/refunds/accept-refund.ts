@@ -91,7 +91,7 @@ export async function acceptRefund(
 }
 
 function answer(request: FastifyRequest, reply: FastifyReply, result: "accepted" | "replayed", id: string) {
-  request.server.metrics.accepted.inc({ kind: "refund", outcome: result });
+  request.server.metrics.countAccepted("refund", result);
   if (result === "replayed") reply.headers(REPLAYED_HEADER);
   return reply.code(202).header("Location", `/v1/refunds/${id}`).send({ id, status: "pending" });
 }

@@ -129,7 +129,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         return sendProblem(request, reply, code, extras);
       }
       metrics.couponIssueDecisions.inc({ outcome: outcome.result });
-      metrics.accepted.inc({ kind: "coupon_issue", outcome: outcome.result });
+      metrics.countAccepted("coupon_issue", outcome.result);
       app.admission.control.accepted(reply, "coupon-issues", outcome.admission);
       if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
       return reply

@@ -118,7 +118,7 @@ export async function ordersRoute(app: FastifyInstance) {
         if ("replayed" in outcome && outcome.replayed) extras.headers = REPLAYED_HEADER;
         throw new ProblemError(code, extras);
       }
-      metrics.accepted.inc({ kind: "order", outcome: outcome.result });
+      metrics.countAccepted("order", outcome.result);
       app.admission.control.accepted(reply, "orders", outcome.admission);
       // Only accepted orders name real products: a stream of unknown ids cannot fill the gauge's slots.
       for (const { productId } of items) if (ordered.size < MAX_GAUGED_PRODUCTS) ordered.add(productId);
