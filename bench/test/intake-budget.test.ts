@@ -32,6 +32,14 @@ describe("the intake budget", () => {
     );
   });
 
+  it("holds with fewer round trips than payments when payments share a script call", () => {
+    const postgres = postgresBudget(activity([]), 1);
+    expect(budgetHeld(redis(5000, 775), postgres)).toBe(true);
+    expect(budgetLine("floodgate", { auth: "on", redis: redis(5000, 775), postgres, held: true })).toContain(
+      "0.155 Redis round trips per accepted payment (775 commands)",
+    );
+  });
+
   it("holds with a client address's token sent beside each script, and says so", () => {
     const postgres = postgresBudget(activity([]), 1);
     const paired = redis(5000, 10_000, 5000);

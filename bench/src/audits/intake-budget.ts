@@ -49,8 +49,8 @@ export interface IntakeBudget {
   redis: RoundTrips;
   postgres: PostgresBudget;
   /**
-   * 1 Redis round trip per accepted payment (its script, and at most one command sent beside it in the same
-   * tick: a client address's token) and no intake query to Postgres but the key cache's timer.
+   * At most 1 Redis round trip per accepted payment (its script, shared with the requests of the same turn, and
+   * at most one command sent beside it in the same turn: a client address's token) and no intake query to Postgres but the key cache's timer.
    */
   held: boolean;
 }
@@ -86,7 +86,9 @@ export function postgresBudget(activity: IntakePostgresActivity, processes: numb
 
 export const budgetHeld = (redis: RoundTrips, postgres: PostgresBudget): boolean =>
   redis.accepted > 0 &&
-  redis.perAccepted === 1 &&
+  // Fewer than one when requests arriving together share a script call (packages/queue enqueue-batches.ts).
+  redis.perAccepted !== null &&
+  redis.perAccepted <= 1 &&
   redis.parallelCommands <= redis.accepted &&
   postgres.requestQueries === 0 &&
   postgres.keyCacheReloads <= postgres.keyCacheReloadsAllowed &&

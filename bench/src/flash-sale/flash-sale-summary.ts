@@ -136,7 +136,8 @@ export function checkFlashSale(run: FlashSaleRun, roundTrips: FlashSaleResult["r
   if (roundTrips) {
     check(
       "rate limiting adds no Redis round trip",
-      roundTrips.limitsOn.perAccepted === 1 && roundTrips.limitsOff.perAccepted === 1,
+      // At most one each: fewer when payments arriving together share a script call (enqueue-batches.ts).
+      atMostOne(roundTrips.limitsOn.perAccepted) && atMostOne(roundTrips.limitsOff.perAccepted),
       `Redis round trips per accepted payment: limits on ${roundTrips.limitsOn.perAccepted} (commands ${roundTrips.limitsOn.commandsPerAccepted ?? roundTrips.limitsOn.perAccepted}), off ${roundTrips.limitsOff.perAccepted}`,
     );
   }
@@ -186,3 +187,5 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
   if (result.error) lines.push(`error: ${result.error}`);
   return lines;
 }
+
+const atMostOne = (perAccepted: number | null): boolean => perAccepted !== null && perAccepted <= 1;

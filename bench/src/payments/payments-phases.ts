@@ -8,6 +8,7 @@ import type { FreshFloodgate, RecordedSystem } from "../harness/fresh-floodgate.
 import { benchUserId } from "../harness/payment-requests.ts";
 import { fundWallets } from "../harness/wallet-funding.ts";
 import { startMemoryMeasure } from "../redis-footprint/memory-per-payment.ts";
+import { startRedisCpuMeasure } from "../redis-footprint/redis-cpu-per-payment.ts";
 import type { RedisFootprint } from "../redis-footprint/system-footprint.ts";
 import type { PaymentsOptions } from "./payments-options.ts";
 import type { TargetPhases } from "./payments-summary.ts";
@@ -67,7 +68,10 @@ export function warmUp(
   });
 }
 
-/** The fixed-rate run; given the system's Redis footprint (Floodgate), also its Redis memory per payment. */
+/**
+ * The fixed-rate run; given the system's Redis footprint (Floodgate), also its Redis CPU per applied payment (up
+ * to the moment the last is applied) and its Redis memory per payment (after the streams' trim).
+ */
 export async function fixedRateRun(
   target: BenchTarget,
   options: PaymentsOptions,
@@ -76,6 +80,7 @@ export async function fixedRateRun(
   footprint?: RedisFootprint,
 ): Promise<RatePhaseResult> {
   const memory = footprint ? await startMemoryMeasure(footprint) : null;
+  const cpu = footprint ? await startRedisCpuMeasure(footprint.redisUrl) : null;
   const phase = await runRatePhase({
     target,
     label: `${label} @ ${options.rate}/s`,
@@ -89,6 +94,7 @@ export async function fixedRateRun(
     applyTimeoutMs: Math.max(120_000, options.duration * 3000),
   });
   // runRatePhase returns once every accepted payment is applied (or its wait gave up: allApplied says which).
+  if (cpu) phase.redisCpu = await cpu.finish(phase.audit.accepted - phase.audit.missing);
   if (memory) phase.redisMemory = await memory.finish(phase.audit.accepted);
   return phase;
 }

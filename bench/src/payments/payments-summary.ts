@@ -7,6 +7,7 @@ import { formatCount } from "../harness/progress-line.ts";
 import { type ResultHead, summaryHead } from "../harness/result-head.ts";
 import type { FundingResult } from "../harness/wallet-funding.ts";
 import { redisMemoryLine } from "../redis-footprint/memory-per-payment.ts";
+import { redisCpuLine } from "../redis-footprint/redis-cpu-per-payment.ts";
 import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import { type RedisTopologyCost, redisTopologyLines } from "../redis-topology/redis-topology-cost.ts";
 import { type ReplicaWaitCost, replicaWaitLines } from "../redis-topology/replica-wait-cost.ts";
@@ -88,6 +89,7 @@ function rateLines(phase: RatePhaseResult): string[] {
   lines.push(
     `  rows ${formatCount(audit.rows)} for ${formatCount(audit.accepted)} accepted; exactly once: ${audit.exactlyOnce ? "yes" : "NO"} (missing ${audit.missing}, duplicated ${audit.duplicated}, unconfirmed ${audit.unconfirmedRows}); succeeded ${formatCount(audit.succeeded)}, failed ${formatCount(audit.failed)}`,
   );
+  if (phase.redisCpu) lines.push(`  ${redisCpuLine(phase.redisCpu)}`);
   if (phase.redisMemory) lines.push(`  ${redisMemoryLine(phase.redisMemory)}`);
   return lines;
 }

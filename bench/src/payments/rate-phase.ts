@@ -10,6 +10,7 @@ import { runLoad } from "../harness/load-runner.ts";
 import { paymentRequest } from "../harness/payment-requests.ts";
 import { type PerSecondSeries, perSecondSeries } from "../harness/per-second-series.ts";
 import type { RedisMemory } from "../redis-footprint/memory-per-payment.ts";
+import type { RedisCpu } from "../redis-footprint/redis-cpu-per-payment.ts";
 
 export interface RatePhaseResult {
   target: string;
@@ -36,6 +37,8 @@ export interface RatePhaseResult {
   audit: DeliveryAudit;
   /** The fixed-rate run on Floodgate: Redis memory per accepted payment once applied (null: the read failed). */
   redisMemory?: RedisMemory | null;
+  /** The fixed-rate run on Floodgate: Redis CPU per applied payment, everything counted (null: a read failed). */
+  redisCpu?: RedisCpu | null;
 }
 
 export async function runRatePhase(options: {
