@@ -1,6 +1,7 @@
-// /healthz says the process lives; /readyz says "send me traffic": Redis takes writes and the workers drain.
-// Every database's state is in its body and in floodgate_shard_up, but a shard down never makes it 503 (the
-// intake keeps accepting for that shard). On SIGTERM it answers 503 for the drain window while still serving.
+// /healthz says the process lives; /readyz says "send me traffic": Redis takes writes, not shutting down. The
+// workers' backlog and every database's state are in its body (and floodgate_shard_up), but a shard down never
+// makes it 503 (the intake keeps accepting for that shard; a backlog: readiness-under-backlog.test.ts). On
+// SIGTERM it answers 503 for the drain window while still serving.
 import {
   createTestEnvironment,
   startTcpProxy,
@@ -49,13 +50,18 @@ describe("GET /healthz", () => {
 });
 
 describe("GET /readyz", () => {
-  it("answers 200 with Redis, the workers and every database's state", async () => {
+  it("answers 200 with Redis, the workers' backlog and every database's state", async () => {
     const response = await get(app, "/readyz");
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       status: "ready",
-      checks: { redis: "ok", workers: "ok" },
-      workers: { backpressure: false, backlog: expect.any(Number), drainSeconds: expect.any(Number) },
+      checks: { redis: "ok" },
+      workers: {
+        state: "ok",
+        backpressure: false,
+        backlog: expect.any(Number),
+        drainSeconds: expect.any(Number),
+      },
       databases: { global: "ok", shards: { "0": "ok", "1": "ok", "2": "ok", "3": "ok" } },
     });
   });

@@ -53,6 +53,7 @@ export const clusterSuites: string[] = [
   "apps/intake/test/refunds.test.ts",
   "apps/intake/test/metrics.test.ts",
   "apps/intake/test/backpressure.test.ts",
+  "apps/intake/test/readiness-under-backlog.test.ts",
   "packages/admission/test/backlog-gauge.test.ts",
   "apps/worker/test/apply-shard-batch.test.ts",
   "apps/worker/test/shard-outage.test.ts",

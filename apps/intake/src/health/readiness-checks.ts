@@ -1,6 +1,6 @@
-// What decides whether this intake should get traffic: it can store what it accepts (Redis answers a write)
-// and the workers drain what is stored (no backpressure without a drain). The databases are not here: accepting
-// never touches Postgres (store-probes.ts reports them).
+// What decides whether this intake should get traffic: it can store what it accepts (Redis answers a write).
+// Only reported, never deciding: the databases (accepting never touches Postgres; store-probes.ts) and the
+// workers' backlog (answered per request while the intake stays in service; backlog-report.ts).
 import type { FastifyInstance } from "fastify";
 import { Cluster } from "ioredis";
 import { type ProbeResult, probe } from "./store-probes.ts";
@@ -52,23 +52,3 @@ export async function everyMasterAnswers(cluster: Cluster): Promise<ProbeResult>
 }
 
 const SLOTS = 16_384;
-
-export interface WorkersState {
-  state: ProbeResult;
-  backpressure: boolean;
-  backlog: number;
-  /** null when the workers drain nothing (the backlog never ends at their rate). */
-  drainSeconds: number | null;
-}
-
-/** Backpressure with a drain is normal flow control (some classes wait, others proceed); without one, nothing moves. */
-export function workersDraining(app: FastifyInstance): WorkersState {
-  const { backpressure, backlog, drainSeconds } = app.admission.directory.backlog;
-  const stuck = backpressure && !Number.isFinite(drainSeconds);
-  return {
-    state: stuck ? `${backlog} operations queued and the workers acknowledge none` : "ok",
-    backpressure,
-    backlog,
-    drainSeconds: Number.isFinite(drainSeconds) ? drainSeconds : null,
-  };
-}

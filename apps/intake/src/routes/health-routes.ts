@@ -1,9 +1,11 @@
-// /healthz: the process lives. /readyz: send me traffic. 200 when this process can accept (Redis takes a write,
-// the workers drain, not shutting down); 503 otherwise, naming why. Every database's state is in the body and in
-// floodgate_shard_up / floodgate_global_db_up, but never decides: one shard down must not take every intake out
-// of a load balancer while they accept payments for it (applied once it is back).
+// /healthz: the process lives. /readyz: send me traffic. 200 when this process can take requests (Redis takes a
+// write, not shutting down); 503 otherwise, naming why. The workers' backlog and every database's state are in the
+// body (and floodgate_shard_up / floodgate_global_db_up), but never decide: one shard down, or a backlog no worker
+// drains, must not take every intake out of a load balancer while they can still answer for it (a shard's
+// payments applied once it is back; a backlog with 503 and Retry-After, rooms queueing, their sockets kept open).
 import type { FastifyInstance } from "fastify";
-import { redisWritable, workersDraining } from "../health/readiness-checks.ts";
+import { backlogReport } from "../health/backlog-report.ts";
+import { redisWritable } from "../health/readiness-checks.ts";
 import { StoreProbes } from "../health/store-probes.ts";
 
 export async function healthRoutes(app: FastifyInstance) {
@@ -25,21 +27,16 @@ export async function healthRoutes(app: FastifyInstance) {
   };
   app.get("/readyz", { config: { auth: "public" }, schema: readiness }, async (_request, reply) => {
     const [redis, databases] = await Promise.all([redisWritable(app), stores.states()]);
-    const workers = workersDraining(app);
     const draining = app.lifecycle.draining;
-    const ready = !draining && redis === "ok" && workers.state === "ok";
+    const ready = !draining && redis === "ok";
     const shards: Record<string, string> = {};
     databases.shards.forEach((state, shard) => {
       shards[String(shard)] = state;
     });
     return reply.code(ready ? 200 : 503).send({
       status: draining ? "draining" : ready ? "ready" : "unavailable",
-      checks: { redis, workers: workers.state },
-      workers: {
-        backpressure: workers.backpressure,
-        backlog: workers.backlog,
-        drainSeconds: workers.drainSeconds,
-      },
+      checks: { redis },
+      workers: backlogReport(app),
       databases: { global: databases.global, shards },
     });
   });

@@ -6,6 +6,8 @@ export interface JsonSocket<M> {
   messages: M[];
   closed: Promise<{ code: number; reason: string }>;
   next(match: (message: M) => boolean, what: string, timeoutMs?: number): Promise<M>;
+  /** True while the connection is open: neither side has begun to close it. */
+  isOpen(): boolean;
   close(): void;
 }
 
@@ -60,6 +62,7 @@ export async function openJsonSocket<M>(url: string): Promise<JsonSocket<M>> {
         });
       }
     },
+    isOpen: () => socket.readyState === WebSocket.OPEN,
     close: () => socket.close(),
   };
 }
