@@ -11,6 +11,8 @@ const ENTRY = fileURLToPath(new URL("../src/index.ts", import.meta.url));
 
 /** Where the build puts the bundle (the package's "./browser" export). */
 export const BROWSER_BUNDLE_FILE = new URL("../dist/browser/checkout-sdk.js", import.meta.url);
+/** Its declarations, beside it (the "./browser" export's types). */
+export const BROWSER_TYPES_FILE = new URL("../dist/browser/checkout-sdk.d.ts", import.meta.url);
 
 /** The minified ESM text of the whole SDK, as the build writes it. */
 export async function buildBrowserBundle(): Promise<string> {

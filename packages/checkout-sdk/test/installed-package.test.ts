@@ -4,7 +4,7 @@
 // example's server-side steps (the shopper's token, the wallet's top-up) are done by a shop server of the
 // test's own with the server key (support/example-shop-server.ts), so the first run buys.
 import { execFile, execFileSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +18,17 @@ import {
   type WorkerProcess,
 } from "@floodgate/test-fixtures";
 import { chromiumPath, launchChromium } from "@floodgate/test-fixtures/headless-chromium";
+import {
+  exportedFiles,
+  type PackedPackage,
+  packPackage,
+  pathFor,
+  repoLicense,
+  type ScratchProject,
+  scratchProject,
+  systemNode,
+  untypedExports,
+} from "@floodgate/test-fixtures/packed-package";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCheckout } from "../src/index.ts";
@@ -25,14 +36,6 @@ import { createProduct } from "./support/catalog-admin.ts";
 import { type ExampleShopServer, startExampleShopServer } from "./support/example-shop-server.ts";
 import { readmeExampleFiles } from "./support/readme-example.ts";
 import { ADMIN_API_KEY } from "./support/room-admin.ts";
-import {
-  type PackedPackage,
-  packPackage,
-  pathFor,
-  type ScratchProject,
-  scratchProject,
-  systemNode,
-} from "./support/scratch-project.ts";
 
 /** The machine's own Node (20 on the development VM): what a shop's older service would run. */
 const SYSTEM_NODE = systemNode();
@@ -58,7 +61,7 @@ beforeAll(async () => {
   [intake, worker] = await Promise.all([startIntakeProcess(env.config), startWorkerProcess(env.config)]);
   shop.useFloodgate(intake.baseUrl, env.serverKey);
   packDir = await mkdtemp(join(tmpdir(), "floodgate-sdk-pack-"));
-  packed = await packPackage(packDir);
+  packed = await packPackage(new URL("../", import.meta.url), packDir);
   project = await scratchProject(packed.tarball, SYSTEM_NODE);
   for (const [name, text] of Object.entries(await readmeExampleFiles())) await project.write(name, text);
 });
@@ -88,7 +91,7 @@ async function buyInNode(node: string, shopper: string, productId: string) {
 describe("the npm pack tarball", () => {
   it("holds the built package and nothing else: no sources, no tests, no runtime dependencies", () => {
     for (const file of packed.files)
-      expect(file).toMatch(/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/);
+      expect(file).toMatch(/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|d\.ts))$/);
     expect(packed.files).toEqual(
       expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/browser/checkout-sdk.js"]),
     );
@@ -96,7 +99,22 @@ describe("the npm pack tarball", () => {
     expect(packed.manifest).not.toHaveProperty("private");
     expect(packed.manifest.exports).toMatchObject({
       ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
+      "./browser": { types: "./dist/browser/checkout-sdk.d.ts", default: "./dist/browser/checkout-sdk.js" },
     });
+  });
+
+  it("has types for every export, and every file its exports name is in the tarball", () => {
+    expect(untypedExports(packed.manifest.exports)).toEqual([]);
+    const named = exportedFiles(packed.manifest.exports).map((file) => file.replace(/^\.\//, ""));
+    expect(packed.files).toEqual(expect.arrayContaining(named));
+  });
+
+  it("carries the repo's license: the license field and the LICENSE file", async () => {
+    const license = await repoLicense();
+    expect(packed.manifest.license).toBe(license.name);
+    expect(packed.files).toContain("LICENSE");
+    const installed = join(project.dir, "node_modules/@floodgate/checkout-sdk/LICENSE");
+    expect(await readFile(installed, "utf8")).toBe(license.text);
   });
 
   it.each([
@@ -121,6 +139,8 @@ describe("the npm pack tarball", () => {
     await project.write(
       "consumer.ts",
       `import { type Checkout, createCheckout, type OrderView, RateLimitError } from "@floodgate/checkout-sdk";
+import * as browserSdk from "@floodgate/checkout-sdk/browser";
+export const fromTheBundle: Checkout = browserSdk.createCheckout({ baseUrl: "https://api.shop.example" });
 const checkout: Checkout = createCheckout({ baseUrl: "https://api.shop.example", timeoutMs: 5000 });
 const order = checkout.placeOrder({ items: [{ productId: "prd_1", quantity: 1 }], signal: new AbortController().signal });
 export const outcome = order.result().then(

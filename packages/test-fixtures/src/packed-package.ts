@@ -1,8 +1,9 @@
-// The SDK as someone outside this monorepo gets it: `npm pack`, then a new project in a temporary folder that
-// installs the tarball with npm, offline: the package has no runtime dependencies, so no registry is needed. npm
-// runs on the Node that is asked for (the system's Node 20 proves the package installs there).
+// A published package as someone outside this monorepo gets it (the checkout SDK, @floodgate/node): `npm pack`,
+// then a new project in a temporary folder that installs the tarball with npm, offline: the packages have no
+// runtime dependencies, so no registry is needed. npm runs on the Node that is asked for (the system's Node 20
+// proves the package installs there). Its own entry point, like ./headless-chromium: no Redis or Postgres.
 // The pack skips prepack's build: the build empties dist/ first, and other test files running beside this one
-// read dist/browser/. `./floodgate test` builds before any test runs (turbo's build task).
+// read dist/. `./floodgate test` builds before any test runs (turbo's build task).
 import { execFile } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -10,10 +11,8 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { readBrowserBundle } from "../../scripts/browser-bundle.ts";
 
 const run = promisify(execFile);
-const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The machine's own Node (20 on the development VM), the first on PATH that is not the one running the tests
  * (which ./floodgate put first when the system's was older than 22.18); SYSTEM_NODE names another. */
@@ -39,14 +38,52 @@ export interface PackedPackage {
   manifest: Record<string, unknown>;
 }
 
-export async function packPackage(into: string): Promise<PackedPackage> {
-  await readBrowserBundle(); // dist/ is there, or this says how to build it
+/** Every file an `exports` map names ("./dist/index.js", "./dist/index.d.ts", ...). */
+export function exportedFiles(exports: unknown): string[] {
+  if (typeof exports === "string") return [exports];
+  if (typeof exports !== "object" || exports === null) return [];
+  return Object.values(exports).flatMap(exportedFiles);
+}
+
+/** The exports whose entry names no "types" declarations (./package.json aside: JSON needs none). */
+export function untypedExports(exports: unknown): string[] {
+  // `"exports": "./x.js"` or `{ "types": ..., "default": ... }` is the "." export alone.
+  const paths =
+    typeof exports === "object" &&
+    exports !== null &&
+    Object.keys(exports).every((key) => key.startsWith("."))
+      ? exports
+      : { ".": exports };
+  return Object.entries(paths)
+    .filter(([path, entry]) => path !== "./package.json" && !exportedFiles(entry).some(isDeclaration))
+    .map(([path]) => path);
+}
+
+const isDeclaration = (file: string) => /\.d\.[cm]?ts$/.test(file);
+
+/** The license this repository declares: root package.json's field and the LICENSE text a tarball must carry. */
+export async function repoLicense(): Promise<{ name: string; text: string }> {
+  const root = new URL("../../../", import.meta.url);
+  const manifest = JSON.parse(await readFile(new URL("package.json", root), "utf8"));
+  return { name: manifest.license, text: await readFile(new URL("LICENSE", root), "utf8") };
+}
+
+/** `npm pack` of the package in `packageDir` (a directory URL) into the folder `into`. */
+export async function packPackage(packageDir: URL, into: string): Promise<PackedPackage> {
+  const dir = fileURLToPath(packageDir);
+  const manifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8"));
+  // Said here rather than as a tarball that installs and then fails to import.
+  const missing = exportedFiles(manifest.exports).filter((file) => !existsSync(join(dir, file)));
+  if (missing.length > 0) {
+    throw new Error(
+      `${manifest.name} is not built (${missing.join(", ")} missing): pnpm exec turbo run build (./floodgate test and start do)`,
+    );
+  }
   const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", into], {
-    cwd: PACKAGE_DIR,
+    cwd: dir,
     env: { ...process.env, PATH: pathFor(process.execPath), npm_config_loglevel: "error" },
   });
   const [packed] = JSON.parse(stdout);
-  const manifest = JSON.parse(await readFile(join(PACKAGE_DIR, "package.json"), "utf8"));
   return {
     tarball: join(into, packed.filename),
     files: packed.files.map((file: { path: string }) => file.path),
@@ -64,7 +101,7 @@ export interface ScratchProject {
 
 /** A new ES module project with only the tarball installed, by npm on `nodeBinary`. */
 export async function scratchProject(tarball: string, nodeBinary: string): Promise<ScratchProject> {
-  const dir = await mkdtemp(join(tmpdir(), "floodgate-sdk-scratch-"));
+  const dir = await mkdtemp(join(tmpdir(), "floodgate-scratch-"));
   await writeFile(
     join(dir, "package.json"),
     JSON.stringify({ name: "scratch", private: true, type: "module" }),
