@@ -2,7 +2,8 @@
 # One image for every Floodgate process: `docker run floodgate intake|worker|migrate|reconcile|start|dlq`
 # (infra/docker/entrypoint.sh maps each to its script). Node runs the TypeScript directly (type stripping), so
 # the image is the repo with its dependencies installed, plus what `turbo run build` produces (the checkout
-# SDK's dist/, which the intake serves to the demo); the build step is skipped if no build task exists.
+# SDK's dist/, which the intake serves to the demo, and @floodgate/node's, which the worker imports); the build
+# step is skipped if no build task exists.
 # Never built on the development machine (no Docker engine there); infra/test/dockerfile.test.ts parses it.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
