@@ -24,7 +24,7 @@ export {
 export { RoomDefinitionBusyError, withRoomDefinitionLock } from "./room-definition-lock.ts";
 export { writeRoomGate } from "./room-gate.ts";
 export { grantPass, type PassTicket, revokePass } from "./room-passes.ts";
-export { etaSeconds, type RoomStats, readRoomStats } from "./room-stats.ts";
+export { etaSeconds, MIN_MEASURED_SECONDS, type RoomStats, readRoomStats } from "./room-stats.ts";
 export {
   type RoomTick,
   TICK_STEP_LIMIT,

@@ -1,6 +1,6 @@
 // What a room looks like from outside, in one pipeline: how many wait, whether it queues, how many it admitted
-// in the last minute and at what rate over the last 10 seconds (the rate etaSeconds divides by). The pipeline
-// reads the room's keys only: one slot, as a Redis Cluster requires of a pipeline.
+// in the last minute and at what rate lately (the rate etaSeconds divides by, once it means something). The
+// pipeline reads the room's keys only: one slot, as a Redis Cluster requires of a pipeline.
 import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
 
@@ -8,8 +8,13 @@ export interface RoomStats {
   queueing: boolean;
   waiting: number;
   admittedLastMinute: number;
-  /** Admissions per second over the last 10 whole seconds. */
+  /**
+   * Admissions per second over the seconds the room has been admitting, of the last 10 whole ones: from the
+   * oldest of them with an admission (measuredSeconds). A room that opened 2 s ago has admitted for 2 s, not 10.
+   */
   measuredAdmitRate: number;
+  /** How many seconds measuredAdmitRate spans: 0 before any admission in the last 10, at most 10. */
+  measuredSeconds: number;
   admittedTotal: number;
   abandonedTotal: number;
 }
@@ -36,22 +41,35 @@ export async function readRoomStats(
   const [queueing, admittedTotal, abandonedTotal] = value<(string | null)[]>(0);
   const perSecond = value<(string | null)[]>(3).map((count) => Number(count ?? 0));
   const sum = (counts: number[]) => counts.reduce((total, count) => total + count, 0);
+  const recent = perSecond.slice(0, MEASURED_SECONDS); // recent[0]: the last whole second
+  let measuredSeconds = recent.length;
+  while (measuredSeconds > 0 && recent[measuredSeconds - 1] === 0) measuredSeconds--;
   return {
     queueing: queueing === "1",
     waiting: value<number>(1) + value<number>(2),
     admittedLastMinute: sum(perSecond),
-    measuredAdmitRate: sum(perSecond.slice(0, MEASURED_SECONDS)) / MEASURED_SECONDS,
+    measuredAdmitRate: measuredSeconds === 0 ? 0 : sum(recent) / measuredSeconds,
+    measuredSeconds,
     admittedTotal: Number(admittedTotal ?? 0),
     abandonedTotal: Number(abandonedTotal ?? 0),
   };
 }
 
-/** Seconds until a place is admitted: its position over the measured rate (the configured one before any). */
+/**
+ * Seconds of admitting the measured rate must span before etaSeconds trusts it. Until then (a room that just
+ * opened, or resumed after a pause) the room's own rate is what is known: dividing by a rate measured over a
+ * second or two, or by a few admissions spread over 10 s, told the first shoppers of a fresh room 20 times too
+ * long a wait (issue 31: "about 7 minutes", then 12 s later "about 7 seconds").
+ */
+export const MIN_MEASURED_SECONDS = 3;
+
+/** Seconds until a place is admitted: its position over the measured rate, or the configured one until that means something. */
 export function etaSeconds(
   position: number,
-  stats: Pick<RoomStats, "measuredAdmitRate">,
+  stats: Pick<RoomStats, "measuredAdmitRate" | "measuredSeconds">,
   admitPerSecond: number,
 ) {
-  const rate = stats.measuredAdmitRate > 0 ? stats.measuredAdmitRate : admitPerSecond;
+  const measured = stats.measuredSeconds >= MIN_MEASURED_SECONDS && stats.measuredAdmitRate > 0;
+  const rate = measured ? stats.measuredAdmitRate : admitPerSecond;
   return Math.ceil(position / Math.max(rate, 0.001));
 }
