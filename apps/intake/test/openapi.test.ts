@@ -1,6 +1,7 @@
 // The OpenAPI document at /openapi.json: valid OpenAPI 3.1 by a real validator, every route in it with an
 // operationId, its security what the server actually enforces, the headers the answers carry, and problem
 // answers as problem+json. /docs is the reference page; every problem `type` resolves to a page.
+import { readFile } from "node:fs/promises";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { OPERATION_STATUSES, ORDER_STATUSES, WEBHOOK_EVENT_TYPES } from "@floodgate/domain";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
@@ -26,6 +27,7 @@ interface Operation {
 }
 interface Document {
   openapi: string;
+  info: { version: string };
   paths: Record<string, Record<string, Operation>>;
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { required?: string[] }> };
   webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
@@ -88,6 +90,11 @@ describe("GET /openapi.json", () => {
   it("is a valid OpenAPI 3.1 document, by @apidevtools/swagger-parser", async () => {
     expect(document.openapi).toBe("3.1.0");
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
+  });
+
+  it("states Floodgate's version, the one the root package.json gives", async () => {
+    const root = JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8"));
+    expect(document.info.version).toBe(root.version);
   });
 
   it("is served without credentials", async () => {

@@ -3,12 +3,13 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { WEBHOOK_EVENT_SCHEMAS } from "@floodgate/domain";
 import { COMPONENT_MARK, markComponents } from "./component-schemas.ts";
+import { FLOODGATE_VERSION } from "./floodgate-version.ts";
 
 export const OPENAPI_BASE: FastifyDynamicSwaggerOptions["openapi"] = {
   openapi: "3.1.0",
   info: {
     title: "Floodgate",
-    version: "0.1.0",
+    version: FLOODGATE_VERSION,
     description:
       "Payments, coupons, limited-stock orders and waiting rooms for traffic spikes: every write is accepted " +
       "(202) into a queue and applied by workers; read its status at its Location or over " +
