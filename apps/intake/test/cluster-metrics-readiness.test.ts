@@ -10,6 +10,7 @@ import {
   type TestEnvironment,
 } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
+import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { readinessKey } from "../src/health/readiness-checks.ts";
@@ -72,6 +73,24 @@ describe("GET /metrics on a cluster", () => {
     expect(metricValue(text, "floodgate_dead_letter_entries")).toBe(1);
     expect(metricValue(text, "floodgate_reconcile_drift_found")).toBe(4);
     expect(metricValue(text, "floodgate_reconcile_drift_unrepaired")).toBe(2);
+  });
+
+  it("reports each master's used memory and maxmemory apart (each refuses its own slots' writes when full)", async () => {
+    // This test's own cluster: each master gets a maxmemory of its own, so a sum or a mix-up would show.
+    const masters = (redis as Cluster).nodes("master");
+    expect(masters).toHaveLength(3);
+    const limits = new Map<string, number>();
+    for (const [i, node] of masters.entries()) {
+      const bytes = (200 + i) * 1024 * 1024;
+      await node.config("SET", "maxmemory", String(bytes));
+      limits.set(`${node.options.host}:${node.options.port}`, bytes);
+    }
+    const text = (await get(app, "/metrics")).body;
+    for (const [node, bytes] of limits) {
+      expect(metricValue(text, "floodgate_redis_maxmemory_bytes", { node })).toBe(bytes);
+      expect(metricValue(text, "floodgate_redis_used_memory_bytes", { node })).toBeGreaterThan(100_000);
+    }
+    expect(text.match(/^floodgate_redis_used_memory_bytes\{/gm)).toHaveLength(3);
   });
 });
 

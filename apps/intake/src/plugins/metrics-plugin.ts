@@ -2,6 +2,7 @@ import { createIntakeMetrics, Gauge, type IntakeMetrics } from "@floodgate/metri
 import { readStreamInfo, workerGroup } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import { registerRedisMemoryGauges } from "../health/redis-memory-gauges.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -23,6 +24,10 @@ export const metricsPlugin = fp(async (app: FastifyInstance) => {
     );
     done();
   });
+
+  // Read at every collect, so the process's own metrics port (server.ts) serves them too; statsRedis is
+  // decorated after this plugin, hence the function.
+  registerRedisMemoryGauges(metrics.registry, () => app.statsRedis);
 
   // Queue depth is read from Redis at scrape time, never on the request path.
   const queueGauge = (name: string, help: string) =>
