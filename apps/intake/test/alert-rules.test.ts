@@ -1,6 +1,7 @@
 // The alert rules in infra/prometheus/rules, checked and unit-tested by Prometheus's own promtool (the rule
 // tests in infra/prometheus/tests feed series and expect each alert to fire, or not, at given times), and the
 // dashboards' queries parsed by the same PromQL parser. Without promtool these fail saying how to get one.
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +24,32 @@ describe("Prometheus alert rules", () => {
     const { code, output } = await promtool(REPO_ROOT, "test", "rules", ...files);
     expect(code, output).toBe(0);
     expect(output).not.toContain("FAILED");
+  });
+});
+
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, "")
+    .replace(/ /g, "-");
+
+describe("Alert runbooks", () => {
+  it("each runbook_url names a section of docs/operations.md, and the alert's own", () => {
+    const docs = readFileSync(join(REPO_ROOT, "docs/operations.md"), "utf8");
+    const anchors = new Set([...docs.matchAll(/^#+ (.+)$/gm)].map(([, heading]) => anchorOf(heading!)));
+    const links = filesIn(RULES, ".yml").flatMap((file) =>
+      [
+        ...readFileSync(join(REPO_ROOT, file), "utf8").matchAll(
+          /- alert: (\S+)(?:(?!- alert:)[\s\S])*?runbook_url: "([^"]+)"/g,
+        ),
+      ].map(([, alert, url]) => ({ alert: alert!, url: url! })),
+    );
+    expect(links.map((link) => link.alert)).toEqual(expect.arrayContaining(["FloodgateScrapeTargetDown"]));
+    for (const { alert, url } of links) {
+      expect(url).toBe(`docs/operations.md#${anchorOf(alert)}`);
+      expect(anchors.has(anchorOf(alert)), `docs/operations.md has no section "${alert}"`).toBe(true);
+    }
   });
 });
 

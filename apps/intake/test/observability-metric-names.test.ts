@@ -11,7 +11,8 @@ import { dashboardQueries, metricNames, ruleExpressions } from "./support/observ
 
 let env: TestEnvironment;
 let app: FastifyInstance;
-const served = new Set<string>();
+// Prometheus writes `up` itself, for every target at every scrape: no process serves it.
+const served = new Set<string>(["up"]);
 
 /** The series names a Prometheus text exposition declares: a histogram's _bucket, _sum and _count too. */
 function declaredSeries(text: string): string[] {
