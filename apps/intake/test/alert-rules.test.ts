@@ -45,7 +45,9 @@ describe("Alert runbooks", () => {
         ),
       ].map(([, alert, url]) => ({ alert: alert!, url: url! })),
     );
-    expect(links.map((link) => link.alert)).toEqual(expect.arrayContaining(["FloodgateScrapeTargetDown"]));
+    expect(links.map((link) => link.alert)).toEqual(
+      expect.arrayContaining(["FloodgateScrapeTargetDown", "FloodgateShardUnreachable"]),
+    );
     for (const { alert, url } of links) {
       expect(url).toBe(`docs/operations.md#${anchorOf(alert)}`);
       expect(anchors.has(anchorOf(alert)), `docs/operations.md has no section "${alert}"`).toBe(true);
