@@ -46,7 +46,11 @@ describe("Alert runbooks", () => {
       ].map(([, alert, url]) => ({ alert: alert!, url: url! })),
     );
     expect(links.map((link) => link.alert)).toEqual(
-      expect.arrayContaining(["FloodgateScrapeTargetDown", "FloodgateShardUnreachable"]),
+      expect.arrayContaining([
+        "FloodgateScrapeTargetDown",
+        "FloodgateShardUnreachable",
+        "FloodgateIntake5xxRateHigh",
+      ]),
     );
     for (const { alert, url } of links) {
       expect(url).toBe(`docs/operations.md#${anchorOf(alert)}`);
