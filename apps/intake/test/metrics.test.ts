@@ -105,6 +105,12 @@ describe("GET /metrics", () => {
     expect(metricValue(text, "floodgate_reconcile_drift_unrepaired")).toBe(1);
   });
 
+  it("shows an admitted share of 1 while this process sheds nothing, load shedding off included", async () => {
+    // The test environment turns load shedding off (LOAD_SHED_* 0): the process admits every call.
+    expect(env.config.loadShedLoopDelayMs + env.config.loadShedRedisWaitMs).toBe(0);
+    expect(metricValue(await scrape(), "floodgate_intake_admitted_share")).toBe(1);
+  });
+
   it("counts no Redis command for a request refused at validation", async () => {
     const start = await redisCommands();
     await post(app, "/v1/payments", { userId: "metrics-4", amount: -1 });

@@ -81,11 +81,9 @@ export function createIntakeMetrics(registry = new Registry()) {
       help: "API calls answered 503 busy because this process's event loop or Redis was late (LOAD_SHED_LOOP_DELAY_MS, LOAD_SHED_REDIS_WAIT_MS)",
       registers: [registry],
     }),
-    admittedShare: new Gauge({
-      name: "floodgate_intake_admitted_share",
-      help: "Share of API calls this process admits (1: all; below 1 while it sheds load)",
-      registers: [registry],
-    }),
+    // 1 from the start, not prom-client's 0: a process that never sheds (LOAD_SHED_* both 0) admits every
+    // call, and an alert on a share below 1 must not fire for it.
+    admittedShare: admittedShare(registry),
     couponIssueDecisions: new Counter({
       name: "floodgate_coupon_issue_decisions_total",
       help: "Coupon issue requests by outcome: accepted, already_issued, sold_out, not_open, unknown_coupon (404), state_missing (503)",
@@ -113,6 +111,16 @@ export function createIntakeMetrics(registry = new Registry()) {
     /** Where the intake records each request's latency (batched into requestSeconds). */
     requestTimes,
   };
+}
+
+function admittedShare(registry: Registry): Gauge {
+  const gauge = new Gauge({
+    name: "floodgate_intake_admitted_share",
+    help: "Share of API calls this process admits (1: all, also when load shedding is off; below 1 while it sheds load)",
+    registers: [registry],
+  });
+  gauge.set(1);
+  return gauge;
 }
 
 export type IntakeMetrics = ReturnType<typeof createIntakeMetrics>;
