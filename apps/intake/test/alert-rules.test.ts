@@ -50,6 +50,8 @@ describe("Alert runbooks", () => {
         "FloodgateScrapeTargetDown",
         "FloodgateShardUnreachable",
         "FloodgateIntake5xxRateHigh",
+        "FloodgateLoadSheddingOn",
+        "FloodgateRedisMemoryNearMax",
       ]),
     );
     for (const { alert, url } of links) {
