@@ -111,6 +111,19 @@ describe("GET /metrics", () => {
     expect(metricValue(await scrape(), "floodgate_intake_admitted_share")).toBe(1);
   });
 
+  it("serves the queue figures read afresh on the registry alone, as the process's own metrics port does", async () => {
+    // server.ts serves registry.metrics() on INTAKE_METRICS_PORT + i, the port Prometheus scrapes: the figures
+    // read from Redis must be collected there too, not only by the /metrics route.
+    await app.redis.xadd(app.queueKeys.deadLetters(), "*", "id", "pay_dead3", "error", "x");
+    const dead = await app.redis.xlen(app.queueKeys.deadLetters());
+    await app.redis.hset(app.queueKeys.reconcileResult(), { drift: 5, unrepaired: 0, finishedAt: 2 });
+    const text = await app.metrics.registry.metrics();
+    expect(metricValue(text, "floodgate_dead_letter_entries")).toBe(dead);
+    expect(metricValue(text, "floodgate_reconcile_drift_found")).toBe(5);
+    const partition = app.queueKeys.partitionForUser("metrics-0");
+    expect(metricValue(text, "floodgate_stream_length", { partition: String(partition) })).toBeGreaterThan(0);
+  });
+
   it("counts no Redis command for a request refused at validation", async () => {
     const start = await redisCommands();
     await post(app, "/v1/payments", { userId: "metrics-4", amount: -1 });

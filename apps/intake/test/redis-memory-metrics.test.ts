@@ -6,7 +6,7 @@ import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { parseMemoryInfo } from "../src/health/redis-memory-gauges.ts";
+import { parseMemoryInfo } from "../src/scrape-gauges/redis-memory-gauges.ts";
 import { get, metricValue } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;

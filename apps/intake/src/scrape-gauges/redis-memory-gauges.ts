@@ -5,6 +5,7 @@
 import { Gauge, type Registry } from "@floodgate/metrics";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { Cluster, type Redis } from "ioredis";
+import { sharedRead } from "./shared-read.ts";
 
 export interface RedisMemory {
   /** host:port of the master. */
@@ -39,15 +40,7 @@ export async function readRedisMemory(redis: ScriptedRedis): Promise<RedisMemory
 /** floodgate_redis_used_memory_bytes and floodgate_redis_maxmemory_bytes, by master (label `node`). */
 export function registerRedisMemoryGauges(registry: Registry, redis: () => ScriptedRedis): void {
   // Both gauges are collected in the same scrape: they share one read per master.
-  let reading: Promise<RedisMemory[]> | undefined;
-  const read = () => {
-    reading ??= readRedisMemory(redis())
-      .catch(() => [])
-      .finally(() => {
-        reading = undefined;
-      });
-    return reading;
-  };
+  const read = sharedRead(() => readRedisMemory(redis()).catch((): RedisMemory[] => []));
   const gauge = (name: string, help: string, value: (memory: RedisMemory) => number) =>
     new Gauge({
       name,
