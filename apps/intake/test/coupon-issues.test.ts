@@ -18,14 +18,17 @@ import {
   streamLengths,
   withCredentials,
 } from "./support/intake-test-kit.ts";
+import { type ContractDocument, expectDocumentedAnswer, servedDocument } from "./support/openapi-contract.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
+let document: ContractDocument;
 
 beforeAll(async () => {
   env = await createTestEnvironment("coupon-issues", { env: ADMIN_ENV });
   app = await buildApp(env.config, { logger: false });
   await app.ready();
+  document = await servedDocument(app);
 });
 
 afterAll(async () => {
@@ -165,16 +168,16 @@ describe("refusals", () => {
     expectProblem(response, 404, "not_found", "couponId");
   });
 
-  it("503 coupon_state_missing (retryable) when Redis lost the coupon's state, and enqueues nothing", async () => {
+  it("503 coupon_state_missing (retryable, with Retry-After) when Redis lost the coupon's state, and enqueues nothing", async () => {
     const coupon = await createCoupon(app);
     await app.redis.del(app.queueKeys.couponState(coupon.id));
     const missing = await decisions("state_missing");
-    const body = expectProblem(
-      await refusedWithoutWrites(coupon.id, () => issue(app, coupon.id, "after-loss")),
-      503,
-      "coupon_state_missing",
-    );
+    const response = await refusedWithoutWrites(coupon.id, () => issue(app, coupon.id, "after-loss"));
+    const body = expectProblem(response, 503, "coupon_state_missing");
     expect(body.retryable).toBe(true);
+    // An operator's repair, not a blink: the client is told to wait long enough for it.
+    expect(response.headers["retry-after"]).toBe("30");
+    expectDocumentedAnswer(document, "issueCoupon", response, ["Retry-After"]);
     expect(await decisions("state_missing")).toBe(missing + 1);
   });
 });

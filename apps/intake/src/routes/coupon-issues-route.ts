@@ -26,6 +26,10 @@ import { fingerprintUnderKey } from "../idempotency/request-fingerprint.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
+// The state comes back when an operator runs reconcile, not in a moment as a store that blinked does: a shopper
+// retrying every second (as the other 503s ask) would only add refusals during the drop.
+const COUPON_STATE_RETRY_SECONDS = 30;
+
 // Refusals are the common answer of a drop (98 % in the bench): they are sent directly rather than thrown,
 // which spares each one an Error's stack trace and Fastify's error path.
 function refusal(
@@ -57,7 +61,13 @@ function refusal(
         { detail: `coupon ${couponId} closed at ${new Date(outcome.closedAt).toISOString()}` },
       ];
     case "unknown_coupon":
-      return ["coupon_state_missing", { detail: `coupon ${couponId} has no state in Redis` }];
+      return [
+        "coupon_state_missing",
+        {
+          detail: `coupon ${couponId} has no state in Redis`,
+          retryAfterSeconds: COUPON_STATE_RETRY_SECONDS,
+        },
+      ];
   }
 }
 
