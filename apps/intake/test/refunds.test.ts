@@ -21,11 +21,18 @@ import {
   waitUntil,
 } from "./support/intake-test-kit.ts";
 import { openJsonSocket, withAccessToken } from "./support/json-socket.ts";
+import {
+  type ContractDocument,
+  documentedOperation,
+  expectDocumentedAnswer,
+  servedDocument,
+} from "./support/openapi-contract.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
 let worker: WorkerProcess | undefined;
 let shopper: string;
+let document: ContractDocument;
 let keys = 0;
 const key = () => ({ "idempotency-key": `refund-test-${++keys}` });
 
@@ -34,6 +41,7 @@ beforeAll(async () => {
   app = await buildApp(env.config, { logger: false });
   await app.ready();
   shopper = (await app.auth.customerTokens.mint("refund-shopper", 900)).token;
+  document = await servedDocument(app);
 });
 
 afterAll(async () => {
@@ -127,6 +135,19 @@ describe("POST /v1/refunds: acceptance", () => {
     const response = await post(app, "/v1/refunds", { paymentId: paymentId() });
     expectProblem(response, 400, "validation_error", "Idempotency-Key");
     expect(await totalStreamLength(app)).toBe(before);
+    expectDocumentedAnswer(document, "createRefund", response);
+  });
+
+  it("is documented as requiring the Idempotency-Key", () => {
+    const header = documentedOperation(document, "createRefund").parameters?.find(
+      (parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key",
+    );
+    expect(header?.required).toBe(true);
+    // The routes that take a key without requiring it still say so.
+    const optional = documentedOperation(document, "createPayment").parameters?.find(
+      (parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key",
+    );
+    expect(optional?.required ?? false).toBe(false);
   });
 
   it("replays an Idempotency-Key's first answer, refuses it with another body, scopes it by payment", async () => {

@@ -20,6 +20,14 @@ export const requestHeaders = {
   },
 } as const;
 
+/** Idempotency-Key on a route that refuses a request without one. */
+export const requiredIdempotencyKey = {
+  ...requestHeaders["Idempotency-Key"],
+  description:
+    `Required here: a request without one is a 400 validation_error naming it, so that a retry is never a ` +
+    `second operation. ${requestHeaders["Idempotency-Key"].description}`,
+};
+
 export const responseHeaders = {
   Location: { type: "string", format: "uri-reference", description: "Where the created resource is read." },
   RateLimit: {

@@ -9,8 +9,11 @@ export interface OperationDocs {
   location?: string;
   /** The route class whose rate limits apply (and, for a guarded class, whose waiting room). */
   admission?: RouteClass;
-  /** Takes Idempotency-Key: a retry gets the key's first answer, marked Idempotent-Replayed. */
-  idempotent?: true;
+  /**
+   * Takes Idempotency-Key: a retry gets the key's first answer, marked Idempotent-Replayed. "required": a
+   * request without one is refused (refunds: a retried refund must not be a second one).
+   */
+  idempotent?: true | "required";
   /** A WebSocket: what the socket carries, instead of HTTP answers. */
   socket?: SocketDocs;
 }

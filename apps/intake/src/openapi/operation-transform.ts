@@ -6,7 +6,12 @@ import { GUARDED_ROUTE_CLASSES, type RouteClass } from "@floodgate/domain";
 import type { FastifySchema, RouteOptions } from "fastify";
 import type { RouteAuth } from "../plugins/auth-plugin.ts";
 import { markComponents } from "./component-schemas.ts";
-import { headersNamed, type ResponseHeaderName, requestHeaders } from "./documented-headers.ts";
+import {
+  headersNamed,
+  type ResponseHeaderName,
+  requestHeaders,
+  requiredIdempotencyKey,
+} from "./documented-headers.ts";
 import type { OperationDocs } from "./operation-docs.ts";
 import { socketDescription } from "./socket-docs.ts";
 
@@ -122,8 +127,11 @@ export function transformOperation({
   if (docs.socket) {
     return { schema: { ...socketOperation(rest, docs), security: SECURITY.socket, hide: false }, url };
   }
+  const keyRequired = docs.idempotent === "required";
   const headerParams = {
-    ...(docs.idempotent ? { "Idempotency-Key": requestHeaders["Idempotency-Key"] } : {}),
+    ...(docs.idempotent
+      ? { "Idempotency-Key": keyRequired ? requiredIdempotencyKey : requestHeaders["Idempotency-Key"] }
+      : {}),
     ...(isGuarded(docs.admission) ? { "Admission-Token": requestHeaders["Admission-Token"] } : {}),
   };
   return {
@@ -132,7 +140,13 @@ export function transformOperation({
       ...(rest.body === undefined ? {} : { body: markComponents(rest.body) }),
       security: SECURITY[auth],
       ...(Object.keys(headerParams).length > 0
-        ? { headers: { type: "object", properties: headerParams } }
+        ? {
+            headers: {
+              type: "object",
+              properties: headerParams,
+              ...(keyRequired ? { required: ["Idempotency-Key"] } : {}),
+            },
+          }
         : {}),
       response: responses(rest, docs, auth),
     },

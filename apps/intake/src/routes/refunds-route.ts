@@ -21,7 +21,7 @@ export async function refundsRoute(app: FastifyInstance) {
         operationId: "createRefund",
         summary: "Give back (part of) a succeeded payment (the shop's server only)",
         tags: ["Refunds"],
-        documented: { location: "/v1/refunds/{id}", idempotent: true },
+        documented: { location: "/v1/refunds/{id}", idempotent: "required" },
         body: refundRequestSchema,
         response: { 202: refundAcceptedResponseSchema, ...problems },
       },
