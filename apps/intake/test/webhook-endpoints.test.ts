@@ -7,11 +7,13 @@ import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { expectProblem, get, post } from "./support/intake-test-kit.ts";
+import { type ContractDocument, expectDocumentedAnswer, servedDocument } from "./support/openapi-contract.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
 let open: FastifyInstance;
 let global: Kysely<GlobalDatabase>;
+let document: ContractDocument;
 
 beforeAll(async () => {
   env = await createTestEnvironment("webhook-endpoints");
@@ -23,6 +25,7 @@ beforeAll(async () => {
   );
   await Promise.all([app.ready(), open.ready()]);
   global = createKysely<GlobalDatabase>(env.config.databaseUrl, { max: 1 });
+  document = await servedDocument(app);
 });
 
 afterAll(async () => {
@@ -186,6 +189,12 @@ describe("PATCH, DELETE, deliveries and redeliver", () => {
     const asked = await post(open, `/v1/webhook-deliveries/${deliveryId}/redeliver`, undefined);
     expect(asked.statusCode, asked.body).toBe(202);
     expect(asked.json()).toMatchObject({ id: deliveryId, endpointId: id, gaveUpAt: null });
+    // No route reads one delivery: Location is its endpoint's deliveries, which list it.
+    expect(asked.headers.location).toBe(`/v1/webhook-endpoints/${id}/deliveries`);
+    expectDocumentedAnswer(document, "redeliverWebhook", asked, ["Location"]);
+    const listed = await get(open, asked.headers.location as string);
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().data.map((delivery: { id: string }) => delivery.id)).toContain(deliveryId);
     const row = await global
       .selectFrom("webhook_deliveries")
       .select("redeliver_requested_at")

@@ -5,8 +5,11 @@ import type { RouteClass } from "@floodgate/domain";
 import type { SocketDocs } from "./socket-docs.ts";
 
 export interface OperationDocs {
-  /** The Location every success answer carries, as a URI template ("/v1/payments/{id}"). */
-  location?: string;
+  /**
+   * The Location every success answer carries, as a URI template ("/v1/payments/{id}"); with a description when
+   * it is not the answer's own resource.
+   */
+  location?: string | { template: string; description: string };
   /** The route class whose rate limits apply (and, for a guarded class, whose waiting room). */
   admission?: RouteClass;
   /**

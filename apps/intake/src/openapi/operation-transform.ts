@@ -48,6 +48,16 @@ function problemAnswer(schema: unknown, description: string, headers: ResponseHe
   };
 }
 
+/** The Location header, its description naming where it points. */
+function withLocation(headers: Record<string, object>, docs: OperationDocs): Record<string, object> {
+  if (docs.location === undefined || headers.Location === undefined) return headers;
+  const { template, description } =
+    typeof docs.location === "string"
+      ? { template: docs.location, description: "Where the created resource is read" }
+      : docs.location;
+  return { ...headers, Location: { ...headers.Location, description: `${description}: \`${template}\`.` } };
+}
+
 function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth): ResponseSchemas {
   const declared = markComponents((schema.response ?? {}) as ResponseSchemas);
   const replayed: ResponseHeaderName[] = docs.idempotent ? ["Idempotent-Replayed"] : [];
@@ -68,7 +78,8 @@ function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth):
       ...replayed,
     ];
     const described = { description: SUCCESS[status] ?? "Success.", ...(body as object) };
-    out[status] = headers.length === 0 ? described : { ...described, headers: headersNamed(headers) };
+    out[status] =
+      headers.length === 0 ? described : { ...described, headers: withLocation(headersNamed(headers), docs) };
   }
   const problem = declared["4xx"] ?? declared["5xx"];
   if (problem === undefined) return out;

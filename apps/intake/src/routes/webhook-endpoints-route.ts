@@ -164,6 +164,14 @@ export async function webhookEndpointsRoute(app: FastifyInstance) {
         operationId: "redeliverWebhook",
         summary: "Send a delivery again (a worker picks it up within a second), delivered or not",
         tags,
+        // No route reads one delivery: its endpoint's deliveries list it, with its attempts and outcome.
+        documented: {
+          location: {
+            template: "/v1/webhook-endpoints/{endpointId}/deliveries",
+            description:
+              "The delivery's endpoint's deliveries, where this delivery's next attempts and outcome are read (no route reads one delivery)",
+          },
+        },
         params: webhookDeliveryIdParamsSchema,
         response: { 202: webhookDeliveryResponseSchema, ...problems },
       },
@@ -176,7 +184,11 @@ export async function webhookEndpointsRoute(app: FastifyInstance) {
           detail: `no webhook delivery ${request.params.id}`,
         });
       }
-      return reply.code(202).send(deliveryView(row));
+      const view = deliveryView(row);
+      return reply
+        .code(202)
+        .header("Location", `/v1/webhook-endpoints/${view.endpointId}/deliveries`)
+        .send(view);
     },
   );
 }
