@@ -110,7 +110,12 @@ describe("payments and wallets", () => {
       403,
       "forbidden_caller",
     );
-    expectProblem(await get(app, "/v1/wallets/alice", adminHeaders()), 403, "forbidden_caller");
+    expectProblem(
+      await get(app, "/v1/wallets/alice", adminHeaders()),
+      403,
+      "forbidden_caller",
+      "Authorization",
+    );
   });
 });
 

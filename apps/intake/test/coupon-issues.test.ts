@@ -18,7 +18,12 @@ import {
   streamLengths,
   withCredentials,
 } from "./support/intake-test-kit.ts";
-import { type ContractDocument, expectDocumentedAnswer, servedDocument } from "./support/openapi-contract.ts";
+import {
+  type ContractDocument,
+  documentedAnswer,
+  expectDocumentedAnswer,
+  servedDocument,
+} from "./support/openapi-contract.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -50,6 +55,21 @@ const decisions = async (outcome: string) => {
  * coupon's reservation state did not change. (The script writes a status only together with its stream
  * entry, so unchanged streams also mean no status was written.)
  */
+/**
+ * A refusal of the coupon itself: errors[] names couponId (README: errors[] on every error), and the answer
+ * is the one the document gives issueCoupon for its status, whose Problem schema has errors[].
+ */
+function expectCouponRefusal(response: LightMyRequestResponse, status: number, code: string) {
+  const body = expectProblem(response, status, code, "couponId");
+  expect(body.errors).toEqual([{ field: "couponId", detail: body.detail }]);
+  expectDocumentedAnswer(document, "issueCoupon", response);
+  const documented = documentedAnswer(document, "issueCoupon", status)!;
+  expect(documented.content?.["application/problem+json"]?.schema).toMatchObject({
+    properties: { errors: { type: "array" } },
+  });
+  return body;
+}
+
 async function refusedWithoutWrites(couponId: string, request: () => Promise<LightMyRequestResponse>) {
   const couponState = () =>
     Promise.all([
@@ -123,7 +143,7 @@ describe("refusals", () => {
   it("410 sold_out once quantity coupons are issued; a holder still hears already_issued", async () => {
     const coupon = await createCoupon(app, { quantity: 2 });
     for (const user of ["sold-a", "sold-b"]) expect((await issue(app, coupon.id, user)).statusCode).toBe(202);
-    expectProblem(
+    expectCouponRefusal(
       await refusedWithoutWrites(coupon.id, () => issue(app, coupon.id, "sold-c")),
       410,
       "sold_out",
@@ -138,7 +158,7 @@ describe("refusals", () => {
 
   it("403 not_open before the window opens", async () => {
     const coupon = await createCoupon(app, { startsAt: isoIn(3_600_000) });
-    const body = expectProblem(
+    const body = expectCouponRefusal(
       await refusedWithoutWrites(coupon.id, () => issue(app, coupon.id, "early")),
       403,
       "not_open",
@@ -148,7 +168,7 @@ describe("refusals", () => {
 
   it("403 not_open after the window closed", async () => {
     const coupon = await createCoupon(app, { startsAt: isoIn(-7_200_000), endsAt: isoIn(-3_600_000) });
-    const body = expectProblem(
+    const body = expectCouponRefusal(
       await refusedWithoutWrites(coupon.id, () => issue(app, coupon.id, "late")),
       403,
       "not_open",
@@ -173,7 +193,7 @@ describe("refusals", () => {
     await app.redis.del(app.queueKeys.couponState(coupon.id));
     const missing = await decisions("state_missing");
     const response = await refusedWithoutWrites(coupon.id, () => issue(app, coupon.id, "after-loss"));
-    const body = expectProblem(response, 503, "coupon_state_missing");
+    const body = expectCouponRefusal(response, 503, "coupon_state_missing");
     expect(body.retryable).toBe(true);
     // An operator's repair, not a blink: the client is told to wait long enough for it.
     expect(response.headers["retry-after"]).toBe("30");

@@ -94,11 +94,11 @@ describe("POST /v1/refunds: acceptance", () => {
   it("refuses a shopper (403) and nobody (401), and enqueues nothing", async () => {
     const before = await totalStreamLength(app);
     const asShopper = { authorization: `Bearer ${shopper}`, ...key() };
-    expectProblem(
-      await post(app, "/v1/refunds", { paymentId: paymentId() }, asShopper),
-      403,
-      "forbidden_caller",
-    );
+    const refused = await post(app, "/v1/refunds", { paymentId: paymentId() }, asShopper);
+    // The credential is what is at fault: errors[] names it, as README promises errors[] on every error.
+    const problem = expectProblem(refused, 403, "forbidden_caller", "Authorization");
+    expect(problem.errors).toEqual([{ field: "Authorization", detail: problem.detail }]);
+    expectDocumentedAnswer(document, "createRefund", refused);
     expectProblem(
       await post(app, "/v1/refunds", { paymentId: paymentId() }, { authorization: "", ...key() }),
       401,

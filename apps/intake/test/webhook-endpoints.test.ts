@@ -126,14 +126,19 @@ describe("POST /v1/webhook-endpoints", () => {
     const session = await post(app, "/v1/customer-sessions", { userId: "shopper-1" });
     expect(session.statusCode, session.body).toBe(201);
     const asShopper = { authorization: `Bearer ${session.json().token}` };
-    expectProblem(await get(app, "/v1/webhook-endpoints", asShopper), 403, "forbidden_caller");
+    expectProblem(
+      await get(app, "/v1/webhook-endpoints", asShopper),
+      403,
+      "forbidden_caller",
+      "Authorization",
+    );
     const created = await post(
       app,
       "/v1/webhook-endpoints",
       { url: "https://example.com/h", events: ["payment.succeeded"] },
       asShopper,
     );
-    expectProblem(created, 403, "forbidden_caller");
+    expectProblem(created, 403, "forbidden_caller", "Authorization");
   });
 });
 

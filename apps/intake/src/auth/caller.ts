@@ -45,10 +45,14 @@ export function mayRead(caller: Caller, userId: string): boolean {
   return caller.kind === "server" || caller.userId === userId;
 }
 
+/** What a forbidden_caller names as at fault: the credential, not anything in the body. */
+export const CREDENTIAL_FIELD = "Authorization";
+
 /** Routes only the shop's server may call: deposits (money enters a wallet), minting customer tokens. */
 export function requireServer(caller: Caller, what: string): void {
   if (caller.kind === "server") return;
   throw new ProblemError("forbidden_caller", {
+    field: CREDENTIAL_FIELD,
     detail: `${what} needs the shop's server key (Authorization: Bearer fg_sk_…); a ${
       caller.kind === "customer" ? "customer token" : "admin key"
     } may not`,
@@ -71,6 +75,7 @@ export function visibleTo<V extends { userId: string }>(
 
 export const adminNotAllowed = () =>
   new ProblemError("forbidden_caller", {
+    field: CREDENTIAL_FIELD,
     detail:
       "the admin key configures the deployment; payments, orders and reads need a server key or a customer token",
   });

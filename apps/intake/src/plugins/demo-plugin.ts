@@ -18,6 +18,7 @@ import {
   USER_ID_PATTERN,
 } from "@floodgate/domain";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { CREDENTIAL_FIELD } from "../auth/caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { acceptOperation } from "../operations/accept-operation.ts";
 import { readOrder } from "../orders/read-order.ts";
@@ -152,6 +153,7 @@ function demoShopperRoutes(app: FastifyInstance) {
       const caller = request.caller;
       if (caller.kind !== "customer") {
         throw new ProblemError("forbidden_caller", {
+          field: CREDENTIAL_FIELD,
           detail: "the demo's deposit takes a shopper's customer token (sign in with POST /demo/login)",
         });
       }
@@ -170,6 +172,7 @@ function demoShopperRoutes(app: FastifyInstance) {
       const caller = request.caller;
       if (caller.kind !== "customer") {
         throw new ProblemError("forbidden_caller", {
+          field: CREDENTIAL_FIELD,
           detail: "the demo's refund takes a shopper's customer token (sign in with POST /demo/login)",
         });
       }

@@ -49,21 +49,28 @@ function refusal(
         },
       ];
     case "sold_out":
-      return ["sold_out", { detail: `coupon ${couponId} is sold out` }];
+      return ["sold_out", { field: "couponId", detail: `coupon ${couponId} is sold out` }];
     case "not_open":
       return [
         "not_open",
-        { detail: `coupon ${couponId} opens at ${new Date(outcome.opensAt).toISOString()}` },
+        {
+          field: "couponId",
+          detail: `coupon ${couponId} opens at ${new Date(outcome.opensAt).toISOString()}`,
+        },
       ];
     case "closed":
       return [
         "not_open",
-        { detail: `coupon ${couponId} closed at ${new Date(outcome.closedAt).toISOString()}` },
+        {
+          field: "couponId",
+          detail: `coupon ${couponId} closed at ${new Date(outcome.closedAt).toISOString()}`,
+        },
       ];
     case "unknown_coupon":
       return [
         "coupon_state_missing",
         {
+          field: "couponId",
           detail: `coupon ${couponId} has no state in Redis`,
           retryAfterSeconds: COUPON_STATE_RETRY_SECONDS,
         },
