@@ -14,12 +14,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { drainThenClose } from "../src/health/drain-then-close.ts";
 import { get, metricValue, post } from "./support/intake-test-kit.ts";
+import {
+  type ContractDocument,
+  documentedOperation,
+  expectDocumentedAnswer,
+  servedDocument,
+} from "./support/openapi-contract.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
 let proxy: TcpProxy;
 /** The same deployment, but its shard 2 is reached through a proxy the test can take down. */
 let proxied: FastifyInstance;
+let document: ContractDocument;
 /** The proxied app's config is derived from the environment's, so its requests name the key themselves. */
 const shop = () => ({ authorization: `Bearer ${env.serverKey}` });
 
@@ -32,6 +39,7 @@ beforeAll(async () => {
   const shardUrls = env.config.shardUrls.map((url, i) => (i === 2 ? shard2.toString() : url));
   proxied = await buildApp({ ...env.config, shardUrls }, { logger: false });
   await Promise.all([app.ready(), proxied.ready()]);
+  document = await servedDocument(app);
 });
 
 afterAll(async () => {
@@ -46,6 +54,28 @@ describe("GET /healthz", () => {
     const response = await get(app, "/healthz");
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ status: "ok" });
+    expectDocumentedAnswer(document, "getHealth", response);
+  });
+});
+
+describe("GET /metrics", () => {
+  it("answers 200 in Prometheus's text format, as documented", async () => {
+    const response = await get(app, "/metrics");
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toBe("text/plain; version=0.0.4; charset=utf-8");
+    expect(response.body).toMatch(/^# HELP /m);
+    expectDocumentedAnswer(document, "getMetrics", response);
+  });
+
+  it("the document names every answer of the three routes and nothing else", () => {
+    const statuses = (id: string) => Object.keys(documentedOperation(document, id).responses);
+    expect(statuses("getHealth")).toEqual(["200"]);
+    expect(statuses("getReadiness")).toEqual(["200", "503"]);
+    expect(statuses("getMetrics")).toEqual(["200"]);
+    // /readyz's 503 is its report, not a problem: a load balancer reads the status, a person the body.
+    expect(Object.keys(documentedOperation(document, "getReadiness").responses["503"]!.content!)).toEqual([
+      "application/json",
+    ]);
   });
 });
 
@@ -64,6 +94,7 @@ describe("GET /readyz", () => {
       },
       databases: { global: "ok", shards: { "0": "ok", "1": "ok", "2": "ok", "3": "ok" } },
     });
+    expectDocumentedAnswer(document, "getReadiness", response);
   });
 
   it("stays 200 with a shard down, naming it in the body and in floodgate_shard_up, and while accepting for it", async () => {
@@ -76,6 +107,7 @@ describe("GET /readyz", () => {
       expect(body.databases.shards["2"]).not.toBe("ok");
       expect(body.databases.shards["2"].length).toBeGreaterThan(0);
       expect(body.databases).toMatchObject({ global: "ok", shards: { "0": "ok", "1": "ok", "3": "ok" } });
+      expectDocumentedAnswer(document, "getReadiness", down);
       const metrics = (await get(proxied, "/metrics", shop())).body;
       expect(metricValue(metrics, "floodgate_shard_up", { shard: "2" })).toBe(0);
       expect(metricValue(metrics, "floodgate_shard_up", { shard: "0" })).toBe(1);
@@ -137,6 +169,7 @@ describe("shutting down", () => {
     const draining = await get(closing, "/readyz");
     expect(draining.statusCode).toBe(503);
     expect(draining.json().status).toBe("draining");
+    expectDocumentedAnswer(document, "getReadiness", draining);
     expect((await get(closing, "/healthz")).statusCode).toBe(200);
     expect((await post(closing, "/v1/payments", { userId: "draining-1", amount: 1 })).statusCode).toBe(202);
     await closed;

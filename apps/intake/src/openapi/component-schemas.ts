@@ -51,6 +51,7 @@ import {
   webhookEndpointResponseSchema,
   webhookEndpointUpdateRequestSchema,
 } from "@floodgate/domain";
+import { healthResponseSchema, readinessResponseSchema } from "../health/health-schemas.ts";
 import { orderConflictResponseSchema } from "../orders/order-problem-schema.ts";
 
 export const COMPONENT_SCHEMAS: Record<string, object> = {
@@ -103,6 +104,8 @@ export const COMPONENT_SCHEMAS: Record<string, object> = {
   OrderEvent: orderEventSchema,
   CouponIssueEvent: couponIssueEventSchema,
   RefundEvent: refundEventSchema,
+  Health: healthResponseSchema,
+  Readiness: readinessResponseSchema,
 };
 
 /** Marks a schema node with the component it becomes (hoistComponents replaces it with a reference). */

@@ -2,7 +2,7 @@
 // tags, the events a webhook endpoint receives, and the named schemas every operation refers to.
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { WEBHOOK_EVENT_SCHEMAS } from "@floodgate/domain";
-import { COMPONENT_MARK, markComponents } from "./component-schemas.ts";
+import { COMPONENT_MARK, COMPONENT_SCHEMAS, markComponents } from "./component-schemas.ts";
 import { FLOODGATE_VERSION } from "./floodgate-version.ts";
 
 export const OPENAPI_BASE: FastifyDynamicSwaggerOptions["openapi"] = {
@@ -70,6 +70,7 @@ const DESCRIPTIONS: Record<string, string> = {
     "against the request's URI: a page that explains the code (GET it with Accept: text/html, or as JSON). " +
     "`errors[]` names every field at fault; `retryable` says whether the same request can succeed later.",
   Payment: "A payment or a deposit, as GET /v1/payments/{id} and /v1/deposits/{id} answer it.",
+  Readiness: "What /readyz found: the same report whether ready (200) or not (503).",
 };
 
 /**
@@ -113,8 +114,12 @@ export function hoistComponents(document: Record<string, unknown>): Record<strin
     );
     const name = record[COMPONENT_MARK];
     if (typeof name !== "string") return fields;
-    const description = DESCRIPTIONS[name];
-    schemas[name] ??= description === undefined ? fields : { description, ...fields };
+    // The node's own description may be its answer's ("OK."), which the route's response merged into it: the
+    // component says what the schema is, from DESCRIPTIONS or the schema object itself.
+    const { description: _answer, ...schema } = fields;
+    const description =
+      DESCRIPTIONS[name] ?? (COMPONENT_SCHEMAS[name] as { description?: string }).description;
+    schemas[name] ??= description === undefined ? schema : { description, ...schema };
     return { $ref: `#/components/schemas/${name}` };
   };
   const paths = visit(document.paths);

@@ -17,6 +17,8 @@ export interface OperationDocs {
    * request without one is refused (refunds: a retried refund must not be a second one).
    */
   idempotent?: true | "required";
+  /** What an answer means, by status, where the default wording ("OK.", "A problem (503).") says too little. */
+  answers?: Record<number, string>;
   /** A WebSocket: what the socket carries, instead of HTTP answers. */
   socket?: SocketDocs;
 }

@@ -5,7 +5,7 @@
 import { GUARDED_ROUTE_CLASSES, type RouteClass } from "@floodgate/domain";
 import type { FastifySchema, RouteOptions } from "fastify";
 import type { RouteAuth } from "../plugins/auth-plugin.ts";
-import { markComponents } from "./component-schemas.ts";
+import { COMPONENT_MARK, markComponents } from "./component-schemas.ts";
 import {
   headersNamed,
   type ResponseHeaderName,
@@ -58,26 +58,40 @@ function withLocation(headers: Record<string, object>, docs: OperationDocs): Rec
   return { ...headers, Location: { ...headers.Location, description: `${description}: \`${template}\`.` } };
 }
 
+/** A problem+json body: the shared Problem schema, or one that extends it (OrderConflictProblem). */
+const isProblem = (body: unknown) =>
+  String((body as Record<string, unknown>)[COMPONENT_MARK] ?? "").endsWith("Problem");
+
 function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth): ResponseSchemas {
   const declared = markComponents((schema.response ?? {}) as ResponseSchemas);
   const replayed: ResponseHeaderName[] = docs.idempotent ? ["Idempotent-Replayed"] : [];
   const out: ResponseSchemas = {};
   for (const [status, body] of Object.entries(declared)) {
-    if (/^[45]/.test(status)) {
+    const said = docs.answers?.[Number(status)];
+    if (/^[45]/.test(status) && isProblem(body)) {
       const generic = status === "4xx" || status === "5xx";
       out[status] = problemAnswer(
         body,
-        generic ? `A problem (${status.toUpperCase()}): see its \`type\`.` : `A problem (${status}).`,
+        said ??
+          (generic ? `A problem (${status.toUpperCase()}): see its \`type\`.` : `A problem (${status}).`),
         status.startsWith("4") ? replayed : [],
       );
       continue;
     }
-    const headers: ResponseHeaderName[] = [
-      ...(docs.location ? (["Location"] as const) : []),
-      ...(isGuarded(docs.admission) ? (["RateLimit", "RateLimit-Policy"] as const) : []),
-      ...replayed,
-    ];
-    const described = { description: SUCCESS[status] ?? "Success.", ...(body as object) };
+    // Anything else is the body it declares, as JSON: a success, or an error that is not a problem (/readyz's
+    // 503 is its readiness report, which load balancers and people read as they read its 200).
+    const success = /^[23]/.test(status);
+    const headers: ResponseHeaderName[] = success
+      ? [
+          ...(docs.location ? (["Location"] as const) : []),
+          ...(isGuarded(docs.admission) ? (["RateLimit", "RateLimit-Policy"] as const) : []),
+          ...replayed,
+        ]
+      : [];
+    const described = {
+      description: said ?? SUCCESS[status] ?? (success ? "Success." : `An answer (${status}).`),
+      ...(body as object),
+    };
     out[status] =
       headers.length === 0 ? described : { ...described, headers: withLocation(headersNamed(headers), docs) };
   }

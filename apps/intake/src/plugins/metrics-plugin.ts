@@ -1,6 +1,7 @@
 import { createIntakeMetrics, type IntakeMetrics } from "@floodgate/metrics";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import { metricsTextSchema } from "../health/health-schemas.ts";
 import { registerQueueGauges } from "../scrape-gauges/queue-gauges.ts";
 import { registerRedisMemoryGauges } from "../scrape-gauges/redis-memory-gauges.ts";
 
@@ -36,7 +37,14 @@ export const metricsPlugin = fp(async (app: FastifyInstance) => {
     log: app.log,
   });
 
-  const docs = { operationId: "getMetrics", summary: "Prometheus metrics", tags: ["Health"] };
+  const docs = {
+    operationId: "getMetrics",
+    summary: "Prometheus metrics",
+    tags: ["Health"],
+    documented: { answers: { 200: "Every metric of this process, in Prometheus's text format." } },
+    // A string body with its content type set is sent as it is: this schema is the document's, not a serializer's.
+    response: { 200: { content: { [metrics.registry.contentType]: { schema: metricsTextSchema } } } },
+  };
   app.get("/metrics", { config: { auth: "public" }, schema: docs }, async (_request, reply) => {
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });

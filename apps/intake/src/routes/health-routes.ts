@@ -5,6 +5,7 @@
 // payments applied once it is back; a backlog with 503 and Retry-After, rooms queueing, their sockets kept open).
 import type { FastifyInstance } from "fastify";
 import { backlogReport } from "../health/backlog-report.ts";
+import { healthResponseSchema, readinessResponseSchema } from "../health/health-schemas.ts";
 import { redisWritable } from "../health/readiness-checks.ts";
 import { StoreProbes } from "../health/store-probes.ts";
 
@@ -15,7 +16,13 @@ export async function healthRoutes(app: FastifyInstance) {
     "/healthz",
     {
       config: { auth: "public" },
-      schema: { operationId: "getHealth", summary: "Liveness: the process lives", tags: ["Health"] },
+      schema: {
+        operationId: "getHealth",
+        summary: "Liveness: the process lives",
+        tags: ["Health"],
+        documented: { answers: { 200: "The process lives (nothing else is checked)." } },
+        response: { 200: healthResponseSchema },
+      },
     },
     async () => ({ status: "ok" }),
   );
@@ -24,6 +31,13 @@ export async function healthRoutes(app: FastifyInstance) {
     operationId: "getReadiness",
     summary: "Readiness: 200 when this process can accept, else 503 naming why",
     tags: ["Health"],
+    documented: {
+      answers: {
+        200: "Ready: send this process traffic.",
+        503: "Not ready (Redis takes no write, or shutting down): the same report, its status saying why.",
+      },
+    },
+    response: { 200: readinessResponseSchema, 503: readinessResponseSchema },
   };
   app.get("/readyz", { config: { auth: "public" }, schema: readiness }, async (_request, reply) => {
     const [redis, databases] = await Promise.all([redisWritable(app), stores.states()]);
