@@ -15,10 +15,16 @@ import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY } from "./support/coupon-test-kit.ts";
 import { get, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
 import { type JsonSocket, openJsonSocket, withAccessToken } from "./support/json-socket.ts";
+import {
+  type ContractDocument,
+  expectDocumentedMessage,
+  servedDocument,
+} from "./support/openapi-contract.ts";
 import { createProduct } from "./support/product-test-kit.ts";
 
 interface OperationMessage {
   type: "status" | "error";
+  code?: string;
   operation?: { id: string; status: string; [field: string]: unknown };
   problem?: { status: number; code: string; [field: string]: unknown };
 }
@@ -31,11 +37,13 @@ interface OperationSocket extends Omit<JsonSocket<OperationMessage>, "next"> {
 let env: TestEnvironment;
 let apps: FastifyInstance[] = [];
 let worker: WorkerProcess | undefined;
+let document: ContractDocument;
 
 beforeAll(async () => {
   env = await createTestEnvironment("operation-socket", { env: { ADMIN_API_KEY: ADMIN_KEY } });
   apps = [await buildApp(env.config, { logger: false }), await buildApp(env.config, { logger: false })];
   await Promise.all(apps.map((app) => app.listen({ port: 0, host: "127.0.0.1" })));
+  document = await servedDocument(apps[0]!);
 });
 
 afterAll(async () => {
@@ -176,8 +184,10 @@ describe("WS /v1/operations/:id/ws", () => {
   ])("sends the 400 problem and closes 4400 for %s", async (_, id) => {
     const socket = await openOperationSocket(apps[0]!, id);
     const error = await socket.next("the error");
+    // The documented refusal: {type: "error", code, problem}.
     expect(error).toEqual({
       type: "error",
+      code: "invalid_operation_id",
       problem: expect.objectContaining({
         status: 400,
         code: "invalid_operation_id",
@@ -187,6 +197,7 @@ describe("WS /v1/operations/:id/ws", () => {
         errors: [expect.objectContaining({ field: "id" })],
       }),
     });
+    expectDocumentedMessage(document, "watchOperation", error);
     expect((await socket.closed).code).toBe(4400);
   });
 
@@ -201,7 +212,9 @@ describe("WS /v1/operations/:id/ws", () => {
     const socket = await openOperationSocket(apps[1]!, id);
     const error = await socket.next("the error");
     expect(error.type).toBe("error");
+    expect(error.code).toBe("not_found");
     expect(error.problem).toMatchObject({ status: 404, code: "not_found", type: "/problems/not-found" });
+    expectDocumentedMessage(document, "watchOperation", error);
     expect((await socket.closed).code).toBe(4404);
     if (route !== null) {
       // The problem the GET route answers for the same id (but for the URL it names, and its own request id).

@@ -9,12 +9,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import { get, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
+import {
+  type ContractDocument,
+  expectDocumentedMessage,
+  servedDocument,
+} from "./support/openapi-contract.ts";
 import { openTicketSocket, type TicketMessage } from "./support/ticket-socket.ts";
 
 let env: TestEnvironment;
 let apps: FastifyInstance[] = [];
 let leader: FastifyInstance;
 let follower: FastifyInstance;
+let document: ContractDocument;
 const baseUrl = (app: FastifyInstance) => {
   const address = app.server.address() as { port: number };
   return `http://127.0.0.1:${address.port}`;
@@ -31,6 +37,7 @@ beforeAll(async () => {
   );
   leader = apps.find((app) => app.admission.leader.leading)!;
   follower = apps.find((app) => app !== leader)!;
+  document = await servedDocument(follower);
 });
 
 afterAll(async () => {
@@ -105,17 +112,26 @@ describe("a waiting-room WebSocket", () => {
     }
   });
 
-  it("closes at once for a ticket the room does not have", async () => {
+  it("refuses a ticket the room does not have as documented, with the GET route's problem, and closes 4404", async () => {
     await putRoom("strict", {});
-    const socket = await openTicketSocket(
-      baseUrl(follower),
-      "strict",
-      "tkt_0000000000AAAAAAAAAAAAAAAA",
-      env.serverKey,
-    );
+    const ticketId = "tkt_0000000000AAAAAAAAAAAAAAAA";
+    const socket = await openTicketSocket(baseUrl(follower), "strict", ticketId, env.serverKey);
     const error = await socket.next((m: TicketMessage) => m.type === "error", "the error");
-    expect(error).toMatchObject({ type: "error" });
+    // The documented refusal, {type: "error", code, problem}, as the operation socket sends it.
+    expect(error).toEqual({ type: "error", code: "not_found", problem: expect.any(Object) });
+    expectDocumentedMessage(document, "watchTicket", error);
     expect((await socket.closed).code).toBe(4404);
+    const answered = await get(follower, `/v1/rooms/strict/tickets/${ticketId}`);
+    expect(answered.statusCode).toBe(404);
+    const { problem } = error as unknown as { problem: Record<string, unknown> };
+    expect(problem.requestId).toEqual(expect.any(String));
+    // The same problem but for the URL it names (the socket's, without its access token) and its request id.
+    expect(problem.instance).toBe(`/v1/rooms/strict/tickets/${ticketId}/ws`);
+    expect({ ...problem, instance: "", requestId: "" }).toEqual({
+      ...answered.json(),
+      instance: "",
+      requestId: "",
+    });
   });
 
   it("keeps its ticket's place while open, while a silent ticket is abandoned and told so", async () => {

@@ -52,7 +52,7 @@ export function watchLive<T>(
     const take = (data: any, fromSocket: boolean) => {
       if (done) return;
       try {
-        // The sockets' refusal ({type: "error", problem} or the ticket's {type: "error", code, detail}).
+        // The sockets' refusal, {type: "error", code, problem}; older intakes sent a ticket's as {type, code, detail}.
         if (data.type === "error") {
           const problem = data.problem ?? { code: data.code, detail: data.detail };
           if (fromSocket && problem.code === "token_expired" && sentToken !== undefined && !refreshed) {

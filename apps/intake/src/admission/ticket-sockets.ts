@@ -7,6 +7,8 @@ import type { AdmissionMetrics } from "@floodgate/metrics";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
+import { ProblemError } from "../errors/error-catalogue.ts";
+import { refusalMessage, socketRefusal } from "../operations/socket-problem.ts";
 import type { PassGrants } from "./pass-grants.ts";
 import { PositionRounds } from "./position-rounds.ts";
 import type { RoomDirectory } from "./room-directory.ts";
@@ -70,9 +72,16 @@ export class TicketSockets {
 
   /**
    * A socket for a ticket: it gets the ticket's state now, and stays if the ticket still waits or is admitted.
-   * `ownerUserId` (a shopper's socket): another user's ticket answers as unknown.
+   * `ownerUserId` (a shopper's socket): another user's ticket answers as unknown. `upgrade`: the URL and request
+   * id a refusal's problem names.
    */
-  async attach(socket: WebSocket, roomId: string, ticketId: string, ownerUserId?: string): Promise<void> {
+  async attach(
+    socket: WebSocket,
+    roomId: string,
+    ticketId: string,
+    ownerUserId: string | undefined,
+    upgrade: { instance: string; requestId: string },
+  ): Promise<void> {
     // Messages sent while the ticket is read would be lost; there are none to send yet, and the client sends none.
     let ticket: TicketState | null;
     try {
@@ -89,12 +98,14 @@ export class TicketSockets {
     // watcher added now would heartbeat the ticket (keep its place) until the next ping sweep, 30 s on.
     if (socket.readyState !== socket.OPEN) return;
     if (!ticket || (ownerUserId !== undefined && ticket.userId !== ownerUserId)) {
-      this.#messages.send(socket, {
-        type: "error",
-        code: "not_found",
+      // The problem GET /v1/rooms/:roomId/tickets/:ticketId answers for the same ticket.
+      const unknown = new ProblemError("not_found", {
+        field: "ticketId",
         detail: `room ${roomId} has no ticket ${ticketId}`,
       });
-      socket.close(4404, "no such ticket");
+      const refusal = socketRefusal(unknown, upgrade.instance, upgrade.requestId)!;
+      if (socket.readyState === socket.OPEN) socket.send(refusalMessage(refusal));
+      socket.close(refusal.closeCode, "no such ticket");
       return;
     }
     if (ticket.status !== "early" && ticket.status !== "waiting" && ticket.status !== "admitted") {

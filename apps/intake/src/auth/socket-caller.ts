@@ -2,7 +2,7 @@
 // 4401 or 4403), which a browser can read, where an HTTP 401 on the upgrade it could not.
 import type { WebSocket } from "@fastify/websocket";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { socketRefusal } from "../operations/socket-problem.ts";
+import { refusalMessage, socketRefusal } from "../operations/socket-problem.ts";
 import { adminNotAllowed, type Caller } from "./caller.ts";
 
 /** The verified caller, or null once the socket has been refused and closed. */
@@ -20,11 +20,7 @@ export async function authenticateSocket(
     if (refusal === null) {
       socket.close(1011, "try again");
     } else {
-      if (socket.readyState === socket.OPEN) {
-        // Both shapes the sockets use: the operation socket's `problem`, the ticket socket's `code`/`detail`.
-        const { code, detail } = refusal.problem as { code?: string; detail?: string };
-        socket.send(JSON.stringify({ type: "error", code, detail, problem: refusal.problem }));
-      }
+      if (socket.readyState === socket.OPEN) socket.send(refusalMessage(refusal));
       socket.close(refusal.closeCode, String(refusal.problem.code ?? "refused"));
     }
     return null;

@@ -12,13 +12,15 @@ export interface SocketDocs {
   clientMessages: string;
 }
 
+// Every refusal, on either socket (socket-problem.ts): the problem+json an HTTP route would answer, and its code
+// beside it; the close that follows carries 4000 + its status.
 const refusal = {
   type: "object",
-  required: ["type"],
+  required: ["type", "code", "problem"],
+  additionalProperties: false,
   properties: {
     type: { const: "error" },
-    code: { type: "string" },
-    detail: { type: "string" },
+    code: { type: "string", description: "The problem's code, as in `problem.code`." },
     problem: problemResponseSchema,
   },
 };

@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { WebSocket } from "ws";
 import type { Caller } from "../auth/caller.ts";
 import { type AnyOperationView, isFinal } from "./operation-views.ts";
-import { socketRefusal } from "./socket-problem.ts";
+import { refusalMessage, socketRefusal } from "./socket-problem.ts";
 
 const PING_EVERY_MS = 30_000;
 
@@ -155,7 +155,7 @@ export class OperationWatchers {
       return;
     }
     if (socket.readyState === socket.OPEN) {
-      socket.send(JSON.stringify({ type: "error", problem: refusal.problem }));
+      socket.send(refusalMessage(refusal));
     }
     socket.close(refusal.closeCode, String(refusal.problem.code));
   }

@@ -1,7 +1,7 @@
 // WS /v1/operations/:id/ws: an operation's status, live. The socket gets {"type":"status","operation":<view>}
 // (the body of the operation's GET route) at once and again on each change, whichever intake process holds
 // it (changes come from the workers over Redis pub/sub), and is closed 1000 after a final status. A malformed
-// or unknown id gets {"type":"error","problem":<problem+json>} and a close 4400 or 4404.
+// or unknown id gets {"type":"error","code":<code>,"problem":<problem+json>} and a close 4400 or 4404.
 import { Gauge } from "@floodgate/metrics";
 import type { FastifyInstance } from "fastify";
 import { authenticateSocket } from "../auth/socket-caller.ts";

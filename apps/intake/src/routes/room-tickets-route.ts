@@ -96,7 +96,11 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       const caller = await authenticateSocket(app, socket, request);
       if (caller === null) return;
       const owner = caller.kind === "customer" ? caller.userId : undefined;
-      void app.admission.sockets.attach(socket, request.params.roomId, request.params.ticketId, owner);
+      // The instance names the resource, not the URL: the query carries the access token.
+      void app.admission.sockets.attach(socket, request.params.roomId, request.params.ticketId, owner, {
+        instance: request.url.split("?")[0] ?? request.url,
+        requestId: request.id,
+      });
     },
   );
 }
