@@ -262,7 +262,9 @@ describe("GET /openapi.json", () => {
     for (const [id, messages] of Object.entries(sockets)) {
       const { url, operation: op } = operation(id);
       expect(url).toMatch(/\/ws$/);
-      expect(Object.keys(op.responses)).toEqual(["101"]);
+      // 101 for the socket; 426 (problem+json, Upgrade: websocket) for a GET without the upgrade.
+      expect(Object.keys(op.responses)).toEqual(["101", "426"]);
+      expect(Object.keys(op.responses["426"]!.headers ?? {})).toEqual(["Upgrade"]);
       expect(Object.keys(op["x-websocket"]!.serverMessages)).toEqual(messages);
       expect(op.security).toContainEqual({ socketAccessToken: [] });
     }

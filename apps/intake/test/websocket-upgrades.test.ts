@@ -1,6 +1,7 @@
 // Upgrades the router refuses (a bad percent-encoding, a parameter over the router's limit, an unknown path)
 // get their 400/404 and their socket closed: left open, each one held a file descriptor in CLOSE-WAIT and
 // app.close() waited on them. A malformed frame on an open socket is one warning for its connection, no stack.
+// A plain GET (no upgrade) on a socket route is a documented 426 upgrade_required with Upgrade: websocket.
 import { once } from "node:events";
 import { readdir } from "node:fs/promises";
 import { connect } from "node:net";
@@ -11,11 +12,13 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { buildApp } from "../src/app.ts";
-import { waitUntil } from "./support/intake-test-kit.ts";
+import { expectProblem, waitUntil } from "./support/intake-test-kit.ts";
+import { type ContractDocument, expectDocumentedAnswer, servedDocument } from "./support/openapi-contract.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
 let port: number;
+let document: ContractDocument;
 const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
@@ -29,6 +32,7 @@ beforeAll(async () => {
   app = await buildApp(env.config, { logger: { level: "warn", stream } });
   await app.listen({ port: 0, host: "127.0.0.1" });
   port = (app.server.address() as { port: number }).port;
+  document = await servedDocument(app);
 });
 
 afterAll(async () => {
@@ -84,6 +88,33 @@ describe("refused WebSocket upgrades", () => {
       );
     }
     await waitUntil(openFds, (count) => count <= before + 5, "the fd count to come back", 400);
+  });
+});
+
+describe("a plain GET on a WebSocket route", () => {
+  it.each([
+    ["watchOperation", `/v1/operations/${newOperationId("payment", 3)}/ws`],
+    ["watchTicket", "/v1/rooms/some-room/tickets/tkt_0000000000AAAAAAAAAAAAAAAA/ws"],
+  ])("%s answers 426 upgrade_required with Upgrade: websocket, as documented", async (operationId, url) => {
+    // With or without a credential: the socket checks it once opened; over HTTP there is nothing to serve.
+    for (const headers of [{}, { authorization: `Bearer ${env.serverKey}` }]) {
+      const response = await app.inject({ method: "GET", url, headers });
+      const body = expectProblem(response, 426, "upgrade_required");
+      expect(response.headers.upgrade).toBe("websocket");
+      expect(body).toMatchObject({ retryable: false, instance: url.split("?")[0] });
+      expect(String(body.detail)).toContain("WebSocket");
+      expectDocumentedAnswer(document, operationId, response, ["Upgrade"]);
+    }
+  });
+
+  it("still upgrades a real WebSocket on the same route", async () => {
+    const socket = new WebSocket(
+      `ws://127.0.0.1:${port}/v1/operations/${newOperationId("payment", 4)}/ws?access_token=${env.serverKey}`,
+    );
+    socket.on("error", () => {});
+    const [message] = await once(socket, "message");
+    expect(JSON.parse(String(message))).toMatchObject({ type: "error", code: "not_found" });
+    socket.close();
   });
 });
 

@@ -73,6 +73,12 @@ export const ERRORS = {
     retryable: false,
   },
   sold_out: { status: 410, title: "This coupon is sold out", retryable: false },
+  // A WebSocket route asked for without an upgrade: the resource exists, but only as a socket.
+  upgrade_required: {
+    status: 426,
+    title: "This route is a WebSocket: open it with Upgrade: websocket",
+    retryable: false,
+  },
   body_too_large: { status: 413, title: "The body is larger than 16 KiB", retryable: false },
   unsupported_media_type: { status: 415, title: "Send the body as application/json", retryable: false },
   idempotency_key_reused: {

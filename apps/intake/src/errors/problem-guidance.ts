@@ -46,6 +46,8 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
   room_guard_conflict:
     "Another active room guards one of these route classes: set its mode to off, or drop the class from one of them.",
   sold_out: "Every coupon of this definition has been issued; there are no more.",
+  upgrade_required:
+    'Open the URL as a WebSocket (`new WebSocket("wss://…")`, a GET with `Upgrade: websocket`), with the credential as `?access_token=` in a browser; the messages it sends are in the reference. Without a WebSocket, poll the resource\'s GET route instead.',
   body_too_large: "Send a body of at most 16 KiB.",
   unsupported_media_type: "Send the body as `Content-Type: application/json`.",
   webhook_url_refused:

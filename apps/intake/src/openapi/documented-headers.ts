@@ -48,6 +48,11 @@ export const responseHeaders = {
       "Present when this answer is the Idempotency-Key's recorded first answer, not a new decision.",
   },
   "WWW-Authenticate": { type: "string", description: "The Bearer challenge (RFC 6750)." },
+  Upgrade: {
+    type: "string",
+    enum: ["websocket"],
+    description: "The protocol this route is served over (RFC 9110): open it as a WebSocket.",
+  },
 } as const;
 
 export type ResponseHeaderName = keyof typeof responseHeaders;

@@ -74,7 +74,8 @@ function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth):
         body,
         said ??
           (generic ? `A problem (${status.toUpperCase()}): see its \`type\`.` : `A problem (${status}).`),
-        status.startsWith("4") ? replayed : [],
+        // A 426 names the protocol to upgrade to (RFC 9110 requires it).
+        [...(status === "426" ? (["Upgrade"] as const) : []), ...(status.startsWith("4") ? replayed : [])],
       );
       continue;
     }
@@ -131,6 +132,8 @@ function socketOperation(schema: FastifySchema, docs: OperationDocs): FastifySch
     },
     response: {
       101: { description: "Switching Protocols: the socket is open.", type: "null" },
+      // What the route answers over HTTP: a GET without the upgrade.
+      ...responses(schema, docs, "socket"),
     },
     "x-websocket": markComponents(socket),
   } as FastifySchema;

@@ -9,6 +9,7 @@ import { operationSocketDocs } from "../openapi/socket-docs.ts";
 import { readOperationView, watchedIdOf } from "../operations/operation-views.ts";
 import { OperationWatchers } from "../operations/operation-watchers.ts";
 import { StatusSubscriber } from "../operations/status-subscriber.ts";
+import { answerUpgradeRequired, upgradeRequiredResponse } from "../websockets/upgrade-required.ts";
 
 // No pattern on the id: a malformed one must reach the handler, which answers on the socket (4400), not
 // refuse the upgrade with an HTTP 400 a browser's WebSocket cannot read.
@@ -48,20 +49,20 @@ export async function operationSocketRoute(app: FastifyInstance) {
     subscriber.stop();
   });
 
-  app.get<{ Params: { id: string } }>(
-    "/v1/operations/:id/ws",
-    {
-      websocket: true,
-      config: { auth: "socket" },
-      schema: {
-        operationId: "watchOperation",
-        summary: "Live status of an operation: payment, deposit, coupon issue, order (WebSocket)",
-        tags: ["Operations"],
-        documented: { socket: operationSocketDocs },
-        params: paramsSchema,
-      },
+  app.route<{ Params: { id: string } }>({
+    method: "GET",
+    url: "/v1/operations/:id/ws",
+    config: { auth: "socket" },
+    schema: {
+      operationId: "watchOperation",
+      summary: "Live status of an operation: payment, deposit, coupon issue, order (WebSocket)",
+      tags: ["Operations"],
+      documented: { socket: operationSocketDocs },
+      params: paramsSchema,
+      response: upgradeRequiredResponse,
     },
-    async (socket, request) => {
+    handler: answerUpgradeRequired,
+    wsHandler: async (socket, request) => {
       const caller = await authenticateSocket(app, socket, request);
       if (caller === null) return;
       // The instance names the resource, not the URL: the query carries the access token.
@@ -73,5 +74,5 @@ export async function operationSocketRoute(app: FastifyInstance) {
         request.id,
       );
     },
-  );
+  });
 }

@@ -16,6 +16,7 @@ import { actingUser, mayRead } from "../auth/caller.ts";
 import { authenticateSocket } from "../auth/socket-caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { ticketSocketDocs } from "../openapi/socket-docs.ts";
+import { answerUpgradeRequired, upgradeRequiredResponse } from "../websockets/upgrade-required.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
@@ -79,20 +80,20 @@ export async function roomTicketsRoute(app: FastifyInstance) {
     },
   );
 
-  app.get<{ Params: TicketParams }>(
-    "/v1/rooms/:roomId/tickets/:ticketId/ws",
-    {
-      websocket: true,
-      config: { auth: "socket" },
-      schema: {
-        operationId: "watchTicket",
-        summary: "Live place and admission of a ticket (WebSocket)",
-        tags: ["Waiting rooms"],
-        documented: { socket: ticketSocketDocs },
-        params: ticketParamsSchema,
-      },
+  app.route<{ Params: TicketParams }>({
+    method: "GET",
+    url: "/v1/rooms/:roomId/tickets/:ticketId/ws",
+    config: { auth: "socket" },
+    schema: {
+      operationId: "watchTicket",
+      summary: "Live place and admission of a ticket (WebSocket)",
+      tags: ["Waiting rooms"],
+      documented: { socket: ticketSocketDocs },
+      params: ticketParamsSchema,
+      response: upgradeRequiredResponse,
     },
-    async (socket, request) => {
+    handler: answerUpgradeRequired,
+    wsHandler: async (socket, request) => {
       const caller = await authenticateSocket(app, socket, request);
       if (caller === null) return;
       const owner = caller.kind === "customer" ? caller.userId : undefined;
@@ -102,5 +103,5 @@ export async function roomTicketsRoute(app: FastifyInstance) {
         requestId: request.id,
       });
     },
-  );
+  });
 }
