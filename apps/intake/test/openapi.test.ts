@@ -11,6 +11,7 @@ import { buildApp } from "../src/app.ts";
 import { ERRORS, type ErrorCode } from "../src/errors/error-catalogue.ts";
 import { problemBody } from "../src/errors/problem-reply.ts";
 import { post } from "./support/intake-test-kit.ts";
+import { expectAnswerDocumented } from "./support/openapi-contract.ts";
 
 interface Operation {
   operationId?: string;
@@ -268,6 +269,23 @@ describe("GET /openapi.json", () => {
       expect(Object.keys(op["x-websocket"]!.serverMessages)).toEqual(messages);
       expect(op.security).toContainEqual({ socketAccessToken: [] });
     }
+  });
+});
+
+describe("the test kit's check of every answer against the document", () => {
+  it("refuses an answer whose body, status or header the document does not give", async () => {
+    const health = await app.inject({ method: "GET", url: "/healthz" });
+    await expectAnswerDocumented(app, "GET", "/healthz", health);
+    // The same answer, as if /readyz had given it: not a readiness report.
+    await expect(expectAnswerDocumented(app, "GET", "/readyz", health)).rejects.toThrow(/body/);
+    const accepted = await post(app, "/v1/payments", { userId: "openapi-kit", amount: 1 });
+    expect(accepted.statusCode).toBe(202);
+    // A payment's read answers no 202.
+    await expect(expectAnswerDocumented(app, "GET", "/v1/payments/x", accepted)).rejects.toThrow(
+      /documented/,
+    );
+    // A path no operation has is only ever the router's refusal.
+    await expect(expectAnswerDocumented(app, "GET", "/v1/nowhere", health)).rejects.toThrow(/router/);
   });
 });
 

@@ -1,10 +1,12 @@
 // Shared by the intake's test files: what a test needs to look at the real Redis behind an app, and to assert
-// the problem+json shape. Each test file still builds its own environment and app.
+// the problem+json shape. Each test file still builds its own environment and app. Every answer of get and
+// post is also held against the app's OpenAPI document, so a route test that drifts from it fails.
 import { createServer } from "node:net";
 import { scanKeys, serverKeyFor } from "@floodgate/test-fixtures";
-import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { expect } from "vitest";
 import { readinessKey } from "../../src/health/readiness-checks.ts";
+import { expectAnswerDocumented } from "./openapi-contract.ts";
 
 /**
  * The shop's server key of the app's test environment, unless the test names its own Authorization; an
@@ -21,15 +23,28 @@ export function withCredentials(
   return rest;
 }
 
+/** Every answer these helpers return has been held against the app's OpenAPI document (openapi-contract.ts). */
+async function documentedInject(app: FastifyInstance, options: InjectOptions & { method: "GET" | "POST" }) {
+  const response = await app.inject(options);
+  await expectAnswerDocumented(app, options.method, options.url as string, response);
+  return response;
+}
+
 export const post = (
   app: FastifyInstance,
   url: string,
   body: unknown,
   headers: Record<string, string> = {},
-) => app.inject({ method: "POST", url, headers: withCredentials(app, headers), payload: body as object });
+) =>
+  documentedInject(app, {
+    method: "POST",
+    url,
+    headers: withCredentials(app, headers),
+    payload: body as object,
+  });
 
 export const get = (app: FastifyInstance, url: string, headers: Record<string, string> = {}) =>
-  app.inject({ method: "GET", url, headers: withCredentials(app, headers) });
+  documentedInject(app, { method: "GET", url, headers: withCredentials(app, headers) });
 
 /** Entries per partition stream (a missing stream counts 0). */
 export async function streamLengths(app: FastifyInstance): Promise<number[]> {

@@ -92,6 +92,70 @@ export function expectDocumentedAnswer(
   return answer!;
 }
 
+const documents = new WeakMap<FastifyInstance, Promise<ContractDocument>>();
+
+/**
+ * The app's document as /openapi.json serves it, built in process (app.swagger()): no request, so a test that
+ * counts requests (rate limits, load shedding) counts only its own.
+ */
+function documentOf(app: FastifyInstance): Promise<ContractDocument> {
+  let document = documents.get(app);
+  if (document === undefined) {
+    const served = JSON.parse(JSON.stringify(app.swagger()));
+    document = SwaggerParser.dereference(served) as unknown as Promise<ContractDocument>;
+    documents.set(app, document);
+  }
+  return document;
+}
+
+/** The documented operation a request reached: its path template matched, the fewest parameters first. */
+function operationAt(document: ContractDocument, method: string, url: string) {
+  const path = url.split("?")[0]!;
+  const templates = Object.keys(document.paths)
+    .filter((template) => document.paths[template]![method.toLowerCase()] !== undefined)
+    .filter((template) => new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`).test(path))
+    .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+  const template = templates[0];
+  return template === undefined ? undefined : document.paths[template]![method.toLowerCase()]!;
+}
+
+/** Headers the API sends that the document must name wherever an answer carries them. */
+const DOCUMENTED_HEADERS = [
+  "Location",
+  "Retry-After",
+  "RateLimit",
+  "RateLimit-Policy",
+  "Idempotent-Replayed",
+  "WWW-Authenticate",
+  "Upgrade",
+];
+
+/**
+ * Holds any answer of the app against its document (the test kit's get and post call it on every answer): the
+ * operation its URL reaches answers this status, content type and body as documented, and every API header it
+ * carries is documented for that status. A URL no operation has is the router's own refusal (404, or 400 for a
+ * path it cannot decode): problem+json, checked as such.
+ */
+export async function expectAnswerDocumented(
+  app: FastifyInstance,
+  method: string,
+  url: string,
+  response: LightMyRequestResponse,
+): Promise<void> {
+  const document = await documentOf(app);
+  const operation = operationAt(document, method, url);
+  const where = `${method} ${url.split("?")[0]} ${response.statusCode}`;
+  if (operation === undefined) {
+    expect([400, 404], `${where}: no documented operation, so the router's refusal`).toContain(
+      response.statusCode,
+    );
+    expect(response.headers["content-type"], where).toMatch(/^application\/problem\+json/);
+    return;
+  }
+  const sent = DOCUMENTED_HEADERS.filter((name) => response.headers[name.toLowerCase()] !== undefined);
+  expectDocumentedAnswer(document, operation.operationId!, response, sent);
+}
+
 /** Holds a message a WebSocket sent against the schema the document gives its `type`. */
 export function expectDocumentedMessage(
   document: ContractDocument,
