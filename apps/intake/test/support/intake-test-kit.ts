@@ -24,9 +24,12 @@ export function withCredentials(
 }
 
 /** Every answer these helpers return has been held against the app's OpenAPI document (openapi-contract.ts). */
-async function documentedInject(app: FastifyInstance, options: InjectOptions & { method: "GET" | "POST" }) {
+export async function documentedInject(
+  app: FastifyInstance,
+  options: InjectOptions & { method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"; url: string },
+) {
   const response = await app.inject(options);
-  await expectAnswerDocumented(app, options.method, options.url as string, response);
+  await expectAnswerDocumented(app, options.method, options.url, response);
   return response;
 }
 

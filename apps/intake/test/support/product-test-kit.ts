@@ -2,7 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import { expect } from "vitest";
 import { adminHeaders } from "./coupon-test-kit.ts";
-import { post, prefixKeys } from "./intake-test-kit.ts";
+import { documentedInject, post, prefixKeys } from "./intake-test-kit.ts";
 
 export interface ProductBody {
   name?: string;
@@ -43,13 +43,19 @@ export const patchProduct = (
   productId: string,
   body: unknown,
   headers: Record<string, string> = adminHeaders(),
-) => app.inject({ method: "PATCH", url: `/v1/products/${productId}`, headers, payload: body as object });
+) =>
+  documentedInject(app, {
+    method: "PATCH",
+    url: `/v1/products/${productId}`,
+    headers,
+    payload: body as object,
+  });
 
 export const getProduct = (
   app: FastifyInstance,
   productId: string,
   headers: Record<string, string> = adminHeaders(),
-) => app.inject({ method: "GET", url: `/v1/products/${productId}`, headers });
+) => documentedInject(app, { method: "GET", url: `/v1/products/${productId}`, headers });
 
 export const productRows = (app: FastifyInstance) =>
   app.globalDb.selectFrom("products").selectAll().orderBy("id").execute();
