@@ -23,6 +23,14 @@
   token_bucket_charge(key, intervalMs, burst, nowMs, debtMs) stores a token taken from an empty bucket (at most
   debtMs of debt); it returns ms until the bucket is full again.
 ]]
+-- The stored time, in ms to the microsecond and rounded down. Lua's tostring keeps 14 significant digits, a
+-- tenth of a ms for an epoch time, and rounded half the times up: a take microseconds after another then read
+-- a time up to 0.05 ms later than was meant and found a full bucket empty. Down by under a microsecond errs,
+-- by that much, towards the client.
+local function token_bucket_time(ms)
+  return string.format("%.3f", math.floor(ms * 1000) / 1000)
+end
+
 local function token_bucket_peek(key, interval, burst, nowMs, debtMs)
   if interval <= 0 then
     return true, nil, -1, 0, 0
@@ -34,7 +42,7 @@ local function token_bucket_peek(key, interval, burst, nowMs, debtMs)
   local tolerance = interval * burst
   if tat > nowMs + tolerance + (debtMs or 0) then
     tat = nowMs + tolerance
-    redis.call("SET", key, tostring(tat), "PX", math.max(1, math.ceil(tolerance)))
+    redis.call("SET", key, token_bucket_time(tat), "PX", math.max(1, math.ceil(tolerance)))
   end
   local nextTat = tat + interval
   local allowAt = nextTat - tolerance
@@ -47,7 +55,7 @@ end
 
 local function token_bucket_take(key, nextTat, resetMs)
   if nextTat then
-    redis.call("SET", key, tostring(nextTat), "PX", math.max(1, resetMs))
+    redis.call("SET", key, token_bucket_time(nextTat), "PX", math.max(1, resetMs))
   end
 end
 
@@ -58,6 +66,6 @@ local function token_bucket_charge(key, interval, burst, nowMs, debtMs)
   end
   tat = math.min(tat + interval, nowMs + interval * burst + debtMs)
   local resetMs = math.max(1, math.ceil(tat - nowMs))
-  redis.call("SET", key, tostring(tat), "PX", resetMs)
+  redis.call("SET", key, token_bucket_time(tat), "PX", resetMs)
   return resetMs
 end
