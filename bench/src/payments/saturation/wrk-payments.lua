@@ -21,13 +21,19 @@ end
 function init(args)
   prefix = args[1]
   users = tonumber(args[2])
-  tokens = nil
+  -- Everything but the key, the shopper and the amount is the same in every request: built once here, so the
+  -- generator's CPU per request (which the targets' stages share the machine with) is a few concatenations.
+  -- The request is byte for byte what wrk.format would build from a headers table.
+  authorizations = nil
   if args[3] ~= nil and args[3] ~= "" then
-    tokens = {}
+    authorizations = {}
     for line in io.lines(args[3]) do
-      tokens[#tokens + 1] = line
+      authorizations[#authorizations + 1] = "Authorization: Bearer " .. line .. "\r\n"
     end
   end
+  local host = wrk.headers["Host"] or wrk.host
+  head = "POST /v1/payments HTTP/1.1\r\nHost: " .. host .. "\r\nContent-Type: application/json\r\n" ..
+    "Idempotency-Key: " .. prefix .. "-" .. thread_number .. "-"
   sequence = 0
   statuses = {}
   math.randomseed(os.time() * 1000 + thread_number)
@@ -36,15 +42,9 @@ end
 function request()
   sequence = sequence + 1
   local user = math.random(0, users - 1)
-  local headers = {
-    ["Content-Type"] = "application/json",
-    ["Idempotency-Key"] = prefix .. "-" .. thread_number .. "-" .. sequence,
-  }
-  if tokens ~= nil then
-    headers["Authorization"] = "Bearer " .. tokens[user + 1]
-  end
   local body = '{"userId":"bench-user-' .. user .. '","amount":' .. (100 * math.random(1, 100)) .. "}"
-  return wrk.format("POST", "/v1/payments", headers, body)
+  local authorization = authorizations ~= nil and authorizations[user + 1] or ""
+  return head .. sequence .. "\r\n" .. authorization .. "Content-Length: " .. #body .. "\r\n\r\n" .. body
 end
 
 function response(status, headers, body)
