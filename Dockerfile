@@ -1,10 +1,11 @@
 # syntax=docker/dockerfile:1
 # One image for every Floodgate process: `docker run floodgate intake|worker|migrate|reconcile|start|dlq`
-# (infra/docker/entrypoint.sh maps each to its script). Node runs the TypeScript directly (type stripping), so
-# the image is the repo with its dependencies installed, plus what `turbo run build` produces (the checkout
-# SDK's dist/, which the intake serves to the demo, and @floodgate/node's, which the worker imports); the build
-# step is skipped if no build task exists.
-# Never built on the development machine (no Docker engine there); infra/test/dockerfile.test.ts parses it.
+# (infra/docker/entrypoint.sh maps each to its script). The build stage installs everything and runs
+# infra/docker/assemble-runtime.sh: the build (every workspace package's dist/), then `pnpm deploy --prod` of the
+# intake, the worker and the CLI. The runtime stage is that layout alone: production dependencies, the workspace
+# libraries as JavaScript (Node strips no types under node_modules), the apps' own TypeScript, which Node runs.
+# Never built on the development machine (no Docker engine there); infra/test/dockerfile.test.ts parses it and
+# infra/test/runtime-layout.test.ts assembles the runtime stage's /app with the same script and runs it.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
@@ -26,15 +27,21 @@ RUN pnpm install --frozen-lockfile
 
 FROM deps AS build
 COPY . .
-# Again after the full copy: it only links the workspace (no download); then a build task, if one exists.
+# Again after the full copy: it only links the workspace (no download). Then the build and the runtime layout,
+# deployed from the same store offline.
 RUN pnpm install --frozen-lockfile --offline \
-  && if node -e "process.exit(require('./turbo.json').tasks.build ? 0 : 1)"; then pnpm exec turbo run build; fi
+  && infra/docker/assemble-runtime.sh /runtime
 
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
-COPY --from=build --chown=node:node /app /app
-# The image's own unprivileged user (uid 1000); nothing in /app is written at run time.
+# Owned by root, read by the image's unprivileged user (uid 1000): nothing in /app is written at run time, and
+# the manifests mount the root filesystem read-only.
+COPY --from=build /runtime /app
 USER node
 EXPOSE 3000 9464 9480
+# Asks the container's process (the intake on PORT, a worker on WORKER_METRICS_PORT) for its /healthz; one-off
+# commands (migrate, reconcile, dlq) count as healthy while they run. Kubernetes ignores it (its probes decide).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "/app/infra/docker/healthcheck.ts"]
 ENTRYPOINT ["/app/infra/docker/entrypoint.sh"]
 CMD ["intake"]

@@ -2,6 +2,9 @@
 # The image's entry point: its first argument names the process, the rest are that command's own options
 # (e.g. `reconcile --dry-run`). exec: node replaces the shell, so it receives SIGTERM and drains.
 set -eu
+# The image's workspace libraries are JavaScript in dist/ (Node strips no types under node_modules): this export
+# condition selects it (infra/docker/assemble-runtime.sh). Exported, so the processes `start` runs inherit it.
+export NODE_OPTIONS="--conditions=floodgate-dist${NODE_OPTIONS:+ $NODE_OPTIONS}"
 command="${1:-intake}"
 [ "$#" -gt 0 ] && shift
 case "$command" in

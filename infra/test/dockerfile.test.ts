@@ -8,6 +8,7 @@ import { dockerfileInstructions, nodeCommands, ROOT, readText, workspaceDirs } f
 const instructions = dockerfileInstructions();
 const args = (op: string) => instructions.filter((i) => i.op === op).map((i) => i.args);
 const ENTRYPOINT = "infra/docker/entrypoint.sh";
+const ASSEMBLE = "infra/docker/assemble-runtime.sh";
 
 describe("Dockerfile", () => {
   it("is multi-stage and runs as a user other than root", () => {
@@ -23,11 +24,25 @@ describe("Dockerfile", () => {
     expect(args("RUN").some((run) => run.includes("pnpm install --frozen-lockfile"))).toBe(true);
   });
 
-  it("builds what turbo builds (the intake serves the checkout SDK's dist/) and copies no local dist/", () => {
+  it("builds what turbo builds and copies no local dist/", () => {
+    expect(args("RUN").some((run) => run.includes(`${ASSEMBLE} /runtime`))).toBe(true);
     if (JSON.parse(readText("turbo.json")).tasks.build) {
-      expect(args("RUN").some((run) => run.includes("pnpm exec turbo run build"))).toBe(true);
+      expect(readText(ASSEMBLE)).toMatch(/^pnpm exec turbo run build\b/m);
     }
     expect(readText(".dockerignore")).toMatch(/^\*\*\/dist$/m);
+  });
+
+  it("runs from the assembled layout alone, as the user node, with a HEALTHCHECK the layout carries", () => {
+    const stages = readText("Dockerfile").split(/^FROM /m);
+    const runtime = stages.at(-1) as string;
+    expect(runtime).toMatch(/ AS runtime\n/);
+    const copies = [...runtime.matchAll(/^COPY (.+)$/gm)].map((match) => match[1]);
+    expect(copies).toEqual(["--from=build /runtime /app"]);
+    expect(runtime).not.toMatch(/^RUN /m);
+    const healthcheck = args("HEALTHCHECK");
+    expect(healthcheck).toHaveLength(1);
+    expect(healthcheck[0]).toMatch(/ CMD \["node", "\/app\/infra\/docker\/healthcheck\.ts"\]$/);
+    expect(readText(ASSEMBLE)).toMatch(/^cp .*infra\/docker\/healthcheck\.ts .*"\$out\/infra\/docker\/"$/m);
   });
 
   it("copies the manifest of every workspace package before installing (packages/ whole)", () => {
