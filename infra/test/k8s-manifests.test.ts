@@ -81,6 +81,62 @@ describe("infra/k8s", () => {
     expect([...(await workerListenerStatuses(paths)).values()]).toEqual([200, 200]);
   });
 
+  it("runs every container as a user other than root, read-only, with no capability to use or gain", () => {
+    expect(podSpecs.map(({ name }) => name).sort()).toEqual([
+      "floodgate-intake",
+      "floodgate-migrate",
+      "floodgate-worker",
+    ]);
+    for (const { name, spec } of podSpecs) {
+      expect(spec.securityContext, name).toMatchObject({
+        runAsNonRoot: true,
+        seccompProfile: { type: "RuntimeDefault" },
+      });
+      expect(spec.securityContext.runAsUser, name).toBeGreaterThan(0);
+    }
+    expect(containers).toHaveLength(4);
+    for (const { pod, container: c } of containers) {
+      expect(c.securityContext, `${pod}/${c.name}`).toEqual({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ["ALL"] },
+      });
+    }
+  });
+
+  it("lets a voluntary disruption take one pod of each Deployment at a time, and never blocks a drain", () => {
+    const budgets = documents.filter(({ doc }) => doc.kind === "PodDisruptionBudget").map(({ doc }) => doc);
+    const deployments = documents.filter(({ doc }) => doc.kind === "Deployment").map(({ doc }) => doc);
+    const selects = (budget: Yaml, deployment: Yaml) =>
+      Object.entries(budget.spec.selector.matchLabels).every(
+        ([label, value]) => deployment.spec.template.metadata.labels[label] === value,
+      );
+    // The fewest replicas each may run: the HPA's and KEDA's minimums.
+    const minimum: Record<string, number> = {
+      "floodgate-intake": one("HorizontalPodAutoscaler", "floodgate-intake").spec.minReplicas,
+      "floodgate-worker": one("ScaledObject", "floodgate-worker").spec.minReplicaCount,
+    };
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(Object.keys(minimum).sort());
+    for (const budget of budgets) {
+      expect(
+        deployments.filter((d) => selects(budget, d)),
+        budget.metadata.name,
+      ).toHaveLength(1);
+    }
+    for (const deployment of deployments) {
+      const name = deployment.metadata.name as string;
+      const matching = budgets.filter((budget) => selects(budget, deployment));
+      expect(matching, name).toHaveLength(1);
+      const spec = matching[0].spec;
+      // An absolute count: a percentage of a large fleet, or minAvailable at the minimum, would not hold this.
+      expect(spec.minAvailable, name).toBeUndefined();
+      expect(spec.maxUnavailable, name).toBe(1);
+      expect(spec.unhealthyPodEvictionPolicy, name).toBe("AlwaysAllow");
+    }
+    // At its minimum, one intake still answers while the other is evicted.
+    expect(minimum["floodgate-intake"]).toBeGreaterThan(1);
+  });
+
   it("scales the intake on CPU", () => {
     const hpa = one("HorizontalPodAutoscaler", "floodgate-intake").spec;
     expect(hpa.scaleTargetRef).toEqual({
