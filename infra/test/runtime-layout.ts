@@ -28,11 +28,23 @@ export interface ImageProcess {
  * `docker run floodgate <command> [args]`, as far as a folder can: the entry point from WORKDIR /app (`layout`),
  * with only the given environment (a container starts with no other variable but PATH and HOME).
  */
-export function runImageCommand(layout: string, args: string[], env: Record<string, string>): ImageProcess {
-  const child = spawn(join(layout, "infra/docker/entrypoint.sh"), args, {
+export function runImageCommand(
+  layout: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { init?: boolean } = {},
+): ImageProcess {
+  const entrypoint = join(layout, "infra/docker/entrypoint.sh");
+  // With init, as `docker run --init`: a parent process (here a shell, in its own process group) that stays
+  // PID "1" while the entry point's node runs as its child.
+  const [command, argv] = options.init
+    ? ["sh", ["-c", '"$0" "$@"; exit $?', entrypoint, ...args]]
+    : [entrypoint, args];
+  const child = spawn(command, argv, {
     cwd: layout,
     env: { PATH, HOME: layout, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.init === true,
   });
   let output = "";
   const collect = (chunk: Buffer) => {
@@ -47,25 +59,25 @@ export function runImageCommand(layout: string, args: string[], env: Record<stri
 }
 
 /** Resolves once the process's output contains `text`; rejects if it exits first. */
-export function outputContains(process: ImageProcess, text: string): Promise<void> {
+export function outputContains(run: ImageProcess, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const check = () => {
-      if (!process.output().includes(text)) return;
+      if (!run.output().includes(text)) return;
       cleanup();
       resolve();
     };
     const onExit = () => {
       cleanup();
-      reject(new Error(`exited before printing "${text}":\n${process.output()}`));
+      reject(new Error(`exited before printing "${text}":\n${run.output()}`));
     };
     const cleanup = () => {
-      process.child.stdout!.off("data", check);
-      process.child.stderr!.off("data", check);
-      process.child.off("exit", onExit);
+      run.child.stdout!.off("data", check);
+      run.child.stderr!.off("data", check);
+      run.child.off("exit", onExit);
     };
-    process.child.stdout!.on("data", check);
-    process.child.stderr!.on("data", check);
-    process.child.once("exit", onExit);
+    run.child.stdout!.on("data", check);
+    run.child.stderr!.on("data", check);
+    run.child.once("exit", onExit);
     check();
   });
 }
