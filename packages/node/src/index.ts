@@ -1,10 +1,15 @@
 export {
-  EVENT_ID_HEADER,
-  SIGNATURE_HEADER,
-  signWebhook,
+  signStandardWebhook,
+  standardWebhookKey,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from "./standard-webhooks.ts";
+export {
   type VerifyWebhookOptions,
   verifyWebhook,
-  type WebhookErrorCode,
   type WebhookEvent,
-  WebhookVerificationError,
-} from "./webhook-signature.ts";
+  type WebhookRequestHeaders,
+} from "./verify-webhook.ts";
+export { EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from "./webhook-signature.ts";
+export { type WebhookErrorCode, WebhookVerificationError } from "./webhook-verification-error.ts";
