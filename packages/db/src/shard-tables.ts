@@ -1,6 +1,6 @@
 // Row types of a shard database and the global one. Tables are plainly named (wallets, payments, deposits) so operators can
 // query them with psql.
-import type { StoredOrderStatus } from "@floodgate/domain";
+import type { StoredOrderStatus, WebhookSignatureScheme } from "@floodgate/domain";
 import type { ColumnType, Generated } from "kysely";
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -179,6 +179,15 @@ export interface WebhookEndpointsTable {
   events: string[];
   secret: string;
   enabled: Generated<boolean>;
+  /** New rows get 'standard-webhooks'; rows older than the column, 'floodgate-signature'. */
+  signature_scheme: ColumnType<
+    WebhookSignatureScheme,
+    WebhookSignatureScheme | undefined,
+    WebhookSignatureScheme
+  >;
+  /** The secret the last rotation replaced: it signs too until secret_rotated_at + 24 h. */
+  previous_secret: string | null;
+  secret_rotated_at: Date | null;
   created_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
 }

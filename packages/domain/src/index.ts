@@ -22,3 +22,4 @@ export * from "./schemas/webhook-event-schemas.ts";
 export * from "./schemas/webhook-schemas.ts";
 export * from "./webhook-address.ts";
 export * from "./webhook-events.ts";
+export * from "./webhook-signature-schemes.ts";

@@ -5,6 +5,7 @@
 import Type, { type TSchema } from "typebox";
 import { FAILURE_REASONS, OPERATION_STATUSES } from "../operation-status.ts";
 import type { WebhookEventType } from "../webhook-events.ts";
+import { PING_EVENT_TYPE } from "../webhook-signature-schemes.ts";
 import { couponIssueResponseSchema } from "./coupon-schemas.ts";
 import { operationResponseSchema, stringEnum } from "./operation-schemas.ts";
 import { orderResponseSchema } from "./order-schemas.ts";
@@ -53,6 +54,15 @@ export const refundEventDataSchema = Type.Object({
 });
 
 export const refundEventSchema = event(["refund.succeeded", "refund.failed"] as const, refundEventDataSchema);
+
+/** Sent by POST /v1/webhook-endpoints/:id/test to that endpoint only, whatever it subscribes to. */
+export const pingEventSchema = Type.Object({
+  /** Drawn at random: each test is an event of its own. */
+  id: Type.String({ pattern: "^evt_[0-9a-f]{32}$" }),
+  type: Type.Literal(PING_EVENT_TYPE),
+  createdAt: Type.String(),
+  data: Type.Object({ endpointId: Type.String() }),
+});
 
 export const WEBHOOK_EVENT_SCHEMAS = {
   "payment.succeeded": paymentEventSchema,
