@@ -3,7 +3,7 @@
 // answers as problem+json. /docs is the reference page; every problem `type` resolves to a page.
 import { readFile } from "node:fs/promises";
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { OPERATION_STATUSES, ORDER_STATUSES, WEBHOOK_EVENT_TYPES } from "@floodgate/domain";
+import { OPERATION_STATUSES, ORDER_STATUSES, PING_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from "@floodgate/domain";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -242,8 +242,11 @@ describe("GET /openapi.json", () => {
     });
   });
 
-  it("documents every webhook event a shop can subscribe to, its body a named event schema", () => {
-    expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+  it("documents every webhook event a shop can subscribe to and the test ping, its body a named event schema", () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES, PING_EVENT_TYPE].sort());
+    expect(document.webhooks[PING_EVENT_TYPE]!.post.requestBody.content["application/json"]!.schema).toEqual({
+      $ref: "#/components/schemas/PingEvent",
+    });
     const bodyOf = (type: string) =>
       document.webhooks[type]!.post.requestBody.content["application/json"]!.schema;
     expect(bodyOf("payment.succeeded")).toEqual({ $ref: "#/components/schemas/PaymentEvent" });

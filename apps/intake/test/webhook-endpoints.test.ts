@@ -57,8 +57,12 @@ describe("POST /v1/webhook-endpoints", () => {
       url: "http://127.0.0.1:9/hooks",
       events: ["payment.succeeded", "order.paid"],
       enabled: true,
-      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{32}$/),
+      signatureScheme: "standard-webhooks",
+      previousSecretExpiresAt: null,
+      // Standard base64, as Standard Webhooks libraries decode it: 24 bytes, no padding.
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
     });
+    expectDocumentedAnswer(document, "createWebhookEndpoint", created, []);
     const stored = await global
       .selectFrom("webhook_endpoints")
       .select("secret")
@@ -165,6 +169,15 @@ describe("PATCH, DELETE, deliveries and redeliver", () => {
       "url",
     );
     expect((await patch(app, `/v1/webhook-endpoints/${id}`, {})).statusCode).toBe(400);
+    const switched = await patch(open, `/v1/webhook-endpoints/${id}`, {
+      signatureScheme: "floodgate-signature",
+    });
+    expect(switched.statusCode, switched.body).toBe(200);
+    expect(switched.json()).toMatchObject({ signatureScheme: "floodgate-signature" });
+    expectDocumentedAnswer(document, "updateWebhookEndpoint", switched);
+    const unknown = await patch(open, `/v1/webhook-endpoints/${id}`, { signatureScheme: "svix" });
+    expectProblem(unknown, 400, "validation_error", "signatureScheme");
+    expectDocumentedAnswer(document, "updateWebhookEndpoint", unknown);
 
     const deliveries = await get(open, `/v1/webhook-endpoints/${id}/deliveries`);
     expect(deliveries.statusCode).toBe(200);
@@ -212,5 +225,86 @@ describe("PATCH, DELETE, deliveries and redeliver", () => {
       "not_found",
       "id",
     );
+  });
+});
+
+describe("rotate-secret and test", () => {
+  it("rotates: a new secret, shown this once and stored; the old one kept as previous for 24 h", async () => {
+    const created = (
+      await post(open, "/v1/webhook-endpoints", { url: "http://127.0.0.1:9/k", events: ["order.paid"] })
+    ).json();
+    const rotated = await post(open, `/v1/webhook-endpoints/${created.id}/rotate-secret`, undefined);
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    expectDocumentedAnswer(document, "rotateWebhookSecret", rotated);
+    const body = rotated.json();
+    expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(body.secret).not.toBe(created.secret);
+    const row = await global
+      .selectFrom("webhook_endpoints")
+      .select(["secret", "previous_secret", "secret_rotated_at"])
+      .where("id", "=", created.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ secret: body.secret, previous_secret: created.secret });
+    expect(Date.parse(body.previousSecretExpiresAt)).toBe(row.secret_rotated_at!.getTime() + 24 * 3_600_000);
+    // Rotated again within the overlap: the first secret stops signing at once (two sign at most).
+    const again = (await post(open, `/v1/webhook-endpoints/${created.id}/rotate-secret`, undefined)).json();
+    const after = await global
+      .selectFrom("webhook_endpoints")
+      .select(["secret", "previous_secret"])
+      .where("id", "=", created.id)
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual({ secret: again.secret, previous_secret: body.secret });
+    // Never shown again.
+    expect((await get(open, `/v1/webhook-endpoints/${created.id}`)).body).not.toContain(again.secret);
+  });
+
+  it("test records a ping delivery for the workers' relay to send, with Location to the endpoint's deliveries", async () => {
+    const { id } = (
+      await post(open, "/v1/webhook-endpoints", { url: "http://127.0.0.1:9/p", events: ["coupon.issued"] })
+    ).json();
+    const asked = await post(open, `/v1/webhook-endpoints/${id}/test`, undefined);
+    expect(asked.statusCode, asked.body).toBe(202);
+    expectDocumentedAnswer(document, "testWebhookEndpoint", asked, ["Location"]);
+    expect(asked.headers.location).toBe(`/v1/webhook-endpoints/${id}/deliveries`);
+    expect(asked.json()).toMatchObject({ endpointId: id, eventType: "ping", attempts: 0, deliveredAt: null });
+    const row = await global
+      .selectFrom("webhook_deliveries")
+      .select(["payload", "redeliver_requested_at"])
+      .where("id", "=", asked.json().id)
+      .executeTakeFirstOrThrow();
+    expect(row.redeliver_requested_at).toBeInstanceOf(Date);
+    expect(JSON.parse(row.payload)).toMatchObject({
+      id: asked.json().eventId,
+      type: "ping",
+      data: { endpointId: id },
+    });
+  });
+
+  it("answers 404 naming id for an unknown endpoint, 400 for a malformed id, 401 without a key; writes nothing", async () => {
+    for (const action of ["rotate-secret", "test"]) {
+      const operationId = action === "test" ? "testWebhookEndpoint" : "rotateWebhookSecret";
+      const missing = await post(open, `/v1/webhook-endpoints/whe_${"0".repeat(24)}/${action}`, undefined);
+      expectProblem(missing, 404, "not_found", "id");
+      expectDocumentedAnswer(document, operationId, missing);
+      const malformed = await post(open, `/v1/webhook-endpoints/nope/${action}`, undefined);
+      expect(malformed.statusCode).toBe(400);
+      expectDocumentedAnswer(document, operationId, malformed);
+      const unauthenticated = await post(
+        open,
+        `/v1/webhook-endpoints/whe_${"0".repeat(24)}/${action}`,
+        undefined,
+        {
+          authorization: "",
+        },
+      );
+      expect(unauthenticated.statusCode).toBe(401);
+      expectDocumentedAnswer(document, operationId, unauthenticated);
+    }
+    const none = await global
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("endpoint_id", "=", `whe_${"0".repeat(24)}`)
+      .execute();
+    expect(none).toEqual([]);
   });
 });

@@ -26,6 +26,7 @@ import {
   orderResponseSchema,
   paymentEventSchema,
   paymentRequestSchema,
+  pingEventSchema,
   problemResponseSchema,
   productChangeRequestSchema,
   productCreateRequestSchema,
@@ -50,6 +51,7 @@ import {
   webhookEndpointListResponseSchema,
   webhookEndpointResponseSchema,
   webhookEndpointUpdateRequestSchema,
+  webhookSecretRotatedResponseSchema,
 } from "@floodgate/domain";
 import { healthResponseSchema, readinessResponseSchema } from "../health/health-schemas.ts";
 import { orderConflictResponseSchema } from "../orders/order-problem-schema.ts";
@@ -98,12 +100,14 @@ export const COMPONENT_SCHEMAS: Record<string, object> = {
   WebhookEndpoint: webhookEndpointResponseSchema,
   WebhookEndpointCreated: webhookEndpointCreatedResponseSchema,
   WebhookEndpointList: webhookEndpointListResponseSchema,
+  WebhookSecretRotated: webhookSecretRotatedResponseSchema,
   WebhookDelivery: webhookDeliveryResponseSchema,
   WebhookDeliveryList: webhookDeliveryListResponseSchema,
   PaymentEvent: paymentEventSchema,
   OrderEvent: orderEventSchema,
   CouponIssueEvent: couponIssueEventSchema,
   RefundEvent: refundEventSchema,
+  PingEvent: pingEventSchema,
   Health: healthResponseSchema,
   Readiness: readinessResponseSchema,
 };

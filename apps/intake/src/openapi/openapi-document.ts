@@ -1,7 +1,7 @@
 // The parts of the OpenAPI document no route states: what the API is, who may call it (security schemes), its
 // tags, the events a webhook endpoint receives, and the named schemas every operation refers to.
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
-import { WEBHOOK_EVENT_SCHEMAS } from "@floodgate/domain";
+import { PING_EVENT_TYPE, pingEventSchema, WEBHOOK_EVENT_SCHEMAS } from "@floodgate/domain";
 import { COMPONENT_MARK, COMPONENT_SCHEMAS, markComponents } from "./component-schemas.ts";
 import { FLOODGATE_VERSION } from "./floodgate-version.ts";
 
@@ -73,17 +73,35 @@ const DESCRIPTIONS: Record<string, string> = {
   Readiness: "What /readyz found: the same report whether ready (200) or not (503).",
 };
 
+/** How each delivery is signed, per the endpoint's signatureScheme. */
+const SIGNED =
+  "Signed per the endpoint's `signatureScheme`. `standard-webhooks` (new endpoints; " +
+  "https://www.standardwebhooks.com): `webhook-id` (the event id), `webhook-timestamp` (unix seconds) and " +
+  '`webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed by the ' +
+  "bytes the `whsec_<base64>` secret encodes. `floodgate-signature` (endpoints made before, until switched): " +
+  '`Floodgate-Event-Id` and `Floodgate-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, ' +
+  "keyed by the whole secret string. For 24 h after a rotation each carries one signature per secret.";
+
 /**
  * What an endpoint (POST /v1/webhook-endpoints) receives: one entry per event type, its body the event's
- * schema, signed as the shop's server SDK (@floodgate/node) checks.
+ * schema, signed as the shop's server SDK (@floodgate/node) checks; and the ping that POST
+ * /v1/webhook-endpoints/{id}/test sends.
  */
 function webhooks(): Record<string, unknown> {
+  const schemas: [string, unknown][] = [
+    ...Object.entries(WEBHOOK_EVENT_SCHEMAS),
+    [PING_EVENT_TYPE, pingEventSchema],
+  ];
   return Object.fromEntries(
-    Object.entries(WEBHOOK_EVENT_SCHEMAS).map(([type, schema]) => [
+    schemas.map(([type, schema]) => [
       type,
       {
         post: {
-          summary: `The ${type} event`,
+          summary:
+            type === PING_EVENT_TYPE
+              ? "The ping POST /v1/webhook-endpoints/{id}/test sends"
+              : `The ${type} event`,
+          description: SIGNED,
           requestBody: {
             required: true,
             content: { "application/json": { schema: markComponents(schema) } },

@@ -1,5 +1,6 @@
 // The shop's webhook endpoints (server key only): where Floodgate POSTs signed events about its operations.
-// The signing secret is answered once, at creation. Configuration routes: they query the global database.
+// A signing secret is answered once, when it is made (creation, rotation). Configuration routes: they query the
+// global database.
 import type {
   WebhookDeliveryIdParams,
   WebhookEndpointCreateRequest,
@@ -17,6 +18,7 @@ import {
   webhookEndpointListResponseSchema,
   webhookEndpointResponseSchema,
   webhookEndpointUpdateRequestSchema,
+  webhookSecretRotatedResponseSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { requireServer } from "../auth/caller.ts";
@@ -28,9 +30,11 @@ import {
   endpointView,
   findEndpoint,
   insertEndpoint,
+  insertPing,
   listDeliveries,
   listEndpoints,
   requestRedelivery,
+  rotateSecret,
   updateEndpoint,
 } from "../webhooks/webhook-endpoint-rows.ts";
 
@@ -102,7 +106,8 @@ export async function webhookEndpointsRoute(app: FastifyInstance) {
       preValidation: serverOnly,
       schema: {
         operationId: "updateWebhookEndpoint",
-        summary: "Change an endpoint's url, events or enabled (workers see it within a second)",
+        summary:
+          "Change an endpoint's url, events, enabled or signatureScheme (workers see it within a second)",
         tags,
         params: webhookEndpointIdParamsSchema,
         body: webhookEndpointUpdateRequestSchema,
@@ -134,6 +139,65 @@ export async function webhookEndpointsRoute(app: FastifyInstance) {
       if (row === undefined) throw missing(request.params.id);
       request.log.info({ endpointId: row.id }, "webhook endpoint deleted");
       return endpointView(row);
+    },
+  );
+
+  app.post<{ Params: WebhookEndpointIdParams }>(
+    "/v1/webhook-endpoints/:id/rotate-secret",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "rotateWebhookSecret",
+        summary:
+          "A new signing secret, shown this once; the previous one signs beside it for 24 h (two signatures)",
+        tags,
+        params: webhookEndpointIdParamsSchema,
+        documented: {
+          answers: {
+            200: "The new secret. Until previousSecretExpiresAt each delivery carries a signature made with each secret, so a receiver holding either verifies; after it, only the new one signs.",
+          },
+        },
+        response: { 200: webhookSecretRotatedResponseSchema, ...problems },
+      },
+    },
+    async (request) => {
+      const row = await rotateSecret(app.globalDb, request.params.id);
+      if (row === undefined) throw missing(request.params.id);
+      request.log.info({ endpointId: row.id }, "webhook endpoint secret rotated");
+      return { ...endpointView(row), secret: row.secret };
+    },
+  );
+
+  app.post<{ Params: WebhookEndpointIdParams }>(
+    "/v1/webhook-endpoints/:id/test",
+    {
+      preValidation: serverOnly,
+      schema: {
+        operationId: "testWebhookEndpoint",
+        summary: "Send the endpoint a ping event (a delivery like any other, whatever it subscribes to)",
+        tags,
+        params: webhookEndpointIdParamsSchema,
+        documented: {
+          location: {
+            template: "/v1/webhook-endpoints/{id}/deliveries",
+            description:
+              "The endpoint's deliveries, where this ping's attempts and outcome are read (no route reads one delivery)",
+          },
+          answers: {
+            202: "The ping's delivery: a worker sends it within a second, signed with the endpoint's scheme and retried like any other (a disabled endpoint's waits until it is enabled and redelivered).",
+          },
+        },
+        response: { 202: webhookDeliveryResponseSchema, ...problems },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const row = (await findEndpoint(app.globalDb, id)) && (await insertPing(app.globalDb, id));
+      if (!row) throw missing(id);
+      return reply
+        .code(202)
+        .header("Location", `/v1/webhook-endpoints/${id}/deliveries`)
+        .send(deliveryView(row));
     },
   );
 

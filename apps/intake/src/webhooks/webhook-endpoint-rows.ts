@@ -2,7 +2,12 @@
 // Configuration routes: these queries are not on the accepted operations' path (zero Postgres there).
 import { randomBytes } from "node:crypto";
 import type { GlobalDatabase, WebhookDeliveriesTable, WebhookEndpointsTable } from "@floodgate/db";
-import type { Kysely, Selectable } from "kysely";
+import {
+  PING_EVENT_TYPE,
+  SECRET_ROTATION_OVERLAP_HOURS,
+  type WebhookSignatureScheme,
+} from "@floodgate/domain";
+import { type Kysely, type Selectable, sql } from "kysely";
 
 type EndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -11,9 +16,26 @@ export const endpointView = (row: EndpointRow) => ({
   url: row.url,
   events: row.events,
   enabled: row.enabled,
+  signatureScheme: row.signature_scheme,
+  previousSecretExpiresAt: previousSecretExpiry(row)?.toISOString() ?? null,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
+
+const OVERLAP_MS = SECRET_ROTATION_OVERLAP_HOURS * 3_600_000;
+
+/** When the secret the last rotation replaced stops signing; undefined if none signs any more. */
+function previousSecretExpiry(row: EndpointRow): Date | undefined {
+  if (row.previous_secret === null || row.secret_rotated_at === null) return undefined;
+  const expiry = new Date(row.secret_rotated_at.getTime() + OVERLAP_MS);
+  return expiry.getTime() > Date.now() ? expiry : undefined;
+}
+
+/**
+ * `whsec_` + 24 random bytes (192 bits) in standard base64, as Standard Webhooks libraries decode it (24 bytes
+ * need no padding). Secrets made before were base64url: the worker reads both alphabets.
+ */
+const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
 export const deliveryView = (row: Omit<Selectable<WebhookDeliveriesTable>, "payload">) => ({
   id: row.id,
@@ -41,7 +63,7 @@ export async function insertEndpoint(
       id: `whe_${randomBytes(12).toString("hex")}`,
       url,
       events,
-      secret: `whsec_${randomBytes(24).toString("base64url")}`,
+      secret: newSecret(),
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -56,14 +78,72 @@ export const findEndpoint = (db: Kysely<GlobalDatabase>, id: string) =>
 export const updateEndpoint = (
   db: Kysely<GlobalDatabase>,
   id: string,
-  change: { url?: string; events?: string[]; enabled?: boolean },
-) =>
-  db
+  change: { url?: string; events?: string[]; enabled?: boolean; signatureScheme?: WebhookSignatureScheme },
+) => {
+  const { signatureScheme, ...columns } = change;
+  return db
     .updateTable("webhook_endpoints")
-    .set({ ...change, updated_at: new Date() })
+    .set({
+      ...columns,
+      ...(signatureScheme === undefined ? {} : { signature_scheme: signatureScheme }),
+      updated_at: new Date(),
+    })
     .where("id", "=", id)
     .returningAll()
     .executeTakeFirst();
+};
+
+/**
+ * A new secret; the current one becomes the previous, signing beside it for SECRET_ROTATION_OVERLAP_HOURS from
+ * now (the database's clock, which the worker judges by too). A secret rotated out before is dropped at once:
+ * at most two sign. One statement, so two rotations at once cannot lose a secret half-way.
+ */
+export const rotateSecret = (db: Kysely<GlobalDatabase>, id: string) =>
+  db
+    .updateTable("webhook_endpoints")
+    .set({
+      previous_secret: sql<string>`secret`,
+      secret: newSecret(),
+      secret_rotated_at: sql<Date>`now()`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+
+/**
+ * A ping for one endpoint, as a delivery the workers' relay sends within a second (its redeliveries pass:
+ * relayRedeliveries in outbox-relay.ts), signed, retried and listed like any other.
+ */
+export async function insertPing(db: Kysely<GlobalDatabase>, endpointId: string) {
+  const eventId = `evt_${randomBytes(16).toString("hex")}`;
+  const now = new Date();
+  const payload = JSON.stringify({
+    id: eventId,
+    type: PING_EVENT_TYPE,
+    createdAt: now.toISOString(),
+    data: { endpointId },
+  });
+  const inserted = db
+    .insertInto("webhook_deliveries")
+    .values({
+      id: `whd_${randomBytes(16).toString("hex")}`,
+      endpoint_id: endpointId,
+      event_id: eventId,
+      event_type: PING_EVENT_TYPE,
+      payload,
+      next_attempt_at: now,
+      redeliver_requested_at: now,
+      created_at: now,
+    })
+    .returning(DELIVERY_COLUMNS)
+    .executeTakeFirstOrThrow();
+  // The endpoint deleted since the route found it: no ping (foreign_key_violation), as if never found.
+  return inserted.catch((error: { code?: string }) => {
+    if (error.code === "23503") return undefined;
+    throw error;
+  });
+}
 
 /** Its deliveries go with it (ON DELETE CASCADE); jobs still queued find no row and do nothing. */
 export const deleteEndpoint = (db: Kysely<GlobalDatabase>, id: string) =>
