@@ -1,6 +1,10 @@
-// One delivery attempt against a real local receiver: signed so @floodgate/node verifies it; a non-2xx and a
+// One delivery attempt against a real local receiver: signed in the endpoint's scheme, so @floodgate/node and
+// the third-party `standardwebhooks` package verify it (one signature per secret); a non-2xx and a
 // receiver that does not answer in time are failed attempts; and without WEBHOOK_ALLOW_PRIVATE the address is
 // refused when the connection is made (a name that resolves to loopback too), never reaching the receiver.
+
+import { verifyWebhook } from "@floodgate/node";
+import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { deliverOnce } from "../src/webhooks/delivery-request.ts";
 import {
@@ -19,12 +23,61 @@ const event = {
 };
 const payload = JSON.stringify(event);
 
+// A secret as POST /v1/webhook-endpoints makes them, and one from before Standard Webhooks (base64url).
+const NEW_SECRET = `whsec_${Buffer.alloc(24, 0xfb).toString("base64")}`;
+const OLD_SECRET = `whsec_${Buffer.alloc(24, 0xf7).toString("base64url")}`;
+
 describe("deliverOnce", () => {
+  it("signs a standard-webhooks endpoint's delivery as the standardwebhooks package verifies, one signature per secret", async () => {
+    const thirdParty = (body: string, headers: Record<string, unknown>, secret: string) =>
+      new Webhook(secret).verify(body, headers as Record<string, string>) as typeof event;
+    const receiver = await startWebhookReceiver(thirdParty);
+    try {
+      receiver.setSecret(NEW_SECRET);
+      const target = {
+        url: receiver.url,
+        scheme: "standard-webhooks" as const,
+        secrets: [NEW_SECRET],
+        eventId: event.id,
+        payload,
+      };
+      expect(await deliverOnce(target, { timeoutMs: 10_000, allowPrivate: true })).toMatchObject({
+        ok: true,
+      });
+      const [first] = receiver.received;
+      expect(first).toMatchObject({ event, eventIdHeader: event.id });
+      expect(first!.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+      expect(first!.headers).not.toHaveProperty("floodgate-signature");
+      // Two secrets (a rotation's overlap): two signatures, space-separated; either one's holder verifies.
+      await deliverOnce(
+        { ...target, secrets: [NEW_SECRET, OLD_SECRET] },
+        { timeoutMs: 10_000, allowPrivate: true },
+      );
+      const second = receiver.received[1]!;
+      expect(String(second.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+      // The old secret is base64url: the same key in standard base64 for the package, and as it is for ours.
+      const standardOld = `whsec_${OLD_SECRET.slice(6).replaceAll("-", "+").replaceAll("_", "/")}`;
+      expect(thirdParty(second.body, second.headers, standardOld)).toEqual(event);
+      expect(verifyWebhook({ payload: second.body, headers: second.headers, secret: OLD_SECRET })).toEqual(
+        event,
+      );
+      expect(receiver.forged).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("signs the body and sends Floodgate-Event-Id; a 2xx is delivered, a 503 is a failed attempt", async () => {
     const receiver = await startWebhookReceiver();
     try {
       receiver.setSecret("whsec_one");
-      const target = { url: receiver.url, secret: "whsec_one", eventId: event.id, payload };
+      const target = {
+        url: receiver.url,
+        scheme: "floodgate-signature" as const,
+        secrets: ["whsec_one"],
+        eventId: event.id,
+        payload,
+      };
       expect(await deliverOnce(target, { timeoutMs: 10_000, allowPrivate: true })).toEqual({
         ok: true,
         statusCode: 200,
@@ -37,7 +90,7 @@ describe("deliverOnce", () => {
       });
       // Signed with another secret: the receiver's verifier refuses it.
       receiver.mode = "ok";
-      await deliverOnce({ ...target, secret: "whsec_two" }, { timeoutMs: 10_000, allowPrivate: true });
+      await deliverOnce({ ...target, secrets: ["whsec_two"] }, { timeoutMs: 10_000, allowPrivate: true });
       expect(receiver.forged).toHaveLength(1);
     } finally {
       await receiver.close();
@@ -50,7 +103,13 @@ describe("deliverOnce", () => {
       receiver.setSecret("whsec_one");
       receiver.mode = "hold";
       const result = await deliverOnce(
-        { url: receiver.url, secret: "whsec_one", eventId: event.id, payload },
+        {
+          url: receiver.url,
+          scheme: "floodgate-signature",
+          secrets: ["whsec_one"],
+          eventId: event.id,
+          payload,
+        },
         { timeoutMs: 300, allowPrivate: true },
       );
       expect(result).toMatchObject({ ok: false, statusCode: null, error: "no answer in 300 ms" });
@@ -67,7 +126,7 @@ describe("deliverOnce", () => {
       const byName = receiver.url.replace("127.0.0.1", "localhost");
       for (const url of [receiver.url, byName]) {
         const result = await deliverOnce(
-          { url, secret: "whsec_one", eventId: event.id, payload },
+          { url, scheme: "standard-webhooks", secrets: [NEW_SECRET], eventId: event.id, payload },
           { timeoutMs: 5000, allowPrivate: false },
         );
         expect(result.ok, url).toBe(false);

@@ -7,14 +7,28 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
-import { isPrivateAddress } from "@floodgate/domain";
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from "@floodgate/node";
+import { isPrivateAddress, type WebhookSignatureScheme } from "@floodgate/domain";
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signStandardWebhook, signWebhook } from "@floodgate/node";
 
 export interface DeliveryTarget {
   url: string;
-  secret: string;
+  scheme: WebhookSignatureScheme;
+  /** The current secret, then the one a rotation replaced while it still signs: one signature each. */
+  secrets: readonly string[];
   eventId: string;
   payload: string;
+}
+
+/** The signature headers of the endpoint's scheme, signed now (a retry is signed afresh). */
+export function signatureHeaders(target: DeliveryTarget): Record<string, string> {
+  const { scheme, secrets, eventId, payload } = target;
+  switch (scheme) {
+    case "standard-webhooks":
+      // The event id is the message id: a retry or redelivery carries the same, as the receiver de-duplicates.
+      return signStandardWebhook({ id: eventId, payload, secret: secrets });
+    case "floodgate-signature":
+      return { [SIGNATURE_HEADER]: signWebhook({ payload, secret: secrets }), [EVENT_ID_HEADER]: eventId };
+  }
 }
 
 export type AttemptResult =
@@ -58,8 +72,7 @@ export function deliverOnce(
           "content-type": "application/json",
           "content-length": body.length,
           "user-agent": "Floodgate-Webhooks/1",
-          [SIGNATURE_HEADER]: signWebhook({ payload: target.payload, secret: target.secret }),
-          [EVENT_ID_HEADER]: target.eventId,
+          ...signatureHeaders(target),
         },
         signal: AbortSignal.timeout(options.timeoutMs),
         ...(options.allowPrivate ? {} : { lookup: guardedLookup }),

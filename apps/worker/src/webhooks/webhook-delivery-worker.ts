@@ -4,10 +4,11 @@
 // retries it on the schedule of retry-schedule.ts, until the last attempt gives up.
 import type { Config } from "@floodgate/config";
 import type { GlobalDatabase } from "@floodgate/db";
+import { SECRET_ROTATION_OVERLAP_HOURS } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import type { RedisConnection } from "@floodgate/redis-connections";
 import { type Job, Worker } from "bullmq";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
 import { deliverOnce } from "./delivery-request.ts";
 import { retryDelayMs } from "./retry-schedule.ts";
@@ -58,6 +59,12 @@ async function runDelivery(deps: DeliveryWorkerDependencies, job: Job<DeliveryJo
       "e.url",
       "e.secret",
       "e.enabled",
+      "e.signature_scheme",
+      // The database's clock decides, as it stamped the rotation (rotate-secret).
+      sql<
+        string | null
+      >`case when e.secret_rotated_at > now() - make_interval(hours => ${SECRET_ROTATION_OVERLAP_HOURS})
+        then e.previous_secret end`.as("previous_secret"),
     ])
     .where("d.id", "=", job.data.deliveryId)
     .executeTakeFirst();
@@ -73,7 +80,13 @@ async function runDelivery(deps: DeliveryWorkerDependencies, job: Job<DeliveryJo
     return "endpoint disabled";
   }
   const result = await deliverOnce(
-    { url: row.url, secret: row.secret, eventId: row.event_id, payload: row.payload },
+    {
+      url: row.url,
+      scheme: row.signature_scheme,
+      secrets: row.previous_secret === null ? [row.secret] : [row.secret, row.previous_secret],
+      eventId: row.event_id,
+      payload: row.payload,
+    },
     { timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate },
   );
   const attempt = job.attemptsMade + 1; // this job's attempt (attemptsMade counts the failed ones before it)

@@ -6,6 +6,7 @@
 // (legacy-job-drain.ts).
 import type { Config } from "@floodgate/config";
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import { SECRET_ROTATION_OVERLAP_HOURS } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
 import { createJobQueueConnection, type RedisConnection } from "@floodgate/redis-connections";
 import { Queue, type Worker } from "bullmq";
@@ -139,6 +140,7 @@ export class WorkerWebhooks {
     }
   }
 
+  /** Every 5 s: the oldest undelivered delivery's age, and rotated-out secrets past their overlap forgotten. */
   async #updateGauge(): Promise<void> {
     const now = Date.now();
     if (now - this.#lastGauge < GAUGE_EVERY_MS) return;
@@ -151,6 +153,13 @@ export class WorkerWebhooks {
       .execute(this.#global)
       .catch(() => undefined);
     if (oldest) this.#metrics.webhookOldestUndelivered.set(oldest.rows[0]?.age ?? 0);
+    // A rotated-out secret that no longer signs is not kept: one secret less to leak. Failing is harmless (it
+    // signs no more either way), so it waits for the next tick.
+    await sql`update webhook_endpoints set previous_secret = null
+              where previous_secret is not null
+                and secret_rotated_at <= now() - make_interval(hours => ${SECRET_ROTATION_OVERLAP_HOURS})`
+      .execute(this.#global)
+      .catch(() => undefined);
   }
 
   async stop(): Promise<void> {

@@ -1,13 +1,24 @@
 // A real HTTP receiver on a free local port for the webhook tests: it verifies each delivery's signature with
-// @floodgate/node (as a shop would), records what arrived, and can refuse (503) or hold requests on demand.
-import { createServer, type IncomingMessage, type Server } from "node:http";
+// @floodgate/node (as a shop would; either scheme) or the verifier a test gives (the third-party
+// `standardwebhooks` package), records what arrived, and can refuse (503) or hold requests on demand.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from "node:http";
 import { verifyWebhook, type WebhookEvent } from "@floodgate/node";
+
+/** Checks one delivery as a shop's handler would: the event, or a throw. */
+export type WebhookVerifier = (body: string, headers: IncomingHttpHeaders, secret: string) => WebhookEvent;
+
+const floodgateNode: WebhookVerifier = (payload, headers, secret) =>
+  verifyWebhook({ payload, headers, secret });
 
 export interface ReceivedDelivery {
   event: WebhookEvent;
+  /** webhook-id (Standard Webhooks) or Floodgate-Event-Id, whichever came. */
   eventIdHeader: string | undefined;
   /** What the receiver answered. */
   status: number;
+  /** The bytes and headers as they came, for a test to verify again (with another secret). */
+  body: string;
+  headers: IncomingHttpHeaders;
 }
 
 export interface WebhookReceiver {
@@ -26,6 +37,8 @@ export interface WebhookReceiver {
   /** Answers every request held so far (and those that come in hold mode later wait for the next release). */
   release(): void;
   setSecret(secret: string): void;
+  /** The shop's handler changed (a new way to verify). */
+  setVerifier(verify: WebhookVerifier): void;
   close(): Promise<void>;
 }
 
@@ -37,7 +50,10 @@ const readBody = (request: IncomingMessage) =>
     request.on("error", reject);
   });
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  verifier: WebhookVerifier = floodgateNode,
+): Promise<WebhookReceiver> {
+  let verify = verifier;
   let secret = "";
   let holding = 0;
   const newGate = () => {
@@ -69,6 +85,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     setSecret(value) {
       secret = value;
     },
+    setVerifier(value) {
+      verify = value;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -79,15 +98,18 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const body = await readBody(request);
     let event: WebhookEvent;
     try {
-      event = verifyWebhook({ payload: body, header: request.headers["floodgate-signature"], secret });
+      event = verify(body, request.headers, secret);
     } catch (error) {
       forged.push(`${(error as Error).message}: ${body.slice(0, 100)}`);
       response.writeHead(400).end();
       return;
     }
-    const eventIdHeader = request.headers["floodgate-event-id"] as string | undefined;
+    const eventIdHeader = (request.headers["webhook-id"] ?? request.headers["floodgate-event-id"]) as
+      | string
+      | undefined;
+    const raw = { body, headers: request.headers };
     if (receiver.mode === "down") {
-      received.push({ event, eventIdHeader, status: 503 });
+      received.push({ event, eventIdHeader, status: 503, ...raw });
       response.writeHead(503).end();
       return;
     }
@@ -96,7 +118,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       await gate.promise;
       holding -= 1;
     }
-    received.push({ event, eventIdHeader, status: 200 });
+    received.push({ event, eventIdHeader, status: 200, ...raw });
     response.writeHead(200, { "content-type": "text/plain" }).end("ok");
   });
   server.keepAliveTimeout = 1000;
