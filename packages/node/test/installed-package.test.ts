@@ -21,7 +21,7 @@ import {
   untypedExports,
 } from "@floodgate/test-fixtures/packed-package";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signWebhook } from "../src/index.ts";
+import { signStandardWebhook, signWebhook } from "../src/index.ts";
 
 /** The machine's own Node (20 on the development VM): what a shop's older service would run. */
 const SYSTEM_NODE = systemNode();
@@ -34,9 +34,10 @@ const NODE_TYPES_ROOT = fileURLToPath(new URL("../../../node_modules/@types", im
 // A shop's webhook handler, reduced to the README's call: the delivery comes in the environment, the outcome
 // goes out as one JSON line.
 const RECEIVER = `import { verifyWebhook, WebhookVerificationError } from "@floodgate/node";
-const { PAYLOAD: payload, HEADER: header, SECRET: secret } = process.env;
+const { PAYLOAD: payload, HEADER: header, HEADERS: headers, SECRET: secret } = process.env;
 try {
-  console.log(JSON.stringify({ verified: verifyWebhook({ payload, header, secret }) }));
+  const options = headers ? { payload, headers: JSON.parse(headers), secret } : { payload, header, secret };
+  console.log(JSON.stringify({ verified: verifyWebhook(options) }));
 } catch (error) {
   if (!(error instanceof WebhookVerificationError)) throw error;
   console.log(JSON.stringify({ refused: error.code }));
@@ -71,11 +72,16 @@ afterAll(async () => {
 const run = promisify(execFile);
 
 /** What receive-webhook.js made of a delivery, on `node`. */
-async function receive(node: string, delivery: { payload: string; header: string }) {
+async function receive(
+  node: string,
+  delivery: { payload: string; header?: string; headers?: Record<string, string> },
+  withSecret = secret,
+) {
   const { stdout } = await project.node(node, ["receive-webhook.js"], {
     PAYLOAD: delivery.payload,
-    HEADER: delivery.header,
-    SECRET: secret,
+    ...(delivery.header ? { HEADER: delivery.header } : {}),
+    ...(delivery.headers ? { HEADERS: JSON.stringify(delivery.headers) } : {}),
+    SECRET: withSecret,
   });
   return JSON.parse(stdout);
 }
@@ -115,6 +121,13 @@ describe("the npm pack tarball of @floodgate/node", () => {
     expect(await receive(node, { payload, header })).toEqual({ verified: event });
     const tampered = payload.replace("1200", "9999");
     expect(await receive(node, { payload: tampered, header })).toEqual({ refused: "bad_signature" });
+    // Standard Webhooks, from the request's headers.
+    const standardSecret = `whsec_${Buffer.alloc(24, 3).toString("base64")}`;
+    const headers = signStandardWebhook({ id: event.id, payload, secret: standardSecret });
+    expect(await receive(node, { payload, headers }, standardSecret)).toEqual({ verified: event });
+    expect(await receive(node, { payload: tampered, headers }, standardSecret)).toEqual({
+      refused: "bad_signature",
+    });
   });
 
   it.each([
@@ -132,6 +145,8 @@ export function receive(body: Buffer, header: string | undefined): WebhookEvent<
     throw error;
   }
 }
+export const fromHeaders = (body: string, headers: Record<string, string | string[] | undefined>) =>
+  verifyWebhook({ payload: body, headers, secret: "whsec_x" }).id;
 // @ts-expect-error: the secret is a string
 verifyWebhook({ payload: "{}", header: undefined, secret: 42 });
 `,
