@@ -137,11 +137,12 @@ describe("a normal run", () => {
     await allArrived(expected);
   });
 
-  it("delivers every event exactly once, signed (the receiver verified each), with Floodgate-Event-Id", () => {
+  it("delivers every event exactly once, signed (the receiver verified each), with its id in webhook-id", () => {
     expect(receiver.forged).toEqual([]);
     for (const event of expected) expect(receiver.acceptedCount(event.id), event.type).toBe(1);
     expect(receiver.received.map((d) => d.event.id).sort()).toEqual(expected.map((e) => e.id).sort());
-    for (const delivery of receiver.received) expect(delivery.eventIdHeader).toBe(delivery.event.id);
+    // A new endpoint: Standard Webhooks, the event id as the message id.
+    for (const delivery of receiver.received) expect(delivery.headers["webhook-id"]).toBe(delivery.event.id);
     expect(new Set(expected.map((e) => e.type))).toEqual(
       new Set([
         "deposit.succeeded",
