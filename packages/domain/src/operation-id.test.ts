@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   BUCKET_COUNT,
+  bucketCodeOf,
   newOperationId,
   OPERATION_ID_PATTERN,
   OPERATION_KINDS,
@@ -88,5 +89,19 @@ describe("newOperationId / parseOperationId", () => {
       bucket: BUCKET_COUNT - 1,
       createdAtMs: 0,
     });
+  });
+});
+
+describe("bucketCodeOf", () => {
+  it("is the two characters every id of the bucket carries at 14..15, one code per bucket", () => {
+    const codes = Array.from({ length: BUCKET_COUNT }, (_, bucket) => bucketCodeOf(bucket));
+    for (const [bucket, code] of codes.entries()) {
+      expect(newOperationId("order", bucket, T).slice(14, 16)).toBe(code);
+    }
+    expect(new Set(codes).size).toBe(BUCKET_COUNT);
+  });
+
+  it.each([-1, BUCKET_COUNT, 1.5, Number.NaN])("refuses bucket %s", (bucket) => {
+    expect(() => bucketCodeOf(bucket)).toThrow(RangeError);
   });
 });

@@ -113,6 +113,17 @@ export function newOperationId(
   return `${PREFIX_BY_KIND[kind]}_${encode(nowMs, 10)}${encode(bucket, 2)}${tail}`;
 }
 
+/**
+ * The two characters of an id that carry its bucket (characters 15-16, after the prefix and the time), so a store
+ * can select a bucket's rows by their ids without decoding them (`substr(id, 15, 2)`).
+ */
+export const bucketCodeOf = (bucket: number): string => {
+  if (!Number.isInteger(bucket) || bucket < 0 || bucket >= BUCKET_COUNT) {
+    throw new RangeError(`bucket ${bucket} is outside 0..${BUCKET_COUNT - 1}`);
+  }
+  return encode(bucket, 2);
+};
+
 export interface ParsedOperationId {
   kind: OperationKind;
   bucket: number;
