@@ -7,6 +7,7 @@ import { readStatusRecord } from "@floodgate/queue";
 import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import { ProblemError } from "../errors/error-catalogue.ts";
+import { orderViewOfRow } from "./order-row-view.ts";
 
 export async function readOrder(app: FastifyInstance, orderId: string): Promise<OrderView> {
   const parsed = parseOperationId(orderId);
@@ -43,27 +44,14 @@ async function readPersistedOrder(
     .where("order_id", "=", orderId)
     .orderBy("line")
     .execute();
-  const view: OrderView = {
-    id: row.id,
-    userId: row.user_id,
-    status: row.status,
-    items: items.map((item) => ({
+  return orderViewOfRow(
+    row,
+    items.map((item) => ({
       productId: item.product_id,
       quantity: item.quantity,
       unitPrice: item.unit_price,
     })),
-    subtotal: row.amount + row.discount,
-    discount: row.discount,
-    amount: row.amount,
-    currency: row.currency,
-    createdAt: row.created_at.toISOString(),
-    expiresAt: row.expires_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-  if (row.failure_reason) view.failureReason = row.failure_reason;
-  if (row.coupon_issue_id) view.couponIssueId = row.coupon_issue_id;
-  if (row.payment_id) view.paymentId = row.payment_id;
-  return view;
+  );
 }
 
 function pendingView(message: OrderMessage, status: "pending" | "failed", failureReason?: string): OrderView {
