@@ -28,6 +28,7 @@ import { couponsAdminRoute } from "./routes/coupons-admin-route.ts";
 import { customerSessionsRoute } from "./routes/customer-sessions-route.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { operationSocketRoute } from "./routes/operation-socket-route.ts";
+import { orderListRoute } from "./routes/order-list-route.ts";
 import { ordersRoute } from "./routes/orders-route.ts";
 import { paymentsRoute } from "./routes/payments-route.ts";
 import { productsAdminRoute } from "./routes/products-admin-route.ts";
@@ -139,6 +140,7 @@ export async function buildApp(
   await app.register(userCouponsRoute);
   await app.register(productsAdminRoute);
   await app.register(ordersRoute);
+  await app.register(orderListRoute);
   await app.register(roomsAdminRoute);
   await app.register(roomTicketsRoute);
   await app.register(rateLimitsAdminRoute);

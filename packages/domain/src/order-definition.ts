@@ -25,6 +25,10 @@ export type StoredOrderStatus = (typeof STORED_ORDER_STATUSES)[number];
 export const ORDER_STATUSES = ["pending", ...STORED_ORDER_STATUSES] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+/** GET /v1/orders: orders per page unless `limit` says, and the most `limit` may say. */
+export const ORDER_LIST_DEFAULT_LIMIT = 20;
+export const ORDER_LIST_MAX_LIMIT = 100;
+
 export const ORDER_END_REASONS = ["cancelled", "expired"] as const;
 export type OrderEndReason = (typeof ORDER_END_REASONS)[number];
 

@@ -2,7 +2,14 @@
 // suffices, that a product exists, only the reserving script can tell.
 import Type, { type Static } from "typebox";
 import { COUPON_ISSUE_ID_PATTERN, ORDER_ID_PATTERN } from "../operation-id.ts";
-import { MAX_LINE_QUANTITY, MAX_ORDER_LINES, ORDER_STATUSES } from "../order-definition.ts";
+import {
+  MAX_LINE_QUANTITY,
+  MAX_ORDER_LINES,
+  ORDER_LIST_DEFAULT_LIMIT,
+  ORDER_LIST_MAX_LIMIT,
+  ORDER_STATUSES,
+  STORED_ORDER_STATUSES,
+} from "../order-definition.ts";
 import { PRODUCT_ID_PATTERN } from "../product-id.ts";
 import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
 
@@ -57,4 +64,38 @@ export const orderResponseSchema = Type.Object({
   createdAt: Type.String(),
   expiresAt: Type.String(),
   updatedAt: Type.Optional(Type.String()),
+});
+
+/**
+ * GET /v1/orders. Every value of a query string arrives as text: the route reads `limit` as a number before
+ * this schema validates it (strict elsewhere, "20" is not 20; here there is no other spelling). Unknown
+ * parameters are refused, so a misspelt filter (`user_id`) is not a listing of every order.
+ */
+export const orderListQuerySchema = Type.Object(
+  {
+    userId: requestUserIdSchema,
+    status: Type.Optional(stringEnum(STORED_ORDER_STATUSES)),
+    after: Type.Optional(
+      Type.String({
+        pattern: "^[A-Za-z0-9_-]{1,200}$",
+        description: "The `nextCursor` of the page before: the listing goes on after the last order it gave.",
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: ORDER_LIST_MAX_LIMIT, default: ORDER_LIST_DEFAULT_LIMIT }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type OrderListQuery = Static<typeof orderListQuerySchema>;
+
+export const orderListResponseSchema = Type.Object({
+  data: Type.Array(orderResponseSchema, {
+    description: "Newest first: `createdAt` descending, then `id` descending.",
+  }),
+  nextCursor: Type.Unsafe<string | null>({
+    type: ["string", "null"],
+    description:
+      "The `after` of the next page; null when no order was left after this page as the shards answered it.",
+  }),
 });
