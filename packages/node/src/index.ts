@@ -1,4 +1,13 @@
 export {
+  type ShuffleProof,
+  ShuffleProofError,
+  type ShuffleProofErrorCode,
+  shuffleCommitment,
+  shuffleListHash,
+  shuffleOrder,
+  verifyShuffleProof,
+} from "./shuffle-proof.ts";
+export {
   signStandardWebhook,
   standardWebhookKey,
   WEBHOOK_ID_HEADER,
