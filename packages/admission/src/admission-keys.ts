@@ -18,6 +18,11 @@ export interface RoomKeySet {
   admits: string;
   /** Tickets that ended (expired, abandoned, revoked), scored by when: forgotten after a retention. */
   ended: string;
+  /** A closed pre-queue round's tickets in the order the leader computed (pre-queue-order.ts). */
+  order: string;
+  /** The last published shuffle proof (a hash) and its ticket ids, sorted (a list): shuffle-proof.ts. */
+  proof: string;
+  proofTickets: string;
 }
 
 export class AdmissionKeys {
@@ -83,6 +88,9 @@ export class AdmissionKeys {
       sessions: `${base}sessions`,
       admits: `${base}admits`,
       ended: `${base}ended`,
+      order: `${base}order`,
+      proof: `${base}shuffle`,
+      proofTickets: `${base}shuffle-tickets`,
     };
   }
 

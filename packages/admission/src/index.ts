@@ -9,6 +9,7 @@ export {
 } from "./admission-token.ts";
 export { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
 export { holdLeaderLease } from "./leader-lease.ts";
+export { type OrderOutcome, orderClosedRound } from "./pre-queue-order.ts";
 export {
   clearRateLimitOverride,
   readEffectiveRateLimits,
@@ -45,6 +46,13 @@ export {
   type TicketStatus,
 } from "./room-tickets.ts";
 export { countRoomTraffic } from "./room-traffic.ts";
+export {
+  readShuffleProof,
+  readShuffleProofTickets,
+  type ShuffleProofReading,
+  type ShuffleProofStatus,
+} from "./shuffle-proof.ts";
+export { newShuffleSeed, type ShuffleSeed } from "./shuffle-seed.ts";
 export { ThrottledWarning } from "./throttled-warning.ts";
 export {
   bucketArgs,

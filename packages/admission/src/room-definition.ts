@@ -8,6 +8,7 @@ import { isGuardedRouteClass } from "@floodgate/domain";
 import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { writeRoomGate } from "./room-gate.ts";
+import { newShuffleSeed } from "./shuffle-seed.ts";
 
 export interface RoomDefinition {
   roomId: string;
@@ -18,7 +19,10 @@ export interface RoomDefinition {
   sessionSeconds: number;
   /** A waiting ticket with no heartbeat (open WebSocket or poll) this long loses its place. */
   abandonSeconds: number;
-  /** Epoch ms; joins before it form the pre-queue, shuffled once at this time. */
+  /**
+   * Epoch ms; joins before it form the pre-queue, ordered once at this time by a seed committed to when the
+   * start was set (shuffle-proof.ts).
+   */
   startsAt: number | null;
   guards: GuardedRouteClass[];
   updatedAt: number;
@@ -77,6 +81,15 @@ export async function writeRoomDefinition(
   else multi.hsetnx(roomKeys.state, "queueing", "0");
   // A new start time means a new pre-queue, shuffled when it comes.
   if (previous === null || previous.startsAt !== room.startsAt) multi.hset(roomKeys.state, "shuffled", "0");
+  // A start to come gets a secret seed and publishes its commitment now, before anyone joins. One not yet
+  // consumed is kept (HSETNX, the three together: the close takes all three at once), so moving the start
+  // never changes a published commitment; the close that takes it makes room for the next one.
+  if (room.startsAt !== null && room.startsAt > room.updatedAt) {
+    const { seed, commitment, committedAt } = newShuffleSeed(room.updatedAt);
+    multi.hsetnx(roomKeys.state, "nextSeed", seed);
+    multi.hsetnx(roomKeys.state, "nextCommitment", commitment);
+    multi.hsetnx(roomKeys.state, "nextCommittedAt", committedAt);
+  }
   multi.publish(keys.configChannel(), JSON.stringify({ room: room.roomId }));
   await multi.exec();
   // `auto` is the leader's to mirror (after its next tick). A crash before this line leaves the mirror to the

@@ -15,5 +15,8 @@ export function roomScriptKeys(room: RoomKeySet): RoomKeys {
     sessionsKey: room.sessions,
     admitsKey: room.admits,
     endedKey: room.ended,
+    orderKey: room.order,
+    proofKey: room.proof,
+    proofTicketsKey: room.proofTickets,
   };
 }

@@ -1,9 +1,10 @@
-// One tick of one room (admit-room-10.lua, through its wrapper in @floodgate/redis-scripts): the leader runs it
+// One tick of one room (admit-room-11.lua, through its wrapper in @floodgate/redis-scripts): the leader runs it
 // about every 100 ms; tests run it directly. Every key is the room's, so it runs on a Redis Cluster: the leader
 // is fenced by its epoch, which the room keeps, rather than by reading the lease (leader-lease.ts).
 import type { ScriptedRedis } from "@floodgate/redis-connections";
-import { admitRoom } from "@floodgate/redis-scripts";
+import { type AdmitRoomResult, admitRoom } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
+import { orderClosedRound } from "./pre-queue-order.ts";
 import { roomScriptKeys } from "./room-script-keys.ts";
 
 /** Tickets a tick may look at per step: bounds a tick's time in Redis whatever the queue's length. */
@@ -40,13 +41,42 @@ export interface TickOptions {
   endedRetentionMs?: number;
 }
 
+/**
+ * One tick; when it closed a pre-queue round (or one still awaits its order), the round is ordered here, once
+ * (pre-queue-order.ts), and the room ticked again so the ordered round starts moving without waiting a round.
+ */
 export async function tickRoom(
   redis: ScriptedRedis,
   keys: AdmissionKeys,
   roomId: string,
   options: TickOptions,
 ): Promise<TickOutcome> {
-  const tick = await admitRoom.run(redis, {
+  const first = await tickOnce(redis, keys, roomId, options);
+  if (first.result !== "ticked" || !first.awaitsOrder) return stripped(roomId, first);
+  const ordered = await orderClosedRound(redis, keys, roomId, options.epoch);
+  if (ordered !== "published") return stripped(roomId, first);
+  const second = await tickOnce(redis, keys, roomId, options);
+  if (second.result !== "ticked") return stripped(roomId, first);
+  return stripped(roomId, {
+    ...second,
+    admitted: first.admitted + second.admitted,
+    ended: first.ended + second.ended,
+  });
+}
+
+function stripped(roomId: string, tick: AdmitRoomResult): TickOutcome {
+  if (tick.result !== "ticked") return tick;
+  const { queueing, waiting, admitted, ended } = tick;
+  return { result: "ticked", tick: { roomId, queueing, waiting, admitted, ended } };
+}
+
+function tickOnce(
+  redis: ScriptedRedis,
+  keys: AdmissionKeys,
+  roomId: string,
+  options: TickOptions,
+): Promise<AdmitRoomResult> {
+  return admitRoom.run(redis, {
     ...roomScriptKeys(keys.room(roomId)),
     leaderEpoch: options.epoch,
     backpressure: options.backpressure,
@@ -56,7 +86,4 @@ export async function tickRoom(
     stepLimit: TICK_STEP_LIMIT,
     endedRetentionMs: options.endedRetentionMs ?? ENDED_TICKET_RETENTION_MS,
   });
-  if (tick.result !== "ticked") return tick;
-  const { queueing, waiting, admitted, ended } = tick;
-  return { result: "ticked", tick: { roomId, queueing, waiting, admitted, ended } };
 }

@@ -57,7 +57,6 @@ export async function joinRoom(
     ...roomScriptKeys(keys.room(request.roomId)),
     ticketId: newTicketId(),
     userId: request.userId,
-    shuffleScore: Math.random(),
   });
   if (joined.result === "unknown_room") return joined;
   return {

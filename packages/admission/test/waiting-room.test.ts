@@ -1,6 +1,8 @@
 // Waiting rooms against the real Redis: one place per user, FIFO by sequence, a pre-queue shuffled once,
 // abandoned places skipped without using capacity, revocation, and a tick fenced by the leader's epoch.
 // Ticks are run by hand (the leader's loop is tested through the intake).
+
+import { verifyShuffleProof } from "@floodgate/node";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { joinRoom, readRoomStats, readTicket, revokeTicket, type TicketState } from "../src/index.ts";
@@ -101,7 +103,7 @@ describe("admission", () => {
     });
     expect(await kit.tickOutcome("fenced", { epoch: 0 })).toMatchObject({ result: "deposed" });
     expect(kit.admittedOrder("fenced")).toHaveLength(10);
-    // What a deposed leader can still do: tick a room its successor has not ticked yet (admit-room-10.lua says
+    // What a deposed leader can still do: tick a room its successor has not ticked yet (admit-room-11.lua says
     // why that is harmless). Once the successor has, that room refuses it too.
     expect((await kit.tickOutcome("not-reached", { epoch: deposed })).result).toBe("ticked");
     await kit.tick("not-reached");
@@ -211,6 +213,8 @@ describe("the pre-queue", () => {
     await kit.defineRoom("drop", { admitPerSecond: 1, startsAt: Date.now() - 1 });
     const late: string[] = [];
     for (let i = 0; i < 5; i++) late.push((await join("drop", `late-${i}`)).ticketId);
+    // The first join closed the pre-queue; the leader's tick orders it (pre-queue-order.ts) and moves it.
+    await kit.tick("drop");
 
     const positions = async (ids: string[]) =>
       Promise.all(ids.map(async (id) => (await readTicket(kit.redis, kit.keys, "drop", id))?.position));
@@ -218,6 +222,12 @@ describe("the pre-queue", () => {
     // Every early join has a place among the first 30, and the order is not the arrival order.
     expect([...earlyPositions].sort((a, b) => a! - b!)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(earlyPositions).not.toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    // The places are the order the published proof recomputes, not a draw made at join.
+    const proof = await kit.shuffleProof("drop");
+    const byPlace = [...early].sort(
+      (a, b) => earlyPositions[early.indexOf(a)]! - earlyPositions[early.indexOf(b)]!,
+    );
+    expect(verifyShuffleProof(proof)).toEqual(byPlace);
     expect(await positions(late)).toEqual([31, 32, 33, 34, 35]);
     // Once: neither a tick nor another join shuffles again.
     await kit.tick("drop");
@@ -238,20 +248,27 @@ describe("the pre-queue", () => {
   it("moves a pre-queue larger than one step a step per call, admitting none of it out of turn", async () => {
     const early = await bigDrop("big-drop");
     const room = kit.keys.room("big-drop");
-    // The first call after the start reserves 2,500 places and moves 1,000 (one step), not all of them.
+    // The first call after the start closes the pre-queue and reserves its 2,500 places; it moves none: the
+    // order is the leader's to compute. Its tick orders them and moves 1,000 (one step), not all of them.
     const late = await join("big-drop", "late-0");
-    expect(await kit.redis.zcard(room.early)).toBe(1500);
-    expect(await kit.redis.zcard(room.queue)).toBe(1001);
+    expect(await kit.redis.zcard(room.early)).toBe(2500);
+    expect(await kit.redis.zcard(room.queue)).toBe(1);
     await kit.lead();
+    await kit.tick("big-drop");
+    expect(await kit.redis.zcard(room.early)).toBe(1500);
+    expect(await kit.redis.zcard(room.queue)).toBeGreaterThanOrEqual(
+      1001 - kit.admittedOrder("big-drop").length,
+    );
     await tickUntil("big-drop", () => kit.admittedOrder("big-drop").length === 2501, "everyone is admitted");
     const order = kit.admittedOrder("big-drop");
     expect(order.at(-1)).toBe(late.ticketId);
+    expect(order.slice(0, 2500)).toEqual(verifyShuffleProof(await kit.shuffleProof("big-drop")));
     expect(new Set(order.slice(0, 2500))).toEqual(new Set(early));
   });
 
   it("finishes a shuffle in progress when startsAt moves, and the new pre-queue waits for its own start", async () => {
     const early = await bigDrop("moved-start");
-    const late = await join("moved-start", "late-0"); // starts the shuffle: 1,000 of 2,500 moved
+    const late = await join("moved-start", "late-0"); // closes the pre-queue: 2,500 places reserved
     await kit.defineRoom("moved-start", { admitPerSecond: 10_000, startsAt: Date.now() + 60_000 });
     const next = await join("moved-start", "next-0");
     expect(next.status).toBe("early");
@@ -290,7 +307,8 @@ describe("the pre-queue", () => {
     await kit.defineRoom("start-now", { admitPerSecond: 1, startsAt: null });
     const late = await join("start-now", "late-0");
     expect(late.status).toBe("waiting");
-    expect(late.position).toBe(11);
+    await kit.tick("start-now"); // orders and moves the pre-queue
+    expect((await readTicket(kit.redis, kit.keys, "start-now", late.ticketId))?.position).toBe(11);
     const places = await Promise.all(
       early.map(async (id) => (await readTicket(kit.redis, kit.keys, "start-now", id))?.position),
     );

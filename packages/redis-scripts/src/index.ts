@@ -1,5 +1,5 @@
 export { type AdmitRequestInput, admitRequest } from "./commands/admit-request.ts";
-export { admitRoom } from "./commands/admit-room.ts";
+export { type AdmitRoomResult, admitRoom } from "./commands/admit-room.ts";
 export {
   type ChangeProductInput,
   type ChangeProductResult,
@@ -42,6 +42,11 @@ export {
   issueCoupon,
 } from "./commands/issue-coupon.ts";
 export { joinRoom } from "./commands/join-room.ts";
+export {
+  type OrderPreQueueInput,
+  type OrderPreQueueResult,
+  orderPreQueue,
+} from "./commands/order-pre-queue.ts";
 export { readTicket } from "./commands/read-ticket.ts";
 export { type RecordRefusalInput, recordRefusal } from "./commands/record-refusal.ts";
 export { releaseCoupon } from "./commands/release-coupon.ts";

@@ -21,6 +21,8 @@ import {
   type RoomDefinition,
   type RoomTick,
   readRoomDefinition,
+  readShuffleProof,
+  readShuffleProofTickets,
   type TickOutcome,
   tickRoom,
   writeRoomDefinition,
@@ -141,6 +143,19 @@ export class RoomTestKit {
   }
 
   #markers = 0;
+
+  /** The room's published shuffle proof with its tickets, as GET /v1/rooms/:roomId/shuffle-proof answers it. */
+  async shuffleProof(
+    roomId: string,
+  ): Promise<{ commitment: string; seed: string | null; tickets: string[] | null }> {
+    const proof = await readShuffleProof(this.redis, this.keys, roomId);
+    if (proof === null) throw new Error(`${roomId} has no shuffle proof`);
+    const tickets =
+      proof.publishedAt === null
+        ? null
+        : await readShuffleProofTickets(this.redis, this.keys, roomId, proof.publishedAt);
+    return { commitment: proof.commitment, seed: proof.seed, tickets };
+  }
 
   /** Tickets admitted so far, in the order the events announced them. */
   admittedOrder(roomId: string): string[] {

@@ -5,8 +5,10 @@
 
   1. Fencing: a tick from a leader epoch below the highest this room has seen changes nothing, so a deposed
      leader cannot admit in a room its successor has ticked. The room keeps that epoch in its own state.
-  2. The pre-queue shuffle's next step, or its start if startsAt has come (includes/room-shuffle.lua); a room
-     turned off lets its pre-queue go, to be admitted in step 6 with everyone else.
+  2. The pre-queue: its close if startsAt has come, else the next step of moving it in the order the leader
+     wrote (includes/room-shuffle.lua); a room turned off lets its pre-queue go, to be admitted in step 6 with
+     everyone else once ordered. A closed round awaiting its order is said in the reply: the leader orders it
+     (pre-queue-order.ts) and ticks again.
   3. Sessions that ended: admitted tickets past expiresAt become expired.
   4. Abandonment: waiting or pre-queue tickets with no heartbeat for abandonSeconds lose their place.
      Forgetting: a ticket that ended (expired, abandoned, revoked) more than ARGV[7] ms ago leaves Redis.
@@ -26,6 +28,7 @@
   KEYS[1]  config {room-<id>}:config   KEYS[2] state   {room-<id>}:state   KEYS[3] queue {room-<id>}:queue
   KEYS[4]  pre-queue {room-<id>}:early KEYS[5] tickets KEYS[6] users       KEYS[7] heartbeats {room-<id>}:seen
   KEYS[8]  sessions                    KEYS[9] admissions per second       KEYS[10] ended {room-<id>}:ended
+  KEYS[11] pre-queue order {room-<id>}:order (the closed round's tickets, in the order the leader computed)
 
   ARGV[1] the leader's epoch (hold-leader-lease-2.lua; >= 1)
   ARGV[2] "1" when the workers' backlog is over its limit (backpressure), else "0"
@@ -35,7 +38,8 @@
   ARGV[6] most tickets to look at per step (bounds the tick's time)
   ARGV[7] how long an ended ticket stays readable, ms
 
-  Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned)}, {-1, the room's
+  Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned), "1" when a closed
+  pre-queue round awaits the leader's order else "0"}, {-1, the room's
   epoch} when a later leader epoch has ticked the room (or ARGV[1] is no epoch), {-2} when the room has no
   config (it is listed before its keys are written: room-definition.ts).
 ]]
@@ -43,7 +47,7 @@
 --- @include "room-shuffle"
 local keys = {
   config = KEYS[1], state = KEYS[2], queue = KEYS[3], early = KEYS[4], tickets = KEYS[5], users = KEYS[6],
-  seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9], ended = KEYS[10],
+  seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9], ended = KEYS[10], order = KEYS[11],
 }
 local epoch = tonumber(ARGV[1])
 local roomEpoch = tonumber(redis.call("HGET", keys.state, "leaderEpoch")) or 0
@@ -65,7 +69,9 @@ local limit = tonumber(ARGV[6])
 local nowMs = room_now_ms()
 local event = {room = ARGV[5], admitted = {}, ended = {}}
 
-room_shuffle_if_due(keys, nowMs, mode == "off")
+if not room_shuffle_close_if_due(keys, nowMs, mode == "off") then
+  room_shuffle_step(keys)
+end
 
 -- 3. Sessions that ended.
 for _, ticketId in ipairs(redis.call("ZRANGEBYSCORE", keys.sessions, "-inf", nowMs, "LIMIT", 0, limit)) do
@@ -226,4 +232,5 @@ if #event.admitted > 0 or #event.ended > 0 then
   redis.call("PUBLISH", ARGV[4], cjson.encode(event))
 end
 waiting = redis.call("ZCARD", keys.queue) + redis.call("ZCARD", keys.early)
-return {1, queueing and "1" or "0", waiting, admitted, #event.ended}
+local awaitsOrder = redis.call("HEXISTS", keys.state, "shuffleAwaitsOrder") == 1
+return {1, queueing and "1" or "0", waiting, admitted, #event.ended, awaitsOrder and "1" or "0"}

@@ -27,18 +27,20 @@ export type AdmitRoomResult =
       admitted: number;
       /** Ended by this tick (sessions expired + places abandoned). */
       ended: number;
+      /** A closed pre-queue round waits for the leader to order it (pre-queue-order.ts in @floodgate/admission). */
+      awaitsOrder: boolean;
     }
   /** A later leader epoch (roomEpoch) has ticked the room, or leaderEpoch is no epoch: nothing changed. */
   | { result: "deposed"; roomEpoch: number }
   /** The room is listed but has no config (yet): nothing changed. */
   | { result: "undefined_room" };
 
-type AdmitRoomReply = [1, "1" | "0", number, number, number] | [-1, number] | [-2];
+type AdmitRoomReply = [1, "1" | "0", number, number, number, "1" | "0"] | [-1, number] | [-2];
 
-/** admit-room-10.lua: one tick of a waiting room, run by the admission leader. */
+/** admit-room-11.lua: one tick of a waiting room, run by the admission leader. */
 export const admitRoom = luaScript({
-  file: "admit-room-10.lua",
-  keys: (input: AdmitRoomInput) => [...queueingRoomKeys(input), input.endedKey],
+  file: "admit-room-11.lua",
+  keys: (input: AdmitRoomInput) => [...queueingRoomKeys(input), input.endedKey, input.orderKey],
   args: (input: AdmitRoomInput) => [
     input.leaderEpoch,
     input.backpressure ? "1" : "0",
@@ -58,6 +60,7 @@ export const admitRoom = luaScript({
       waiting: Number(reply[2]),
       admitted: Number(reply[3]),
       ended: Number(reply[4]),
+      awaitsOrder: reply[5] === "1",
     };
   },
 });

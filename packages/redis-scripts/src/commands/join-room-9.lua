@@ -3,11 +3,13 @@
   waiting or admitted; after it expired, was abandoned or revoked, a new ticket at the back. While the room is
   not queueing the ticket is admitted at once. Joins are rate limited per client address by take-token-1.lua,
   which the intake sends beside this call (same round trip): the address's bucket has a slot of its own.
+  A join after startsAt closes the pre-queue if no tick has yet (includes/room-shuffle.lua: cheap), so it
+  queues behind all of it; ordering and moving the pre-queue are the leader's.
 
   KEYS[1]  room config    {room-<id>}:config    mode, admitPerSecond, sessionSeconds, abandonSeconds, startsAt
   KEYS[2]  room state     {room-<id>}:state     queueing, seq, shuffled, admittedTotal, ...
   KEYS[3]  queue          {room-<id>}:queue     ticket -> sequence number (FIFO)
-  KEYS[4]  pre-queue      {room-<id>}:early     ticket -> round + random draw (joins before startsAt)
+  KEYS[4]  pre-queue      {room-<id>}:early     ticket -> round (joins before startsAt)
   KEYS[5]  tickets        {room-<id>}:tickets   ticket -> record (includes/room-tickets.lua)
   KEYS[6]  users          {room-<id>}:users     userId -> ticket
   KEYS[7]  heartbeats     {room-<id>}:seen      ticket -> last heartbeat (waiting and early tickets)
@@ -17,7 +19,6 @@
 
   ARGV[1] ticket id for a new ticket (minted by the intake)
   ARGV[2] user id
-  ARGV[3] random score in [0, 1), the ticket's place in the pre-queue shuffle
 
   Returns {code, ticketId, status, position, joinedAt, admittedAt, expiresAt} (numbers as strings, "" unknown)
     code 1: a new ticket; code 2: the user's ticket, unchanged
@@ -35,7 +36,7 @@ local config = redis.call("HMGET", keys.config, "mode", "sessionSeconds", "start
 if not config[1] then
   return {-1, ""}
 end
-room_shuffle_if_due(keys, nowMs)
+room_shuffle_close_if_due(keys, nowMs, false)
 
 local function answer(code, ticketId, t)
   local position = ""
@@ -72,7 +73,7 @@ if not queueing then
 elseif startsAt and nowMs < startsAt then
   t.status = "early"
   ticket_write(keys.tickets, ticketId, t)
-  redis.call("ZADD", keys.early, room_early_score(keys, tonumber(ARGV[3])), ticketId)
+  redis.call("ZADD", keys.early, room_early_score(keys), ticketId)
   redis.call("ZADD", keys.seen, nowMs, ticketId)
 else
   t.status = "waiting"

@@ -10,8 +10,6 @@ export interface JoinRoomInput extends QueueingRoomKeys {
   /** The id a new ticket gets (minted by the caller); unused when the user's ticket is still live. */
   ticketId: string;
   userId: string;
-  /** Random in [0, 1): a pre-queue ticket's place in the shuffle. */
-  shuffleScore: number;
 }
 
 export type JoinRoomResult =
@@ -29,7 +27,7 @@ type JoinRoomReply = [-1, ""] | [1 | 2, string, string, string, string, string, 
 export const joinRoom = luaScript({
   file: "join-room-9.lua",
   keys: (input: JoinRoomInput) => queueingRoomKeys(input),
-  args: (input: JoinRoomInput) => [input.ticketId, input.userId, input.shuffleScore],
+  args: (input: JoinRoomInput) => [input.ticketId, input.userId],
   decode: (reply: JoinRoomReply): JoinRoomResult => {
     const code = Number(reply[0]);
     if (code === -1) return { result: "unknown_room" };

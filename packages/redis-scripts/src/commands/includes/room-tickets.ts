@@ -9,7 +9,7 @@ export interface RoomKeys {
   stateKey: string;
   /** {room-<id>}:queue: ticket -> sequence number (FIFO). */
   queueKey: string;
-  /** {room-<id>}:early: the pre-queue, ticket -> round + random draw (joins before startsAt). */
+  /** {room-<id>}:early: the pre-queue, ticket -> its round (joins before startsAt). */
   earlyKey: string;
   /** {room-<id>}:tickets: ticket -> record (room-tickets.lua). */
   ticketsKey: string;
@@ -23,10 +23,16 @@ export interface RoomKeys {
   admitsKey: string;
   /** {room-<id>}:ended: tickets that ended (expired, abandoned, revoked), scored by when; forgotten later. */
   endedKey: string;
+  /** {room-<id>}:order: a closed pre-queue round's tickets in the order the leader computed, moved from the head. */
+  orderKey: string;
+  /** {room-<id>}:shuffle: the last published shuffle proof (commitment, seed, listHash, ...). */
+  proofKey: string;
+  /** {room-<id>}:shuffle-tickets: that proof's ticket ids, sorted. */
+  proofTicketsKey: string;
 }
 
-/** The keys a room's join and tick take first, in their order (admit-room-10.lua adds endedKey after them). */
-export type QueueingRoomKeys = Omit<RoomKeys, "endedKey">;
+/** The keys a room's join and tick take first, in their order (admit-room-11.lua adds endedKey, orderKey). */
+export type QueueingRoomKeys = Omit<RoomKeys, "endedKey" | "orderKey" | "proofKey" | "proofTicketsKey">;
 
 export const queueingRoomKeys = (keys: QueueingRoomKeys): string[] => [
   keys.configKey,
