@@ -36,6 +36,7 @@ import { rateLimitsAdminRoute } from "./routes/rate-limits-admin-route.ts";
 import { refundsRoute } from "./routes/refunds-route.ts";
 import { roomTicketsRoute } from "./routes/room-tickets-route.ts";
 import { roomsAdminRoute } from "./routes/rooms-admin-route.ts";
+import { shuffleProofRoute } from "./routes/shuffle-proof-route.ts";
 import { userCouponsRoute } from "./routes/user-coupons-route.ts";
 import { walletsRoute } from "./routes/wallets-route.ts";
 import { webhookEndpointsRoute } from "./routes/webhook-endpoints-route.ts";
@@ -143,6 +144,7 @@ export async function buildApp(
   await app.register(orderListRoute);
   await app.register(roomsAdminRoute);
   await app.register(roomTicketsRoute);
+  await app.register(shuffleProofRoute);
   await app.register(rateLimitsAdminRoute);
   await app.register(operationSocketRoute);
   await app.register(catalogProductsRoute);

@@ -45,6 +45,8 @@ export const clusterSuites: string[] = [
   "packages/admission/test/admission-leader.test.ts",
   "apps/intake/test/waiting-room.test.ts",
   "apps/intake/test/waiting-room-sockets.test.ts",
+  // A scheduled room's pre-queue ordered from a committed seed, recomputed from its public proof.
+  "apps/intake/test/shuffle-proof.test.ts",
   "apps/intake/test/payments-accept.test.ts",
   // Payments, deposits and refunds end to end (a worker applying them), their idempotency, the queue gauges and
   // backpressure read per partition, webhook events staged with them.

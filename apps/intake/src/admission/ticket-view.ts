@@ -1,5 +1,6 @@
 // A ticket as a client sees it, on the join, a poll and the WebSocket alike. A pre-queue ticket is "waiting":
-// its position is the pre-queue's size (its place is drawn at startsAt) and startsAt says when.
+// its position is the pre-queue's size (its place is decided at startsAt: shuffle-proof-route.ts) and startsAt
+// says when.
 import { type AdmissionTokens, etaSeconds, type TicketState } from "@floodgate/admission";
 import type { RoomEntry } from "./room-directory.ts";
 

@@ -7,6 +7,7 @@ import {
   RoomDefinitionBusyError,
   readRoomDefinition,
   readRoomStats,
+  readShuffleProof,
   revokePass,
   revokeTicket,
   withRoomDefinitionLock,
@@ -29,9 +30,10 @@ const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 async function roomView(app: FastifyInstance, roomId: string) {
   const { redis, keys } = app.admission;
-  const [definition, stats] = await Promise.all([
+  const [definition, stats, shuffle] = await Promise.all([
     readRoomDefinition(redis, keys, roomId),
     readRoomStats(redis, keys, roomId),
+    readShuffleProof(redis, keys, roomId),
   ]);
   if (!definition) throw new ProblemError("not_found", { field: "roomId", detail: `no room ${roomId}` });
   return {
@@ -48,6 +50,7 @@ async function roomView(app: FastifyInstance, roomId: string) {
     startsAt: definition.startsAt === null ? null : new Date(definition.startsAt).toISOString(),
     guards: definition.guards,
     updatedAt: new Date(definition.updatedAt).toISOString(),
+    shuffleCommitment: shuffle?.commitment ?? null,
   };
 }
 

@@ -50,7 +50,57 @@ export const roomResponseSchema = Type.Object({
   startsAt: nullableStringSchema,
   guards: Type.Array(Type.String()),
   updatedAt: Type.String(),
+  /** The pre-queue shuffle's commitment (GET .../shuffle-proof): of the start to come, else of the last. */
+  shuffleCommitment: Type.Unsafe<string | null>({
+    type: ["string", "null"],
+    pattern: "^[0-9a-f]{64}$",
+    description:
+      "SHA-256 (hex) of the secret seed that orders the pre-queue at startsAt: published when the start is scheduled, the seed at the start (GET /v1/rooms/{roomId}/shuffle-proof). null for a room never scheduled.",
+  }),
 });
+
+export const SHUFFLE_PROOF_STATUSES = ["scheduled", "closed", "published"] as const;
+const hex64 = "^[0-9a-f]{64}$";
+
+/** GET /v1/rooms/:roomId/shuffle-proof: what anyone needs to recompute a pre-queue's order (docs/api.md). */
+export const shuffleProofResponseSchema = Type.Object({
+  roomId: Type.String(),
+  status: Type.Unsafe<(typeof SHUFFLE_PROOF_STATUSES)[number]>({
+    type: "string",
+    enum: [...SHUFFLE_PROOF_STATUSES],
+    description:
+      "scheduled: a start is to come, its commitment published, the list open. closed: the start closed the list, its order is being written (a tick). published: seed, listHash and tickets are given.",
+  }),
+  commitment: Type.String({
+    pattern: hex64,
+    description: "SHA-256 (hex) of the seed's 32 bytes, published when the start was scheduled.",
+  }),
+  committedAt: Type.String({
+    description:
+      "When the commitment was made (before the start, unless the start was scheduled by a release without commitments).",
+  }),
+  closedAt: Type.Unsafe<string | null>({
+    type: ["string", "null"],
+    description: "When the start closed the pre-queue's list; null while scheduled.",
+  }),
+  seed: Type.Unsafe<string | null>({
+    type: ["string", "null"],
+    pattern: hex64,
+    description:
+      "The secret seed (32 bytes, hex): null until the start has closed the list and its order is published.",
+  }),
+  listHash: Type.Unsafe<string | null>({
+    type: ["string", "null"],
+    pattern: hex64,
+    description: "SHA-256 (hex) of the ticket ids sorted and joined by newlines; null until published.",
+  }),
+  tickets: Type.Unsafe<string[] | null>({
+    type: ["array", "null"],
+    items: { type: "string" },
+    description: "The closed pre-queue's ticket ids, sorted; null until published.",
+  }),
+});
+export type ShuffleProofResponse = Static<typeof shuffleProofResponseSchema>;
 
 export const ticketJoinRequestSchema = Type.Object(
   { userId: requestUserIdSchema },
