@@ -1,5 +1,6 @@
 // @floodgate/node outside this monorepo: packed by `npm pack`, installed offline from the tarball into a new
-// project, and a delivery signed by the worker's own signWebhook verified there with the README's import, in
+// project, a delivery signed by the worker's own signWebhook verified there with the README's import (and a
+// waiting room's shuffle proof recomputed as the server orders it), in
 // Node 20 (the system's, which cannot run TypeScript at all) and 24 (which refuses TypeScript under
 // node_modules); type-checked there too.
 import { execFile, execFileSync } from "node:child_process";
@@ -21,7 +22,7 @@ import {
   untypedExports,
 } from "@floodgate/test-fixtures/packed-package";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signStandardWebhook, signWebhook } from "../src/index.ts";
+import { shuffleCommitment, shuffleOrder, signStandardWebhook, signWebhook } from "../src/index.ts";
 
 /** The machine's own Node (20 on the development VM): what a shop's older service would run. */
 const SYSTEM_NODE = systemNode();
@@ -44,6 +45,16 @@ try {
 }
 `;
 
+// Someone checking a drop: the proof as GET /v1/rooms/:roomId/shuffle-proof answered it, in the environment.
+const SHUFFLE_CHECKER = `import { ShuffleProofError, verifyShuffleProof } from "@floodgate/node";
+try {
+  console.log(JSON.stringify({ order: verifyShuffleProof(JSON.parse(process.env.PROOF)) }));
+} catch (error) {
+  if (!(error instanceof ShuffleProofError)) throw error;
+  console.log(JSON.stringify({ refused: error.code }));
+}
+`;
+
 const secret = "whsec_installed_package_test";
 const event = {
   id: "evt_installed_1",
@@ -62,6 +73,7 @@ beforeAll(async () => {
   packed = await packPackage(new URL("../", import.meta.url), packDir);
   project = await scratchProject(packed.tarball, SYSTEM_NODE);
   await project.write("receive-webhook.js", RECEIVER);
+  await project.write("check-shuffle.js", SHUFFLE_CHECKER);
 });
 
 afterAll(async () => {
@@ -131,12 +143,30 @@ describe("the npm pack tarball of @floodgate/node", () => {
   });
 
   it.each([
+    [`the system's Node ${versionOf(SYSTEM_NODE)}`, SYSTEM_NODE],
+    [`Node ${versionOf(THIS_NODE)}`, THIS_NODE],
+  ])("installed, recomputes a shuffle proof's order as the server computes it, on %s", async (_name, node) => {
+    const seed = "ab".repeat(32);
+    const tickets = Array.from(
+      { length: 20 },
+      (_, i) => `tkt_01JD0000000000000000000${String(i).padStart(3, "0")}`,
+    );
+    const proof = { commitment: shuffleCommitment(seed), seed, tickets };
+    const { stdout } = await project.node(node, ["check-shuffle.js"], { PROOF: JSON.stringify(proof) });
+    expect(JSON.parse(stdout)).toEqual({ order: shuffleOrder({ seed, tickets }) });
+    const forged = { ...proof, seed: "cd".repeat(32) };
+    const refused = await project.node(node, ["check-shuffle.js"], { PROOF: JSON.stringify(forged) });
+    expect(JSON.parse(refused.stdout)).toEqual({ refused: "commitment_mismatch" });
+  });
+
+  it.each([
     "nodenext",
     "bundler",
   ])("type-checks in a TypeScript project (moduleResolution %s)", async (resolution) => {
     await project.write(
       "consumer.ts",
       `import { type WebhookEvent, verifyWebhook, WebhookVerificationError } from "@floodgate/node";
+import { type ShuffleProof, ShuffleProofError, type ShuffleProofErrorCode, verifyShuffleProof } from "@floodgate/node";
 export function receive(body: Buffer, header: string | undefined): WebhookEvent<{ amount: number }> | string {
   try {
     return verifyWebhook<{ amount: number }>({ payload: body, header, secret: "whsec_x", toleranceSeconds: 60 });
@@ -149,6 +179,16 @@ export const fromHeaders = (body: string, headers: Record<string, string | strin
   verifyWebhook({ payload: body, headers, secret: "whsec_x" }).id;
 // @ts-expect-error: the secret is a string
 verifyWebhook({ payload: "{}", header: undefined, secret: 42 });
+export function admittedOrder(proof: ShuffleProof): string[] | ShuffleProofErrorCode {
+  try {
+    return verifyShuffleProof(proof);
+  } catch (error) {
+    if (error instanceof ShuffleProofError) return error.code;
+    throw error;
+  }
+}
+// @ts-expect-error: a proof's tickets are ids, not numbers
+verifyShuffleProof({ commitment: "", seed: null, tickets: [1, 2] });
 `,
     );
     const module = resolution === "bundler" ? "esnext" : "nodenext";
