@@ -5,7 +5,14 @@
 import { verifyShuffleProof } from "@floodgate/node";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { joinRoom, readRoomStats, readTicket, revokeTicket, type TicketState } from "../src/index.ts";
+import {
+  joinRoom,
+  readRoomStats,
+  readShuffleProof,
+  readTicket,
+  revokeTicket,
+  type TicketState,
+} from "../src/index.ts";
 import { LEADER, RoomTestKit, sleep } from "./support/room-test-kit.ts";
 
 let env: TestEnvironment;
@@ -311,6 +318,48 @@ describe("the pre-queue", () => {
       early.map(async (id) => (await readTicket(kit.redis, kit.keys, "start-now", id))?.position),
     );
     expect([...places].sort((a, b) => a! - b!)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+  });
+
+  it("orders the closed list as the leader reads it: a ticket revoked after the close is left out", async () => {
+    await kit.defineRoom("revoked-early", { admitPerSecond: 10_000, startsAt: Date.now() + 600_000 });
+    const early: string[] = [];
+    for (let i = 0; i < 10; i++) early.push((await join("revoked-early", `early-${i}`)).ticketId);
+    await kit.defineRoom("revoked-early", { admitPerSecond: 10_000, startsAt: Date.now() - 1 });
+    const late = await join("revoked-early", "late-0"); // closes the list
+    expect(await revokeTicket(kit.redis, kit.keys, "revoked-early", early[3]!)).toMatchObject({
+      before: "early",
+    });
+    await kit.lead();
+    await tickUntil(
+      "revoked-early",
+      () => kit.admittedOrder("revoked-early").length === 10,
+      "the other nine and the late join are admitted",
+    );
+    const proof = await kit.shuffleProof("revoked-early");
+    expect(proof.tickets).toEqual(early.filter((id) => id !== early[3]).sort());
+    expect(kit.admittedOrder("revoked-early")).toEqual([...verifyShuffleProof(proof), late.ticketId]);
+  });
+
+  it("mints a seed at the start for a round scheduled without one, and dates its commitment then", async () => {
+    await kit.defineRoom("unseeded", { admitPerSecond: 10_000, startsAt: Date.now() + 600_000 });
+    const early: string[] = [];
+    for (let i = 0; i < 5; i++) early.push((await join("unseeded", `early-${i}`)).ticketId);
+    // As a start scheduled by a release that committed no seed left it.
+    await kit.redis.hdel(kit.keys.room("unseeded").state, "nextSeed", "nextCommitment", "nextCommittedAt");
+    await kit.defineRoom("unseeded", { admitPerSecond: 10_000, startsAt: Date.now() - 1 });
+    await kit.lead();
+    await kit.tick("unseeded");
+    const reading = await readShuffleProof(kit.redis, kit.keys, "unseeded");
+    expect(reading).toMatchObject({ status: "published" });
+    expect(reading!.committedAt).toBeGreaterThanOrEqual(reading!.closedAt!);
+    const order = verifyShuffleProof(await kit.shuffleProof("unseeded"));
+    expect([...order].sort()).toEqual([...early].sort());
+    await tickUntil(
+      "unseeded",
+      () => kit.admittedOrder("unseeded").length === 5,
+      "the pre-queue is admitted",
+    );
+    expect(kit.admittedOrder("unseeded")).toEqual(order);
   });
 
   it("lets the pre-queue in when the room is turned off before startsAt, and forms a new one if turned on again", async () => {
