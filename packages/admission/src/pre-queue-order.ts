@@ -1,10 +1,11 @@
 // A closed pre-queue round, ordered once, by the admission leader's tick at the room's start (room-tick.ts runs
-// this when the tick script says a round awaits its order): its ticket ids read page by page, ordered by
-// shuffleOrder of @floodgate/node (the very function anyone checks the published proof with), and written back
-// page by page (order-pre-queue-4.lua), the last page publishing the proof. Outside Redis because Redis's Lua
-// has no SHA-256, and outside every request: a pre-queue of 100,000 costs the leader about 0.2 s of CPU, once.
+// this when the tick script says a round awaits its order): its ticket ids read page by page, ordered with the
+// key and comparator of @floodgate/node (whose verifyShuffleProof anyone checks the published proof with), and
+// written back page by page (order-pre-queue-4.lua), the last page publishing the proof. Outside Redis because
+// Redis's Lua has no SHA-256, and outside every request: a pre-queue of 100,000 costs the leader a few hundred
+// ms of CPU, once, in slices (the final sort of the keys is one step).
 
-import { shuffleListHash, shuffleOrder } from "@floodgate/node";
+import { byShuffleKey, shuffleKeyer, shuffleListHash } from "@floodgate/node";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { orderPreQueue } from "@floodgate/redis-scripts";
 import type { AdmissionKeys, RoomKeySet } from "./admission-keys.ts";
@@ -13,6 +14,8 @@ import { newShuffleSeed } from "./shuffle-seed.ts";
 
 /** Ids per read and per written page: bounds each call's time in Redis, as the shuffle's move step does. */
 const PAGE = 1000;
+/** Tickets keyed between two turns of the event loop. */
+const SLICE = 5000;
 /** Reads of a list that changed while read (a revocation) before the next tick tries again. */
 const READ_ATTEMPTS = 3;
 
@@ -45,7 +48,7 @@ export async function orderClosedRound(
   if (tickets === null) return "unsettled";
   const sorted = [...tickets].sort();
   const listHash = shuffleListHash(sorted);
-  const ordered = shuffleOrder({ seed, tickets: sorted });
+  const ordered = await orderInSlices(seed, listHash, sorted);
   for (let offset = 0; offset === 0 || offset < sorted.length; offset += PAGE) {
     const page = await orderPreQueue.run(redis, {
       ...roomScriptKeys(room),
@@ -64,6 +67,21 @@ export async function orderClosedRound(
     return "unsettled";
   }
   return "unsettled";
+}
+
+/**
+ * @floodgate/node's shuffleOrder, its keys computed a slice at a time with the event loop let go in between: the
+ * leader is an intake process, and 100,000 hashes in one go would hold its requests for a noticeable while. The
+ * tests hold the result equal to shuffleOrder's.
+ */
+async function orderInSlices(seed: string, listHash: string, sorted: readonly string[]): Promise<string[]> {
+  const key = shuffleKeyer(seed, listHash);
+  const keyed: { ticketId: string; key: string }[] = [];
+  for (let from = 0; from < sorted.length; from += SLICE) {
+    if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const ticketId of sorted.slice(from, from + SLICE)) keyed.push({ ticketId, key: key(ticketId) });
+  }
+  return keyed.sort(byShuffleKey).map(({ ticketId }) => ticketId);
 }
 
 /**

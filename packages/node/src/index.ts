@@ -1,8 +1,10 @@
 export {
+  byShuffleKey,
   type ShuffleProof,
   ShuffleProofError,
   type ShuffleProofErrorCode,
   shuffleCommitment,
+  shuffleKeyer,
   shuffleListHash,
   shuffleOrder,
   verifyShuffleProof,

@@ -1,6 +1,6 @@
 // A waiting room's pre-queue order, recomputed from its proof (GET /v1/rooms/:roomId/shuffle-proof). Floodgate's
-// admission leader orders a room's pre-queue with shuffleOrder from this very file, so the server and anyone
-// checking it cannot drift apart. The algorithm, for re-implementing it elsewhere (docs/api.md says the same):
+// admission leader orders a room's pre-queue with shuffleKeyer and byShuffleKey from this very file (a slice of
+// keys at a time, pre-queue-order.ts), so the server and anyone checking it cannot drift apart. The algorithm, for re-implementing it elsewhere (docs/api.md says the same):
 //   1. seed: 32 bytes, published as 64 lowercase hex characters; commitment = hex(SHA-256(seed bytes)),
 //      published when the room is scheduled, the seed itself only after the pre-queue's list is closed;
 //   2. tickets sorted ascending by id (ids are ASCII: plain byte order); listHash = SHA-256 of the ids joined
@@ -47,6 +47,12 @@ const sha256 = (...parts: (Buffer | string)[]): Buffer => {
 
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** Orders keyed tickets as step 4 says: by key (hex, so byte order), ties by ticket id. */
+export const byShuffleKey = (
+  a: { ticketId: string; key: string },
+  b: { ticketId: string; key: string },
+): number => byCodeUnits(a.key, b.key) || byCodeUnits(a.ticketId, b.ticketId);
+
 function seedBytes(seed: string): Buffer {
   if (!SEED.test(seed)) {
     throw new ShuffleProofError("malformed_seed", "the seed must be 64 lowercase hex characters (32 bytes)");
@@ -64,16 +70,20 @@ export function shuffleListHash(tickets: readonly string[]): string {
   return sha256([...tickets].sort(byCodeUnits).join("\n")).toString("hex");
 }
 
+/**
+ * A ticket's shuffle key, hex SHA-256(seed || listHash || ticketId), for the seed and list hash in hex. The
+ * returned function keys the tickets of one list (the seed and hash decoded once).
+ */
+export function shuffleKeyer(seed: string, listHash: string): (ticketId: string) => string {
+  const prefix = Buffer.concat([seedBytes(seed), Buffer.from(listHash, "hex")]);
+  return (ticketId) => sha256(prefix, ticketId).toString("hex");
+}
+
 /** The admission order of a closed pre-queue: its tickets sorted by SHA-256(seed || listHash || ticketId). */
 export function shuffleOrder({ seed, tickets }: { seed: string; tickets: readonly string[] }): string[] {
-  const secret = seedBytes(seed);
-  const sorted = [...tickets].sort(byCodeUnits);
-  const listHash = sha256(sorted.join("\n"));
-  const keyed = sorted.map((ticketId) => ({
-    ticketId,
-    key: sha256(secret, listHash, ticketId).toString("hex"),
-  }));
-  keyed.sort((a, b) => byCodeUnits(a.key, b.key) || byCodeUnits(a.ticketId, b.ticketId));
+  const key = shuffleKeyer(seed, shuffleListHash(tickets));
+  const keyed = tickets.map((ticketId) => ({ ticketId, key: key(ticketId) }));
+  keyed.sort(byShuffleKey);
   return keyed.map(({ ticketId }) => ticketId);
 }
 
