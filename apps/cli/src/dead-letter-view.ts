@@ -27,13 +27,19 @@ export function viewDeadLetter(letter: DeadLetter): DeadLetterView {
   return {
     letter,
     kind: decoded?.kind ?? parsed?.kind ?? "?",
-    // A refund names no user (its payment's row knows it): the payment stands in.
-    userId: decoded === null ? "?" : "userId" in decoded ? decoded.userId : `payment ${decoded.paymentId}`,
+    userId: userOf(decoded),
     acceptedAt: decoded?.createdAt ?? parsed?.createdAtMs ?? null,
     deadLetteredAt: letter.deadLetteredAt,
     decoded,
     decodeError,
   };
+}
+
+/** A refund and a provider payment name no user (their payment's or order's row knows it): that stands in. */
+function userOf(decoded: OperationMessage | null): string {
+  if (decoded === null) return "?";
+  if ("userId" in decoded) return decoded.userId;
+  return decoded.kind === "refund" ? `payment ${decoded.paymentId}` : `order ${decoded.orderId}`;
 }
 
 /**

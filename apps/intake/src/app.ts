@@ -32,6 +32,7 @@ import { orderListRoute } from "./routes/order-list-route.ts";
 import { ordersRoute } from "./routes/orders-route.ts";
 import { paymentsRoute } from "./routes/payments-route.ts";
 import { productsAdminRoute } from "./routes/products-admin-route.ts";
+import { providerPaymentsRoute } from "./routes/provider-payments-route.ts";
 import { rateLimitsAdminRoute } from "./routes/rate-limits-admin-route.ts";
 import { refundsRoute } from "./routes/refunds-route.ts";
 import { roomTicketsRoute } from "./routes/room-tickets-route.ts";
@@ -142,6 +143,7 @@ export async function buildApp(
   await app.register(productsAdminRoute);
   await app.register(ordersRoute);
   await app.register(orderListRoute);
+  await app.register(providerPaymentsRoute);
   await app.register(roomsAdminRoute);
   await app.register(roomTicketsRoute);
   await app.register(shuffleProofRoute);

@@ -2,8 +2,9 @@
 // the shard is a redelivery and is reported, not applied (each part below looks its ids up under its locks);
 // an insert that still finds a conflict aborts the whole transaction.
 // The parts run in this order: coupon issues (apply-coupon-issues.ts), orders (orders/apply-orders.ts),
-// payments and deposits (payments/), order ends, refunds; so an order placed and paid in one batch is recorded
-// before its payment, and a payment queued before a cancel is applied before it.
+// payments and deposits (payments/), provider payments (provider-payments/), order ends, refunds; so an order
+// placed and paid in one batch is recorded before its payment, and a payment queued before a cancel is applied
+// before it.
 
 import type { ShardDatabase } from "@floodgate/db";
 import type {
@@ -19,6 +20,11 @@ import { FENCE_STATEMENTS, fenceBuckets } from "./bucket-fence.ts";
 import { applyOrderEnds, noOrderEnds } from "./orders/apply-order-ends.ts";
 import { applyOrders, noOrders } from "./orders/apply-orders.ts";
 import { applyMoneyOperations, noMoneyOperations } from "./payments/apply-money-operations.ts";
+import {
+  applyProviderPayments,
+  type ProviderPaymentsApplied,
+  withProviderPayments,
+} from "./provider-payments/apply-provider-payments.ts";
 import { applyRefunds, type RefundsApplied, withRefunds } from "./refunds/apply-refunds.ts";
 import { type BatchParts, type ShardBatchResult, shardBatchResult } from "./shard-batch-result.ts";
 import { type BatchOutcomes, type SubscribedTypes, writeWebhookOutbox } from "./webhooks/outbox-writer.ts";
@@ -53,7 +59,7 @@ export async function applyShardBatch(
   const mayBeApplied = options.mayBeApplied ?? (() => true);
   const mayAwaitOrder = options.mayAwaitOrder ?? true;
   const { money, coupons, orders, ends } = byKind(messages);
-  const { refunds, ...parts } = await db.transaction().execute(async (trx) => {
+  const { refunds, providerPayments, ...parts } = await db.transaction().execute(async (trx) => {
     if (options.buckets !== undefined) await fenceBuckets(trx, options.buckets);
     // Awaited one after another, in the order written (the order above).
     const parts = {
@@ -63,6 +69,8 @@ export async function applyShardBatch(
         money.length > 0
           ? await applyMoneyOperations(trx, money, money.filter(mayBeApplied), mayAwaitOrder)
           : noMoneyOperations(),
+      // Before the ends: an order's provider payment and its expiry meet under the order's row lock.
+      providerPayments: await applyProviderPayments(trx, messages, mayAwaitOrder),
       ends: ends.length > 0 ? await applyOrderEnds(trx, ends, mayAwaitOrder) : noOrderEnds(),
       // A payment and its refund in one batch: the refund finds the payment on the shard.
       refunds: await applyRefunds(trx, messages, mayAwaitOrder),
@@ -78,7 +86,10 @@ export async function applyShardBatch(
     return { ...parts, statements };
   });
   // Statuses are dated once committed.
-  return withRefunds(refunds, shardBatchResult({ ...parts, endRequests: ends }));
+  return withProviderPayments(
+    providerPayments,
+    withRefunds(refunds, shardBatchResult({ ...parts, endRequests: ends })),
+  );
 }
 
 function byKind(messages: OperationMessage[]) {
@@ -92,7 +103,10 @@ function byKind(messages: OperationMessage[]) {
 
 /** What the webhook events are made of: the operations decided now and the orders ended now. */
 function outcomesOf(
-  parts: Omit<BatchParts, "endRequests" | "statements"> & { refunds: RefundsApplied },
+  parts: Omit<BatchParts, "endRequests" | "statements"> & {
+    refunds: RefundsApplied;
+    providerPayments: ProviderPaymentsApplied;
+  },
 ): BatchOutcomes {
   return {
     decisions: [
@@ -105,6 +119,7 @@ function outcomesOf(
         message: { ...d.message, userId: d.userId ?? "", amount: d.amount ?? d.message.amount },
       })),
     ],
+    providerPayments: parts.providerPayments.decisions,
     endedOrders: parts.ends.endedNow,
   };
 }

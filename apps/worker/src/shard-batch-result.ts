@@ -5,6 +5,7 @@ import type {
   MoneyOperationMessage,
   OperationMessage,
   OrderCancelMessage,
+  ProviderPaymentMessage,
   RefundMessage,
 } from "@floodgate/domain";
 import type { FinalStatus } from "@floodgate/queue";
@@ -22,7 +23,7 @@ export interface ShardBatchResult {
    * Payments and end requests left out because their order is not on the shard yet (pay-orders.ts,
    * apply-order-ends.ts): not applied, not final.
    */
-  awaitingOrder: (MoneyOperationMessage | OrderCancelMessage | RefundMessage)[];
+  awaitingOrder: (MoneyOperationMessage | OrderCancelMessage | RefundMessage | ProviderPaymentMessage)[];
   /** Newly applied in this transaction (redeliveries excluded). */
   applied: { message: OperationMessage; status: FinalStatus["status"] }[];
   redelivered: number;

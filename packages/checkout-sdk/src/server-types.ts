@@ -28,7 +28,9 @@ export type FailureReason =
   | "payment_not_found"
   | "payment_not_succeeded"
   | "refund_exceeds_payment"
-  | "restock_not_possible";
+  | "restock_not_possible"
+  | "order_already_paid"
+  | "reference_used";
 
 /** GET /v1/payments/:id, /v1/deposits/:id: a payment or a deposit. */
 export interface PaymentBody {
@@ -71,6 +73,8 @@ export interface OrderBody {
   currency: string;
   couponIssueId?: string;
   paymentId?: string;
+  provider?: string;
+  reference?: string;
   createdAt: string;
   expiresAt: string;
   updatedAt?: string;

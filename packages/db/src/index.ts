@@ -41,6 +41,7 @@ export type {
   OrdersTable,
   PaymentsTable,
   ProductsTable,
+  ProviderPaymentsTable,
   ShardDatabase,
   ShardIdentityTable,
   ShardMovesTable,

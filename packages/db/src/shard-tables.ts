@@ -66,12 +66,36 @@ export interface OrdersTable {
   currency: string;
   coupon_issue_id: string | null;
   payment_id: string | null;
+  /** Set when a provider payment paid the order (payment_id is then its `ppy_` id). */
+  provider: ColumnType<string | null, string | null | undefined, string | null>;
+  provider_reference: ColumnType<string | null, string | null | undefined, string | null>;
   /** A refund returned its units to stock. */
   restocked: ColumnType<boolean, boolean | undefined, boolean>;
   expires_at: Timestamp;
   created_at: Timestamp;
   completed_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
+}
+
+/**
+ * Money a shop took at its own payment provider for an order (no wallet): on the order's shard. The first row of
+ * a (provider, reference) is the charge's payment; later ones are its duplicates (unique index on the first).
+ */
+export interface ProviderPaymentsTable {
+  id: string;
+  order_id: string;
+  /** The order's user; null when the order was not on the shard. */
+  user_id: string | null;
+  provider: string;
+  reference: string;
+  amount: number;
+  currency: string;
+  status: "succeeded" | "failed";
+  failure_reason: string | null;
+  /** The first payment of the same (provider, reference): this one repeated it (null: this is the first). */
+  duplicate_of: string | null;
+  created_at: Timestamp;
+  completed_at: DefaultedTimestamp;
 }
 
 export interface OrderItemsTable {
@@ -85,6 +109,7 @@ export interface OrderItemsTable {
 export interface ShardDatabase {
   wallets: WalletsTable;
   payments: PaymentsTable;
+  provider_payments: ProviderPaymentsTable;
   refunds: RefundsTable;
   deposits: OperationsTable;
   issued_coupons: IssuedCouponsTable;

@@ -1,5 +1,5 @@
 // Operation ids are time-ordered and name their shard bucket, so a GET finds the owning shard without a
-// scatter: `pay_` (`dep_`, `cis_`, `ord_`, `ocx_`, `rfd_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
+// scatter: `pay_` (`dep_`, `cis_`, `ord_`, `ocx_`, `rfd_`, `ppy_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
 import { hash } from "node:crypto";
 import {
   ALPHABET,
@@ -10,7 +10,8 @@ import {
 
 // An order's id is the id of the operation that placed it (`ord_`); `ocx_` is a request to end an order
 // (cancel or expiry), which travels the same stream so it is ordered with the order's payment. A refund
-// (`rfd_`) carries its payment's bucket, not a user's: it lands on the payment's shard and partition.
+// (`rfd_`) carries its payment's bucket, not a user's: it lands on the payment's shard and partition. A
+// provider payment (`ppy_`: money the shop took at its own payment provider) carries its order's bucket.
 export const OPERATION_KINDS = [
   "payment",
   "deposit",
@@ -18,6 +19,7 @@ export const OPERATION_KINDS = [
   "order",
   "order_cancel",
   "refund",
+  "provider_payment",
 ] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 /** The kinds that move money through a wallet. */
@@ -30,6 +32,7 @@ const PREFIX_BY_KIND: Record<OperationKind, string> = {
   order: "ord",
   order_cancel: "ocx",
   refund: "rfd",
+  provider_payment: "ppy",
 };
 const KIND_BY_PREFIX = new Map(
   Object.entries(PREFIX_BY_KIND).map(([kind, prefix]) => [prefix, kind as OperationKind]),
@@ -37,8 +40,9 @@ const KIND_BY_PREFIX = new Map(
 
 // Fixed forever: ids carry the bucket (two base32 characters), so changing it would re-home existing data.
 export const BUCKET_COUNT = 1024;
-export const OPERATION_ID_PATTERN = "^(pay|dep|cis|ord|ocx|rfd)_[0-9A-HJKMNP-TV-Z]{26}$";
+export const OPERATION_ID_PATTERN = "^(pay|dep|cis|ord|ocx|rfd|ppy)_[0-9A-HJKMNP-TV-Z]{26}$";
 export const PAYMENT_ID_PATTERN = "^pay_[0-9A-HJKMNP-TV-Z]{26}$";
+export const PROVIDER_PAYMENT_ID_PATTERN = "^ppy_[0-9A-HJKMNP-TV-Z]{26}$";
 export const REFUND_ID_PATTERN = "^rfd_[0-9A-HJKMNP-TV-Z]{26}$";
 export const ORDER_ID_PATTERN = "^ord_[0-9A-HJKMNP-TV-Z]{26}$";
 export const COUPON_ISSUE_ID_PATTERN = "^cis_[0-9A-HJKMNP-TV-Z]{26}$";

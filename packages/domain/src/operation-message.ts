@@ -12,6 +12,7 @@ import {
   type OrderMessage,
   orderCancelMessageSchema,
   orderMessageSchema,
+  providerPaymentMessageSchema,
   refundMessageSchema,
 } from "./schemas/operation-message-schemas.ts";
 
@@ -45,6 +46,7 @@ const VALIDATORS: Record<OperationKind, Validator> = {
   order: Compile(orderMessageSchema),
   order_cancel: Compile(orderCancelMessageSchema),
   refund: Compile(refundMessageSchema),
+  provider_payment: Compile(providerPaymentMessageSchema),
 };
 
 /**

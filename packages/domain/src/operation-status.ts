@@ -13,6 +13,10 @@ export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 // payment_not_found / payment_not_succeeded / refund_exceeds_payment / restock_not_possible: a refund whose
 // payment is not on the shard, did not succeed, has less left to refund than asked, or asked for its order's
 // units back without refunding the order in full (refunds-route.ts).
+// order_already_paid / reference_used: a provider payment for an order another reference paid first, or whose
+// (provider, reference) already paid another order (provider-payments-route.ts). A provider payment that
+// failed order_not_payable, amount_mismatch or order_already_paid took the shopper's money at the provider:
+// it raises order.provider_payment_orphaned so the shop refunds it there.
 export const FAILURE_REASONS = [
   "insufficient_funds",
   "dead_lettered",
@@ -25,6 +29,8 @@ export const FAILURE_REASONS = [
   "payment_not_succeeded",
   "refund_exceeds_payment",
   "restock_not_possible",
+  "order_already_paid",
+  "reference_used",
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 

@@ -11,6 +11,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "order.paid",
   "order.cancelled",
   "order.expired",
+  // A provider payment that could not pay its order (expired or cancelled first, paid by another reference,
+  // another amount): the shopper's money was taken at the provider, and the shop refunds it there.
+  "order.provider_payment_orphaned",
   "coupon.issued",
   // Reserved for the refund operation kind: listed so endpoints may subscribe before it ships.
   "refund.succeeded",

@@ -2,6 +2,7 @@ import {
   encodeMessageBody,
   idempotentTail,
   type MoneyOperationMessage,
+  type ProviderPaymentMessage,
   type RefundMessage,
 } from "@floodgate/domain";
 import { NO_REPLICA_WAIT, type ReplicaWait, sendAccepting } from "@floodgate/redis-connections";
@@ -22,8 +23,11 @@ export type EnqueueOutcome =
   | { result: "conflict"; existingId: string }
   | AdmissionRefusal;
 
+/** The messages the intake enqueues with this call (orders and coupon issues have scripts of their own). */
+export type EnqueuedMessage = MoneyOperationMessage | RefundMessage | ProviderPaymentMessage;
+
 export interface EnqueueRequest {
-  message: MoneyOperationMessage | RefundMessage;
+  message: EnqueuedMessage;
   /** Hash of kind + body, compared on replays of the same Idempotency-Key. */
   fingerprint: string;
   idempotencyKey?: string;
@@ -37,15 +41,24 @@ export interface EnqueueRequest {
 /**
  * The id's tail of a request with an Idempotency-Key (idempotentTail): its retries mint ids with the same tail,
  * so they name the same status hash (QueueKeys.status), which is the key's record. Scoped as the keys are: a
- * user's payments and deposits share theirs, a refund's are its payment's.
+ * user's payments and deposits share theirs, a refund's are its payment's, a provider payment's its order's.
  */
 export function idempotentTailOf(
-  kind: MoneyOperationMessage["kind"] | RefundMessage["kind"],
+  kind: EnqueuedMessage["kind"],
   scope: string,
   idempotencyKey: string,
 ): string {
-  return idempotentTail(kind === "refund" ? `refund:${scope}` : `user:${scope}`, idempotencyKey);
+  const space = kind === "refund" ? "refund" : kind === "provider_payment" ? "provider" : "user";
+  return idempotentTail(`${space}:${scope}`, idempotencyKey);
 }
+
+/** Whose keys a message's Idempotency-Key is one of: its user's, its payment's (a refund), its order's. */
+const keyScopeOf = (message: EnqueuedMessage): string =>
+  message.kind === "refund"
+    ? message.paymentId
+    : message.kind === "provider_payment"
+      ? message.orderId
+      : message.userId;
 
 /**
  * The intake's whole Redis budget for an accepted request: ONE script call (admission + idempotency + status +
@@ -93,9 +106,8 @@ export async function enqueueOperation(
  * A keyed request's id must end in its key's tail: its status hash is the key's record, and a retry looks for it
  * there. An id minted otherwise would make every retry a new operation, so it is refused before anything is sent.
  */
-function mintedForKey(message: MoneyOperationMessage | RefundMessage, idempotencyKey: string): void {
-  const scope = message.kind === "refund" ? message.paymentId : message.userId;
-  if (!message.id.endsWith(idempotentTailOf(message.kind, scope, idempotencyKey))) {
+function mintedForKey(message: EnqueuedMessage, idempotencyKey: string): void {
+  if (!message.id.endsWith(idempotentTailOf(message.kind, keyScopeOf(message), idempotencyKey))) {
     throw new Error(
       `operation ${message.id} has an Idempotency-Key but not its tail: mint it with idempotentTailOf`,
     );
@@ -106,15 +118,18 @@ function mintedForKey(message: MoneyOperationMessage | RefundMessage, idempotenc
  * Whose Idempotency-Keys a request's key is one of. A user's for payments and deposits. A refund has no user at
  * the edge (only its payment id, and the server key that sent it), so its keys are scoped by payment: in the
  * payment's partition (one slot with the stream), and a key reused for another payment is another refund, not
- * a 422. The two kinds live under different segments (queue-keys.ts), so they never meet.
+ * a 422. A provider payment's are its order's, likewise. The kinds live under different segments
+ * (queue-keys.ts), so they never meet.
  */
 function idempotencyKeyOf(
   keys: QueueKeys,
   partition: number,
-  message: MoneyOperationMessage | RefundMessage,
+  message: EnqueuedMessage,
   idempotencyKey: string,
 ): string {
-  return message.kind === "refund"
-    ? keys.refundIdempotency(partition, message.paymentId, idempotencyKey)
-    : keys.idempotency(partition, message.userId, idempotencyKey);
+  if (message.kind === "refund") return keys.refundIdempotency(partition, message.paymentId, idempotencyKey);
+  if (message.kind === "provider_payment") {
+    return keys.providerPaymentIdempotency(partition, message.orderId, idempotencyKey);
+  }
+  return keys.idempotency(partition, message.userId, idempotencyKey);
 }

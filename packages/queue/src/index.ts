@@ -21,6 +21,7 @@ export {
 } from "./dead-letter-store.ts";
 export { MAX_REQUESTS_PER_CALL } from "./enqueue-batches.ts";
 export {
+  type EnqueuedMessage,
   type EnqueueOutcome,
   type EnqueueRequest,
   enqueueOperation,

@@ -6,9 +6,12 @@ import { bucketForUser } from "@floodgate/shard-router";
 
 export const CONSUMER_GROUP = "workers";
 
-const TAIL_KEYED_PREFIXES: ReadonlySet<string> = new Set(["pay_", "dep_", "rfd_"]);
+const TAIL_KEYED_PREFIXES: ReadonlySet<string> = new Set(["pay_", "dep_", "rfd_", "ppy_"]);
 
-/** Whether the operation's status is named by bucket and tail (QueueKeys.status): payments, deposits, refunds. */
+/**
+ * Whether the operation's status is named by bucket and tail (QueueKeys.status): payments, deposits, refunds,
+ * provider payments.
+ */
 export const isTailKeyed = (operationId: string): boolean => TAIL_KEYED_PREFIXES.has(operationId.slice(0, 4));
 
 export class QueueKeys {
@@ -52,6 +55,14 @@ export class QueueKeys {
    */
   refundIdempotency(partition: number, paymentId: string, idempotencyKey: string): string {
     return `${this.prefix}{p${partition}}:refund-idem:${paymentId}:${idempotencyKey}`;
+  }
+
+  /**
+   * A provider payment's former-record key (enqueue-operations-n.lua's KEYS +5): never written, its own segment
+   * so that no user's or refund's key can name it.
+   */
+  providerPaymentIdempotency(partition: number, orderId: string, idempotencyKey: string): string {
+    return `${this.prefix}{p${partition}}:provider-idem:${orderId}:${idempotencyKey}`;
   }
 
   /**

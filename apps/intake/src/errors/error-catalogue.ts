@@ -53,6 +53,29 @@ export const ERRORS = {
     title: "Only a refund that refunds an order's payment in full can return its units to stock",
     retryable: false,
   },
+  // A provider payment is refused on its order's shard: these are its failureReason (GET
+  // /v1/provider-payments/:id), each but reference_used raising order.provider_payment_orphaned.
+  order_not_payable: {
+    status: 409,
+    title: "This order no longer awaits payment: it expired or was cancelled first",
+    retryable: false,
+  },
+  order_already_paid: {
+    status: 409,
+    title: "This order was already paid by another payment",
+    retryable: false,
+  },
+  amount_mismatch: { status: 409, title: "The amount paid is not the order's amount", retryable: false },
+  reference_used: {
+    status: 409,
+    title: "This provider reference already paid another order",
+    retryable: false,
+  },
+  provider_payment_not_refundable: {
+    status: 422,
+    title: "An order paid at the shop's payment provider is refunded there, not by Floodgate",
+    retryable: false,
+  },
   already_issued: { status: 409, title: "This user already holds this coupon", retryable: false },
   out_of_stock: { status: 409, title: "Not enough stock for every line of this order", retryable: false },
   coupon_already_used: {

@@ -27,6 +27,16 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
     "Join the room (POST `joinUrl`), wait for admission (its WebSocket or polling the ticket), then repeat the request with `Admission-Token` and the same Idempotency-Key. `reason` says why the token sent did not count.",
   not_found:
     "No such resource, or not this caller's (a shopper sees only their own). `field` names the id; check it.",
+  order_not_payable:
+    "The order expired or was cancelled before the provider payment reached it: refund the charge at your provider (order.provider_payment_orphaned carries it).",
+  order_already_paid:
+    "Another payment paid this order first: refund this charge at your provider (order.provider_payment_orphaned carries it).",
+  amount_mismatch:
+    "The provider took another amount than the order's: refund the charge at your provider (order.provider_payment_orphaned carries it) and charge the order's `amount`.",
+  reference_used:
+    "This (provider, reference) already paid another order: each charge pays one order. Send the reference of this order's charge.",
+  provider_payment_not_refundable:
+    "The order was paid at your payment provider (`ppy_` id): refund the charge there. Floodgate moves no money for it.",
   already_issued: "This user already holds the coupon: `existingId` is the issue that holds it.",
   out_of_stock:
     "`lines[]` says what is left of each short line: order fewer units or fewer products. The answer is final for this Idempotency-Key; send a new key to try again.",

@@ -22,3 +22,20 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   }
   return header;
 }
+
+/**
+ * For the POSTs a retry must never repeat (a refund, a provider payment): the key is required. `why` ends the
+ * detail: "a <what> needs an Idempotency-Key, so that <why>".
+ */
+export function requiredIdempotencyKey(request: FastifyRequest, what: string, why: string): string {
+  const idempotencyKey = idempotencyKeyOf(request);
+  if (idempotencyKey === undefined) {
+    const detail = `${what} needs an Idempotency-Key, so that ${why}`;
+    throw new ProblemError("validation_error", {
+      field: "Idempotency-Key",
+      detail,
+      errors: [{ field: "Idempotency-Key", detail }],
+    });
+  }
+  return idempotencyKey;
+}

@@ -23,5 +23,7 @@ export function orderViewOfRow(row: Selectable<OrdersTable>, items: OrderLine[])
   if (row.failure_reason) view.failureReason = row.failure_reason;
   if (row.coupon_issue_id) view.couponIssueId = row.coupon_issue_id;
   if (row.payment_id) view.paymentId = row.payment_id;
+  if (row.provider) view.provider = row.provider;
+  if (row.provider_reference) view.reference = row.provider_reference;
   return view;
 }

@@ -6,23 +6,13 @@ import { enqueueOperation, idempotentTailOf, unlimitedAdmissionIn } from "@flood
 import { replicaWaitOf } from "@floodgate/redis-connections";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
-import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../idempotency/idempotency-key.ts";
+import { conflictExtras, REPLAYED_HEADER, requiredIdempotencyKey } from "../idempotency/idempotency-key.ts";
 import { requestFingerprint } from "../idempotency/request-fingerprint.ts";
 import { legacyRefundRecord } from "./legacy-refund-key.ts";
 
 /** Required: a refund repeated by a retry would give the money back twice (until the payment runs out). */
-export function requiredIdempotencyKey(request: FastifyRequest): string {
-  const idempotencyKey = idempotencyKeyOf(request);
-  if (idempotencyKey === undefined) {
-    const detail = "a refund needs an Idempotency-Key, so that a retried request is not a second refund";
-    throw new ProblemError("validation_error", {
-      field: "Idempotency-Key",
-      detail,
-      errors: [{ field: "Idempotency-Key", detail }],
-    });
-  }
-  return idempotencyKey;
-}
+export const refundIdempotencyKey = (request: FastifyRequest): string =>
+  requiredIdempotencyKey(request, "a refund", "a retried request is not a second refund");
 
 export async function acceptRefund(
   request: FastifyRequest,
@@ -31,13 +21,19 @@ export async function acceptRefund(
   idempotencyKey: string,
 ) {
   const { config, redis, queueKeys } = request.server;
+  if (body.paymentId.startsWith("ppy_")) {
+    throw new ProblemError("provider_payment_not_refundable", {
+      field: "paymentId",
+      detail: `${body.paymentId} was paid at the shop's payment provider: refund it there`,
+    });
+  }
   if (body.currency !== undefined && body.currency !== config.currency) {
     throw new ProblemError("currency_mismatch", {
       field: "currency",
       detail: `this deployment takes ${config.currency}; amounts are integers in its minor unit`,
     });
   }
-  // The schema's pattern admits only payment ids, so this parses.
+  // The schema's pattern admits only payment ids (a provider payment's was refused above), so this parses.
   const payment = parseOperationId(body.paymentId)!;
   const createdAt = Date.now();
   const message: RefundMessage = {

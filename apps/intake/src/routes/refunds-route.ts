@@ -8,7 +8,7 @@ import {
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
 import { requireServer } from "../auth/caller.ts";
-import { acceptRefund, requiredIdempotencyKey } from "../refunds/accept-refund.ts";
+import { acceptRefund, refundIdempotencyKey } from "../refunds/accept-refund.ts";
 import { readRefund } from "../refunds/read-refund.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
@@ -29,7 +29,7 @@ export async function refundsRoute(app: FastifyInstance) {
     (request, reply) => {
       // Money leaves the shop only because the shop decided it: never from a browser.
       requireServer(request.caller, "a refund");
-      return acceptRefund(request, reply, request.body, requiredIdempotencyKey(request));
+      return acceptRefund(request, reply, request.body, refundIdempotencyKey(request));
     },
   );
 

@@ -1,4 +1,5 @@
-// Orders whose view another operation may have moved in a batch: paid by a payment that succeeded, or ended
+// Orders whose view another operation may have moved in a batch: paid by a payment (from a wallet or at the
+// shop's provider) that succeeded, or ended
 // by an end request (the shard may have refused it, the order being paid first; a needless re-read costs a
 // watcher little). Published with the final statuses so an order's status socket hears of paid, cancelled
 // and expired, not only of its placing (which its own id's status announces). Taken from the statuses, so a
@@ -12,6 +13,7 @@ export function ordersChangedBy(statuses: FinalStatus[], messages: OperationMess
     if (message.kind === "order_cancel") orderOf.set(message.id, message.orderId);
     else if (message.kind === "payment" && message.orderId !== undefined)
       orderOf.set(message.id, message.orderId);
+    else if (message.kind === "provider_payment") orderOf.set(message.id, message.orderId);
   }
   if (orderOf.size === 0) return [];
   const changes: OrderChange[] = [];

@@ -30,6 +30,9 @@ export const ORDER_EVENT_BY_STATUS = {
   expired: "order.expired",
 } as const satisfies Record<string, WebhookEventType>;
 
+/** A provider payment whose charge pays nothing (provider-payment-ledger.ts): the shop refunds it there. */
+export const PROVIDER_PAYMENT_ORPHANED = "order.provider_payment_orphaned" satisfies WebhookEventType;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The GET view of a decided operation, as of `completedAt`. */

@@ -7,19 +7,23 @@
 // event and letting the relay drop the unwanted would cost each deployment without webhooks an insert of
 // every operation twice over; the cache costs an endpoint created less than a second ago its first events.
 import type { ShardDatabase } from "@floodgate/db";
-import { webhookEventId } from "@floodgate/domain";
+import { providerPaymentBody, webhookEventId } from "@floodgate/domain";
 import { sql, type Transaction } from "kysely";
+import type { ProviderPaymentDecision } from "../provider-payments/provider-payment-ledger.ts";
 import {
   type DecidedOperation,
   EVENT_BY_OUTCOME,
   ORDER_EVENT_BY_STATUS,
   operationData,
+  PROVIDER_PAYMENT_ORPHANED,
 } from "./event-catalogue.ts";
 
 export interface BatchOutcomes {
   decisions: DecidedOperation[];
   /** Orders that ended in this transaction (apply-order-ends.ts' endedNow). */
   endedOrders: { orderId: string; status: "cancelled" | "expired" }[];
+  /** Provider payments decided now: the order each paid, or the charge each orphaned (none by default). */
+  providerPayments?: ProviderPaymentDecision[];
 }
 
 /** Which event types some enabled endpoint wants; empty: nothing is written. */
@@ -57,6 +61,18 @@ export async function writeWebhookOutbox(
     const orderId = decided.message.orderId;
     if (decided.message.kind === "payment" && decided.status === "succeeded" && typeof orderId === "string") {
       add(orderId, ORDER_EVENT_BY_STATUS.paid, null);
+    }
+  }
+  for (const decided of outcomes.providerPayments ?? []) {
+    // A duplicate repeats a charge already told of: its first payment raised the event.
+    if (decided.duplicateOf !== null) continue;
+    if (decided.status === "succeeded") add(decided.message.orderId, ORDER_EVENT_BY_STATUS.paid, null);
+    if (decided.orphaned) {
+      add(
+        decided.message.id,
+        PROVIDER_PAYMENT_ORPHANED,
+        providerPaymentBody({ ...decided.message, ...decided, completedAt }),
+      );
     }
   }
   for (const ended of outcomes.endedOrders) add(ended.orderId, ORDER_EVENT_BY_STATUS[ended.status], null);

@@ -9,6 +9,7 @@ import { OPERATION_ID_PATTERN, ORDER_ID_PATTERN } from "../operation-id.ts";
 import { MAX_ORDER_LINES, ORDER_END_REASONS } from "../order-definition.ts";
 import { amountSchema, currencySchema, MAX_AMOUNT, stringEnum, userIdSchema } from "./operation-schemas.ts";
 import { couponIssueIdSchema, lineQuantitySchema, productIdSchema } from "./order-schemas.ts";
+import { providerPaymentFields } from "./provider-payment-schemas.ts";
 import { refundFields } from "./refund-schemas.ts";
 
 export const MESSAGE_VERSION = 1;
@@ -95,11 +96,28 @@ export const refundMessageSchema = Type.Object({
 });
 export type RefundMessage = Static<typeof refundMessageSchema>;
 
+/**
+ * Money the shop took at its payment provider, for an order: no userId (the intake knows only the order, whose
+ * bucket the id carries: same shard, same partition); the worker reads the user from the order row. No wallet
+ * moves.
+ */
+export const providerPaymentMessageSchema = Type.Object({
+  v: messageBase.v,
+  id: messageBase.id,
+  createdAt: messageBase.createdAt,
+  kind: Type.Literal("provider_payment"),
+  orderId: Type.String({ pattern: ORDER_ID_PATTERN }),
+  ...providerPaymentFields,
+  currency: currencySchema,
+});
+export type ProviderPaymentMessage = Static<typeof providerPaymentMessageSchema>;
+
 export const operationMessageSchema = Type.Union([
   moneyOperationMessageSchema,
   couponIssueMessageSchema,
   orderMessageSchema,
   orderCancelMessageSchema,
   refundMessageSchema,
+  providerPaymentMessageSchema,
 ]);
 export type OperationMessage = Static<typeof operationMessageSchema>;

@@ -61,6 +61,10 @@ export const orderResponseSchema = Type.Object({
   currency: Type.String(),
   couponIssueId: Type.Optional(Type.String()),
   paymentId: Type.Optional(Type.String()),
+  /** Paid at the shop's payment provider (paymentId is then the provider payment's `ppy_` id). */
+  provider: Type.Optional(Type.String()),
+  /** The provider's id of the charge that paid the order. */
+  reference: Type.Optional(Type.String()),
   createdAt: Type.String(),
   expiresAt: Type.String(),
   updatedAt: Type.Optional(Type.String()),

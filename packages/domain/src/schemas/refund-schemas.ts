@@ -17,7 +17,13 @@ export const refundFields = {
 };
 
 export const refundRequestSchema = Type.Object(
-  { ...refundFields, currency: Type.Optional(currencySchema) },
+  {
+    ...refundFields,
+    // A provider payment's id (`ppy_`) is taken too, to be refused with its own code: the shop refunds it at its
+    // provider (provider_payment_not_refundable), which a pattern's 400 would not say.
+    paymentId: Type.String({ pattern: "^(pay|ppy)_[0-9A-HJKMNP-TV-Z]{26}$" }),
+    currency: Type.Optional(currencySchema),
+  },
   { additionalProperties: false },
 );
 export type RefundRequest = Static<typeof refundRequestSchema>;

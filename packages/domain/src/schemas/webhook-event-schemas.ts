@@ -9,6 +9,7 @@ import { PING_EVENT_TYPE } from "../webhook-signature-schemes.ts";
 import { couponIssueResponseSchema } from "./coupon-schemas.ts";
 import { operationResponseSchema, stringEnum } from "./operation-schemas.ts";
 import { orderResponseSchema } from "./order-schemas.ts";
+import { providerPaymentResponseSchema } from "./provider-payment-schemas.ts";
 
 const event = <const Types extends readonly WebhookEventType[], Data extends TSchema>(
   types: Types,
@@ -63,6 +64,11 @@ export const pingEventSchema = Type.Object({
   createdAt: Type.String(),
   data: Type.Object({ endpointId: Type.String() }),
 });
+/** The provider payment that failed (its failureReason says why): the shop refunds it at its provider. */
+export const providerPaymentOrphanedEventSchema = event(
+  ["order.provider_payment_orphaned"] as const,
+  providerPaymentResponseSchema,
+);
 
 export const WEBHOOK_EVENT_SCHEMAS = {
   "payment.succeeded": paymentEventSchema,
@@ -72,6 +78,7 @@ export const WEBHOOK_EVENT_SCHEMAS = {
   "order.paid": orderEventSchema,
   "order.cancelled": orderEventSchema,
   "order.expired": orderEventSchema,
+  "order.provider_payment_orphaned": providerPaymentOrphanedEventSchema,
   "coupon.issued": couponIssueEventSchema,
   "refund.succeeded": refundEventSchema,
   "refund.failed": refundEventSchema,
