@@ -1,0 +1,37 @@
+// Provider payments through the real intake (inject), as the shop's server reports its provider's charges.
+import { asShop, type IntakeApp } from "./intake-client.ts";
+
+let keys = 0;
+
+export interface ProviderPaymentBody {
+  provider: string;
+  reference: string;
+  amount: number;
+}
+
+export const postProviderPayment = (
+  app: IntakeApp,
+  orderId: string,
+  body: ProviderPaymentBody,
+  idempotencyKey: string | null = `provider-${process.pid}-${++keys}`,
+) =>
+  app.inject({
+    method: "POST",
+    url: `/v1/orders/${orderId}/provider-payments`,
+    headers: asShop(app, idempotencyKey === null ? {} : { "idempotency-key": idempotencyKey }),
+    payload: body,
+  });
+
+/** POST it with a fresh Idempotency-Key (or the given one); returns the provider payment's id. */
+export async function providerPayment(
+  app: IntakeApp,
+  orderId: string,
+  body: ProviderPaymentBody,
+  idempotencyKey?: string,
+): Promise<string> {
+  const response = await postProviderPayment(app, orderId, body, idempotencyKey);
+  if (response.statusCode !== 202) {
+    throw new Error(`provider payment refused: ${response.statusCode} ${response.body}`);
+  }
+  return response.json().id as string;
+}
