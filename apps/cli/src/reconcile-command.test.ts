@@ -65,7 +65,7 @@ describe("./floodgate reconcile", () => {
     const { status, stdout } = await reconcileCommand();
     expect(stdout).toBe(
       "[reconcile] queue drained: comparing Redis with Postgres\n" +
-        "[reconcile] summary: products checked 1, coupons checked 0, drift found 0, repaired 0, not repaired 0\n",
+        "[reconcile] summary: products checked 1, coupons checked 0, paid orders 0 from wallets and 0 at providers, drift found 0, repaired 0, not repaired 0\n",
     );
     expect(status).toBe(0);
   });

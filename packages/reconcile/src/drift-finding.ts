@@ -26,7 +26,9 @@ export type DriftKind =
   | "reservations_pending"
   // Postgres, money (wallet-checks.ts)
   | "wallet_balance" // balance != deposits - payments + refunds
-  | "payment_refunded"; // a payment's refunded total != its succeeded refunds
+  | "payment_refunded" // a payment's refunded total != its succeeded refunds
+  // Postgres, paid orders (order-payment-checks.ts)
+  | "order_payment"; // a paid order without its succeeded payment, or a provider payment without its order
 
 export type DriftOutcome = "repaired" | "would_repair" | "not_repaired" | "needs_human";
 
@@ -59,7 +61,7 @@ export interface SlotRead {
 }
 
 export interface DriftFinding {
-  subject: "product" | "coupon" | "coupon_issue" | "wallet" | "payment";
+  subject: "product" | "coupon" | "coupon_issue" | "wallet" | "payment" | "order";
   id: string;
   kind: DriftKind;
   /** What differs: "redis available 7, postgres stock 10". */
@@ -87,4 +89,6 @@ export const NEEDS_HUMAN: Partial<Record<DriftKind, string>> = {
     "the wallet and its deposits, payments and refunds disagree (a manual edit?); find the rows in question",
   payment_refunded:
     "the payment's refunded total and its refunds disagree (a manual edit?); check its refunds",
+  order_payment:
+    "the order's status and its wallet or provider payment disagree (a manual edit?); check the order's payment",
 };

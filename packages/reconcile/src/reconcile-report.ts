@@ -29,6 +29,7 @@ export function summaryLine(report: ReconcileReport): string {
     : `repaired ${report.repaired}`;
   return (
     `summary: products checked ${report.productsChecked}, coupons checked ${report.couponsChecked}, ` +
+    `paid orders ${report.paidOrders.wallet} from wallets and ${report.paidOrders.provider} at providers, ` +
     `drift found ${report.drift}, ${repaired}, not repaired ${report.unrepaired}` +
     (report.redisSkipped === null ? "" : " (Redis not compared)")
   );

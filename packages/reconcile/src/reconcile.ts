@@ -22,6 +22,7 @@ import { checkCoupon, listCoupons } from "./coupon-checks.ts";
 import { checkCouponUses } from "./coupon-use-checks.ts";
 import type { DriftFinding } from "./drift-finding.ts";
 import { NodeConnections } from "./node-connections.ts";
+import { checkOrderPayments, type PaidOrderCounts } from "./order-payment-checks.ts";
 import { checkProducts, listProductIds } from "./product-checks.ts";
 import { inFlight, type QueueActivity, readQueueActivity, sameActivity } from "./queue-activity.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
@@ -47,6 +48,11 @@ export interface ReconcileReport {
   dryRun: boolean;
   productsChecked: number;
   couponsChecked: number;
+  /**
+   * Paid orders by the way they were paid, counted apart: from a wallet (in the wallet invariant) or at the
+   * shop's payment provider (no wallet moved).
+   */
+  paidOrders: PaidOrderCounts;
   /** The queue as read at the start of the (last) check. */
   queue: QueueActivity;
   /** Null when Redis was compared with Postgres; otherwise why it was not. */
@@ -69,6 +75,7 @@ interface Check {
   moved: boolean;
   productsChecked: number;
   couponsChecked: number;
+  paidOrders: PaidOrderCounts;
   findings: DriftFinding[];
 }
 
@@ -126,6 +133,8 @@ async function checkOnce(stores: ReconcileStores, options: ReconcileOptions): Pr
   }
   findings.push(...(await checkCouponUses(stores)));
   findings.push(...(await checkWallets(stores)));
+  const orderPayments = await checkOrderPayments(stores);
+  findings.push(...orderPayments.findings);
 
   const latest = compared ? await readQueueActivity(stores.redis, stores.keys) : queue;
   return {
@@ -135,6 +144,7 @@ async function checkOnce(stores: ReconcileStores, options: ReconcileOptions): Pr
     moved: !sameActivity(queue, latest),
     productsChecked: productIds.length,
     couponsChecked: coupons.length,
+    paidOrders: orderPayments.paidOrders,
     findings,
   };
 }
@@ -163,6 +173,7 @@ function report(
     dryRun,
     productsChecked: check.productsChecked,
     couponsChecked: check.couponsChecked,
+    paidOrders: check.paidOrders,
     queue: check.queue,
     redisSkipped,
     findings,
