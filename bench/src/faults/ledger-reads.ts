@@ -13,6 +13,12 @@ export interface WalletInvariant {
   /** deposits - succeeded payments - balances, summed over shards: 0 when every wallet adds up. */
   difference: number;
   holds: boolean;
+  /**
+   * Orders paid at the shop's payment provider, and what those charges took: counted apart, since they move no
+   * wallet (a provider payment is no `payments` row, so it is in none of the sums above).
+   */
+  providerPaidOrders: number;
+  providerPaid: number;
 }
 
 export class LedgerReads {
@@ -77,18 +83,38 @@ export class LedgerReads {
     const sql = `select
         (select coalesce(sum(amount), 0) from deposits where status = 'succeeded')::float8 as deposits,
         (select coalesce(sum(amount), 0) from payments where status = 'succeeded')::float8 as payments,
-        (select coalesce(sum(balance), 0) from wallets)::float8 as balances`;
+        (select coalesce(sum(balance), 0) from wallets)::float8 as balances,
+        (select count(*) from provider_payments
+          where status = 'succeeded' and duplicate_of is null)::float8 as provider_orders,
+        (select coalesce(sum(amount), 0) from provider_payments
+          where status = 'succeeded' and duplicate_of is null)::float8 as provider_paid`;
     const perShard = await Promise.all(
       this.#pools.map(
         async (pool) =>
-          (await pool.query<{ deposits: number; payments: number; balances: number }>(sql)).rows[0]!,
+          (
+            await pool.query<{
+              deposits: number;
+              payments: number;
+              balances: number;
+              provider_orders: number;
+              provider_paid: number;
+            }>(sql)
+          ).rows[0]!,
       ),
     );
     const deposits = perShard.reduce((sum, row) => sum + row.deposits, 0);
     const succeededPayments = perShard.reduce((sum, row) => sum + row.payments, 0);
     const balances = perShard.reduce((sum, row) => sum + row.balances, 0);
     const difference = deposits - succeededPayments - balances;
-    return { deposits, succeededPayments, balances, difference, holds: difference === 0 };
+    return {
+      deposits,
+      succeededPayments,
+      balances,
+      difference,
+      holds: difference === 0,
+      providerPaidOrders: perShard.reduce((sum, row) => sum + row.provider_orders, 0),
+      providerPaid: perShard.reduce((sum, row) => sum + row.provider_paid, 0),
+    };
   }
 
   async close(): Promise<void> {
