@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { expectProblem, findStreamEntry, get, post, totalStreamLength } from "./support/intake-test-kit.ts";
+import { openJsonSocket, withAccessToken } from "./support/json-socket.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -133,6 +134,25 @@ describe("GET /v1/provider-payments/:id", () => {
       403,
       "forbidden_caller",
     );
+  });
+});
+
+describe("WS /v1/operations/:id/ws on a provider payment", () => {
+  it("sends its view to the shop's server, and refuses a shopper", async () => {
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = app.server.address() as { port: number };
+    const socketUrl = (id: string, token: string) =>
+      withAccessToken(`ws://127.0.0.1:${port}/v1/operations/${id}/ws`, token);
+    const order = orderId();
+    const id = (await post(app, url(order), charge, key())).json().id as string;
+    const socket = await openJsonSocket<{ type: string; operation?: Record<string, unknown> }>(
+      socketUrl(id, env.serverKey),
+    );
+    const first = await socket.next((m) => m.operation !== undefined, "the provider payment's view");
+    expect(first.operation).toMatchObject({ id, orderId: order, ...charge, status: "pending" });
+    socket.close();
+    const refused = await openJsonSocket<{ type: string }>(socketUrl(id, shopper));
+    expect((await refused.closed).code).toBe(4403);
   });
 });
 

@@ -7,7 +7,9 @@ import {
   type OrderView,
   operationResponseSchema,
   orderResponseSchema,
+  type ProviderPaymentView,
   parseOperationId,
+  providerPaymentResponseSchema,
   type RefundView,
   refundResponseSchema,
 } from "@floodgate/domain";
@@ -17,11 +19,12 @@ import { type Caller, requireServer, visibleTo } from "../auth/caller.ts";
 import { readCouponIssue } from "../coupons/read-coupon-issue.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { readOrder } from "../orders/read-order.ts";
+import { readProviderPayment } from "../provider-payments/read-provider-payment.ts";
 import { readRefund } from "../refunds/read-refund.ts";
 import { readOperation } from "./read-operation.ts";
 import { projectOnto } from "./schema-projection.ts";
 
-export type AnyOperationView = OperationView | CouponIssueView | OrderView | RefundView;
+export type AnyOperationView = OperationView | CouponIssueView | OrderView | RefundView | ProviderPaymentView;
 
 /** Statuses after which a view no longer changes (payments, deposits, coupon issues; orders). */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(["succeeded", "failed", "paid", "cancelled", "expired"]);
@@ -45,12 +48,16 @@ export async function watchedIdOf(app: FastifyInstance, id: string, caller: Call
     }
     watched = record.message.orderId;
   }
-  // Refunds are the shop server's, as their GET is.
+  // Refunds and provider payments are the shop server's, as their GETs are.
   if (parsed.kind === "refund") requireServer(caller, "watching a refund");
+  if (parsed.kind === "provider_payment") requireServer(caller, "watching a provider payment");
   // A shopper watches only their own operations; another's answers as an unknown id would.
   if (caller.kind !== "server") {
     const view = await readOperationView(app, watched);
-    if ("userId" in view) visibleTo(caller, view, "id", `operation ${id}`);
+    // (A provider payment's userId may be unknown yet, but only the server watches one: refused above.)
+    if ("userId" in view && view.userId !== undefined) {
+      visibleTo(caller, { userId: view.userId }, "id", `operation ${id}`);
+    }
   }
   return watched;
 }
@@ -71,6 +78,11 @@ export async function readOperationView(app: FastifyInstance, id: string): Promi
       return projectOnto(await readOrder(app, id), orderResponseSchema) as OrderView;
     case "refund":
       return projectOnto(await readRefund(app, id), refundResponseSchema) as RefundView;
+    case "provider_payment":
+      return projectOnto(
+        await readProviderPayment(app, id),
+        providerPaymentResponseSchema,
+      ) as ProviderPaymentView;
     default:
       throw new ProblemError("invalid_operation_id", { field: "id" });
   }
