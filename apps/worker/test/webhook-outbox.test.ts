@@ -1,6 +1,6 @@
-// The outbox rows a shard batch writes, against a real shard: none (and no statement) when no endpoint wants
-// the batch's event types; one statement for the batch's events when one does; a redelivered batch adds none;
-// event ids are derived, not drawn.
+// The event rows a shard batch writes, against a real shard: every event to the events feed, whether or not an
+// endpoint wants it, and to the outbox only those one does, in one statement either way; a redelivered batch
+// adds none; event ids are derived, not drawn.
 import { createKysely, type ShardDatabase } from "@floodgate/db";
 import { webhookEventId } from "@floodgate/domain";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
@@ -25,18 +25,31 @@ afterAll(async () => {
 const outbox = () => db.selectFrom("webhook_outbox").selectAll().orderBy("event_id").execute();
 
 describe("the webhook outbox of a shard batch", () => {
-  it("writes nothing, and spends no statement, when nobody subscribes", async () => {
-    const messages = [operationMessage({ kind: "deposit", userId: "nobody-a", amount: 100 })];
-    const without = await applyShardBatch(db, messages);
-    const other = await applyShardBatch(
-      db,
-      [operationMessage({ kind: "deposit", userId: "nobody-b", amount: 100 })],
-      {
-        webhookEvents: new Set(["order.paid"]),
-      },
-    );
+  it("records the events nobody subscribes to in the feed only, in the same one statement", async () => {
+    const a = operationMessage({ kind: "deposit", userId: "nobody-a", amount: 100 });
+    const b = operationMessage({ kind: "deposit", userId: "nobody-b", amount: 100 });
+    const without = await applyShardBatch(db, [a]);
+    const other = await applyShardBatch(db, [b], { webhookEvents: new Set(["order.paid"]) });
     expect(other.statements).toBe(without.statements);
     expect(await outbox()).toEqual([]);
+    const recorded = await db
+      .selectFrom("events")
+      .select(["event_id", "event_type", "operation_id"])
+      .where("operation_id", "in", [a.id, b.id])
+      .orderBy("position")
+      .execute();
+    expect(recorded).toEqual([
+      {
+        event_id: webhookEventId(a.id, "deposit.succeeded"),
+        event_type: "deposit.succeeded",
+        operation_id: a.id,
+      },
+      {
+        event_id: webhookEventId(b.id, "deposit.succeeded"),
+        event_type: "deposit.succeeded",
+        operation_id: b.id,
+      },
+    ]);
   });
 
   it("writes the subscribed events of the batch in its transaction, once, with derived ids", async () => {
@@ -48,7 +61,8 @@ describe("the webhook outbox of a shard batch", () => {
     const unsubscribed = await applyShardBatch(db, [
       operationMessage({ kind: "deposit", userId: "sub-c", amount: 1 }),
     ]);
-    expect(first.statements).toBe(unsubscribed.statements + 1 + 1); // + the outbox insert, + the payments' insert
+    // The same one events statement as a batch nobody subscribes to (+ the payments' insert).
+    expect(first.statements).toBe(unsubscribed.statements + 1);
     const rows = await outbox();
     expect(rows.map((r) => [r.event_id, r.event_type, r.operation_id])).toEqual(
       [
@@ -70,5 +84,11 @@ describe("the webhook outbox of a shard batch", () => {
     const again = await applyShardBatch(db, [deposit, paid, refused], { webhookEvents: events });
     expect(again.redelivered).toBe(3);
     expect(await outbox()).toHaveLength(3);
+    const feed = await db
+      .selectFrom("events")
+      .select("event_id")
+      .where("operation_id", "in", [deposit.id, paid.id, refused.id])
+      .execute();
+    expect(feed).toHaveLength(3);
   });
 });

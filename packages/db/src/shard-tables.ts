@@ -117,6 +117,7 @@ export interface ShardDatabase {
   order_items: OrderItemsTable;
   shard_identity: ShardIdentityTable;
   webhook_outbox: WebhookOutboxTable;
+  events: EventsTable;
   moved_buckets: MovedBucketsTable;
 }
 
@@ -125,6 +126,19 @@ export interface MovedBucketsTable {
   bucket: number;
   to_shard: number;
   moved_at: DefaultedTimestamp;
+}
+
+/** The events feed (GET /v1/events): every event, kept EVENT_RETENTION_DAYS (migration 2026-11-28-0101). */
+export interface EventsTable {
+  event_id: string;
+  /** bigint: pg returns it as a string. */
+  position: ColumnType<string, never, never>;
+  /** xid8 of the writing transaction, as a string. */
+  xid: ColumnType<string, never, never>;
+  event_type: string;
+  operation_id: string;
+  data: unknown;
+  created_at: DefaultedTimestamp;
 }
 
 /** One row: which shard of which deployment this database is (see check-shard-identity.ts). */

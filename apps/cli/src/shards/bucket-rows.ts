@@ -1,5 +1,5 @@
 // A bucket's rows on a shard, table by table. Every shard table but the shard's own records (shard_identity,
-// moved_buckets, the webhook outbox, Kysely's migration tables) belongs to users: their bucket is
+// moved_buckets, the webhook outbox, the events feed, Kysely's migration tables) belongs to users: their bucket is
 // bucketForUser(user_id), an order's items follow their order and a payment's refunds their payment. A table this file does not know is refused (listShardTables), so a new
 // migration cannot leave a moved bucket's rows behind unnoticed.
 import type { ShardDatabase } from "@floodgate/db";
@@ -21,11 +21,13 @@ export const USER_TABLES = [
 export type UserTable = (typeof USER_TABLES)[number];
 /** The shard's own records: never moved. */
 // The webhook outbox is a queue the relay drains on whichever shard holds it (an event left on the old shard
-// is still delivered once), so its rows stay.
+// is still delivered once), so its rows stay. The events feed's rows stay too: GET /v1/events reads every shard,
+// and a cursor's position on this shard would not hold for rows copied to another.
 const OWN_TABLES = new Set([
   "shard_identity",
   "moved_buckets",
   "webhook_outbox",
+  "events",
   "kysely_migration",
   "kysely_migration_lock",
 ]);

@@ -1,6 +1,6 @@
 // The GET view of orders that reached a final state (paid, cancelled, expired), read on their shard for the
 // events the outbox writes without data (event-catalogue.ts). The same fields as the intake's order view
-// (apps/intake/src/orders/read-order.ts); a final order no longer changes, so reading it late is reading it
+// (apps/intake/src/orders/order-row-view.ts); a final order no longer changes, so reading it late is reading it
 // as it ended.
 import type { ShardDatabase } from "@floodgate/db";
 import type { Kysely, Transaction } from "kysely";
@@ -34,6 +34,8 @@ export async function readFinalOrders(
       currency: row.currency,
       ...(row.coupon_issue_id ? { couponIssueId: row.coupon_issue_id } : {}),
       ...(row.payment_id ? { paymentId: row.payment_id } : {}),
+      ...(row.provider ? { provider: row.provider } : {}),
+      ...(row.provider_reference ? { reference: row.provider_reference } : {}),
       createdAt: row.created_at.toISOString(),
       expiresAt: row.expires_at.toISOString(),
       updatedAt: row.updated_at.toISOString(),

@@ -1,15 +1,17 @@
-// Writes the webhook outbox rows of one shard batch, inside the transaction that makes its operations final
-// (called once by apply-shard-batch.ts): an event is committed with its operation or not at all, so a worker
-// killed after the commit loses none (the relay, in any worker, sends it later).
+// Records the events of one shard batch, inside the transaction that makes its operations final (called once
+// by apply-shard-batch.ts): every event goes to the events feed (`events`, GET /v1/events) and those some
+// enabled endpoint subscribes to also to the webhook outbox, so an event is committed with its operation or
+// not at all, and a worker killed after the commit loses none (the relay, in any worker, sends it later).
 //
-// Hot path: at most ONE statement per shard batch, and none when no enabled endpoint subscribes to any event
-// of the batch (`subscribed`, the worker's cached endpoint list, webhook-subscriptions.ts). Writing every
-// event and letting the relay drop the unwanted would cost each deployment without webhooks an insert of
-// every operation twice over; the cache costs an endpoint created less than a second ago its first events.
+// Hot path: ONE statement per shard batch that decided anything (the feed's insert and the outbox's in one
+// statement), none for a batch without an event. `subscribed` is the worker's cached endpoint list
+// (webhook-subscriptions.ts): it costs an endpoint created less than a second ago its first events, which
+// the feed still has.
 import type { ShardDatabase } from "@floodgate/db";
 import { providerPaymentBody, webhookEventId } from "@floodgate/domain";
 import { sql, type Transaction } from "kysely";
 import type { ProviderPaymentDecision } from "../provider-payments/provider-payment-ledger.ts";
+import { finalOrderJson } from "../events/final-order-json.ts";
 import {
   type DecidedOperation,
   EVENT_BY_OUTCOME,
@@ -26,7 +28,7 @@ export interface BatchOutcomes {
   providerPayments?: ProviderPaymentDecision[];
 }
 
-/** Which event types some enabled endpoint wants; empty: nothing is written. */
+/** Which event types some enabled endpoint wants (written to the outbox too); empty: none. */
 export type SubscribedTypes = ReadonlySet<string>;
 
 interface OutboxRow {
@@ -42,18 +44,15 @@ export async function writeWebhookOutbox(
   outcomes: BatchOutcomes,
   subscribed: SubscribedTypes,
 ): Promise<number> {
-  if (subscribed.size === 0) return 0;
   const completedAt = Date.now();
   const rows: OutboxRow[] = [];
   const add = (operationId: string, type: string, data: Record<string, unknown> | null) => {
-    if (subscribed.has(type)) {
-      rows.push({
-        eventId: webhookEventId(operationId, type),
-        type,
-        operationId,
-        data: data === null ? null : JSON.stringify(data),
-      });
-    }
+    rows.push({
+      eventId: webhookEventId(operationId, type),
+      type,
+      operationId,
+      data: data === null ? null : JSON.stringify(data),
+    });
   };
   for (const decided of outcomes.decisions) {
     const type = EVENT_BY_OUTCOME[decided.message.kind]?.[decided.status];
@@ -77,11 +76,25 @@ export async function writeWebhookOutbox(
   }
   for (const ended of outcomes.endedOrders) add(ended.orderId, ORDER_EVENT_BY_STATUS[ended.status], null);
   if (rows.length === 0) return 0;
-  // An event already in the outbox is the same event (its id is derived): nothing to add.
+  // An event already recorded is the same event (its id is derived): neither table gets it again. An order
+  // that ended in this transaction is read here, by Postgres (its row is this transaction's). The fallback
+  // `{id}` only keeps a hand-deleted order from failing the batch forever.
   await sql`
-    insert into webhook_outbox (event_id, event_type, operation_id, data)
-    select * from unnest(${rows.map((r) => r.eventId)}::text[], ${rows.map((r) => r.type)}::text[],
-                         ${rows.map((r) => r.operationId)}::text[], ${rows.map((r) => r.data)}::jsonb[])
+    with v as (
+      select * from unnest(${rows.map((r) => r.eventId)}::text[], ${rows.map((r) => r.type)}::text[],
+                           ${rows.map((r) => r.operationId)}::text[], ${rows.map((r) => r.data)}::jsonb[])
+        as v(event_id, event_type, operation_id, data)
+    ), recorded as (
+      insert into events (event_id, event_type, operation_id, data)
+      select v.event_id, v.event_type, v.operation_id,
+             coalesce(v.data, ${finalOrderJson(sql`v.operation_id`)}, jsonb_build_object('id', v.operation_id))
+      from v
+      on conflict (event_id) do nothing
+      returning event_id, event_type, operation_id, data, created_at
+    )
+    insert into webhook_outbox (event_id, event_type, operation_id, data, created_at)
+    select event_id, event_type, operation_id, data, created_at from recorded
+    where event_type = any(${[...subscribed]}::text[])
     on conflict (event_id) do nothing`.execute(trx);
   return 1;
 }

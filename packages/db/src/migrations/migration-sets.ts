@@ -19,6 +19,7 @@ import * as shardRefunds from "./shard/2026-11-26-0201-refunds.ts";
 import * as shardMovedBuckets from "./shard/2026-11-26-0301-moved-buckets.ts";
 import * as shardOrdersListingIndex from "./shard/2026-11-28-0101-orders-listing-index.ts";
 import * as shardProviderPayments from "./shard/2026-11-28-0201-provider-payments.ts";
+import * as shardEvents from "./shard/2026-11-28-0301-events.ts";
 
 export const globalMigrations: Record<string, Migration> = {
   "2026-11-22-0001-shard-map": globalShardMap,
@@ -42,4 +43,5 @@ export const shardMigrations: Record<string, Migration> = {
   "2026-11-26-0201-refunds": shardRefunds,
   "2026-11-28-0101-orders-listing-index": shardOrdersListingIndex,
   "2026-11-28-0201-provider-payments": shardProviderPayments,
+  "2026-11-28-0301-events": shardEvents,
 };
