@@ -25,6 +25,7 @@ import { AwaitingOrderBook } from "./awaiting-order-book.ts";
 import { createBatchPools } from "./batch-pools.ts";
 import type { Poisoned } from "./dead-letter.ts";
 import { createReaderConnection, EntryReader } from "./entry-reader.ts";
+import { EventRetention } from "./events/event-retention.ts";
 import { Housekeeping } from "./housekeeping.ts";
 import { LaneBatchRunner } from "./lane-batch.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
@@ -59,6 +60,7 @@ export class OperationWorker {
   readonly #batches: LaneBatchRunner;
   readonly #housekeeping: Housekeeping;
   readonly #webhooks: WorkerWebhooks;
+  readonly #eventRetention: EventRetention;
   #stopping = false;
   #lastPartialFailureLog = 0;
   #loop: Promise<void> | undefined;
@@ -80,6 +82,7 @@ export class OperationWorker {
     this.#lanes = this.#shards.map((_, shard) => new ShardLane(shard));
     this.#expiry = new OrderExpiry(config, log);
     this.#webhooks = new WorkerWebhooks(config, log, metrics);
+    this.#eventRetention = new EventRetention(config, log);
     this.#awaitingOrder = new AwaitingOrderBook(log);
     this.#entries = new EntryReader(config, this.#keys, consumer, this.#redis, this.#reader);
     this.#batches = new LaneBatchRunner({
@@ -118,6 +121,7 @@ export class OperationWorker {
     });
     this.#expiry.startFiring(this.#redis, this.#keys, this.#metrics);
     await this.#webhooks.start();
+    this.#eventRetention.start();
     this.#loop = this.#run();
   }
 
@@ -156,6 +160,7 @@ export class OperationWorker {
     this.#watch?.close();
     await this.#expiry.close();
     await this.#webhooks.stop();
+    await this.#eventRetention.stop();
     await Promise.all([this.#redis.quit().catch(() => {}), this.#reader.quit().catch(() => {})]);
     await Promise.all([...this.#shards, this.#global].map((db) => db.destroy()));
   }

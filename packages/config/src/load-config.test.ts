@@ -91,6 +91,7 @@ describe("loadConfig reads", () => {
       WEBHOOK_TIMEOUT_MS: "2500",
       WEBHOOK_RETRY_BASE_MS: "1000",
       WEBHOOK_ALLOW_PRIVATE: "true",
+      EVENT_RETENTION_DAYS: "7",
     });
     const noLimit = { user: null, ip: null };
     expect(config).toEqual({
@@ -145,6 +146,7 @@ describe("loadConfig reads", () => {
       demoLogin: false,
       postgresTimeouts: { statementMs: 8000, queryMs: 9000, connectMs: 2000, keepAliveMs: 5000 },
       webhooks: { concurrency: 4, timeoutMs: 2500, retryBaseMs: 1000, allowPrivate: true },
+      eventRetentionDays: 7,
     });
   });
 

@@ -140,6 +140,8 @@ export interface Config {
   demoLogin: boolean;
   /** Webhook deliveries: their concurrency per worker, timeout, retry schedule and address rule. */
   webhooks: WebhookSettings;
+  /** Days the events feed (GET /v1/events) keeps an event; the workers delete older ones. */
+  eventRetentionDays: number;
 }
 
 export interface WebhookSettings {
@@ -240,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: read.int("WEBHOOK_RETRY_BASE_MS", 30_000, 100, 3_600_000),
       allowPrivate: read.oneOf("WEBHOOK_ALLOW_PRIVATE", "false", ["true", "false"] as const) === "true",
     },
+    eventRetentionDays: read.int("EVENT_RETENTION_DAYS", 30, 1, 3650),
   };
 }
 

@@ -57,6 +57,7 @@ export function configToEnv(config: Config): Record<string, string> {
     WEBHOOK_TIMEOUT_MS: String(config.webhooks.timeoutMs),
     WEBHOOK_RETRY_BASE_MS: String(config.webhooks.retryBaseMs),
     WEBHOOK_ALLOW_PRIVATE: String(config.webhooks.allowPrivate),
+    EVENT_RETENTION_DAYS: String(config.eventRetentionDays),
     ...customerJwtToEnv(config),
   };
 }
