@@ -26,6 +26,7 @@ import { catalogProductsRoute } from "./routes/catalog-products-route.ts";
 import { couponIssuesRoute } from "./routes/coupon-issues-route.ts";
 import { couponsAdminRoute } from "./routes/coupons-admin-route.ts";
 import { customerSessionsRoute } from "./routes/customer-sessions-route.ts";
+import { eventsRoute } from "./routes/events-route.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { operationSocketRoute } from "./routes/operation-socket-route.ts";
 import { orderListRoute } from "./routes/order-list-route.ts";
@@ -153,6 +154,7 @@ export async function buildApp(
   await app.register(apiKeysAdminRoute);
   await app.register(customerSessionsRoute);
   await app.register(webhookEndpointsRoute);
+  await app.register(eventsRoute);
   await app.register(demoPlugin);
   return app;
 }
