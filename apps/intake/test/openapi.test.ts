@@ -28,7 +28,9 @@ interface Operation {
 }
 interface Document {
   openapi: string;
-  info: { version: string };
+  info: { version: string; license?: { name: string; identifier?: string } };
+  servers?: { url: string; description?: string }[];
+  tags?: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { required?: string[] }> };
   webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>;
@@ -96,6 +98,31 @@ describe("GET /openapi.json", () => {
   it("states Floodgate's version, the one the root package.json gives", async () => {
     const root = JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8"));
     expect(document.info.version).toBe(root.version);
+  });
+
+  it("names its servers, its license (the repository's) and declares every tag its operations use", async () => {
+    expect(document.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    const root = JSON.parse(await readFile(new URL("../../../package.json", import.meta.url), "utf8"));
+    expect(document.info.license).toEqual({ name: root.license, identifier: root.license });
+    const declared = (document.tags ?? []).map((tag) => tag.name);
+    expect(new Set(declared).size).toBe(declared.length);
+    const used = new Set(operations().flatMap(({ operation: op }) => op.tags ?? []));
+    expect([...used].filter((tag) => !declared.includes(tag))).toEqual([]);
+    expect([...declared].filter((tag) => !used.has(tag))).toEqual([]);
+    expect(operation("listEvents").operation.tags).toEqual(["Events"]);
+  });
+
+  it("documents the events feed: its query and its page (a named body)", () => {
+    const { url, operation: op } = operation("listEvents");
+    expect(url).toBe("/v1/events");
+    expect((op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name)).toEqual([
+      "after",
+      "type",
+      "limit",
+    ]);
+    expect(op.responses["200"]!.content!["application/json"]!.schema).toEqual({
+      $ref: "#/components/schemas/EventList",
+    });
   });
 
   it("is served without credentials", async () => {

@@ -15,7 +15,10 @@ export const OPENAPI_BASE: FastifyDynamicSwaggerOptions["openapi"] = {
       "(202) into a queue and applied by workers; read its status at its Location or over " +
       "`WS /v1/operations/{id}/ws`. Errors are RFC 9457 problem+json: each `type` resolves to a page at " +
       "`/problems/{code}` that explains the code.",
+    license: { name: "MIT", identifier: "MIT" },
   },
+  // Relative: the API is the intake that serves this document, wherever it is deployed.
+  servers: [{ url: "/", description: "The intake serving this document" }],
   components: {
     securitySchemes: {
       serverKey: {
@@ -54,11 +57,21 @@ export const OPENAPI_BASE: FastifyDynamicSwaggerOptions["openapi"] = {
     { name: "Coupons" },
     { name: "Products" },
     { name: "Orders" },
+    { name: "Refunds" },
     { name: "Operations", description: "Live status of any accepted operation." },
     { name: "Waiting rooms" },
     { name: "Rate limits" },
     { name: "Server keys" },
     { name: "Customer sessions" },
+    {
+      name: "Webhooks",
+      description:
+        "Endpoints the shop's events are POSTed to, signed; the `webhooks` section gives each body.",
+    },
+    {
+      name: "Events",
+      description: "The same events as a feed, to catch up from a cursor (kept EVENT_RETENTION_DAYS).",
+    },
     { name: "Health" },
     { name: "Problems", description: "What each problem `type` means." },
   ],
