@@ -10,8 +10,8 @@
 import type { ShardDatabase } from "@floodgate/db";
 import { providerPaymentBody, webhookEventId } from "@floodgate/domain";
 import { sql, type Transaction } from "kysely";
-import type { ProviderPaymentDecision } from "../provider-payments/provider-payment-ledger.ts";
 import { finalOrderJson } from "../events/final-order-json.ts";
+import type { ProviderPaymentDecision } from "../provider-payments/provider-payment-ledger.ts";
 import {
   type DecidedOperation,
   EVENT_BY_OUTCOME,
