@@ -124,6 +124,7 @@ describe.each([
   "reconcile",
   "dlq",
   "shards",
+  "keys",
 ])("node apps/cli/src/%s-command.ts", (command) => {
   const script = `apps/cli/src/${command}-command.ts`;
 

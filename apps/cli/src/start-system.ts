@@ -144,9 +144,11 @@ log(
     : "admin    key from ADMIN_API_KEY: Authorization: Bearer <key> on the admin routes",
 );
 log(
-  admissionSecret.generated
-    ? "rooms    admission tokens signed with a secret generated for this run (set ADMISSION_TOKEN_SECRET to keep them valid across restarts)"
-    : "rooms    admission tokens signed with ADMISSION_TOKEN_SECRET",
+  config.admissionTokenAlg === "ES256"
+    ? `rooms    admission tokens signed with ES256 (${config.admissionSigningKeys === null ? "the global database's keys" : "ADMISSION_SIGNING_KEYS"}), public keys at ${base}/.well-known/jwks.json`
+    : admissionSecret.generated
+      ? "rooms    admission tokens signed with HS256 (deprecated) and a secret generated for this run (set ADMISSION_TOKEN_SECRET to keep them valid across restarts)"
+      : "rooms    admission tokens signed with HS256 (deprecated) and ADMISSION_TOKEN_SECRET",
 );
 log(
   `workers  ${config.workers}${config.workerMetricsPort ? `, metrics on :${config.workerMetricsPort}..${config.workerMetricsPort + Math.max(0, config.workers - 1)}` : ""}`,

@@ -28,6 +28,7 @@ import { couponsAdminRoute } from "./routes/coupons-admin-route.ts";
 import { customerSessionsRoute } from "./routes/customer-sessions-route.ts";
 import { eventsRoute } from "./routes/events-route.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { jwksRoute } from "./routes/jwks-route.ts";
 import { operationSocketRoute } from "./routes/operation-socket-route.ts";
 import { orderListRoute } from "./routes/order-list-route.ts";
 import { ordersRoute } from "./routes/orders-route.ts";
@@ -148,6 +149,7 @@ export async function buildApp(
   await app.register(roomsAdminRoute);
   await app.register(roomTicketsRoute);
   await app.register(shuffleProofRoute);
+  await app.register(jwksRoute);
   await app.register(rateLimitsAdminRoute);
   await app.register(operationSocketRoute);
   await app.register(catalogProductsRoute);

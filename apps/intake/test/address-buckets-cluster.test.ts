@@ -2,7 +2,7 @@
 // admission control around packages/queue's enqueueOperation, with the client address's token beside it. A
 // route no room guards touches only its user's partition slot (a cluster refuses a script across slots), the
 // address's bucket is a slot of its own, and limits, replays and refusals behave as on one Redis.
-import { AdmissionKeys, AdmissionTokens } from "@floodgate/admission";
+import { AdmissionKeys, Hs256AdmissionTokens } from "@floodgate/admission";
 import { type Config, loadConfig } from "@floodgate/config";
 import { type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
 import { createAdmissionMetrics, Registry } from "@floodgate/metrics";
@@ -58,7 +58,7 @@ function intakeProcess(): { control: AdmissionControl; registry: Registry } {
   const control = new AdmissionControl({
     config,
     keys,
-    tokens: new AdmissionTokens("a-secret-of-at-least-32-characters-for-tests"),
+    tokens: new Hs256AdmissionTokens("a-secret-of-at-least-32-characters-for-tests"),
     book: new RateLimitBook(config.rateLimits),
     directory: new RoomDirectory(),
     metrics: createAdmissionMetrics(registry),

@@ -1,7 +1,6 @@
 // Live positions over WebSockets with two intake instances on one Redis: whichever process holds a socket
 // pushes what the admission leader (the other one, here) decided, and a reconnect, to either, picks up the
 // ticket where it is. An open socket is a heartbeat; a silent ticket loses its place.
-import { AdmissionTokens } from "@floodgate/admission";
 import { revokeTicket } from "@floodgate/redis-scripts";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
@@ -78,7 +77,7 @@ describe("a waiting-room WebSocket", () => {
       // Each push says something new, and a place only moves forward.
       for (let i = 1; i < positions.length; i++) expect(positions[i]).toBeLessThan(positions[i - 1]!);
       expect(Date.parse(admitted.expiresAt!)).toBeGreaterThan(Date.now());
-      // The token the follower signed opens the leader's guarded route: one secret, one deployment.
+      // The token the follower signed opens the leader's guarded route: one key, one deployment.
       const paid = await post(
         leader,
         "/v1/payments",
@@ -86,7 +85,7 @@ describe("a waiting-room WebSocket", () => {
         { "admission-token": admitted.admissionToken! },
       );
       expect(paid.statusCode).toBe(202);
-      const claims = new AdmissionTokens(env.config.admissionTokenSecret!).verify(admitted.admissionToken!);
+      const claims = leader.admission.tokens.verify(admitted.admissionToken!);
       expect(claims).toMatchObject({ ok: true, claims: { roomId: "live", ticketId, userId: "watcher" } });
     } finally {
       socket.close();

@@ -1,7 +1,8 @@
 // Waiting rooms through the HTTP API, with this process as the admission leader: operators define rooms;
 // while a room queues its guarded routes take only requests with a valid admission token of the same user and
 // room; users join, wait, poll and pay once admitted.
-import { AdmissionTokens } from "@floodgate/admission";
+import { Es256AdmissionTokens } from "@floodgate/admission";
+import { generateAdmissionSigningKey } from "@floodgate/auth";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -164,7 +165,7 @@ describe("a queueing room", () => {
     expect(await reasonOf("holder", `${header}.${payload}.${flipped}`)).toBe("bad_signature");
     expect(await reasonOf("holder", "not-a-token")).toBe("malformed");
     expect(await reasonOf("someone-else", token)).toBe("wrong_user");
-    const tokens = new AdmissionTokens(env.config.admissionTokenSecret!);
+    const tokens = app.admission.tokens;
     const claims = { roomId: "shop", ticketId, userId: "holder", admittedAt: Date.now() - 120_000 };
     expect(await reasonOf("holder", tokens.issue({ ...claims, expiresAt: Date.now() - 1000 }))).toBe(
       "expired",
@@ -172,8 +173,11 @@ describe("a queueing room", () => {
     expect(
       await reasonOf("holder", tokens.issue({ ...claims, roomId: "rival", expiresAt: Date.now() + 60_000 })),
     ).toBe("wrong_room");
-    // Signed by another deployment's secret.
-    const foreign = new AdmissionTokens("another-deployment-secret-0123456789abcdef");
+    // Signed by another deployment's key, under this deployment's kid: a bad signature.
+    const ours = app.admission.signingKeys.signingKid()!;
+    const foreign = new Es256AdmissionTokens({
+      keys: [{ ...generateAdmissionSigningKey(), kid: ours, signsFrom: 0 }],
+    });
     expect(await reasonOf("holder", foreign.issue({ ...claims, expiresAt: Date.now() + 60_000 }))).toBe(
       "bad_signature",
     );

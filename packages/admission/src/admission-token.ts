@@ -1,7 +1,8 @@
-// Admission tokens: compact JWTs (RFC 7519) signed with HMAC-SHA256 (HS256) by whichever intake process hands
-// them out, verified by any other with the same ADMISSION_TOKEN_SECRET, without Redis. They carry the room,
-// the ticket, the user and the end of the session; revocation is checked by the gate script (the ticket's
-// status), so a token is never trusted alone.
+// Admission tokens: compact JWTs (RFC 7519) that carry the room, the ticket, the user and the end of the
+// session; revocation is checked by the gate script (the ticket's status), so a token is never trusted alone.
+// Two signers: ES256 (es256-admission-tokens.ts, the default: anyone holding the JWKS verifies, only the
+// intakes sign) and HS256 here (ADMISSION_TOKEN_ALG=HS256, deprecated: whoever verifies can also mint), signed by
+// whichever intake process hands them out, verified by any other with the same ADMISSION_TOKEN_SECRET.
 // Only one header is accepted, byte for byte: no algorithm is ever taken from the token itself ("none",
 // RS/HS confusion), signatures are read in their one canonical spelling (canonical-base64url.ts) and compared in
 // constant time.
@@ -24,6 +25,12 @@ export type TokenRejection = "malformed" | "bad_signature" | "expired";
 
 export type TokenVerdict = { ok: true; claims: AdmissionClaims } | { ok: false; reason: TokenRejection };
 
+/** What the intake needs of a signer, whichever the algorithm. */
+export interface AdmissionTokens {
+  issue(claims: AdmissionClaims): string;
+  verify(token: string, nowMs?: number): TokenVerdict;
+}
+
 interface Payload {
   iss: string;
   sub: string;
@@ -33,7 +40,7 @@ interface Payload {
   exp: number;
 }
 
-export class AdmissionTokens {
+export class Hs256AdmissionTokens implements AdmissionTokens {
   // A KeyObject made once: handing createHmac the raw secret costs five times as much per token (every
   // guarded request with a token verifies one, every admission signs one).
   readonly #secret: KeyObject;
@@ -47,16 +54,7 @@ export class AdmissionTokens {
   }
 
   issue(claims: AdmissionClaims): string {
-    const payload: Payload = {
-      iss: ISSUER,
-      sub: claims.userId,
-      room: claims.roomId,
-      tkt: claims.ticketId,
-      iat: Math.floor(claims.admittedAt / 1000),
-      // NumericDate is whole seconds: rounding down ends the token no later than the session.
-      exp: Math.floor(claims.expiresAt / 1000),
-    };
-    const body = `${HEADER}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
+    const body = `${HEADER}.${encodeClaims(claims)}`;
     return `${body}.${this.#sign(body).toString("base64url")}`;
   }
 
@@ -68,27 +66,46 @@ export class AdmissionTokens {
     if (signature === undefined || !timingSafeEqual(signature, expected)) {
       return { ok: false, reason: "bad_signature" };
     }
-    let payload: Partial<Payload>;
-    try {
-      payload = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8"));
-    } catch {
-      return { ok: false, reason: "malformed" };
-    }
-    const { iss, sub, room, tkt, iat, exp } = payload;
-    if (
-      iss !== ISSUER ||
-      typeof sub !== "string" ||
-      typeof room !== "string" ||
-      typeof tkt !== "string" ||
-      typeof iat !== "number" ||
-      typeof exp !== "number"
-    ) {
-      return { ok: false, reason: "malformed" };
-    }
-    if (exp * 1000 <= nowMs) return { ok: false, reason: "expired" };
-    return {
-      ok: true,
-      claims: { roomId: room, ticketId: tkt, userId: sub, admittedAt: iat * 1000, expiresAt: exp * 1000 },
-    };
+    return readClaims(parts[1]!, nowMs);
   }
+}
+
+/** The payload part of a token carrying these claims (base64url of its JSON). */
+export function encodeClaims(claims: AdmissionClaims): string {
+  const payload: Payload = {
+    iss: ISSUER,
+    sub: claims.userId,
+    room: claims.roomId,
+    tkt: claims.ticketId,
+    iat: Math.floor(claims.admittedAt / 1000),
+    // NumericDate is whole seconds: rounding down ends the token no later than the session.
+    exp: Math.floor(claims.expiresAt / 1000),
+  };
+  return Buffer.from(JSON.stringify(payload)).toString("base64url");
+}
+
+/** The claims of a payload part whose signature has been verified, or why they do not count. */
+export function readClaims(part: string, nowMs: number): TokenVerdict {
+  let payload: Partial<Payload>;
+  try {
+    payload = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  const { iss, sub, room, tkt, iat, exp } = payload;
+  if (
+    iss !== ISSUER ||
+    typeof sub !== "string" ||
+    typeof room !== "string" ||
+    typeof tkt !== "string" ||
+    typeof iat !== "number" ||
+    typeof exp !== "number"
+  ) {
+    return { ok: false, reason: "malformed" };
+  }
+  if (exp * 1000 <= nowMs) return { ok: false, reason: "expired" };
+  return {
+    ok: true,
+    claims: { roomId: room, ticketId: tkt, userId: sub, admittedAt: iat * 1000, expiresAt: exp * 1000 },
+  };
 }

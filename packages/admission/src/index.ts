@@ -3,11 +3,18 @@ export { AdmissionKeys, type RoomKeySet } from "./admission-keys.ts";
 export { AdmissionLeader, type AdmissionLeaderOptions, LEASE_MS, TICK_MS } from "./admission-leader.ts";
 export {
   type AdmissionClaims,
-  AdmissionTokens,
+  type AdmissionTokens,
+  Hs256AdmissionTokens,
   type TokenRejection,
   type TokenVerdict,
 } from "./admission-token.ts";
 export { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
+export {
+  type AdmissionSigningKey,
+  Es256AdmissionTokens,
+  type PublicAdmissionJwk,
+  type VerifiedAdmissionCache,
+} from "./es256-admission-tokens.ts";
 export { holdLeaderLease } from "./leader-lease.ts";
 export { type OrderOutcome, orderClosedRound } from "./pre-queue-order.ts";
 export {

@@ -1,7 +1,7 @@
 // Admission tokens: what one intake signs, another with the same secret verifies; nothing else passes.
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { AdmissionTokens } from "../src/index.ts";
+import { Hs256AdmissionTokens } from "../src/index.ts";
 
 const SECRET = "a-test-secret-that-is-long-enough-0123456789";
 const claims = {
@@ -17,16 +17,16 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("bas
 
 describe("admission tokens", () => {
   it("verify on another instance with the same secret, giving back the claims (times in whole seconds)", () => {
-    const token = new AdmissionTokens(SECRET).issue(claims);
+    const token = new Hs256AdmissionTokens(SECRET).issue(claims);
     expect(token.split(".")).toHaveLength(3);
-    expect(new AdmissionTokens(SECRET).verify(token, during)).toEqual({ ok: true, claims });
+    expect(new Hs256AdmissionTokens(SECRET).verify(token, during)).toEqual({ ok: true, claims });
   });
 
   it("are refused once expired, and when signed with another secret or changed after signing", () => {
-    const tokens = new AdmissionTokens(SECRET);
+    const tokens = new Hs256AdmissionTokens(SECRET);
     const token = tokens.issue(claims);
     expect(tokens.verify(token, claims.expiresAt)).toEqual({ ok: false, reason: "expired" });
-    expect(new AdmissionTokens(`${SECRET}x`).verify(token, during)).toEqual({
+    expect(new Hs256AdmissionTokens(`${SECRET}x`).verify(token, during)).toEqual({
       ok: false,
       reason: "bad_signature",
     });
@@ -36,7 +36,7 @@ describe("admission tokens", () => {
   });
 
   it("never take the algorithm from the token: alg none and other headers are refused", () => {
-    const tokens = new AdmissionTokens(SECRET);
+    const tokens = new Hs256AdmissionTokens(SECRET);
     const payload = b64({
       iss: "floodgate",
       sub: "alice",
@@ -57,7 +57,7 @@ describe("admission tokens", () => {
   });
 
   it("are read in one spelling only: a signature with characters outside base64url, padding or stray bits is refused", () => {
-    const tokens = new AdmissionTokens(SECRET);
+    const tokens = new Hs256AdmissionTokens(SECRET);
     const [header, payload, signature] = tokens.issue(claims).split(".") as [string, string, string];
     // Node's base64url decoder skips what is not in the alphabet, so each of these decodes to the same 32
     // bytes; the last of 43 characters has two unused bits, and setting one changes the text, not the bytes.
@@ -77,7 +77,7 @@ describe("admission tokens", () => {
   });
 
   it("refuse what is not a token, or a signed payload without the claims", () => {
-    const tokens = new AdmissionTokens(SECRET);
+    const tokens = new Hs256AdmissionTokens(SECRET);
     for (const garbage of ["", "abc", "a.b", "a.b.c.d", "...."]) {
       expect(tokens.verify(garbage, during).ok).toBe(false);
     }

@@ -1,4 +1,12 @@
 export {
+  ADMISSION_KEY_PUBLISHED_SECONDS,
+  type AdmissionKeyRow,
+  ensureAdmissionSigningKey,
+  generateAdmissionSigningKey,
+  readAdmissionSigningKeys,
+  rotateAdmissionSigningKey,
+} from "./admission-key-store.ts";
+export {
   API_KEY_PREFIX,
   apiKeyId,
   apiKeyMatches,
@@ -28,3 +36,4 @@ export {
   type TokenRefusalReason,
   type VerifiedCustomer,
 } from "./customer-token-verifier.ts";
+export { type CachedVerification, VerifiedTokenCache } from "./verified-token-cache.ts";

@@ -1,3 +1,4 @@
+export type { ConfiguredSigningKey } from "./admission-signing-keys.ts";
 export type { CustomerJwtSettings } from "./customer-jwt.ts";
 export { ConfigError } from "./env-reader.ts";
 export { knownEnvironmentVariables } from "./known-variables.ts";

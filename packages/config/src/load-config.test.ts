@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { ConfigError, defaultShardUrls, loadConfig } from "./index.ts";
 
@@ -73,6 +74,7 @@ describe("loadConfig reads", () => {
       RATE_LIMITS: "off",
       TRUST_PROXY: "1",
       ADMISSION_TOKEN_SECRET: "s".repeat(32),
+      ADMISSION_TOKEN_ALG: "HS256",
       BACKPRESSURE_SECONDS: "0",
       LOAD_SHED_LOOP_DELAY_MS: "250",
       LOAD_SHED_REDIS_WAIT_MS: "300",
@@ -132,6 +134,8 @@ describe("loadConfig reads", () => {
       },
       trustProxy: 1,
       admissionTokenSecret: "s".repeat(32),
+      admissionTokenAlg: "HS256",
+      admissionSigningKeys: null,
       backpressureSeconds: 0,
       loadShedLoopDelayMs: 250,
       loadShedRedisWaitMs: 300,
@@ -247,6 +251,10 @@ describe("a bad value throws ConfigError naming the variable", () => {
     ["TRUST_PROXY", "yes"],
     ["TRUST_PROXY", "10.0.0.0/8,proxy.local"],
     ["ADMISSION_TOKEN_SECRET", "s".repeat(31)],
+    ["ADMISSION_TOKEN_ALG", "RS256"],
+    ["ADMISSION_SIGNING_KEYS", "{not json"],
+    ["ADMISSION_SIGNING_KEYS", '{"keys": []}'],
+    ["ADMISSION_SIGNING_KEYS", '{"keys": [{"kty": "EC", "crv": "P-256", "x": "a", "y": "b"}]}'],
     ["BACKPRESSURE_SECONDS", "-1"],
     ["LOAD_SHED_LOOP_DELAY_MS", "-5"],
     ["LOAD_SHED_REDIS_WAIT_MS", "1.5"],
@@ -264,6 +272,54 @@ describe("a bad value throws ConfigError naming the variable", () => {
     expect(caught).toBeInstanceOf(ConfigError);
     expect((caught as ConfigError).variable).toBe(variable);
     expect((caught as ConfigError).message).toContain(variable);
+  });
+});
+
+describe("ADMISSION_TOKEN_ALG and ADMISSION_SIGNING_KEYS", () => {
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const jwk = privateKey.export({ format: "jwk" });
+
+  it("sign with ES256 from the global database's keys by default", () => {
+    expect(loadConfig({})).toMatchObject({ admissionTokenAlg: "ES256", admissionSigningKeys: null });
+  });
+
+  it("take a JWK set of P-256 private keys, in order", () => {
+    const set = {
+      keys: [
+        { ...jwk, kid: "2026-11" },
+        { ...jwk, kid: "2026-10", use: "sig" },
+      ],
+    };
+    const config = loadConfig({ ADMISSION_SIGNING_KEYS: JSON.stringify(set) });
+    const expected = { kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y, d: jwk.d };
+    expect(config.admissionSigningKeys).toEqual([
+      { kid: "2026-11", privateJwk: expected },
+      { kid: "2026-10", privateJwk: expected },
+    ]);
+  });
+
+  it("refuse a public key, a repeated kid and another curve without echoing the private part", () => {
+    const refusals = [
+      { keys: [{ ...jwk, d: undefined, kid: "a" }] },
+      {
+        keys: [
+          { ...jwk, kid: "a" },
+          { ...jwk, kid: "a" },
+        ],
+      },
+      { keys: [{ ...jwk, kid: "a", crv: "P-384" }] },
+    ];
+    for (const set of refusals) {
+      let caught: unknown;
+      try {
+        loadConfig({ ADMISSION_SIGNING_KEYS: JSON.stringify(set) });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).variable).toBe("ADMISSION_SIGNING_KEYS");
+      expect((caught as ConfigError).message).not.toContain(jwk.d);
+    }
   });
 });
 

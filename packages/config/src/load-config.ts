@@ -2,6 +2,7 @@
 // bad value with a message naming it; everything else receives the typed Config.
 import { availableParallelism } from "node:os";
 import type { RateLimitPolicies } from "@floodgate/domain";
+import { type ConfiguredSigningKey, parseAdmissionSigningKeys } from "./admission-signing-keys.ts";
 import { type CustomerJwtSettings, parseCustomerJwt } from "./customer-jwt.ts";
 import { ConfigError, envReader } from "./env-reader.ts";
 import { parseRateLimits } from "./rate-limits.ts";
@@ -92,6 +93,13 @@ export interface Config {
    * are then valid on that process only).
    */
   admissionTokenSecret: string | null;
+  /**
+   * How admission tokens are signed: ES256 (the default; public keys at /.well-known/jwks.json) or HS256 with
+   * admissionTokenSecret (deprecated, kept for one release).
+   */
+  admissionTokenAlg: "ES256" | "HS256";
+  /** ES256 keys from ADMISSION_SIGNING_KEYS (the first signs); null: the global database's keys. */
+  admissionSigningKeys: ConfiguredSigningKey[] | null;
   /**
    * Backpressure: when the queued work would take longer than this to drain at the workers' measured rate,
    * guarded routes stop taking new users (a room in `auto` mode starts queueing; without a room, 503). 0: off.
@@ -219,6 +227,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ADMISSION_TOKEN_SECRET_PATTERN,
       "32-512 visible ASCII characters",
     ),
+    admissionTokenAlg: read.oneOf("ADMISSION_TOKEN_ALG", "ES256", ["ES256", "HS256"] as const),
+    admissionSigningKeys: parseAdmissionSigningKeys(read.optional("ADMISSION_SIGNING_KEYS")),
     backpressureSeconds: read.int("BACKPRESSURE_SECONDS", 30, 0, 86_400),
     loadShedLoopDelayMs: read.int("LOAD_SHED_LOOP_DELAY_MS", 100, 0, 60_000),
     loadShedRedisWaitMs: read.int("LOAD_SHED_REDIS_WAIT_MS", 100, 0, 60_000),

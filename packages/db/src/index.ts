@@ -30,6 +30,7 @@ export {
 } from "./shard-map-store.ts";
 export { SHARD_MAP_POLL_MS, ShardMapWatch, type ShardMapWatchOptions } from "./shard-map-watch.ts";
 export type {
+  AdmissionSigningKeysTable,
   ApiKeysTable,
   CouponsTable,
   DeploymentTable,

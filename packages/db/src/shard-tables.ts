@@ -273,4 +273,15 @@ export interface GlobalDatabase {
   webhook_deliveries: WebhookDeliveriesTable;
   shard_map_version: ShardMapVersionTable;
   shard_moves: ShardMovesTable;
+  admission_signing_keys: AdmissionSigningKeysTable;
+}
+
+export interface AdmissionSigningKeysTable {
+  generation: number;
+  kid: string;
+  /** A JWK with its private part (`d`): never sent anywhere. */
+  private_jwk: Record<string, string>;
+  created_at: Generated<Date>;
+  signs_from: Generated<Date>;
+  superseded_at: Date | null;
 }

@@ -14,6 +14,7 @@ export * from "./route-classes.ts";
 export * from "./schemas/auth-schemas.ts";
 export * from "./schemas/coupon-schemas.ts";
 export * from "./schemas/event-feed-schemas.ts";
+export * from "./schemas/jwks-schemas.ts";
 export * from "./schemas/operation-message-schemas.ts";
 export * from "./schemas/operation-schemas.ts";
 export * from "./schemas/order-schemas.ts";

@@ -48,6 +48,14 @@ export function configToEnv(config: Config): Record<string, string> {
     ...(config.corsOrigins.length > 0 ? { CORS_ORIGINS: config.corsOrigins.join(",") } : {}),
     ...(config.adminApiKey === null ? {} : { ADMIN_API_KEY: config.adminApiKey }),
     ...(config.admissionTokenSecret === null ? {} : { ADMISSION_TOKEN_SECRET: config.admissionTokenSecret }),
+    ADMISSION_TOKEN_ALG: config.admissionTokenAlg,
+    ...(config.admissionSigningKeys === null
+      ? {}
+      : {
+          ADMISSION_SIGNING_KEYS: JSON.stringify({
+            keys: config.admissionSigningKeys.map(({ kid, privateJwk }) => ({ ...privateJwk, kid })),
+          }),
+        }),
     AUTH: config.auth,
     ...(config.customerTokenSecret === null ? {} : { CUSTOMER_TOKEN_SECRET: config.customerTokenSecret }),
     CUSTOMER_TOKEN_TTL_SECONDS: String(config.customerTokenTtlSeconds),

@@ -4,6 +4,7 @@
 // be inlined: openapi.test.ts fails on any request or response body that is not a reference.
 import {
   acceptedResponseSchema,
+  admissionJwksResponseSchema,
   apiKeyCreateRequestSchema,
   apiKeyListResponseSchema,
   apiKeyResponseSchema,
@@ -95,6 +96,7 @@ export const COMPONENT_SCHEMAS: Record<string, object> = {
   ProductChangeRequest: productChangeRequestSchema,
   Product: productResponseSchema,
   CatalogProduct: catalogProductResponseSchema,
+  AdmissionJwks: admissionJwksResponseSchema,
   RoomDefinitionRequest: roomDefinitionRequestSchema,
   Room: roomResponseSchema,
   TicketJoinRequest: ticketJoinRequestSchema,

@@ -47,6 +47,11 @@ export const responseHeaders = {
     description:
       "Present when this answer is the Idempotency-Key's recorded first answer, not a new decision.",
   },
+  "Cache-Control": {
+    type: "string",
+    description:
+      "How long caches (a shop's server, a CDN) may keep this answer: `public, max-age=<seconds>`.",
+  },
   "WWW-Authenticate": { type: "string", description: "The Bearer challenge (RFC 6750)." },
   Upgrade: {
     type: "string",

@@ -2,6 +2,7 @@
 // would turn a bad Idempotency-Key into a generic validation_error) or cannot see (the Location an answer
 // carries, the admission checks of the route's Lua call). Read and removed by operation-transform.ts.
 import type { RouteClass } from "@floodgate/domain";
+import type { ResponseHeaderName } from "./documented-headers.ts";
 import type { SocketDocs } from "./socket-docs.ts";
 
 export interface OperationDocs {
@@ -17,6 +18,8 @@ export interface OperationDocs {
    * request without one is refused (refunds: a retried refund must not be a second one).
    */
   idempotent?: true | "required";
+  /** Headers every success answer carries beyond those the other fields imply (Cache-Control). */
+  successHeaders?: ResponseHeaderName[];
   /** What an answer means, by status, where the default wording ("OK.", "A problem (503).") says too little. */
   answers?: Record<number, string>;
   /** A WebSocket: what the socket carries, instead of HTTP answers. */

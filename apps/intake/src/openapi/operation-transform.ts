@@ -87,6 +87,7 @@ function responses(schema: FastifySchema, docs: OperationDocs, auth: RouteAuth):
           ...(docs.location ? (["Location"] as const) : []),
           ...(isGuarded(docs.admission) ? (["RateLimit", "RateLimit-Policy"] as const) : []),
           ...replayed,
+          ...(docs.successHeaders ?? []),
         ]
       : [];
     const described = {

@@ -4,7 +4,7 @@
 
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { AdmissionKeys, AdmissionLeader, AdmissionTokens, ThrottledWarning } from "@floodgate/admission";
+import { AdmissionKeys, AdmissionLeader, type AdmissionTokens, ThrottledWarning } from "@floodgate/admission";
 import type { Config } from "@floodgate/config";
 import {
   createRedis,
@@ -15,6 +15,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { AdmissionControl } from "../admission/admission-control.ts";
+import { AdmissionSigningKeys } from "../admission/admission-signing-keys.ts";
 import { PassGrants } from "../admission/pass-grants.ts";
 import { RateLimitBook } from "../admission/rate-limit-book.ts";
 import { RoomDirectory } from "../admission/room-directory.ts";
@@ -31,6 +32,8 @@ declare module "fastify" {
       book: RateLimitBook;
       keys: AdmissionKeys;
       tokens: AdmissionTokens;
+      /** Where the tokens' keys come from; the JWKS route publishes its public keys. */
+      signingKeys: AdmissionSigningKeys;
       /** Grants a ticket's room pass before its token leaves (pass-grants.ts). */
       passes: PassGrants;
       leader: AdmissionLeader;
@@ -56,13 +59,10 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
     );
   }
   const keys = new AdmissionKeys(app.queueKeys);
-  const secret = config.admissionTokenSecret ?? randomBytes(32).toString("base64url");
-  if (config.admissionTokenSecret === null) {
-    app.log.warn(
-      "ADMISSION_TOKEN_SECRET is not set: this process signs admission tokens with a key of its own, which other intake processes will refuse",
-    );
-  }
-  const tokens = new AdmissionTokens(secret);
+  const signingKeys = new AdmissionSigningKeys(config, app.globalDb, app.log);
+  // Before the first request: a process that cannot sign would answer its first admissions with 500s.
+  await signingKeys.start();
+  const tokens = signingKeys.tokens;
   const book = new RateLimitBook(config.rateLimits);
   const directory = new RoomDirectory();
   const metrics = app.metrics.admission;
@@ -145,6 +145,7 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
     book,
     keys,
     tokens,
+    signingKeys,
     passes,
     leader,
     redis,
@@ -191,6 +192,7 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
 
   app.addHook("onClose", async () => {
     for (const timer of timers) clearInterval(timer);
+    signingKeys.stop();
     sockets.stop();
     await traffic.stop();
     await leader.stop();

@@ -10,6 +10,7 @@ import * as globalApiKeys from "./global/2026-11-25-0003-api-keys.ts";
 import * as globalWebhooks from "./global/2026-11-26-0101-webhooks.ts";
 import * as globalShardMoves from "./global/2026-11-26-0301-shard-moves.ts";
 import * as globalWebhookSignatureSchemes from "./global/2026-11-28-0101-webhook-signature-schemes.ts";
+import * as globalAdmissionSigningKeys from "./global/2026-11-28-0301-admission-signing-keys.ts";
 import * as shardWalletsPaymentsDeposits from "./shard/2026-11-22-0001-wallets-payments-deposits.ts";
 import * as shardIssuedCoupons from "./shard/2026-11-22-0002-issued-coupons.ts";
 import * as shardOrders from "./shard/2026-11-22-0003-orders.ts";
@@ -31,6 +32,7 @@ export const globalMigrations: Record<string, Migration> = {
   "2026-11-26-0101-webhooks": globalWebhooks,
   "2026-11-26-0301-shard-moves": globalShardMoves,
   "2026-11-28-0101-webhook-signature-schemes": globalWebhookSignatureSchemes,
+  "2026-11-28-0301-admission-signing-keys": globalAdmissionSigningKeys,
 };
 
 export const shardMigrations: Record<string, Migration> = {
