@@ -2,6 +2,7 @@
 // it exits 1 with one line naming the shard each database is and the place it was given.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { createKysely, type GlobalDatabase } from "@floodgate/db";
 import { configToEnv, createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -47,5 +48,19 @@ describe("./floodgate migrate", () => {
     expect(right.stderr).toBe("");
     expect(right.status).toBe(0);
     expect(right.stdout).toContain("done: global + 4 shards");
+    // The first run made the first admission signing key; a second run keeps it.
+    expect(right.stdout).toContain("made the first admission signing key");
+    const db = createKysely<GlobalDatabase>(env.config.databaseUrl, { max: 1 });
+    try {
+      const keys = () => db.selectFrom("admission_signing_keys").select(["generation", "kid"]).execute();
+      const made = await keys();
+      expect(made).toEqual([{ generation: 1, kid: expect.any(String) }]);
+      const again = await migrateCommand([a, b, c, d]);
+      expect(again.status).toBe(0);
+      expect(again.stdout).not.toContain("made the first admission signing key");
+      expect(await keys()).toEqual(made);
+    } finally {
+      await db.destroy();
+    }
   });
 });
