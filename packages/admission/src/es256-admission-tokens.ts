@@ -104,7 +104,15 @@ export class Es256AdmissionTokens implements AdmissionTokens {
     if (key === undefined) throw new Error("no admission signing key is loaded yet");
     const body = `${key.header}.${encodeClaims(claims)}`;
     const signature = sign("sha256", Buffer.from(body), { key: key.privateKey, dsaEncoding: "ieee-p1363" });
-    return `${body}.${signature.toString("base64url")}`;
+    const token = `${body}.${signature.toString("base64url")}`;
+    // Signed here, so valid here: the shopper's first guarded request, when it reaches this process, costs a
+    // lookup too. Remembered as verify() would read it back (NumericDates are whole seconds).
+    this.#cache?.set(token, {
+      ...claims,
+      admittedAt: Math.floor(claims.admittedAt / 1000) * 1000,
+      expiresAt: Math.floor(claims.expiresAt / 1000) * 1000,
+    });
+    return token;
   }
 
   verify(token: string, nowMs = Date.now()): TokenVerdict {

@@ -80,13 +80,23 @@ describe("ES256 admission tokens", () => {
   it("remember a verified token (only one that passed), and still refuse it once expired", () => {
     const cache = new CountingCache();
     const tokens = new Es256AdmissionTokens({ keys: [key], cache });
-    const token = tokens.issue(claims);
+    const token = new Es256AdmissionTokens({ keys: [key] }).issue(claims);
     expect(tokens.verify(token, during)).toEqual({ ok: true, claims });
     expect(tokens.verify(token, during)).toEqual({ ok: true, claims });
     expect(cache.sets).toBe(1);
     expect(tokens.verify(token, claims.expiresAt)).toEqual({ ok: false, reason: "expired" });
     const [header, payload] = token.split(".");
     expect(tokens.verify(`${header}.${payload}.${"A".repeat(86)}`, during).ok).toBe(false);
+    expect(cache.sets).toBe(1);
+  });
+
+  it("remember what they sign, as verify reads it back (whole seconds)", () => {
+    const cache = new CountingCache();
+    const tokens = new Es256AdmissionTokens({ keys: [key], cache });
+    const token = tokens.issue({ ...claims, expiresAt: claims.expiresAt + 999 });
+    expect(cache.entries.get(token)).toEqual(claims);
+    expect(new Es256AdmissionTokens({ keys: [key] }).verify(token, during)).toEqual({ ok: true, claims });
+    expect(tokens.verify(token, during)).toEqual({ ok: true, claims });
     expect(cache.sets).toBe(1);
   });
 
