@@ -88,7 +88,8 @@ export interface Config {
   /** Whom to believe about the client's address (X-Forwarded-For): the IP rate limits key on it. */
   trustProxy: TrustProxy;
   /**
-   * HMAC-SHA256 key of waiting-room admission tokens, shared by every intake process. `./floodgate start`
+   * HMAC-SHA256 key of waiting-room admission tokens with admissionTokenAlg HS256 (deprecated), shared by every
+   * intake process. `./floodgate start`
    * generates one for the run when it is unset; an intake started alone without one makes its own (its tokens
    * are then valid on that process only).
    */
