@@ -3,7 +3,9 @@
 // public keys (GET /.well-known/jwks.json) verifies, without being able to mint. Each key's header is made once
 // and matched byte for byte, so the algorithm and the key come from this process's list, never from the token.
 // A signature check costs about ten HMACs, so a verified token is remembered by its whole text (as customer
-// tokens are, verified-token-cache.ts): a shopper's requests after the first cost a map lookup.
+// tokens are, verified-token-cache.ts): a shopper's requests after the first cost a map lookup. (An ECDSA
+// signature has a second valid spelling, (r, n - s): only the holder of a valid token can make it, and it costs
+// one more signature check, as a cache miss, and verifies to the same claims.)
 import {
   createPrivateKey,
   createPublicKey,
