@@ -24,7 +24,12 @@ export interface RoomDefinition {
    * start was set (shuffle-proof.ts).
    */
   startsAt: number | null;
+  /** Route classes guarded whole (a room without products or coupons). */
   guards: GuardedRouteClass[];
+  /** A sale's room: it guards only the orders naming one of these products (and no route class whole). */
+  products: string[];
+  /** A sale's room: it guards only the issues of these coupons. */
+  coupons: string[];
   updatedAt: number;
 }
 
@@ -40,9 +45,17 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
     abandonSeconds: Number(hash.abandonSeconds),
     startsAt: hash.startsAt ? Number(hash.startsAt) : null,
     guards: (hash.guards ?? "").split(",").filter(isGuardedRouteClass),
+    products: listOf(hash.products),
+    coupons: listOf(hash.coupons),
     updatedAt: Number(hash.updatedAt),
   };
 }
+
+const listOf = (value: string | undefined): string[] => (value ? value.split(",") : []);
+
+/** A sale's room guards what a request touches (its products, its coupons), not a route class. */
+export const isSaleRoom = (room: Pick<RoomDefinition, "products" | "coupons">): boolean =>
+  room.products.length > 0 || room.coupons.length > 0;
 
 export async function readRoomDefinition(
   redis: Redis | Cluster,
@@ -73,6 +86,8 @@ export async function writeRoomDefinition(
     abandonSeconds: room.abandonSeconds,
     startsAt: room.startsAt ?? "",
     guards: room.guards.join(","),
+    products: room.products.join(","),
+    coupons: room.coupons.join(","),
     updatedAt: room.updatedAt,
   });
   // `on` and `off` decide at once; `auto` keeps what the leader decided (not queueing for a new room).

@@ -47,6 +47,8 @@ export const clusterSuites: string[] = [
   "apps/intake/test/waiting-room-sockets.test.ts",
   // A scheduled room's pre-queue ordered from a committed seed, recomputed from its public proof.
   "apps/intake/test/shuffle-proof.test.ts",
+  // Rooms per sale: each sale's room guards its own products and coupons.
+  "apps/intake/test/waiting-room-sales.test.ts",
   "apps/intake/test/payments-accept.test.ts",
   // Payments, deposits and refunds end to end (a worker applying them), their idempotency, the queue gauges and
   // backpressure read per partition, webhook events staged with them.

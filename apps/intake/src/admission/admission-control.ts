@@ -21,7 +21,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { AddressBuckets } from "./address-buckets.ts";
 import type { RateLimitBook } from "./rate-limit-book.ts";
-import type { RoomDirectory, RoomEntry } from "./room-directory.ts";
+import type { RoomDirectory, RoomEntry, Touched } from "./room-directory.ts";
 import type { RoomTrafficCounts } from "./room-traffic-counts.ts";
 
 export const ADMISSION_TOKEN_HEADER = "admission-token";
@@ -91,8 +91,10 @@ export class AdmissionControl {
 
   /**
    * Runs a guarded route's one script call (`send`, on the request connection, given the gate block) with the
-   * client address's token taken beside it in the same round trip. Throws the problem when this process can
-   * already tell (room, backpressure, the address's bucket known empty: nothing is sent then). Otherwise the
+   * client address's token taken beside it in the same round trip. The room checked is the one guarding what
+   * the request touches (`touched`: a sale's products or coupon), else its route class's (room-directory.ts).
+   * Throws the problem when this process can already tell (room, a request spanning two sales' rooms,
+   * backpressure, the address's bucket known empty: nothing is sent then). Otherwise the
    * answer is the script's, whatever the address's bucket said: the script may have accepted, and an accepted
    * request is never undone (an empty bucket then makes it an overshoot, counted; docs/api.md, Rate limits).
    */
@@ -101,11 +103,13 @@ export class AdmissionControl {
     routeClass: GuardedRouteClass,
     userId: string,
     send: (check: AdmissionCheck) => Promise<T>,
+    touched?: Touched,
   ): Promise<T> {
-    const check = this.#gateFor(request, routeClass, userId);
+    const room = this.#guardingRoom(routeClass, touched);
+    const check = this.#gateFor(request, routeClass, userId, room);
     const address = this.#takeAddressToken(this.#requestRedis, routeClass, request.ip);
     const outcome = send(check); // in the same tick as the address's token: one write, one round trip
-    const roomId = this.#directory.guardOf(routeClass)?.definition.roomId;
+    const roomId = room?.definition.roomId;
     if (roomId !== undefined)
       void outcome.then(
         (answer) => this.#countTraffic(roomId, answer),
@@ -121,6 +125,17 @@ export class AdmissionControl {
       ip: addressAnswer && { remaining: addressAnswer.remaining, resetMs: addressAnswer.resetMs },
     };
     return { ...answer, admission };
+  }
+
+  /** The room this request is checked against; a request touching two sales' rooms is refused here. */
+  #guardingRoom(routeClass: GuardedRouteClass, touched: Touched | undefined): RoomEntry | undefined {
+    const verdict = this.#directory.guardFor(routeClass, touched);
+    if (verdict.spans === undefined) return verdict.room;
+    throw new ProblemError("order_spans_rooms", {
+      field: "items",
+      detail: `this order names products of the rooms ${verdict.spans.join(" and ")}, each sold behind its own waiting room: order them separately`,
+      rooms: verdict.spans,
+    });
   }
 
   /** What the gate counted before: every guarded request within the user's limit, admitted or not. */
@@ -161,8 +176,12 @@ export class AdmissionControl {
    * guarding room queues and the request holds no valid admission, or the backlog is too long and no room
    * guards the class.
    */
-  #gateFor(request: FastifyRequest, routeClass: GuardedRouteClass, userId: string): AdmissionCheck {
-    const room = this.#directory.guardOf(routeClass);
+  #gateFor(
+    request: FastifyRequest,
+    routeClass: GuardedRouteClass,
+    userId: string,
+    room: RoomEntry | undefined,
+  ): AdmissionCheck {
     const backlog = this.#directory.backlog;
     if (!room && backlog.backpressure) {
       this.#metrics.overloadRefusals.inc({ route_class: routeClass });
@@ -222,10 +241,11 @@ export class AdmissionControl {
     });
   }
 
-  /** The problem for a refusal the script decided. */
-  refusalProblem(routeClass: GuardedRouteClass, refusal: AdmissionRefusal): ProblemError {
+  /** The problem for a refusal the script decided (`touched` as given to admit). */
+  refusalProblem(routeClass: GuardedRouteClass, refusal: AdmissionRefusal, touched?: Touched): ProblemError {
     if (refusal.result === "waiting_room_required") {
-      const room = this.#directory.guardOf(routeClass);
+      const verdict = this.#directory.guardFor(routeClass, touched);
+      const room = verdict.spans === undefined ? verdict.room : undefined;
       return this.waitingRoomProblem(
         room?.definition.roomId ?? "unknown",
         SCRIPT_REASONS[refusal.reason] ?? "missing",

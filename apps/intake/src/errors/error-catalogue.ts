@@ -95,6 +95,18 @@ export const ERRORS = {
     title: "Another active room already guards one of these route classes",
     retryable: false,
   },
+  // A product or coupon sold behind one active room at most: the request could not say which to check.
+  room_sale_conflict: {
+    status: 409,
+    title: "Another active room already guards one of these products or coupons",
+    retryable: false,
+  },
+  // Not retryable as it is: each room's products are ordered apart, each with that room's admission.
+  order_spans_rooms: {
+    status: 409,
+    title: "This order names products of two waiting rooms: order each room's products separately",
+    retryable: false,
+  },
   sold_out: { status: 410, title: "This coupon is sold out", retryable: false },
   // A WebSocket route asked for without an upgrade: the resource exists, but only as a socket.
   upgrade_required: {
@@ -176,6 +188,8 @@ export interface ProblemExtras {
   roomId?: string;
   joinUrl?: string;
   reason?: string;
+  /** order_spans_rooms: the rooms whose products the order names. */
+  rooms?: string[];
   /** Response headers that belong to the problem (e.g. WWW-Authenticate on a 401); not in the body. */
   headers?: Record<string, string>;
 }

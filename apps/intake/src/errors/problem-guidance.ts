@@ -55,6 +55,10 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
   order_not_cancellable: "The order already ended (paid, cancelled, expired or failed): GET it to see how.",
   room_guard_conflict:
     "Another active room guards one of these route classes: set its mode to off, or drop the class from one of them.",
+  room_sale_conflict:
+    "Another active room guards one of these products or coupons (the field names which): set its mode to off, or drop it from one of them.",
+  order_spans_rooms:
+    "Each of the rooms in `rooms` guards some of the order's products: place one order per room, each with that room's admission token.",
   sold_out: "Every coupon of this definition has been issued; there are no more.",
   upgrade_required:
     'Open the URL as a WebSocket (`new WebSocket("wss://…")`, a GET with `Upgrade: websocket`), with the credential as `?access_token=` in a browser; the messages it sends are in the reference. Without a WebSocket, poll the resource\'s GET route instead.',

@@ -112,23 +112,30 @@ export async function couponIssuesRoute(app: FastifyInstance) {
         couponId,
         createdAt,
       };
-      const outcome = await app.admission.control.admit(request, "coupon-issues", userId, (check) =>
-        issueCoupon(
-          app.redis,
-          app.queueKeys,
-          message,
-          coupon.discount,
-          check,
-          {
-            ...(idempotencyKey === undefined ? {} : { key: idempotencyKey }),
-            fingerprint: fingerprintUnderKey(idempotencyKey, "coupon_issue", userId, couponId),
-            ttlSeconds: app.config.idempotencyTtlSeconds,
-          },
-          replicaWaitOf(app.config),
-        ),
+      // A sale's room guards the issues of its coupons (the rest: the room guarding coupon issues, if any).
+      const touched = { coupon: couponId };
+      const outcome = await app.admission.control.admit(
+        request,
+        "coupon-issues",
+        userId,
+        (check) =>
+          issueCoupon(
+            app.redis,
+            app.queueKeys,
+            message,
+            coupon.discount,
+            check,
+            {
+              ...(idempotencyKey === undefined ? {} : { key: idempotencyKey }),
+              fingerprint: fingerprintUnderKey(idempotencyKey, "coupon_issue", userId, couponId),
+              ttlSeconds: app.config.idempotencyTtlSeconds,
+            },
+            replicaWaitOf(app.config),
+          ),
+        touched,
       );
       if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
-        throw app.admission.control.refusalProblem("coupon-issues", outcome);
+        throw app.admission.control.refusalProblem("coupon-issues", outcome, touched);
       }
       if (outcome.result !== "accepted" && outcome.result !== "replayed") {
         const label =

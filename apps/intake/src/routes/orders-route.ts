@@ -83,33 +83,40 @@ export async function ordersRoute(app: FastifyInstance) {
       const userId = actingUser(request.caller, request.body.userId);
       const idempotencyKey = idempotencyKeyOf(request);
       const createdAt = Date.now(); // one reading: the id encodes it too
-      const outcome = await app.admission.control.admit(request, "orders", userId, (admission) =>
-        reserveOrder(app.redis, app.queueKeys, {
-          orderId: newOperationId("order", bucketForUser(userId), createdAt),
-          userId,
-          items,
-          ...(couponIssueId === undefined ? {} : { couponIssueId }),
-          currency: config.currency,
-          createdAt,
-          expiresAt: createdAt + config.orderTtlSeconds * 1000,
-          fingerprint: fingerprintUnderKey(
-            idempotencyKey,
-            "order",
+      // A sale's room guards the orders naming its products (the rest: the room guarding orders, if any).
+      const touched = { products: items.map((item) => item.productId) };
+      const outcome = await app.admission.control.admit(
+        request,
+        "orders",
+        userId,
+        (admission) =>
+          reserveOrder(app.redis, app.queueKeys, {
+            orderId: newOperationId("order", bucketForUser(userId), createdAt),
             userId,
-            JSON.stringify(items),
-            couponIssueId ?? "",
-          ),
-          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-          idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-          orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
-          defaultMaxUnitsPerUser: config.maxUnitsPerUser,
-          unpaidUnitsTtlSeconds: config.orderTtlSeconds + UNPAID_UNITS_GRACE_SECONDS,
-          admission,
-          replicaWait: replicaWaitOf(config),
-        }),
+            items,
+            ...(couponIssueId === undefined ? {} : { couponIssueId }),
+            currency: config.currency,
+            createdAt,
+            expiresAt: createdAt + config.orderTtlSeconds * 1000,
+            fingerprint: fingerprintUnderKey(
+              idempotencyKey,
+              "order",
+              userId,
+              JSON.stringify(items),
+              couponIssueId ?? "",
+            ),
+            ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+            idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+            orderStateTtlSeconds: config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
+            defaultMaxUnitsPerUser: config.maxUnitsPerUser,
+            unpaidUnitsTtlSeconds: config.orderTtlSeconds + UNPAID_UNITS_GRACE_SECONDS,
+            admission,
+            replicaWait: replicaWaitOf(config),
+          }),
+        touched,
       );
       if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
-        throw app.admission.control.refusalProblem("orders", outcome);
+        throw app.admission.control.refusalProblem("orders", outcome, touched);
       }
       metrics.orderDecisions.inc({ outcome: outcome.result });
       if (outcome.result !== "accepted" && outcome.result !== "replayed") {

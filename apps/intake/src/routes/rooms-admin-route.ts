@@ -1,5 +1,6 @@
 // Waiting rooms, for operators (Authorization: Bearer <ADMIN_API_KEY>): define or change a room, look at it,
-// revoke an admission. A route class is guarded by one active room at most.
+// revoke an admission. A route class, a product and a coupon are each guarded by one active room at most
+// (room-conflicts.ts).
 
 import {
   DEFAULT_ABANDON_SECONDS,
@@ -22,6 +23,11 @@ import {
   ticketParamsSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
+import {
+  type RoomDefinitionDraft,
+  refuseGuardsBesideSale,
+  refuseRoomConflicts,
+} from "../admission/room-conflicts.ts";
 import { adminRoutes } from "../auth/admin-auth.ts";
 import { parseTimestamp } from "../coupons/coupon-input.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
@@ -49,6 +55,8 @@ async function roomView(app: FastifyInstance, roomId: string) {
     abandonSeconds: definition.abandonSeconds,
     startsAt: definition.startsAt === null ? null : new Date(definition.startsAt).toISOString(),
     guards: definition.guards,
+    products: definition.products,
+    coupons: definition.coupons,
     updatedAt: new Date(definition.updatedAt).toISOString(),
     shuffleCommitment: shuffle?.commitment ?? null,
   };
@@ -76,23 +84,23 @@ export async function roomsAdminRoute(app: FastifyInstance) {
       const { redis, keys } = app.admission;
       // The calendar, not only the shape: 2026-02-30 is refused rather than rolled over into March.
       const startsAt = body.startsAt ? parseTimestamp("startsAt", body.startsAt) : null;
+      const draft: RoomDefinitionDraft = {
+        roomId,
+        mode: body.mode,
+        guards: body.guards ?? [],
+        products: body.products ?? [],
+        coupons: body.coupons ?? [],
+      };
+      refuseGuardsBesideSale(draft);
       // Check and write as one step across intake processes: two conflicting rooms defined at once must not
       // both pass the check.
       const { previous, room } = await withRoomDefinitionLock(redis, keys, async () => {
         if (body.mode !== "off") {
           const roomIds = await redis.smembers(keys.rooms());
-          for (const otherId of roomIds) {
-            if (otherId === roomId) continue;
-            const other = await readRoomDefinition(redis, keys, otherId);
-            const shared =
-              other && other.mode !== "off" ? body.guards.filter((g) => other.guards.includes(g)) : [];
-            if (shared.length > 0) {
-              throw new ProblemError("room_guard_conflict", {
-                field: "guards",
-                detail: `room ${otherId} already guards ${shared.join(", ")}; set its mode to off or drop the class from one of them`,
-              });
-            }
-          }
+          const others = await Promise.all(
+            roomIds.filter((id) => id !== roomId).map((id) => readRoomDefinition(redis, keys, id)),
+          );
+          refuseRoomConflicts(draft, others);
         }
         const previous = await readRoomDefinition(redis, keys, roomId);
         const room: RoomDefinition = {
@@ -102,7 +110,9 @@ export async function roomsAdminRoute(app: FastifyInstance) {
           sessionSeconds: body.sessionSeconds,
           abandonSeconds: body.abandonSeconds ?? DEFAULT_ABANDON_SECONDS,
           startsAt,
-          guards: body.guards,
+          guards: draft.guards,
+          products: draft.products,
+          coupons: draft.coupons,
           updatedAt: Date.now(),
         };
         await writeRoomDefinition(redis, keys, room, previous);
@@ -116,7 +126,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
       // This process applies it before answering; the others reload on the config channel.
       await app.admission.refresh();
       request.log.info(
-        { roomId, mode: room.mode, guards: room.guards },
+        { roomId, mode: room.mode, guards: room.guards, products: room.products, coupons: room.coupons },
         previous ? "room changed" : "room defined",
       );
       return reply

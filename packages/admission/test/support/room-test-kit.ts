@@ -82,6 +82,8 @@ export class RoomTestKit {
         abandonSeconds: 60,
         startsAt: null,
         guards: [],
+        products: [],
+        coupons: [],
         updatedAt: Date.now(),
         ...fields,
       },

@@ -93,6 +93,8 @@ export const problemResponseSchema = Type.Object({
   roomId: Type.Optional(Type.String()),
   joinUrl: Type.Optional(Type.String()),
   reason: Type.Optional(Type.String()),
+  /** order_spans_rooms: the rooms whose products the order names. */
+  rooms: Type.Optional(Type.Array(Type.String())),
   /** out_of_stock: the lines that could not be reserved. */
   lines: Type.Optional(
     Type.Array(

@@ -1,13 +1,17 @@
 // Schemas of the waiting-room and rate-limit routes.
 import Type, { type Static, type TUnsafe } from "typebox";
+import { COUPON_ID_PATTERN } from "../coupon-id.ts";
 import { ROOM_MODES } from "../room-modes.ts";
 import { GUARDED_ROUTE_CLASSES, ROUTE_CLASSES, type TokenBucketPolicy } from "../route-classes.ts";
 import { nullableStringSchema, timestampSchema } from "./coupon-schemas.ts";
 import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
+import { productIdSchema } from "./order-schemas.ts";
 
 export const ROOM_ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
 export const TICKET_ID_SCHEMA_PATTERN = "^tkt_[0-9A-HJKMNP-TV-Z]{26}$";
 export const MAX_ADMIT_PER_SECOND = 100_000;
+/** Products (or coupons) one room may guard: a sale's, not a catalogue's. */
+export const MAX_ROOM_SALE_ITEMS = 100;
 
 const roomId = Type.String({ pattern: ROOM_ID_PATTERN });
 
@@ -27,10 +31,24 @@ export const roomDefinitionRequestSchema = Type.Object(
     sessionSeconds: Type.Integer({ minimum: 10, maximum: 86_400 }),
     abandonSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
     startsAt: Type.Optional(Type.Union([timestampSchema, Type.Null()])),
-    guards: Type.Array(stringEnum(GUARDED_ROUTE_CLASSES), {
-      uniqueItems: true,
-      maxItems: GUARDED_ROUTE_CLASSES.length,
-    }),
+    /** Route classes the room guards whole; must be empty (or absent) when it names products or coupons. */
+    guards: Type.Optional(
+      Type.Array(stringEnum(GUARDED_ROUTE_CLASSES), {
+        uniqueItems: true,
+        maxItems: GUARDED_ROUTE_CLASSES.length,
+      }),
+    ),
+    /** A sale's room: it guards only the orders naming one of these products. */
+    products: Type.Optional(
+      Type.Array(productIdSchema, { uniqueItems: true, maxItems: MAX_ROOM_SALE_ITEMS }),
+    ),
+    /** A sale's room: it guards only the issues of these coupons. */
+    coupons: Type.Optional(
+      Type.Array(Type.String({ pattern: COUPON_ID_PATTERN }), {
+        uniqueItems: true,
+        maxItems: MAX_ROOM_SALE_ITEMS,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -49,6 +67,8 @@ export const roomResponseSchema = Type.Object({
   abandonSeconds: Type.Integer(),
   startsAt: nullableStringSchema,
   guards: Type.Array(Type.String()),
+  products: Type.Array(Type.String()),
+  coupons: Type.Array(Type.String()),
   updatedAt: Type.String(),
   /** The pre-queue shuffle's commitment (GET .../shuffle-proof): of the start to come, else of the last. */
   shuffleCommitment: Type.Unsafe<string | null>({
