@@ -23,6 +23,8 @@ export interface RoomKeySet {
   /** The last published shuffle proof (a hash) and its ticket ids, sorted (a list): shuffle-proof.ts. */
   proof: string;
   proofTickets: string;
+  /** A room selling products: its admitted sessions that have not reserved yet, scored by their end. */
+  unreserved: string;
 }
 
 export class AdmissionKeys {
@@ -91,6 +93,7 @@ export class AdmissionKeys {
       order: `${base}order`,
       proof: `${base}shuffle`,
       proofTickets: `${base}shuffle-tickets`,
+      unreserved: `${base}unreserved`,
     };
   }
 

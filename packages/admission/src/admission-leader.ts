@@ -6,12 +6,15 @@
 // changed whether a room queues, and for every room once a second (a repair), it copies that into the room's
 // queueing mirror in every partition (room-gate.ts), where the guarded routes read it. Every few ticks it also
 // measures the workers' backlog and publishes the backpressure signal the intakes and the `auto` rooms act on.
+// A room selling products ticks with their units left (room-stock.ts), which bounds what it admits.
 import type { QueueKeys } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { AdmissionKeys } from "./admission-keys.ts";
 import { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
 import { holdLeaderLease } from "./leader-lease.ts";
+import { type RoomDefinition, readRoomDefinition } from "./room-definition.ts";
 import { writeRoomGate } from "./room-gate.ts";
+import { readRoomStock } from "./room-stock.ts";
 import { type RoomTick, type TickOutcome, tickRoom } from "./room-tick.ts";
 import { ThrottledWarning } from "./throttled-warning.ts";
 
@@ -49,6 +52,8 @@ export class AdmissionLeader {
   #backpressure = false;
   #lastBacklogAt = 0;
   #rooms: string[] = [];
+  /** The rooms' definitions as of the last room list (a room's products and admitBeyondStock). */
+  #definitions = new Map<string, RoomDefinition>();
   #lastRoomListAt = 0;
   /** What this process last wrote into each room's queueing mirror. */
   readonly #mirrored = new Map<string, boolean>();
@@ -131,6 +136,8 @@ export class AdmissionLeader {
     if (now - this.#lastRoomListAt >= ROOM_LIST_EVERY_MS) {
       this.#lastRoomListAt = now;
       this.#rooms = await redis.smembers(keys.rooms());
+      const definitions = await Promise.all(this.#rooms.map((id) => readRoomDefinition(redis, keys, id)));
+      this.#definitions = new Map(definitions.flatMap((room) => (room ? [[room.roomId, room]] : [])));
     }
     const repair = now - this.#lastGateRepairAt >= GATE_REPAIR_EVERY_MS;
     if (repair) this.#lastGateRepairAt = now;
@@ -224,12 +231,15 @@ export class AdmissionLeader {
     this.#options.onBacklog?.(reading, this.#backpressure);
   }
 
-  #tickRoom(roomId: string): Promise<TickOutcome> {
-    const { redis, keys, cooldownMs } = this.#options;
+  async #tickRoom(roomId: string): Promise<TickOutcome> {
+    const { redis, keys, queueKeys, cooldownMs } = this.#options;
+    // A room selling products: its stock, read in the products' slots just before the room's tick.
+    const stock = await readRoomStock(redis, queueKeys, this.#definitions.get(roomId));
     return tickRoom(redis, keys, roomId, {
       epoch: this.#epoch,
       backpressure: this.#backpressure,
       cooldownMs,
+      stock,
     });
   }
 }

@@ -30,6 +30,8 @@ export interface RoomDefinition {
   products: string[];
   /** A sale's room: it guards only the issues of these coupons. */
   coupons: string[];
+  /** A room selling products admits at most the units left plus this many sessions holding no reservation. */
+  admitBeyondStock: number;
   updatedAt: number;
 }
 
@@ -47,6 +49,7 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
     guards: (hash.guards ?? "").split(",").filter(isGuardedRouteClass),
     products: listOf(hash.products),
     coupons: listOf(hash.coupons),
+    admitBeyondStock: Number(hash.admitBeyondStock ?? 0),
     updatedAt: Number(hash.updatedAt),
   };
 }
@@ -88,6 +91,7 @@ export async function writeRoomDefinition(
     guards: room.guards.join(","),
     products: room.products.join(","),
     coupons: room.coupons.join(","),
+    admitBeyondStock: room.admitBeyondStock,
     updatedAt: room.updatedAt,
   });
   // `on` and `off` decide at once; `auto` keeps what the leader decided (not queueing for a new room).

@@ -18,5 +18,6 @@ export function roomScriptKeys(room: RoomKeySet): RoomKeys {
     orderKey: room.order,
     proofKey: room.proof,
     proofTicketsKey: room.proofTickets,
+    unreservedKey: room.unreserved,
   };
 }

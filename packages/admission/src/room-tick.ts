@@ -1,4 +1,4 @@
-// One tick of one room (admit-room-11.lua, through its wrapper in @floodgate/redis-scripts): the leader runs it
+// One tick of one room (admit-room-12.lua, through its wrapper in @floodgate/redis-scripts): the leader runs it
 // about every 100 ms; tests run it directly. Every key is the room's, so it runs on a Redis Cluster: the leader
 // is fenced by its epoch, which the room keeps, rather than by reading the lease (leader-lease.ts).
 import type { ScriptedRedis } from "@floodgate/redis-connections";
@@ -39,6 +39,8 @@ export interface TickOptions {
   cooldownMs: number;
   /** Defaults to ENDED_TICKET_RETENTION_MS. */
   endedRetentionMs?: number;
+  /** A room selling products: the units left (read just before) and its admitBeyondStock. */
+  stock?: { unitsLeft: number; admitBeyondStock: number } | null;
 }
 
 /**
@@ -85,5 +87,6 @@ function tickOnce(
     roomId,
     stepLimit: TICK_STEP_LIMIT,
     endedRetentionMs: options.endedRetentionMs ?? ENDED_TICKET_RETENTION_MS,
+    stock: options.stock ?? null,
   });
 }

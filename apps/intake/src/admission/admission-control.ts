@@ -115,6 +115,14 @@ export class AdmissionControl {
         (answer) => this.#countTraffic(roomId, answer),
         () => {},
       );
+    const ticketId = check.args[4];
+    if (room && routeClass === "orders" && room.definition.products.length > 0 && ticketId !== "")
+      void outcome.then(
+        (answer) => {
+          if (answer.result === "accepted") this.#reserved(room.definition.roomId, ticketId);
+        },
+        () => {},
+      );
     if (address === null) return outcome;
     this.#parallelCommands.inc();
     const [answer, addressAnswer] = await Promise.all([outcome, address]);
@@ -136,6 +144,15 @@ export class AdmissionControl {
       detail: `this order names products of the rooms ${verdict.spans.join(" and ")}, each sold behind its own waiting room: order them separately`,
       rooms: verdict.spans,
     });
+  }
+
+  /**
+   * An admitted session of a room selling products has reserved: its units are out of the stock now, so it
+   * stops counting against it (admit-room-12.lua). Sent after the answer, not waited for: until it lands (or
+   * if it is lost, until the session ends) the session counts twice, so the room admits fewer, never more.
+   */
+  #reserved(roomId: string, ticketId: string): void {
+    this.#admissionRedis.zrem(this.#keys.room(roomId).unreserved, ticketId).catch(() => {});
   }
 
   /** What the gate counted before: every guarded request within the user's limit, admitted or not. */

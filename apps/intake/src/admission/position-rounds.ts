@@ -132,7 +132,8 @@ export class PositionRounds {
         lost.push(watcher);
         return;
       }
-      if (position !== watcher.position) {
+      // A new place, or new units left of a room selling products: both are what a waiting shopper watches.
+      if (position !== watcher.position || this.#messages.unitsLeft(roomId) !== watcher.unitsLeft) {
         watcher.position = position;
         this.#messages.position(watcher);
       }

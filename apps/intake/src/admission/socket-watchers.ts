@@ -10,6 +10,8 @@ export interface Watcher {
   userId: string;
   status: "early" | "waiting" | "admitted";
   position: number | null;
+  /** The units left last sent (a room selling products), null before or for a room that sells none. */
+  unitsLeft: number | null;
   /** Answered the last ping (a closed laptop sends no FIN). */
   alive: boolean;
 }

@@ -1,5 +1,6 @@
 // What a waiting-room socket is sent:
-//   {type: "position", position, etaSeconds}                    its place (at most once a second)
+//   {type: "position", position, etaSeconds, unitsLeft?}        its place (at most once a second), and the
+//                                                               units left of a room selling products
 //   {type: "admitted", admissionToken, expiresAt, admittedAt}   the admission, with a token signed here once
 //                                                               the ticket's pass is granted (pass-grants.ts)
 //   {type: "expired", reason}                                   its session ended, it was abandoned or revoked
@@ -38,9 +39,20 @@ export class TicketMessages {
   position(watcher: Watcher): void {
     const position = watcher.position ?? 0;
     const room = this.#directory.room(watcher.roomId);
-    if (this.send(watcher.socket, { type: "position", position, etaSeconds: waitingEta(position, room) })) {
-      this.#metrics.pushes.inc({ type: "position" });
-    }
+    const message: { type: "position"; position: number; etaSeconds: number; unitsLeft?: number } = {
+      type: "position",
+      position,
+      etaSeconds: waitingEta(position, room),
+    };
+    const unitsLeft = this.unitsLeft(watcher.roomId);
+    if (unitsLeft !== null) message.unitsLeft = unitsLeft;
+    watcher.unitsLeft = unitsLeft;
+    if (this.send(watcher.socket, message)) this.#metrics.pushes.inc({ type: "position" });
+  }
+
+  /** The units left of a room selling products, as this process last read them; null for any other room. */
+  unitsLeft(roomId: string): number | null {
+    return this.#directory.room(roomId)?.stats.unitsLeft ?? null;
   }
 
   /**

@@ -120,6 +120,7 @@ export class TicketSockets {
       userId: ticket.userId,
       status: ticket.status,
       position: ticket.position,
+      unitsLeft: null,
       alive: true,
     };
     this.#watchers.add(watcher);

@@ -12,6 +12,8 @@ export interface TicketView {
   status: PublicTicketStatus;
   position?: number;
   etaSeconds?: number;
+  /** A room selling products: the units left. */
+  unitsLeft?: number;
   startsAt?: string;
   admissionToken?: string;
   expiresAt?: string;
@@ -32,6 +34,8 @@ export function ticketView(
   if (ticket.status === "waiting" || ticket.status === "early") {
     const position = ticket.position ?? 0;
     const view: TicketView = { ...base, status: "waiting", position, etaSeconds: waitingEta(position, room) };
+    const unitsLeft = room?.stats.unitsLeft;
+    if (unitsLeft !== undefined && unitsLeft !== null) view.unitsLeft = unitsLeft;
     if (ticket.status === "early" && room?.definition.startsAt) {
       view.startsAt = new Date(room.definition.startsAt).toISOString();
     }

@@ -65,6 +65,11 @@ export const ticketSocketDocs: SocketDocs = {
         type: { const: "position" },
         position: { type: "integer", minimum: 0 },
         etaSeconds: { type: "integer", minimum: 0 },
+        unitsLeft: {
+          type: "integer",
+          minimum: 0,
+          description: "A room selling products: the units left (sent again when it changes).",
+        },
       },
     },
     admitted: {

@@ -57,6 +57,8 @@ async function roomView(app: FastifyInstance, roomId: string) {
     guards: definition.guards,
     products: definition.products,
     coupons: definition.coupons,
+    admitBeyondStock: definition.admitBeyondStock,
+    unitsLeft: stats.unitsLeft,
     updatedAt: new Date(definition.updatedAt).toISOString(),
     shuffleCommitment: shuffle?.commitment ?? null,
   };
@@ -113,6 +115,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
           guards: draft.guards,
           products: draft.products,
           coupons: draft.coupons,
+          admitBeyondStock: body.admitBeyondStock ?? 0,
           updatedAt: Date.now(),
         };
         await writeRoomDefinition(redis, keys, room, previous);

@@ -5,6 +5,7 @@ export interface TicketMessage {
   type: string;
   position?: number;
   etaSeconds?: number;
+  unitsLeft?: number;
   admissionToken?: string;
   expiresAt?: string;
   admittedAt?: string;

@@ -84,6 +84,7 @@ export class RoomTestKit {
         guards: [],
         products: [],
         coupons: [],
+        admitBeyondStock: 0,
         updatedAt: Date.now(),
         ...fields,
       },

@@ -49,6 +49,8 @@ export const roomDefinitionRequestSchema = Type.Object(
         maxItems: MAX_ROOM_SALE_ITEMS,
       }),
     ),
+    /** A room with products admits at most the units left plus this many sessions holding no reservation. */
+    admitBeyondStock: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   },
   { additionalProperties: false },
 );
@@ -69,6 +71,9 @@ export const roomResponseSchema = Type.Object({
   guards: Type.Array(Type.String()),
   products: Type.Array(Type.String()),
   coupons: Type.Array(Type.String()),
+  admitBeyondStock: Type.Integer(),
+  /** A room with products: the units left as of the leader's last tick; null otherwise. */
+  unitsLeft: Type.Union([Type.Integer(), Type.Null()]),
   updatedAt: Type.String(),
   /** The pre-queue shuffle's commitment (GET .../shuffle-proof): of the start to come, else of the last. */
   shuffleCommitment: Type.Unsafe<string | null>({
@@ -134,6 +139,8 @@ export const ticketResponseSchema = Type.Object({
   status: Type.String(),
   position: Type.Optional(Type.Integer()),
   etaSeconds: Type.Optional(Type.Integer()),
+  /** A waiting ticket of a room selling products: the units left. */
+  unitsLeft: Type.Optional(Type.Integer()),
   admissionToken: Type.Optional(Type.String()),
   expiresAt: Type.Optional(Type.String()),
   startsAt: Type.Optional(Type.String()),

@@ -15,6 +15,8 @@ export interface AdmitRoomInput extends RoomKeys {
   stepLimit: number;
   /** How long an ended ticket stays readable before the tick forgets it, ms. */
   endedRetentionMs: number;
+  /** The stock of a room selling products: units left now, and sessions it may admit beyond them. */
+  stock: { unitsLeft: number; admitBeyondStock: number } | null;
 }
 
 export type AdmitRoomResult =
@@ -37,10 +39,15 @@ export type AdmitRoomResult =
 
 type AdmitRoomReply = [1, "1" | "0", number, number, number, "1" | "0"] | [-1, number] | [-2];
 
-/** admit-room-11.lua: one tick of a waiting room, run by the admission leader. */
+/** admit-room-12.lua: one tick of a waiting room, run by the admission leader. */
 export const admitRoom = luaScript({
-  file: "admit-room-11.lua",
-  keys: (input: AdmitRoomInput) => [...queueingRoomKeys(input), input.endedKey, input.orderKey],
+  file: "admit-room-12.lua",
+  keys: (input: AdmitRoomInput) => [
+    ...queueingRoomKeys(input),
+    input.endedKey,
+    input.orderKey,
+    input.unreservedKey,
+  ],
   args: (input: AdmitRoomInput) => [
     input.leaderEpoch,
     input.backpressure ? "1" : "0",
@@ -49,6 +56,8 @@ export const admitRoom = luaScript({
     input.roomId,
     input.stepLimit,
     input.endedRetentionMs,
+    input.stock === null ? "" : input.stock.unitsLeft,
+    input.stock === null ? 0 : input.stock.admitBeyondStock,
   ],
   decode: (reply: AdmitRoomReply): AdmitRoomResult => {
     const code = Number(reply[0]);

@@ -29,10 +29,15 @@ export interface RoomKeys {
   proofKey: string;
   /** {room-<id>}:shuffle-tickets: that proof's ticket ids, sorted. */
   proofTicketsKey: string;
+  /** {room-<id>}:unreserved: ticket -> session end, admitted sessions of a room selling products that have not reserved yet. */
+  unreservedKey: string;
 }
 
-/** The keys a room's join and tick take first, in their order (admit-room-11.lua adds endedKey, orderKey). */
-export type QueueingRoomKeys = Omit<RoomKeys, "endedKey" | "orderKey" | "proofKey" | "proofTicketsKey">;
+/** The keys a room's join and tick take first, in their order (admit-room-12.lua adds endedKey, orderKey, unreservedKey). */
+export type QueueingRoomKeys = Omit<
+  RoomKeys,
+  "endedKey" | "orderKey" | "proofKey" | "proofTicketsKey" | "unreservedKey"
+>;
 
 export const queueingRoomKeys = (keys: QueueingRoomKeys): string[] => [
   keys.configKey,

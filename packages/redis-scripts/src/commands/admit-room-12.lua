@@ -17,6 +17,11 @@
   6. Admission: the allowance grows by admitPerSecond per second of elapsed time (at most one second's worth,
      none banked while the queue is empty); tickets are taken from the head in sequence order, and one found
      abandoned on the way is skipped without using the allowance. Not queueing: everyone still waiting goes.
+     A room selling products (ARGV[8] not "") never has more admitted sessions holding no reservation yet than
+     the units left plus its margin (ARGV[9]): those sessions are KEYS[12], each removed by the intake once its
+     order reserved (its units are then out of ARGV[8]) or by its session's end; so a unit that comes back (an
+     order cancelled or expired) admits the next in line. A room whose config names products ticked without
+     ARGV[8] (a leader that has not read its definition yet) admits nobody.
   7. One event on the channel for everything that happened, for the intakes holding the WebSockets.
 
   Why a tick that slips past fencing is harmless (a deposed leader ticking a room its successor has not reached
@@ -29,6 +34,7 @@
   KEYS[4]  pre-queue {room-<id>}:early KEYS[5] tickets KEYS[6] users       KEYS[7] heartbeats {room-<id>}:seen
   KEYS[8]  sessions                    KEYS[9] admissions per second       KEYS[10] ended {room-<id>}:ended
   KEYS[11] pre-queue order {room-<id>}:order (the closed round's tickets, in the order the leader computed)
+  KEYS[12] unreserved {room-<id>}:unreserved  ticket -> session end: admitted sessions with no reservation yet
 
   ARGV[1] the leader's epoch (hold-leader-lease-2.lua; >= 1)
   ARGV[2] "1" when the workers' backlog is over its limit (backpressure), else "0"
@@ -37,17 +43,21 @@
   ARGV[5] room id
   ARGV[6] most tickets to look at per step (bounds the tick's time)
   ARGV[7] how long an ended ticket stays readable, ms
+  ARGV[8] units left of the room's products (the sum of their `available`, read by the leader just before),
+          "" for a room that sells none
+  ARGV[9] admitBeyondStock: sessions the room may admit beyond the units left
 
   Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned), "1" when a closed
-  pre-queue round awaits the leader's order else "0"}, {-1, the room's
-  epoch} when a later leader epoch has ticked the room (or ARGV[1] is no epoch), {-2} when the room has no
-  config (it is listed before its keys are written: room-definition.ts).
+  pre-queue round awaits the leader's order else "0"}, {-1, the room's epoch} when a later leader epoch has
+  ticked the room (or ARGV[1] is no epoch), {-2} when the room has no config (it is listed before its keys are
+  written: room-definition.ts).
 ]]
 --- @include "room-tickets"
 --- @include "room-shuffle"
 local keys = {
   config = KEYS[1], state = KEYS[2], queue = KEYS[3], early = KEYS[4], tickets = KEYS[5], users = KEYS[6],
   seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9], ended = KEYS[10], order = KEYS[11],
+  unreserved = KEYS[12],
 }
 local epoch = tonumber(ARGV[1])
 local roomEpoch = tonumber(redis.call("HGET", keys.state, "leaderEpoch")) or 0
@@ -169,6 +179,21 @@ else
 end
 -- While a pre-queue round moves, nothing numbered past its moved part (its unmoved tickets and later joins wait).
 local admitBelow = room_shuffle_admit_below(keys)
+-- The stock's bound: admitted sessions that have not reserved yet may each take a unit still left.
+local unitsLeft = tonumber(ARGV[8])
+if unitsLeft then
+  redis.call("ZREMRANGEBYSCORE", keys.unreserved, "-inf", nowMs)
+  local room = math.max(0, unitsLeft) + tonumber(ARGV[9]) - redis.call("ZCARD", keys.unreserved)
+  capacity = math.max(0, math.min(capacity, room))
+  redis.call("HSET", keys.state, "unitsLeft", math.max(0, unitsLeft))
+elseif (redis.call("HGET", keys.config, "products") or "") ~= "" then
+  -- A room that sells products, ticked by a leader that has not read its definition yet (it rereads them every
+  -- second): no stock known, nobody admitted.
+  capacity = 0
+else
+  redis.call("HDEL", keys.state, "unitsLeft")
+  redis.call("DEL", keys.unreserved)
+end
 local function pop_head(n)
   local ids = {}
   if admitBelow then
@@ -200,6 +225,9 @@ while admitted < capacity and looked < limit do
         abandon(ticketId, t)
       else
         ticket_admit(keys, ticketId, t, nowMs, sessionMs)
+        if unitsLeft then
+          redis.call("ZADD", keys.unreserved, t.expiresAt, ticketId)
+        end
         admitted = admitted + 1
         event.admitted[#event.admitted + 1] = {ticketId, t.userId, t.expiresAt}
       end
