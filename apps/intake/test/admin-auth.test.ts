@@ -14,7 +14,7 @@ import {
   expectRedisStateMatchesDefinitions,
   issue,
 } from "./support/coupon-test-kit.ts";
-import { expectProblem, get, post } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, get, post } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -50,7 +50,7 @@ const couponRows = async () =>
 
 /** POST /v1/coupons with exactly these headers (the test kit's `post` would add the server key). */
 const createAs = (target: FastifyInstance, headers: Record<string, string>, body: unknown = couponBody()) =>
-  target.inject({ method: "POST", url: "/v1/coupons", headers, payload: body as object });
+  documentedInject(target, { method: "POST", url: "/v1/coupons", headers, payload: body as object });
 
 const wrongKeys: [string, Record<string, string>][] = [
   ["no Authorization header", {}],
@@ -102,7 +102,7 @@ describe("POST /v1/coupons authentication", () => {
     expectProblem(await get(app, `/v1/coupons/${id}`, { authorization: "" }), 401, "unauthorized");
     // The shop's server key is no admin key either.
     expectProblem(await get(app, `/v1/coupons/${id}`), 401, "unauthorized");
-    const unknown = await app.inject({
+    const unknown = await documentedInject(app, {
       method: "GET",
       url: "/v1/coupons/cpn_00000000000000000000000000",
       headers: adminHeaders("wrong-key-wrong-key"),
@@ -140,7 +140,7 @@ describe("without ADMIN_API_KEY", () => {
       const body = expectProblem(created, 503, "admin_disabled");
       expect(body.retryable).toBe(false);
       expect(String(body.detail)).toContain("ADMIN_API_KEY");
-      const read = await keyless.inject({
+      const read = await documentedInject(keyless, {
         method: "GET",
         url: "/v1/coupons/cpn_00000000000000000000000000",
         headers,

@@ -13,14 +13,14 @@ import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify } from "jo
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
-import { expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 const room = { mode: "on", admitPerSecond: 50, sessionSeconds: 120, guards: ["payments"] };
 
 async function defineRoom(app: FastifyInstance, roomId: string): Promise<void> {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "PUT",
     url: `/v1/rooms/${roomId}`,
     headers: adminHeaders(),

@@ -8,7 +8,7 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders, createCoupon } from "./support/coupon-test-kit.ts";
-import { expectProblem, get, post, totalStreamLength } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, get, post, totalStreamLength } from "./support/intake-test-kit.ts";
 import { createProduct } from "./support/product-test-kit.ts";
 
 let env: TestEnvironment;
@@ -49,7 +49,7 @@ describe("without credentials", () => {
     ["POST", "/v1/rooms/drop/tickets", { userId: "alice" }],
   ])("%s %s is 401 with a Bearer challenge, and nothing is enqueued", async (method, url, body) => {
     const before = await totalStreamLength(app);
-    const response = await app.inject({ method: method as "GET" | "POST", url, payload: body });
+    const response = await documentedInject(app, { method: method as "GET" | "POST", url, payload: body });
     expectProblem(response, 401, "unauthorized", "Authorization");
     expect(response.headers["www-authenticate"]).toMatch(/^Bearer realm="floodgate"/);
     expect(await totalStreamLength(app)).toBe(before);
@@ -58,10 +58,10 @@ describe("without credentials", () => {
   it("health, readiness, metrics and the public catalogue stay open", async () => {
     const product = await createProduct(app);
     for (const url of ["/healthz", "/metrics", `/v1/catalog/products/${product.id}`]) {
-      const response = await app.inject({ method: "GET", url });
+      const response = await documentedInject(app, { method: "GET", url });
       expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
     }
-    expect([200, 503]).toContain((await app.inject({ method: "GET", url: "/readyz" })).statusCode);
+    expect([200, 503]).toContain((await documentedInject(app, { method: "GET", url: "/readyz" })).statusCode);
   });
 });
 
@@ -149,7 +149,7 @@ describe("coupons, orders and rooms", () => {
   });
 
   it("a room ticket is bound to the verified user: no joining or polling as someone else", async () => {
-    const put = await app.inject({
+    const put = await documentedInject(app, {
       method: "PUT",
       url: "/v1/rooms/drop",
       headers: adminHeaders(),
@@ -216,7 +216,7 @@ describe("customer sessions and server keys", () => {
       expect((await post(app, "/v1/api-keys", { name: "x" }, headers)).statusCode).toBe(401);
       expect((await get(app, "/v1/api-keys", headers)).statusCode).toBe(401);
     }
-    const revoked = await app.inject({
+    const revoked = await documentedInject(app, {
       method: "DELETE",
       url: `/v1/api-keys/${id}`,
       headers: adminHeaders(),
@@ -226,14 +226,19 @@ describe("customer sessions and server keys", () => {
     const refused = await post(app, "/v1/wallets/dora/deposits", { amount: 10 }, as(key));
     expectProblem(refused, 401, "unauthorized", "Authorization");
     expect(
-      (await app.inject({ method: "DELETE", url: "/v1/api-keys/zzzzzzzzzzzz", headers: adminHeaders() }))
-        .statusCode,
+      (
+        await documentedInject(app, {
+          method: "DELETE",
+          url: "/v1/api-keys/zzzzzzzzzzzz",
+          headers: adminHeaders(),
+        })
+      ).statusCode,
     ).toBe(404);
   });
 
   it("revokes a server key sent with Content-Type: application/json and no body, as many clients send it", async () => {
     const { id } = (await post(app, "/v1/api-keys", { name: "json everywhere" }, adminHeaders())).json();
-    const revoked = await app.inject({
+    const revoked = await documentedInject(app, {
       method: "DELETE",
       url: `/v1/api-keys/${id}`,
       headers: { ...adminHeaders(), "content-type": "application/json" },

@@ -9,7 +9,7 @@ import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
-import { expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
 import { openJsonSocket } from "./support/json-socket.ts";
 
 const SHOP_ISSUER = "https://shop.example";
@@ -77,7 +77,7 @@ describe("a server key revoked on one intake process", () => {
     );
     expect((await deposit(first)).statusCode).toBe(202);
 
-    const revoked = await first.inject({
+    const revoked = await documentedInject(first, {
       method: "DELETE",
       url: `/v1/api-keys/${created.id}`,
       headers: adminHeaders(),
@@ -94,7 +94,11 @@ describe("a server key revoked on one intake process", () => {
 
   it("is refused by a process started after the revocation (it loads the active keys at start)", async () => {
     const created = (await post(first, "/v1/api-keys", { name: "short-lived" }, adminHeaders())).json();
-    await first.inject({ method: "DELETE", url: `/v1/api-keys/${created.id}`, headers: adminHeaders() });
+    await documentedInject(first, {
+      method: "DELETE",
+      url: `/v1/api-keys/${created.id}`,
+      headers: adminHeaders(),
+    });
     const third = await buildApp(env.config, { logger: false });
     try {
       await third.ready();

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import {
+  documentedInject,
   expectProblem,
   get,
   metricValue,
@@ -44,7 +45,7 @@ const pay = (userId: string) => post(app, "/v1/payments", { userId, amount: 1 })
 
 describe("with a backlog no worker drains", () => {
   it("answers 503 with Retry-After where no room guards, storing nothing, and starts an auto room queueing", async () => {
-    await app.inject({
+    await documentedInject(app, {
       method: "PUT",
       url: "/v1/rooms/guard",
       headers: adminHeaders(),

@@ -4,7 +4,7 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { withCredentials } from "./support/intake-test-kit.ts";
+import { documentedInject, withCredentials } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const preflight = (target: FastifyInstance, origin: string) =>
-  target.inject({
+  documentedInject(target, {
     method: "OPTIONS",
     url: "/v1/payments",
     headers: {
@@ -42,7 +42,7 @@ describe("CORS", () => {
     expect(String(answer.headers["access-control-allow-headers"])).toContain("admission-token");
     // The SDK sends the shopper's customer token as a bearer.
     expect(String(answer.headers["access-control-allow-headers"])).toContain("authorization");
-    const paid = await app.inject({
+    const paid = await documentedInject(app, {
       method: "POST",
       url: "/v1/payments",
       headers: withCredentials(app, { origin: SHOP, "content-type": "application/json" }),

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_ENV, createCoupon, isoIn, issue } from "./support/coupon-test-kit.ts";
 import {
+  documentedInject,
   expectProblem,
   findStreamEntry,
   get,
@@ -239,7 +240,7 @@ describe("bad input is a 4xx problem naming the field, and nothing is enqueued",
     const raw =
       (payload: string, type = "application/json") =>
       () =>
-        app.inject({
+        documentedInject(app, {
           method: "POST",
           url: url(),
           headers: withCredentials(app, { "content-type": type }),
@@ -253,7 +254,7 @@ describe("bad input is a 4xx problem naming the field, and nothing is enqueued",
     );
     expectProblem(
       await refusedWithoutWrites(couponId, () =>
-        app.inject({ method: "POST", url: url(), headers: withCredentials(app) }),
+        documentedInject(app, { method: "POST", url: url(), headers: withCredentials(app) }),
       ),
       400,
       "validation_error",

@@ -11,7 +11,7 @@ import {
   createCoupon,
   expectRedisStateMatchesDefinitions,
 } from "./support/coupon-test-kit.ts";
-import { expectProblem, metricValue, post } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, metricValue, post } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -28,11 +28,11 @@ afterAll(async () => {
 });
 
 const adminGet = (target: FastifyInstance, url: string) =>
-  target.inject({ method: "GET", url, headers: adminHeaders() });
+  documentedInject(target, { method: "GET", url, headers: adminHeaders() });
 const couponRows = () => app.globalDb.selectFrom("coupons").selectAll().execute();
 const loads = async (target: FastifyInstance) =>
   metricValue(
-    (await target.inject({ method: "GET", url: "/metrics" })).body,
+    (await documentedInject(target, { method: "GET", url: "/metrics" })).body,
     "floodgate_coupon_definition_loads_total",
   );
 
@@ -166,14 +166,14 @@ describe("POST /v1/coupons", () => {
   });
 
   it("refuses malformed JSON and other content types like the payment routes do", async () => {
-    const malformed = await app.inject({
+    const malformed = await documentedInject(app, {
       method: "POST",
       url: "/v1/coupons",
       headers: { ...adminHeaders(), "content-type": "application/json" },
       payload: '{"name": ',
     });
     expectProblem(malformed, 400, "malformed_json", "body");
-    const text = await app.inject({
+    const text = await documentedInject(app, {
       method: "POST",
       url: "/v1/coupons",
       headers: { ...adminHeaders(), "content-type": "text/plain" },

@@ -15,6 +15,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
+import { documentedInject } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -37,7 +38,7 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-const get = (url: string) => app.inject({ method: "GET", url });
+const get = (url: string) => documentedInject(app, { method: "GET", url });
 
 describe("the demo store at /demo/", () => {
   it("serves the page as HTML, byte for byte the file in apps/web/public", async () => {
@@ -104,15 +105,15 @@ describe("the demo store at /demo/", () => {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const login = (userId: unknown, target = demoApp) =>
-  target.inject({ method: "POST", url: "/demo/login", payload: { userId } });
+  documentedInject(target, { method: "POST", url: "/demo/login", payload: { userId } });
 const demoDeposit = (amount: number, headers: Record<string, string> = {}) =>
-  demoApp.inject({ method: "POST", url: "/demo/deposits", headers, payload: { amount } });
+  documentedInject(demoApp, { method: "POST", url: "/demo/deposits", headers, payload: { amount } });
 
 /** Reads the wallet as its shopper until it holds `balance` (the worker applies deposits on its own time). */
 async function walletToHold(userId: string, token: string, balance: number) {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const wallet = await demoApp.inject({
+    const wallet = await documentedInject(demoApp, {
       method: "GET",
       url: `/v1/wallets/${userId}`,
       headers: bearer(token),
@@ -129,7 +130,11 @@ describe("the demo's sign-in and deposit (DEMO_LOGIN)", () => {
     expect(app.config.demoLogin).toBe(false);
     expect(demoApp.config.demoLogin).toBe(true);
     expect((await login("shopper-a", app)).statusCode).toBe(404);
-    const deposit = await app.inject({ method: "POST", url: "/demo/deposits", payload: { amount: 100 } });
+    const deposit = await documentedInject(app, {
+      method: "POST",
+      url: "/demo/deposits",
+      payload: { amount: 100 },
+    });
     expect(deposit.statusCode).toBe(404);
   });
 
@@ -143,14 +148,14 @@ describe("the demo's sign-in and deposit (DEMO_LOGIN)", () => {
       expiresAt: expect.any(String),
     });
     expect(Date.parse(session.expiresAt)).toBeGreaterThan(Date.now());
-    const own = await demoApp.inject({
+    const own = await documentedInject(demoApp, {
       method: "GET",
       url: "/v1/wallets/shopper-a",
       headers: bearer(session.token),
     });
     expect(own.statusCode, own.body).toBe(200);
     // Someone else's wallet is not found for this shopper.
-    const other = await demoApp.inject({
+    const other = await documentedInject(demoApp, {
       method: "GET",
       url: "/v1/wallets/shopper-b",
       headers: bearer(session.token),
@@ -181,7 +186,7 @@ describe("the demo's sign-in and deposit (DEMO_LOGIN)", () => {
       userId: "depositor",
       balance: 2500,
     });
-    const deposit = await demoApp.inject({
+    const deposit = await documentedInject(demoApp, {
       method: "GET",
       url: `/v1/deposits/${id}`,
       headers: bearer(token),
@@ -189,7 +194,7 @@ describe("the demo's sign-in and deposit (DEMO_LOGIN)", () => {
     expect(deposit.json()).toMatchObject({ id, userId: "depositor", amount: 2500, status: "succeeded" });
 
     // The body cannot name another wallet: the user is the token's.
-    const elsewhere = await demoApp.inject({
+    const elsewhere = await documentedInject(demoApp, {
       method: "POST",
       url: "/demo/deposits",
       headers: bearer(token),

@@ -13,6 +13,7 @@ import {
   windowLateness,
 } from "../src/load-shedding/load-shedder.ts";
 import {
+  documentedInject,
   expectProblem,
   get,
   metricValue,
@@ -114,8 +115,8 @@ describe("while the event loop is late", () => {
       }
       expect(expectProblem(refused, 503, "busy").retryable).toBe(true);
       expect(refused.headers["retry-after"]).toBe("1");
-      expect((await app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
-      const metrics = await app.inject({ method: "GET", url: "/metrics" });
+      expect((await documentedInject(app, { method: "GET", url: "/healthz" })).statusCode).toBe(200);
+      const metrics = await documentedInject(app, { method: "GET", url: "/metrics" });
       expect(metricValue(metrics.body, "floodgate_intake_shed_requests_total")).toBeGreaterThan(0);
       // Shed before authentication: a missing credential gets the same 503, not a 401.
       const anonymous = await post(app, "/v1/payments", { userId: "x", amount: 1 }, { authorization: "" });
@@ -177,7 +178,7 @@ describe("over a real socket", () => {
       expect(String(body.detail)).toMatch(/admits \d+ % of API calls/);
       expect(streamAfter).toBe(streamBefore);
       // Answered before Fastify: the shed counter moved, the route's latency histogram has no 503 for it.
-      const metrics = await listening.inject({ method: "GET", url: "/metrics" });
+      const metrics = await documentedInject(listening, { method: "GET", url: "/metrics" });
       expect(metricValue(metrics.body, "floodgate_intake_shed_requests_total")).toBeGreaterThan(0);
       expect(metrics.body).not.toMatch(
         /floodgate_http_request_duration_seconds_count\{[^}]*route="\/v1\/payments"[^}]*status="503"/,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ERRORS, type ErrorCode } from "../src/errors/error-catalogue.ts";
 import { problemBody } from "../src/errors/problem-reply.ts";
-import { post } from "./support/intake-test-kit.ts";
+import { documentedInject, post } from "./support/intake-test-kit.ts";
 import { expectAnswerDocumented } from "./support/openapi-contract.ts";
 
 interface Operation {
@@ -52,7 +52,7 @@ beforeAll(async () => {
     { logger: false },
   );
   await app.ready();
-  const response = await app.inject({ method: "GET", url: "/openapi.json" });
+  const response = await documentedInject(app, { method: "GET", url: "/openapi.json" });
   expect(response.statusCode).toBe(200);
   document = response.json();
 });
@@ -126,7 +126,7 @@ describe("GET /openapi.json", () => {
   });
 
   it("is served without credentials", async () => {
-    const response = await app.inject({ method: "GET", url: "/openapi.json" });
+    const response = await documentedInject(app, { method: "GET", url: "/openapi.json" });
     expect(response.statusCode).toBe(200);
   });
 
@@ -148,7 +148,7 @@ describe("GET /openapi.json", () => {
   it("states each operation's security as the server enforces it: secured ones answer 401 without a credential", async () => {
     const http = operations().filter((o) => o.operation["x-websocket"] === undefined);
     for (const { method, url, operation: op } of http) {
-      const response = await app.inject({
+      const response = await documentedInject(app, {
         method: method.toUpperCase() as "GET",
         url: url.replace(/\{\w+\}/g, "x"),
         ...(["post", "put", "patch"].includes(method) ? { payload: {} } : {}),
@@ -286,15 +286,20 @@ describe("GET /openapi.json", () => {
   });
 
   it("describes both WebSockets: the upgrade, the messages each sends", () => {
+    // The ticket socket's params schema refuses a malformed room or ticket id over HTTP (400) before any
+    // upgrade; the operation socket's takes any id and answers a malformed one on the socket (4400).
     const sockets = {
-      watchOperation: ["status", "error"],
-      watchTicket: ["position", "admitted", "expired", "error"],
+      watchOperation: { messages: ["status", "error"], statuses: ["101", "426"] },
+      watchTicket: {
+        messages: ["position", "admitted", "expired", "error"],
+        statuses: ["101", "400", "426"],
+      },
     };
-    for (const [id, messages] of Object.entries(sockets)) {
+    for (const [id, { messages, statuses }] of Object.entries(sockets)) {
       const { url, operation: op } = operation(id);
       expect(url).toMatch(/\/ws$/);
       // 101 for the socket; 426 (problem+json, Upgrade: websocket) for a GET without the upgrade.
-      expect(Object.keys(op.responses)).toEqual(["101", "426"]);
+      expect(Object.keys(op.responses)).toEqual(statuses);
       expect(Object.keys(op.responses["426"]!.headers ?? {})).toEqual(["Upgrade"]);
       expect(Object.keys(op["x-websocket"]!.serverMessages)).toEqual(messages);
       expect(op.security).toContainEqual({ socketAccessToken: [] });
@@ -304,7 +309,7 @@ describe("GET /openapi.json", () => {
 
 describe("the test kit's check of every answer against the document", () => {
   it("refuses an answer whose body, status or header the document does not give", async () => {
-    const health = await app.inject({ method: "GET", url: "/healthz" });
+    const health = await documentedInject(app, { method: "GET", url: "/healthz" });
     await expectAnswerDocumented(app, "GET", "/healthz", health);
     // The same answer, as if /readyz had given it: not a readiness report.
     await expect(expectAnswerDocumented(app, "GET", "/readyz", health)).rejects.toThrow(/body/);
@@ -321,7 +326,7 @@ describe("the test kit's check of every answer against the document", () => {
 
 describe("GET /docs", () => {
   it("is the reference page, served with its own assets and without credentials", async () => {
-    const page = await app.inject({ method: "GET", url: "/docs" });
+    const page = await documentedInject(app, { method: "GET", url: "/docs" });
     expect(page.statusCode).toBe(200);
     expect(page.headers["content-type"]).toMatch(/^text\/html/);
     const links = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
@@ -329,7 +334,7 @@ describe("GET /docs", () => {
     // Offline: every file the page loads comes from this intake, none from a CDN.
     for (const asset of links) {
       expect(asset, asset).toMatch(/^\/docs\/static\//);
-      const response = await app.inject({ method: "GET", url: asset });
+      const response = await documentedInject(app, { method: "GET", url: asset });
       expect(response.statusCode, asset).toBe(200);
     }
   });
@@ -342,7 +347,7 @@ describe("problem types", () => {
     for (const code of codes) {
       const { type } = problemBody(code, {}, "/v1/payments");
       const url = new URL(type, "http://intake.example/v1/payments");
-      const json = await app.inject({ method: "GET", url: url.pathname });
+      const json = await documentedInject(app, { method: "GET", url: url.pathname });
       expect(json.statusCode, type).toBe(200);
       expect(json.json()).toMatchObject({
         type,
@@ -351,7 +356,11 @@ describe("problem types", () => {
         retryable: ERRORS[code].retryable,
       });
       expect(json.json().guidance.length, code).toBeGreaterThan(10);
-      const html = await app.inject({ method: "GET", url: url.pathname, headers: { accept: "text/html" } });
+      const html = await documentedInject(app, {
+        method: "GET",
+        url: url.pathname,
+        headers: { accept: "text/html" },
+      });
       expect(html.statusCode).toBe(200);
       expect(html.headers["content-type"]).toMatch(/^text\/html/);
       expect(html.body).toContain(`<code>${code}</code>`);
@@ -359,9 +368,9 @@ describe("problem types", () => {
   });
 
   it("/problems lists every code; an unknown one is a 404 problem", async () => {
-    const index = await app.inject({ method: "GET", url: "/problems" });
+    const index = await documentedInject(app, { method: "GET", url: "/problems" });
     expect(index.json().data.map((entry: { code: string }) => entry.code)).toEqual(codes);
-    const unknown = await app.inject({ method: "GET", url: "/problems/no-such-thing" });
+    const unknown = await documentedInject(app, { method: "GET", url: "/problems/no-such-thing" });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.headers["content-type"]).toMatch(/^application\/problem\+json/);
   });

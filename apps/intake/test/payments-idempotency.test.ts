@@ -2,7 +2,7 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { withCredentials } from "./support/intake-test-kit.ts";
+import { documentedInject, withCredentials } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 const pay = (body: unknown, key?: string) =>
-  app.inject({
+  documentedInject(app, {
     method: "POST",
     url: "/v1/payments",
     headers: withCredentials(app, key ? { "idempotency-key": key } : {}),

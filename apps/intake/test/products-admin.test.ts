@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_ENV, ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
-import { expectProblem, post } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, post } from "./support/intake-test-kit.ts";
 import {
   createProduct,
   getProduct,
@@ -137,14 +137,14 @@ describe("POST /v1/products", () => {
 
   it("refuses malformed JSON and other content types, and writes nothing", async () => {
     const before = await stores(app);
-    const malformed = await app.inject({
+    const malformed = await documentedInject(app, {
       method: "POST",
       url: "/v1/products",
       headers: { ...adminHeaders(), "content-type": "application/json" },
       payload: '{"name": ',
     });
     expectProblem(malformed, 400, "malformed_json", "body");
-    const text = await app.inject({
+    const text = await documentedInject(app, {
       method: "POST",
       url: "/v1/products",
       headers: { ...adminHeaders(), "content-type": "text/plain" },
@@ -167,7 +167,7 @@ describe("admin authentication", () => {
     const before = await stores(app);
     const answers = [
       // Exactly these headers (the test kit's `post` would add the server key to the first case).
-      await app.inject({ method: "POST", url: "/v1/products", headers, payload: productBody() }),
+      await documentedInject(app, { method: "POST", url: "/v1/products", headers, payload: productBody() }),
       await patchProduct(app, product.id, { price: 1, stockAdded: 1 }, headers),
       await getProduct(app, product.id, headers),
     ];

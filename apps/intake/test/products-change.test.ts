@@ -8,7 +8,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_ENV, adminHeaders } from "./support/coupon-test-kit.ts";
-import { expectProblem } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem } from "./support/intake-test-kit.ts";
 import {
   createProduct,
   getProduct,
@@ -143,9 +143,9 @@ describe("PATCH /v1/products/:productId", () => {
     const product = await createProduct(app);
     const before = await stores(app);
     const url = `/v1/products/${product.id}`;
-    const bare = await app.inject({ method: "PATCH", url, headers: adminHeaders() });
+    const bare = await documentedInject(app, { method: "PATCH", url, headers: adminHeaders() });
     expectProblem(bare, 400, "validation_error", "body");
-    const empty = await app.inject({
+    const empty = await documentedInject(app, {
       method: "PATCH",
       url,
       headers: { ...adminHeaders(), "content-type": "application/json" },

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import {
+  documentedInject,
   expectProblem,
   get,
   metricValue,
@@ -110,14 +111,14 @@ describe("the admin API", () => {
     expect((await get(app, "/v1/rate-limits", { authorization: "" })).statusCode).toBe(401);
     // The shop's server key is no admin key either.
     expect((await get(app, "/v1/rate-limits")).statusCode).toBe(401);
-    const unauthorized = await app.inject({
+    const unauthorized = await documentedInject(app, {
       method: "PUT",
       url: "/v1/rate-limits/payments",
       payload: { user: { rate: 100, burst: 100 } },
     });
     expectProblem(unauthorized, 401, "unauthorized");
 
-    const changed = await app.inject({
+    const changed = await documentedInject(app, {
       method: "PUT",
       url: "/v1/rate-limits/payments",
       headers: adminHeaders(),
@@ -137,7 +138,11 @@ describe("the admin API", () => {
     expect(await burstOf(app)).toEqual([202, 202, 202, 202, 202]);
     await expect.poll(() => burstOf(proxied)).toEqual([202, 202, 202, 202, 202]);
 
-    const listed = await app.inject({ method: "GET", url: "/v1/rate-limits", headers: adminHeaders() });
+    const listed = await documentedInject(app, {
+      method: "GET",
+      url: "/v1/rate-limits",
+      headers: adminHeaders(),
+    });
     expect(listed.json().policies).toContainEqual({
       routeClass: "payments",
       user: { rate: 100, burst: 100 },
@@ -151,7 +156,7 @@ describe("the admin API", () => {
       "room-joins",
     ]);
 
-    const reset = await app.inject({
+    const reset = await documentedInject(app, {
       method: "DELETE",
       url: "/v1/rate-limits/payments",
       headers: adminHeaders(),
@@ -161,7 +166,7 @@ describe("the admin API", () => {
 
   it("refuses a change that names no scope, a bad rate or an unknown class, and changes nothing", async () => {
     const put = (url: string, payload: unknown) =>
-      app.inject({ method: "PUT", url, headers: adminHeaders(), payload: payload as object });
+      documentedInject(app, { method: "PUT", url, headers: adminHeaders(), payload: payload as object });
     expectProblem(await put("/v1/rate-limits/payments", {}), 400, "validation_error");
     expectProblem(
       await put("/v1/rate-limits/payments", { user: { rate: 0, burst: 1 } }),
@@ -194,7 +199,11 @@ describe("the admin API", () => {
       "validation_error",
       "user",
     );
-    const listed = await app.inject({ method: "GET", url: "/v1/rate-limits", headers: adminHeaders() });
+    const listed = await documentedInject(app, {
+      method: "GET",
+      url: "/v1/rate-limits",
+      headers: adminHeaders(),
+    });
     expect(listed.json().policies[0]).toEqual({
       routeClass: "payments",
       user: { rate: 0.5, burst: 3 },
@@ -240,7 +249,7 @@ describe("the cost of limiting", () => {
 describe("a policy tightened and then restored", () => {
   it("takes effect at once: the tight policy's debt does not outlive it", async () => {
     const setDeposits = async (user: { rate: number; burst: number }) => {
-      const response = await app.inject({
+      const response = await documentedInject(app, {
         method: "PUT",
         url: "/v1/rate-limits/deposits",
         headers: adminHeaders(),
@@ -272,7 +281,11 @@ describe("a policy tightened and then restored", () => {
       });
       expect(accepted.headers["ratelimit-policy"]).toBe('"deposits-user";q=100;w=1');
     } finally {
-      await app.inject({ method: "DELETE", url: "/v1/rate-limits/deposits", headers: adminHeaders() });
+      await documentedInject(app, {
+        method: "DELETE",
+        url: "/v1/rate-limits/deposits",
+        headers: adminHeaders(),
+      });
       // Every process hears of the change over pub/sub: the next tests start once both apps have the default
       // back (a request taken by the other app before then ran under the override: no address limit at all).
       await waitUntil(
@@ -401,7 +414,7 @@ describe("a client address's token, taken beside the script", () => {
 
   it("limits room joins per address the same way, beside the join, before the room is even looked up", async () => {
     const put = (url: string, payload: object) =>
-      app.inject({ method: "PUT", url, headers: adminHeaders(), payload });
+      documentedInject(app, { method: "PUT", url, headers: adminHeaders(), payload });
     const room = await put("/v1/rooms/join-limited", {
       mode: "off",
       admitPerSecond: 10,
@@ -421,7 +434,11 @@ describe("a client address's token, taken beside the script", () => {
       expect(refused.headers["ratelimit-policy"]).toBe('"room-joins-ip";q=2;w=20');
       expect(refused.headers.ratelimit).toMatch(/^"room-joins-ip";r=0;t=\d+$/);
     } finally {
-      await app.inject({ method: "DELETE", url: "/v1/rate-limits/room-joins", headers: adminHeaders() });
+      await documentedInject(app, {
+        method: "DELETE",
+        url: "/v1/rate-limits/room-joins",
+        headers: adminHeaders(),
+      });
     }
   });
 });

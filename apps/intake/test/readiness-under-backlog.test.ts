@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
-import { expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
 import { openTicketSocket } from "./support/ticket-socket.ts";
 
 let env: TestEnvironment;
@@ -35,7 +35,7 @@ describe("with a backlog no worker drains", () => {
   it("stays ready and keeps a waiting room's WebSocket open while payments are refused for the backlog", async () => {
     // The room guards no class (payments meet the backpressure check itself) and starts in an hour: nobody is
     // admitted, so all the socket hears is its place in the pre-queue, which is the pre-queue's size.
-    const room = await app.inject({
+    const room = await documentedInject(app, {
       method: "PUT",
       url: "/v1/rooms/line",
       headers: adminHeaders(),

@@ -18,7 +18,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_ENV, createCoupon, issue } from "./support/coupon-test-kit.ts";
-import { expectProblem, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
 import { createProduct } from "./support/product-test-kit.ts";
 
 let dir: string | undefined;
@@ -97,7 +97,7 @@ async function traffic<T>(app: FastifyInstance, fn: () => Promise<T>) {
 }
 
 async function scrape(app: FastifyInstance): Promise<string> {
-  return (await app.inject({ method: "GET", url: "/metrics" })).body;
+  return (await documentedInject(app, { method: "GET", url: "/metrics" })).body;
 }
 
 /** The ids of a user's entries in their partition stream, as a given server holds them. */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
-import { expectProblem, get, post } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, get, post } from "./support/intake-test-kit.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SHOP = "https://shop.example";
@@ -105,7 +105,7 @@ describe("x-request-id", () => {
   });
 
   it("is in the log lines of the request that wrote them", async () => {
-    const changed = await app.inject({
+    const changed = await documentedInject(app, {
       method: "PUT",
       url: "/v1/rate-limits/payments",
       headers: { ...adminHeaders(), "x-request-id": "f-6" },
@@ -117,7 +117,7 @@ describe("x-request-id", () => {
   });
 
   it("is readable by a cross-origin page, which may also send its own", async () => {
-    const preflight = await app.inject({
+    const preflight = await documentedInject(app, {
       method: "OPTIONS",
       url: "/v1/payments",
       headers: {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import {
+  documentedInject,
   expectProblem,
   post,
   prefixKeys,
@@ -230,7 +231,10 @@ const depositCases: BadRequest[] = [
 
 // As the shop's server (its key names the user in the body or the path, so userId is still required).
 const inject = (request: InjectOptions) =>
-  app.inject({ ...request, headers: withCredentials(app, request.headers as Record<string, string>) });
+  documentedInject(app, {
+    ...request,
+    headers: withCredentials(app, request.headers as Record<string, string>),
+  });
 
 async function expectRefusedWithoutWrites(bad: BadRequest) {
   const streams = await streamLengths(app);
@@ -280,7 +284,7 @@ describe("problem details", () => {
 describe("Content-Type: application/json with an empty body", () => {
   // Many HTTP clients send the header on every call, DELETE included: a route that takes no body reads none.
   it("is no body at all on every route that takes none, whoever calls", async () => {
-    const document = (await app.inject({ method: "GET", url: "/openapi.json" })).json() as {
+    const document = (await documentedInject(app, { method: "GET", url: "/openapi.json" })).json() as {
       paths: Record<string, Record<string, { requestBody?: unknown }>>;
     };
     const shopper = (await app.auth.customerTokens.mint("empty-body", 600)).token;
@@ -293,7 +297,7 @@ describe("Content-Type: application/json with an empty body", () => {
         routes++;
         const url = path.replace(/\{\w+\}/g, "nothing-here");
         for (const headers of callers) {
-          const response = await app.inject({
+          const response = await documentedInject(app, {
             method: method.toUpperCase() as InjectOptions["method"],
             url,
             headers: { ...headers, "content-type": "application/json" },
@@ -310,7 +314,7 @@ describe("Content-Type: application/json with an empty body", () => {
 
   it("is still a malformed body where a body is expected, and so is a body that is not JSON anywhere", async () => {
     await expectRefusedWithoutWrites(paymentCases.find((bad) => bad.name === "empty JSON body")!);
-    const response = await app.inject({
+    const response = await documentedInject(app, {
       method: "DELETE",
       url: "/v1/api-keys/nothing-here",
       headers: { ...adminHeaders(), "content-type": "application/json" },

@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
-import { get, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
+import { documentedInject, get, metricValue, post, waitUntil } from "./support/intake-test-kit.ts";
 import {
   type ContractDocument,
   expectDocumentedMessage,
@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 const putRoom = (roomId: string, body: Record<string, unknown>) =>
-  leader.inject({
+  documentedInject(leader, {
     method: "PUT",
     url: `/v1/rooms/${roomId}`,
     headers: adminHeaders(),
@@ -150,7 +150,11 @@ describe("a waiting-room WebSocket", () => {
       await waitUntil(
         async () =>
           (
-            await leader.inject({ method: "GET", url: "/v1/rooms/heartbeat", headers: adminHeaders() })
+            await documentedInject(leader, {
+              method: "GET",
+              url: "/v1/rooms/heartbeat",
+              headers: adminHeaders(),
+            })
           ).json(),
         (room) => room.abandoned === 2,
         "the two silent tickets to be abandoned",
@@ -174,7 +178,7 @@ describe("a waiting-room WebSocket", () => {
     const ticketId = await join(leader, "revocable", "to-be-revoked");
     const socket = await openTicketSocket(baseUrl(follower), "revocable", ticketId, env.serverKey);
     await socket.next((m) => m.type === "admitted", "the admission");
-    const revoked = await leader.inject({
+    const revoked = await documentedInject(leader, {
       method: "DELETE",
       url: `/v1/rooms/revocable/tokens/${ticketId}`,
       headers: adminHeaders(),

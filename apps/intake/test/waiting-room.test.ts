@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import {
+  documentedInject,
   expectProblem,
   get,
   metricValue,
@@ -39,7 +40,7 @@ const room = (changes: Record<string, unknown> = {}) => ({
   ...changes,
 });
 const putRoom = (roomId: string, body: unknown, headers: Record<string, string> = adminHeaders()) =>
-  app.inject({ method: "PUT", url: `/v1/rooms/${roomId}`, headers, payload: body as object });
+  documentedInject(app, { method: "PUT", url: `/v1/rooms/${roomId}`, headers, payload: body as object });
 const join = (roomId: string, userId: string) => post(app, `/v1/rooms/${roomId}/tickets`, { userId });
 const poll = (roomId: string, ticketId: string) => get(app, `/v1/rooms/${roomId}/tickets/${ticketId}`);
 const pay = (userId: string, token?: string) =>
@@ -75,10 +76,14 @@ describe("the rooms admin API", () => {
       guards: ["payments"],
     });
     expect((await putRoom("shop", room({ admitPerSecond: 10 }))).statusCode).toBe(200);
-    const shown = await app.inject({ method: "GET", url: "/v1/rooms/shop", headers: adminHeaders() });
+    const shown = await documentedInject(app, {
+      method: "GET",
+      url: "/v1/rooms/shop",
+      headers: adminHeaders(),
+    });
     expect(shown.json()).toMatchObject({ admitPerSecond: 10, admittedLastMinute: 0, abandoned: 0 });
     expectProblem(
-      await app.inject({ method: "GET", url: "/v1/rooms/nowhere", headers: adminHeaders() }),
+      await documentedInject(app, { method: "GET", url: "/v1/rooms/nowhere", headers: adminHeaders() }),
       404,
       "not_found",
       "roomId",
@@ -184,7 +189,11 @@ describe("a queueing room", () => {
 
     expect((await pay("holder", token)).statusCode).toBe(202);
     const revoke = (id: string) =>
-      app.inject({ method: "DELETE", url: `/v1/rooms/shop/tokens/${id}`, headers: adminHeaders() });
+      documentedInject(app, {
+        method: "DELETE",
+        url: `/v1/rooms/shop/tokens/${id}`,
+        headers: adminHeaders(),
+      });
     expect((await revoke(ticketId)).statusCode).toBe(204);
     expect(await reasonOf("holder", token)).toBe("revoked");
     expect((await poll("shop", ticketId)).json()).toMatchObject({ status: "revoked" });
@@ -214,7 +223,9 @@ describe("a room that does not queue", () => {
     await waitUntil(
       async () => {
         for (let i = 0; i < 10; i++) await post(app, `/v1/wallets/surger-${i}/deposits`, { amount: 1 });
-        return (await app.inject({ method: "GET", url: "/v1/rooms/surge", headers: adminHeaders() })).json();
+        return (
+          await documentedInject(app, { method: "GET", url: "/v1/rooms/surge", headers: adminHeaders() })
+        ).json();
       },
       (view) => view.queueing === true,
       "the surge room to queue",

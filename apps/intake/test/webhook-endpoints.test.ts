@@ -6,7 +6,7 @@ import type { FastifyInstance } from "fastify";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { expectProblem, get, post } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, get, post } from "./support/intake-test-kit.ts";
 import { type ContractDocument, expectDocumentedAnswer, servedDocument } from "./support/openapi-contract.ts";
 
 let env: TestEnvironment;
@@ -35,14 +35,14 @@ afterAll(async () => {
 });
 
 const patch = (target: FastifyInstance, url: string, body: unknown) =>
-  target.inject({
+  documentedInject(target, {
     method: "PATCH",
     url,
     payload: body as object,
     headers: { authorization: `Bearer ${env.serverKey}` },
   });
 const del = (target: FastifyInstance, url: string) =>
-  target.inject({ method: "DELETE", url, headers: { authorization: `Bearer ${env.serverKey}` } });
+  documentedInject(target, { method: "DELETE", url, headers: { authorization: `Bearer ${env.serverKey}` } });
 
 describe("POST /v1/webhook-endpoints", () => {
   it("creates an endpoint and shows its whsec_ secret once; lists and reads never show it", async () => {

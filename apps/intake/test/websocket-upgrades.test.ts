@@ -12,7 +12,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { buildApp } from "../src/app.ts";
-import { expectProblem, waitUntil } from "./support/intake-test-kit.ts";
+import { documentedInject, expectProblem, waitUntil } from "./support/intake-test-kit.ts";
 import { type ContractDocument, expectDocumentedAnswer, servedDocument } from "./support/openapi-contract.ts";
 
 let env: TestEnvironment;
@@ -98,7 +98,7 @@ describe("a plain GET on a WebSocket route", () => {
   ])("%s answers 426 upgrade_required with Upgrade: websocket, as documented", async (operationId, url) => {
     // With or without a credential: the socket checks it once opened; over HTTP there is nothing to serve.
     for (const headers of [{}, { authorization: `Bearer ${env.serverKey}` }]) {
-      const response = await app.inject({ method: "GET", url, headers });
+      const response = await documentedInject(app, { method: "GET", url, headers });
       const body = expectProblem(response, 426, "upgrade_required");
       expect(response.headers.upgrade).toBe("websocket");
       expect(body).toMatchObject({ retryable: false, instance: url.split("?")[0] });

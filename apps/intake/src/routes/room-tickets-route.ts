@@ -88,9 +88,15 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       operationId: "watchTicket",
       summary: "Live place and admission of a ticket (WebSocket)",
       tags: ["Waiting rooms"],
-      documented: { socket: ticketSocketDocs },
+      documented: {
+        socket: ticketSocketDocs,
+        answers: {
+          400: "validation_error: the room or ticket id in the path is malformed (`errors[]` names it).",
+        },
+      },
       params: ticketParamsSchema,
-      response: upgradeRequiredResponse,
+      // The params schema refuses a malformed id over HTTP, before any upgrade: that 400 is documented too.
+      response: { ...upgradeRequiredResponse, 400: problemResponseSchema },
     },
     handler: answerUpgradeRequired,
     wsHandler: async (socket, request) => {
