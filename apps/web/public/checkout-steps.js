@@ -33,6 +33,7 @@ export class CheckoutSteps {
     }
     this.#queue.textContent = "";
     delete this.#queue.dataset.position;
+    delete this.#queue.dataset.unitsLeft;
     this.#outcome.textContent = "";
     delete this.#outcome.dataset.outcome;
   }
@@ -49,10 +50,14 @@ export class CheckoutSteps {
     return /** @type {StepState} */ (element(`#steps [data-step="${step}"]`).dataset.state);
   }
 
-  /** @param {{ roomId: string; position: number; etaSeconds: number }} place */
-  queuePosition({ roomId, position, etaSeconds }) {
+  /** @param {{ roomId: string; position: number; etaSeconds: number; unitsLeft?: number }} place */
+  queuePosition({ roomId, position, etaSeconds, unitsLeft }) {
     this.#queue.dataset.position = String(position);
-    this.#queue.textContent = `You are number ${position} in line. Estimated wait: ${waitInWords(etaSeconds)}.`;
+    // A room selling the product says how many are left, so nobody waits blind for the last unit.
+    const left = unitsLeft === undefined ? "" : ` ${unitsLeft} left.`;
+    if (unitsLeft === undefined) delete this.#queue.dataset.unitsLeft;
+    else this.#queue.dataset.unitsLeft = String(unitsLeft);
+    this.#queue.textContent = `You are number ${position} in line. Estimated wait: ${waitInWords(etaSeconds)}.${left}`;
     this.set("queue", "active", `waiting in room ${roomId}: number ${position}`);
   }
 

@@ -5,6 +5,7 @@ import {
   FloodgateError,
   InsufficientFundsError,
   OutOfStockError,
+  RoomSoldOutError,
   SoldOutError,
   ValidationError,
 } from "@floodgate/checkout-sdk";
@@ -23,6 +24,13 @@ export function refusalMessage(error) {
   }
   if (error instanceof OutOfStockError || error instanceof SoldOutError) {
     return { kind: "refused", title: "Sold out.", detail: "Every unit is taken. The operator can restock." };
+  }
+  if (error instanceof RoomSoldOutError) {
+    return {
+      kind: "refused",
+      title: "Sold out.",
+      detail: "The last unit of this drop is gone: the queue is closed.",
+    };
   }
   if (error instanceof InsufficientFundsError) {
     return { kind: "refused", title: "Payment refused:", detail: "the wallet does not hold enough." };

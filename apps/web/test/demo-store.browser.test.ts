@@ -115,6 +115,43 @@ describe("the demo store in Chromium", () => {
     expect(bearer).not.toContain("fg_sk_");
   });
 
+  it("in a room selling the product, shows how many are left while the shopper waits", async () => {
+    const product = await newProduct("Numbered print", 4);
+    const room = "print-drop";
+    // Not open yet: the shopper waits in the pre-queue until the test opens the room.
+    const closedUntil = new Date(Date.now() + 600_000).toISOString();
+    await putRoom(intake.baseUrl, room, {
+      mode: "on",
+      admitPerSecond: 5,
+      products: [product],
+      startsAt: closedUntil,
+    });
+    try {
+      demo = await openDemoPage(browser, intake.baseUrl, { product, room, shopper: "shopper-print" });
+      await demo.recordQueue();
+      await demo.pressBuy();
+      await demo.page.waitForSelector("#queue[data-units-left]", { timeout: 30_000 });
+      expect(await demo.page.getAttribute("#queue", "data-units-left")).toBe("4");
+      expect(await demo.page.textContent("#queue")).toMatch(
+        /^You are number 1 in line\. Estimated wait: .+\. 4 left\.$/,
+      );
+
+      await putRoom(intake.baseUrl, room, {
+        mode: "on",
+        admitPerSecond: 5,
+        products: [product],
+        startsAt: null,
+      });
+      expect({ ...(await demo.outcome()), steps: await demo.stepStates() }, serverLogs()).toEqual({
+        outcome: "paid",
+        text: expect.stringMatching(/^Paid\. Order ord_/),
+        steps: { queue: "done", order: "done", deposit: "done", payment: "done" },
+      });
+    } finally {
+      await putRoom(intake.baseUrl, room, { mode: "off", admitPerSecond: 5, products: [product] });
+    }
+  });
+
   it("behind 200 queued shoppers, shows its place falling live, is admitted, and pays once", async () => {
     const product = await newProduct("Flash-sale sneaker", 50);
     const room = "flash";

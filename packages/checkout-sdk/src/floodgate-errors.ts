@@ -87,6 +87,13 @@ export class SoldOutError extends FloodgateError {
   override name = "SoldOutError";
 }
 
+/** room_sold_out: the waiting room's sale has nothing left to sell (every unit paid for, none reserved that could
+ * come back). A join answers it as a 410; a shopper already waiting is told it by the room and the SDK stops
+ * waiting with this error. Restocking reopens the room. */
+export class RoomSoldOutError extends FloodgateError {
+  override name = "RoomSoldOutError";
+}
+
 /** 409 already_issued: this user already holds the coupon (`existingId` is that issue). */
 export class AlreadyIssuedError extends FloodgateError {
   override name = "AlreadyIssuedError";
@@ -123,6 +130,7 @@ const TYPED: Record<string, typeof FloodgateError> = {
   forbidden_caller: PermissionError,
   out_of_stock: OutOfStockError,
   sold_out: SoldOutError,
+  room_sold_out: RoomSoldOutError,
   already_issued: AlreadyIssuedError,
   insufficient_funds: InsufficientFundsError,
 };

@@ -31,6 +31,7 @@ export {
   PermissionError,
   type Problem,
   RateLimitError,
+  RoomSoldOutError,
   SoldOutError,
   ValidationError,
 } from "./floodgate-errors.ts";

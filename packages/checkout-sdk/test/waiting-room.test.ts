@@ -22,6 +22,7 @@ import {
   type Operation,
   type PositionEvent,
 } from "../src/index.ts";
+import { createProduct } from "./support/catalog-admin.ts";
 import { shopperTokens } from "./support/customer-sessions.ts";
 import { eventually } from "./support/eventually.ts";
 import { recordingFetch } from "./support/recording-fetch.ts";
@@ -117,6 +118,21 @@ describe("a waiting room in front of deposits", () => {
       .filter((call) => call.idempotencyKey === next.idempotencyKey);
     expect(nextPosts.map((call) => [call.status, call.admissionToken])).toEqual([[202, token]]);
     expect(recorder.to("POST", /\/tickets$/)).toHaveLength(1);
+  });
+
+  it("tells the units left with each place when the room sells the product", async () => {
+    room = "sdk-drop";
+    const productId = await createProduct(intake.baseUrl, 500, 7);
+    await putRoom(intake.baseUrl, room, { startsAt: later(), products: [productId] });
+    const order = shopServer().placeOrder({ userId: "drop-fan", items: [{ productId, quantity: 1 }] });
+    const positions: PositionEvent[] = [];
+    order.on("position", (event) => positions.push(event));
+
+    // The join's own answer may come before the room's leader counted the stock; the live places then carry it.
+    await eventually(() => positions.some((place) => place.unitsLeft !== undefined), "a place with units left");
+    expect(positions.at(-1)).toEqual({ roomId: room, position: 1, etaSeconds: expect.any(Number), unitsLeft: 7 });
+    await putRoom(intake.baseUrl, room, { startsAt: now(), products: [productId] });
+    expect(await order.result(RESULT_WAIT)).toMatchObject({ status: "awaiting_payment" });
   });
 
   it("follows the place by polling the ticket when its socket is refused", async () => {

@@ -28,7 +28,14 @@ export async function createProduct(
 export async function putRoom(
   baseUrl: string,
   roomId: string,
-  room: { mode: "on" | "off"; admitPerSecond: number; guards: string[] },
+  room: {
+    mode: "on" | "off";
+    admitPerSecond: number;
+    guards?: string[];
+    /** A room selling products guards the orders naming them and tells its queue the units left. */
+    products?: string[];
+    startsAt?: string | null;
+  },
 ): Promise<void> {
   const response = await fetch(`${baseUrl}/v1/rooms/${roomId}`, {
     method: "PUT",

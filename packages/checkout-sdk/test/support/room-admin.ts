@@ -20,6 +20,8 @@ export interface RoomChanges {
   abandonSeconds?: number;
   startsAt?: string | null;
   guards?: string[];
+  /** A room selling these products guards only the orders naming them, and tells each place the units left. */
+  products?: string[];
 }
 
 /** Defines or changes a room: by default queueing always, guarding nothing. */
