@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditFault, type PaymentRow } from "../src/faults/fault-audit.ts";
-import { redisSettingOf, verdict } from "../src/faults/faults-summary.ts";
+import { providerFailures, redisSettingOf, verdict } from "../src/faults/faults-summary.ts";
+import { chargePlan } from "../src/faults/provider-order-client.ts";
 import type { KeyRecord } from "../src/faults/shop-client.ts";
 
 const key = (seq: number, ids: string[], userId = `u${seq}`): KeyRecord => ({
@@ -66,5 +67,52 @@ describe("verdict", () => {
 
   it("fails a wallet that does not add up, whatever the setting", () => {
     expect(verdict([result("redis-restart-none", 0, 0, false)])).toContain("off by 5");
+  });
+});
+
+describe("provider-paid orders in the verdict", () => {
+  const withProvider = (name: string, audit: Record<string, unknown>, stockHolds = true) =>
+    ({
+      name,
+      lost: 0,
+      appliedTwice: 0,
+      walletInvariant: { holds: true, difference: 0 },
+      providerPayments: {
+        audit: {
+          lost: 0,
+          appliedTwice: 0,
+          paidNotRecorded: 0,
+          orphanedWithoutEvent: 0,
+          walletPayments: 0,
+          examples: { lost: [], appliedTwice: [], paidNotRecorded: [], orphanedWithoutEvent: [] },
+          ...audit,
+        },
+        stock: { postgresHolds: stockHolds, received: 1, stock: 1, liveOrderUnits: 0, ledgerUnits: 0 },
+        stockError: null,
+      },
+    }) as never;
+
+  it("passes clean provider payments and fails one lost or applied twice under appendfsync always", () => {
+    expect(verdict([withProvider("worker-kill", {})])).toBeNull();
+    expect(verdict([withProvider("worker-kill", { lost: 1 })])).toContain("1 provider payments lost");
+    expect(verdict([withProvider("shard-frozen", { appliedTwice: 2 })])).toContain(
+      "2 provider payments applied twice",
+    );
+    expect(providerFailures(withProvider("redis-restart-none", { lost: 3 }))).toEqual([]);
+  });
+
+  it("fails a half-applied charge, an orphan without its event, a wallet moved or stock off, whatever the setting", () => {
+    expect(providerFailures(withProvider("redis-restart-none", { paidNotRecorded: 1 }))).toHaveLength(1);
+    expect(providerFailures(withProvider("worker-kill", { orphanedWithoutEvent: 1 }))).toHaveLength(1);
+    expect(providerFailures(withProvider("worker-kill", { walletPayments: 1 }))).toHaveLength(1);
+    expect(verdict([withProvider("worker-kill", {}, false)])).toContain("stock does not add up");
+  });
+
+  it("plans every kind of charge within each twenty orders", () => {
+    const plans = Array.from({ length: 20 }, (_, n) => chargePlan(n));
+    expect(new Set(plans)).toEqual(
+      new Set(["unpaid", "exact", "same-reference-twice", "second-reference", "wrong-amount"]),
+    );
+    expect(plans.filter((plan) => plan === "unpaid")).toHaveLength(4);
   });
 });

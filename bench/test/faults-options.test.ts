@@ -12,6 +12,7 @@ describe("faults options", () => {
     expect(options.fullDefaultRun).toBe(true);
     // 0: the overload burst offers overloadFactor x the sustainable rate the run measures first.
     expect(options).toMatchObject({ rate: 1000, overloadRate: 0, overloadFactor: 5, burstUsers: 10000 });
+    expect(options.providerOrderRate).toBe(20);
     expect(options.timings).toMatchObject({
       redisUnreachable: 10,
       shardStopped: 30,

@@ -1,6 +1,7 @@
 // One fault under the steady load: the shop's clients pay at --rate for --before seconds, the fault is injected
 // and ended, the load goes on until the system has recovered (or --recover-timeout), the clients finish their
-// retries, the backlog drains (bounded), and the fault's payments are audited per key on the shards.
+// retries, the backlog drains (bounded), and the fault's payments are audited per key on the shards. Orders
+// paid at the shop's provider run alongside (provider-order-client.ts) and are audited apart.
 import { formatCount, log } from "../harness/progress-line.ts";
 import { auditFault, type FaultAudit } from "./fault-audit.ts";
 import type { Fault, FaultTimings } from "./fault-catalogue.ts";
@@ -8,6 +9,8 @@ import type { FaultRig } from "./fault-rig.ts";
 import type { WalletInvariant } from "./ledger-reads.ts";
 import { type OverloadPlan, type OverloadResult, OverloadSession } from "./overload-session.ts";
 import { childPids, rssMiB } from "./process-tree.ts";
+import { ProviderOrderClient } from "./provider-order-client.ts";
+import { type ProviderPaymentsResult, settleProviderPayments } from "./provider-payment-phase.ts";
 import { backlogBound, RECOVERED_SECONDS, secondsToRecover } from "./recovery-time.ts";
 import { ShopClient, type ShopClientCounts } from "./shop-client.ts";
 
@@ -21,6 +24,10 @@ export interface FaultPhaseOptions {
   recoverTimeoutSeconds: number;
   drainTimeoutSeconds: number;
   timings: FaultTimings;
+  /** Orders per second paid at the shop's provider, alongside the payments (0: none). */
+  providerOrderRate: number;
+  /** The product those orders buy (one unit each). */
+  productId: string;
 }
 
 export interface FaultResult {
@@ -58,6 +65,8 @@ export interface FaultResult {
     p50Ms?: number | null;
     p99Ms?: number | null;
   }[];
+  /** The orders paid at the shop's provider during the phase, audited (absent from older results). */
+  providerPayments?: ProviderPaymentsResult;
   /** The overload fault's burst, drained and audited; null for every other fault. */
   overload: OverloadResult | null;
   faultStartSecond: number;
@@ -86,6 +95,14 @@ export async function runFaultPhase(
     firstSeq,
     connections: options.connections,
   });
+  const referencePrefix = `${keyPrefix}-pp`;
+  const providerOrders = new ProviderOrderClient({
+    baseUrl: rig.system.baseUrl,
+    identity: rig.system.identity,
+    users: options.users,
+    productId: options.productId,
+    referencePrefix,
+  });
   // Sampled once a second: applied backlog (keys answered 202 minus rows on the shards) and intake memory.
   const samples: { second: number; accepted: number; applied: number }[] = [];
   const rss: FaultResult["intakeRssMiB"] = { before: intakeRss(rig), peak: 0, after: 0, series: [] };
@@ -112,6 +129,7 @@ export async function runFaultPhase(
   };
 
   client.pace(options.rate);
+  providerOrders.pace(options.providerOrderRate);
   await sleep(options.beforeSeconds * 1000);
   const faultStart = Date.now();
   log(`${fault.name}: injecting (${fault.model})`);
@@ -150,7 +168,7 @@ export async function runFaultPhase(
       );
     }
   }
-  await client.stop();
+  await Promise.all([client.stop(), providerOrders.stop()]);
   sampling = false;
   await sampler;
   rss.after = intakeRss(rig);
@@ -159,6 +177,12 @@ export async function runFaultPhase(
   const rows = await rig.ledger.paymentRows(firstSeq, client.nextSeq - 1);
   const audit = auditFault(client.records, rows);
   const overload = (await (session as OverloadSession | null)?.settle(options.drainTimeoutSeconds)) ?? null;
+  const providerPayments = await settleProviderPayments(rig, providerOrders, {
+    orderRate: options.providerOrderRate,
+    productId: options.productId,
+    referencePrefix,
+    drainTimeoutSeconds: options.drainTimeoutSeconds,
+  });
   const walletInvariant = await rig.ledger.walletInvariant();
   // Payments the system lost never drain: the backlog is judged without them.
   const appliedSeqs = new Set(rows.map((row) => row.amount));
@@ -213,6 +237,7 @@ export async function runFaultPhase(
       backlog: series[second] ?? null,
       ...client.latencyAt(second),
     })),
+    providerPayments,
     overload,
     faultStartSecond,
     faultEndSecond,

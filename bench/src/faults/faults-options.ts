@@ -19,6 +19,14 @@ export const FAULTS_OPTION_SPECS: readonly OptionSpec[] = [
     max: 20000,
   },
   {
+    name: "provider-order-rate",
+    kind: "int",
+    help: "orders/s paid at the shop's payment provider during every fault, alongside the payments (0: none)",
+    default: 20,
+    min: 0,
+    max: 2000,
+  },
+  {
     name: "overload-rate",
     kind: "int",
     help: "requests/s the overload burst offers (0: --overload-factor x the sustainable rate measured first)",
@@ -128,6 +136,8 @@ export interface FaultsOptions {
   /** True when every fault runs with the defaults: the only run whose result is committed. */
   fullDefaultRun: boolean;
   rate: number;
+  /** Orders per second paid by provider payments, mixed into each fault's load. */
+  providerOrderRate: number;
   /** 0: overloadFactor x the sustainable rate measured before the faults. */
   overloadRate: number;
   overloadFactor: number;
@@ -154,6 +164,7 @@ export function toFaultsOptions(values: OptionValues): FaultsOptions {
     faults,
     fullDefaultRun: listed === null && defaults,
     rate: int("rate"),
+    providerOrderRate: int("provider-order-rate"),
     overloadRate: int("overload-rate"),
     overloadFactor: int("overload-factor"),
     burstUsers: int("burst-users"),

@@ -1,7 +1,9 @@
 // `./floodgate bench faults` (issue 18, point 9): each fault injected under a steady load of shop clients
-// (own Idempotency-Key per payment, retries with the same key), then the exactly-once audit per key. The system
+// (own Idempotency-Key per payment, retries with the same key), then the exactly-once audit per key. Orders
+// paid at the shop's payment provider are mixed in (issue 33) and audited apart; reconcile runs after the faults. The system
 // runs on a private Redis with AOF `appendfsync always` behind proxies (fault-rig.ts); the Redis restarts under
 // `everysec` and without persistence come last.
+import { adminRequest } from "../harness/admin-client.ts";
 import { log } from "../harness/progress-line.ts";
 import { resultHeader } from "../harness/result-head.ts";
 import { finishRun } from "../harness/scenario-run.ts";
@@ -11,7 +13,7 @@ import { findFault } from "./fault-catalogue.ts";
 import { type FaultResult, runFaultPhase } from "./fault-phase.ts";
 import { type FaultRig, startFaultRig } from "./fault-rig.ts";
 import { FAULTS_OPTION_SPECS, type FaultsOptions, toFaultsOptions } from "./faults-options.ts";
-import { faultsTable, overloadLines, verdict } from "./faults-summary.ts";
+import { faultsTable, overloadLines, providerLine, verdict } from "./faults-summary.ts";
 import type { OverloadPlan } from "./overload-session.ts";
 import { type ShopSetup, setUpBurstUsers, setUpShop } from "./shop-funding.ts";
 import { measureSustainableRate, type SustainableRate } from "./sustainable-rate.ts";
@@ -55,6 +57,7 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
       });
       result.settings.systemEnvironment = rig.system.environment(options.workers, true);
       result.setup = await setUpShop(rig, options.users);
+      const productId = await createProviderProduct(rig);
       const overloadPlan = options.faults.includes("overload")
         ? await planOverload(rig, options, `faults-${context.stamp}`, (setup, sustainable) => {
             result.burstSetup = setup;
@@ -66,7 +69,7 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
         const fault = await runFaultPhase(
           rig,
           findFault(name),
-          { ...options, overloadPlan },
+          { ...options, overloadPlan, productId },
           (index + 1) * SEQ_PER_FAULT,
           `faults-${context.stamp}-${name}`,
         );
@@ -74,6 +77,7 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
         log(
           `${name}: accepted ${fault.accepted}, lost ${fault.lost}, applied twice ${fault.appliedTwice}, 5xx ${fault.fiveXx}, recovered in ${fault.secondsToRecover ?? "-"} s`,
         );
+        log(providerLine(fault));
       }
       for (const phase of AFTER_FAULT_PHASES) {
         log(`after the faults: ${phase.name}`);
@@ -90,6 +94,7 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
     (r) => [
       `faults at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; load generator, intake, workers, Redis and Postgres share this machine)`,
       ...faultsTable(r.faults),
+      ...r.faults.map(providerLine),
       ...overloadLines(r.faults.find((fault) => fault.name === "overload")),
       ...Object.entries(r.afterFaults).map(
         ([name, outcome]) =>
@@ -98,6 +103,19 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
       ...(r.error ? [`FAILED: ${r.error}`] : []),
     ],
   );
+}
+
+/** What the provider-paid orders buy: one unit each, far more stock than a run sells, no per-user cap in reach
+ * (a fifth of the orders are left unpaid until they expire). */
+async function createProviderProduct(rig: FaultRig): Promise<string> {
+  const product = await adminRequest(rig.system.baseUrl, rig.system.adminKey, "POST", "/v1/products", {
+    name: "faults: provider-paid orders",
+    price: 100,
+    stock: 10_000_000,
+    maxUnitsPerUser: 1_000_000,
+  });
+  if (typeof product.id !== "string") throw new Error("creating the provider orders' product: no id");
+  return product.id;
 }
 
 /** The overload burst's users, the sustainable rate measured with them, and the rate the fault will offer. */

@@ -1,5 +1,7 @@
 // The per-fault table the run prints, and the verdict: under `appendfsync always` (every fault but the two
-// Redis restarts measured under other settings) nothing may be lost or applied twice, and every wallet must add up.
+// Redis restarts measured under other settings) nothing may be lost or applied twice, provider-paid orders
+// included, and every wallet must add up; under any setting a provider charge is paid on its order or orphaned with
+// its event, moves no wallet, and the product's stock adds up in Postgres.
 import type { FaultName } from "./fault-catalogue.ts";
 import type { FaultResult } from "./fault-phase.ts";
 import { OFFERED_SHARE } from "./overload-session.ts";
@@ -64,15 +66,56 @@ export function overloadFailures(fault: FaultResult): string[] {
   return failures;
 }
 
+/** Why a fault's provider-paid orders did not pass (empty: they did, or the result has none). */
+export function providerFailures(fault: FaultResult): string[] {
+  const p = fault.providerPayments;
+  if (!p) return [];
+  const a = p.audit;
+  const failures: string[] = [];
+  if (redisSettingOf(fault.name) === "always") {
+    if (a.lost > 0) failures.push(`${a.lost} provider payments lost (${a.examples.lost.join(", ")})`);
+    if (a.appliedTwice > 0)
+      failures.push(
+        `${a.appliedTwice} provider payments applied twice (${a.examples.appliedTwice.join(", ")})`,
+      );
+  }
+  if (a.paidNotRecorded > 0)
+    failures.push(
+      `${a.paidNotRecorded} provider charges half applied (${a.examples.paidNotRecorded.join(", ")})`,
+    );
+  if (a.orphanedWithoutEvent > 0)
+    failures.push(
+      `${a.orphanedWithoutEvent} orphaned provider charges without their event (${a.examples.orphanedWithoutEvent.join(", ")})`,
+    );
+  if (a.walletPayments > 0) failures.push(`${a.walletPayments} wallet payments for provider-paid orders`);
+  if (p.stock === null) failures.push(`the product's stock was not checked: ${p.stockError}`);
+  else if (!p.stock.postgresHolds)
+    failures.push(
+      `the product's stock does not add up (received ${p.stock.received}, stock ${p.stock.stock}, live order units ${p.stock.liveOrderUnits}, ledger ${p.stock.ledgerUnits})`,
+    );
+  return failures;
+}
+
+export function providerLine(fault: FaultResult): string {
+  const p = fault.providerPayments;
+  if (!p) return `${fault.name}: provider payments: none`;
+  const a = p.audit;
+  const failures = providerFailures(fault);
+  return `${fault.name}: provider payments: orders ${p.counts.ordersAccepted}/${p.counts.orders} accepted, charges ${a.accepted}/${a.keys} accepted, lost ${a.lost}, applied twice ${a.appliedTwice}, provider-paid ${a.providerPaid}, orphaned ${a.orphaned} (without event ${a.orphanedWithoutEvent}), duplicates ${a.duplicates}, half applied ${a.paidNotRecorded}, wallet payments ${a.walletPayments}, failures ${JSON.stringify(a.failureReasons)}, stock ${p.stock === null ? "unchecked" : p.stock.postgresHolds ? "ok" : "OFF"}; ${failures.length === 0 ? "passed" : `FAILED: ${failures.join("; ")}`}`;
+}
+
 export function verdict(faults: readonly FaultResult[]): string | null {
-  const overload = faults.flatMap((fault) => overloadFailures(fault).map((why) => `overload: ${why}`));
+  const failures = [
+    ...faults.flatMap((fault) => overloadFailures(fault).map((why) => `overload: ${why}`)),
+    ...faults.flatMap((fault) => providerFailures(fault).map((why) => `${fault.name}: ${why}`)),
+  ];
   const broken = faults.filter(
     (fault) =>
       (redisSettingOf(fault.name) === "always" && (fault.lost > 0 || fault.appliedTwice > 0)) ||
       !fault.walletInvariant.holds,
   );
-  if (broken.length === 0) return overload.length === 0 ? null : overload.join("; ");
-  return `${overload.map((why) => `${why}; `).join("")}under appendfsync always a payment was lost or applied twice, or a wallet does not add up: ${broken
+  if (broken.length === 0) return failures.length === 0 ? null : failures.join("; ");
+  return `${failures.map((why) => `${why}; `).join("")}under appendfsync always a payment was lost or applied twice, or a wallet does not add up: ${broken
     .map(
       (fault) =>
         `${fault.name} (lost ${fault.lost}, twice ${fault.appliedTwice}, wallets ${fault.walletInvariant.holds ? "ok" : `off by ${fault.walletInvariant.difference}`})`,

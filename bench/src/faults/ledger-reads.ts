@@ -1,7 +1,9 @@
 // What the fault suite reads from the shards, directly (never through the proxies the faults cut): a fault's
 // payment rows by amount range, how many of a phase's payments are applied, the overload burst's rows (its own
-// users, one amount per burst), and the wallet invariant.
+// users, one amount per burst), the provider payments of a phase with their orders and events, and the wallet
+// invariant.
 import { createPool } from "@floodgate/db";
+import type { ProviderPaymentReads } from "../audits/provider-payment-audit.ts";
 import type { PaymentRow } from "./fault-audit.ts";
 
 type Pool = ReturnType<typeof createPool>;
@@ -77,6 +79,73 @@ export class LedgerReads {
       ),
     );
     return counts.reduce((sum, n) => sum + n, 0);
+  }
+
+  /**
+   * The provider payments whose reference starts with `referencePrefix` (one fault's), the given orders, the
+   * orphan events naming those payments, and the wallet payments naming those orders.
+   */
+  async providerPayments(
+    referencePrefix: string,
+    orderIds: readonly string[],
+  ): Promise<ProviderPaymentReads> {
+    const perShard = await Promise.all(
+      this.#pools.map(async (pool) => {
+        const payments = (
+          await pool.query<{
+            id: string;
+            order_id: string;
+            reference: string;
+            status: string;
+            failure_reason: string | null;
+            duplicate_of: string | null;
+          }>(
+            `select id, order_id, reference, status, failure_reason, duplicate_of from provider_payments
+              where starts_with(reference, $1)`,
+            [referencePrefix],
+          )
+        ).rows;
+        const orders = (
+          await pool.query<{ id: string; status: string; provider_reference: string | null }>(
+            "select id, status, provider_reference from orders where id = any($1::text[])",
+            [orderIds],
+          )
+        ).rows;
+        const events = (
+          await pool.query<{ operation_id: string }>(
+            `select operation_id from events
+              where event_type = 'order.provider_payment_orphaned' and operation_id = any($1::text[])`,
+            [payments.map((row) => row.id)],
+          )
+        ).rows;
+        const wallet = await pool.query<{ n: number }>(
+          "select count(*)::int as n from payments where order_id = any($1::text[])",
+          [orderIds],
+        );
+        return { payments, orders, events, walletPayments: wallet.rows[0]?.n ?? 0 };
+      }),
+    );
+    return {
+      payments: perShard.flatMap((shard) =>
+        shard.payments.map((row) => ({
+          id: row.id,
+          orderId: row.order_id,
+          reference: row.reference,
+          status: row.status,
+          failureReason: row.failure_reason,
+          duplicateOf: row.duplicate_of,
+        })),
+      ),
+      orders: perShard.flatMap((shard) =>
+        shard.orders.map((row) => ({
+          id: row.id,
+          status: row.status,
+          providerReference: row.provider_reference,
+        })),
+      ),
+      orphanEvents: perShard.flatMap((shard) => shard.events.map((row) => row.operation_id)),
+      walletPayments: perShard.reduce((sum, shard) => sum + shard.walletPayments, 0),
+    };
   }
 
   async walletInvariant(): Promise<WalletInvariant> {
