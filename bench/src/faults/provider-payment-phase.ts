@@ -20,6 +20,8 @@ export interface ProviderPaymentsResult {
   stockError: string | null;
 }
 
+/** Reads of the stock before a mismatch is reported (3 s apart). */
+const STOCK_TRIES = 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function settleProviderPayments(
@@ -49,11 +51,17 @@ export async function settleProviderPayments(
   let stock: ProviderPaymentsResult["stock"] = null;
   let stockError: string | null = null;
   try {
-    const check = await auditor.check(
-      { baseUrl: rig.system.baseUrl, adminKey: rig.system.adminKey },
-      options.productId,
-    );
-    stock = { ...check, postgresHolds: auditHolds(check) && check.stock >= 0 };
+    // The global ledger and the shards' orders are written in two transactions: an expiry of an earlier
+    // fault's unpaid order in flight between them is not drift, so a mismatch is read again for a while.
+    for (let tries = 1; ; tries++) {
+      const check = await auditor.check(
+        { baseUrl: rig.system.baseUrl, adminKey: rig.system.adminKey },
+        options.productId,
+      );
+      stock = { ...check, postgresHolds: auditHolds(check) && check.stock >= 0 };
+      if (stock.postgresHolds || tries >= STOCK_TRIES) break;
+      await sleep(3000);
+    }
   } catch (error) {
     stockError = String(error);
   } finally {
