@@ -93,7 +93,7 @@ describe("a system at rest", () => {
     const couponId = await client.createCoupon(3);
     const issues = await Promise.all(["ann", "bob", "cyd"].map((user) => client.issue(couponId, user)));
     await drained();
-    await client.placeOrder("ann", [{ productId: shoes, quantity: 2 }], issues[0]);
+    const anns = await client.placeOrder("ann", [{ productId: shoes, quantity: 2 }], issues[0]);
     const bobs = await client.placeOrder("bob", [
       { productId: shoes, quantity: 1 },
       { productId: socks, quantity: 4 },
@@ -120,8 +120,14 @@ describe("a system at rest", () => {
       done: report.couponsChecked,
       total: report.couponsChecked,
     });
-    // What the run compared really holds: ann's order keeps 2 shoes; the cancelled ones gave theirs back.
-    expect(await productState(shoes)).toEqual({ price: "5000", available: "8" });
+    // What the run compared really holds: ann's order keeps 2 shoes, unpaid still; the cancelled ones gave theirs
+    // back, and stopped counting as unpaid.
+    expect(await productState(shoes)).toEqual({
+      price: "5000",
+      available: "8",
+      unpaid: "2",
+      [`unpaid:${anns}`]: "2",
+    });
     expect(await stockOf(socks)).toBe(50);
   });
 });
@@ -163,7 +169,7 @@ describe("Redis repaired from Postgres", () => {
 
   it("sets a wrong available back to the Postgres stock and a wrong price to Postgres' price", async () => {
     const productId = await client.createProduct(7, 900);
-    await client.placeOrder("eve", [{ productId, quantity: 2 }]);
+    const eves = await client.placeOrder("eve", [{ productId, quantity: 2 }]);
     await drained();
     await redis.hset(keys.productState(productId), "available", 40, "price", 1);
 
@@ -172,7 +178,13 @@ describe("Redis repaired from Postgres", () => {
       ["product_price", "repaired"],
       ["product_available", "repaired"],
     ]);
-    expect(await productState(productId)).toEqual({ price: "900", available: "5" });
+    // Eve's order, unpaid, still counts there: reconcile repairs price and available only.
+    expect(await productState(productId)).toEqual({
+      price: "900",
+      available: "5",
+      unpaid: "2",
+      [`unpaid:${eves}`]: "2",
+    });
     await expectClean();
   });
 

@@ -84,6 +84,11 @@ export { type ReturnStockInput, type ReturnStockResult, returnStock } from "./co
 export { revokePass } from "./commands/revoke-pass.ts";
 export { type RevokedTicket, revokeTicket } from "./commands/revoke-ticket.ts";
 export {
+  type SettleProductUnitsInput,
+  type SettleProductUnitsResult,
+  settleProductUnits,
+} from "./commands/settle-product-units.ts";
+export {
   type SettleUnpaidUnitsInput,
   type SettleUnpaidUnitsResult,
   settleUnpaidUnits,

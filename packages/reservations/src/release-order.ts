@@ -62,6 +62,7 @@ export async function releaseOrders(
             markerKey: keys.stockReturned(productId, release.orderId),
             units: quantity,
             markerTtlSeconds: orderStateTtlSeconds,
+            orderId: release.orderId,
           }),
         ),
       );

@@ -26,6 +26,7 @@ import {
 import { strikeOffReservation } from "./reservation-strike-offs.ts";
 import { orderOutcome, ReserveOrderCode, type ReserveOrderOutcome } from "./reserve-order-outcome.ts";
 import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-order-request.ts";
+import { settleOrderProducts } from "./settle-unpaid-units.ts";
 import {
   ADMITTED,
   COMMIT_TOO_LATE,
@@ -164,6 +165,11 @@ export async function reserveOrderInTwoSteps(
         reservation.product.reservationsKey,
         stockReservationMember(orderId, userId, reservation.units),
       );
+    // Nothing to pay: the order is paid once recorded, so its units are no longer unpaid in the products'
+    // states (reserve-stock-2.lua counted them before the amount was known). Not awaited, like the strike-offs;
+    // one lost keeps its product's room from telling sold out (never tells it early).
+    if (Number(committed.value) === 0)
+      for (const settled of settleOrderProducts(redis, keys, orderId, request.items)) settled.catch(() => {});
     return orderOutcome(request, { ...committed, admission: admit.admission, replayed: false });
   }
   await releaseAll();

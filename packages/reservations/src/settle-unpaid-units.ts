@@ -2,16 +2,18 @@
 // way of an order that ended without a sale).
 
 import type { QueueKeys } from "@floodgate/queue";
-import { type ScriptedRedis, settleUnpaidUnits } from "@floodgate/redis-scripts";
+import { type ScriptedRedis, settleProductUnits, settleUnpaidUnits } from "@floodgate/redis-scripts";
 import type { OrderRelease } from "./release-order.ts";
 
 /** An order a batch found paid: its units no longer count against the user's cap. */
 export type PaidOrder = Pick<OrderRelease, "orderId" | "userId" | "items">;
 
 /**
- * One settle-unpaid-units-n.lua call per paid order, all at once, each its own command (never pipelined with
- * another order's: on a cluster a pipeline may not span slots). Idempotent (the order's `unpaid` mark goes with
- * the first), so a batch sends it for every paid order its payments name, redeliveries included.
+ * One settle-unpaid-units-n.lua call per paid order, and one settle-product-units-1.lua per product of it (its
+ * units no longer unpaid in the product's state, which a sale's room reads to tell it is sold out), all at once,
+ * each its own command (never pipelined with another's: on a cluster a pipeline may not span slots). Idempotent
+ * (the order's `unpaid` mark and its field in each product's state go with the first), so a batch sends them for
+ * every paid order its payments name, redeliveries included.
  */
 export async function settlePaidOrders(
   redis: ScriptedRedis,
@@ -19,7 +21,7 @@ export async function settlePaidOrders(
   paid: PaidOrder[],
 ): Promise<void> {
   await Promise.all(
-    paid.map((order) =>
+    paid.flatMap((order) => [
       settleUnpaidUnits.run(redis, {
         orderStateKey: keys.orderState(keys.partitionForUser(order.userId), order.orderId),
         lines: order.items.map((item) => ({
@@ -27,6 +29,20 @@ export async function settlePaidOrders(
           quantity: item.quantity,
         })),
       }),
-    ),
+      ...settleOrderProducts(redis, keys, order.orderId, order.items),
+    ]),
+  );
+}
+
+/** settle-product-units-1.lua for each product of an order (each once). */
+export function settleOrderProducts(
+  redis: ScriptedRedis,
+  keys: QueueKeys,
+  orderId: string,
+  items: readonly Pick<PaidOrder["items"][number], "productId">[],
+): Promise<unknown>[] {
+  const products = new Set(items.map((item) => item.productId));
+  return [...products].map((productId) =>
+    settleProductUnits.run(redis, { productStateKey: keys.productState(productId), orderId }),
   );
 }

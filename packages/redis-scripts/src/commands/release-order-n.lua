@@ -2,7 +2,8 @@
   Give back what an order reserved (stock, coupon, the user's unpaid units) once the shard says it ended without
   a sale (cancelled, expired, failed). Exactly once: `released` is set with HSETNX, so a redelivered batch
   releases nothing; the unpaid units go down only if settle-unpaid-units-n.lua has not lowered them (the
-  order's `unpaid` mark, includes/unpaid-units.lua).
+  order's `unpaid` mark, includes/unpaid-units.lua), and so do the product's (includes/product-unpaid-units.lua;
+  on a cluster the products are stand-ins here and return-stock-2.lua does it).
 
   n is the number of order lines.
   KEYS[1]      order state        {p}:order:<orderId>
@@ -16,6 +17,7 @@
   that a lost Redis state leaves behind; the unpaid counters expire).
 ]]
 --- @include "unpaid-units"
+--- @include "product-unpaid-units"
 if redis.call("EXISTS", KEYS[1]) == 0 then
   return -1
 end
@@ -30,6 +32,7 @@ for i = 1, lines do
   -- A product whose state is gone is not recreated with a partial hash.
   if redis.call("EXISTS", KEYS[2 + i]) == 1 then
     redis.call("HINCRBY", KEYS[2 + i], "available", quantity)
+    product_unpaid_settle(KEYS[2 + i], ARGV[1])
   end
   counters[i] = KEYS[2 + lines + i]
   quantities[i] = quantity

@@ -16,7 +16,9 @@
                                  request-order-end-3.lua adds `endId`
   KEYS[5]    coupon redemption   {p'}:cis:<couponIssueId>, in its holder's partition (the orderer's when it is
                                  theirs); a key that never exists when the order has none
-  KEYS[5+i]  product state       {prd_...}:product  price, available, maxUnitsPerUser (absent: ARGV[11]); line i's
+  KEYS[5+i]  product state       {prd_...}:product  price, available, maxUnitsPerUser (absent: ARGV[11]); line i's.
+                                 An order with something to pay also counts its units there as unpaid
+                                 (includes/product-unpaid-units.lua)
   KEYS[5+n+i] unpaid units       {p}:unpaid:<productId>:<userId>  this user's units of line i's product in orders
                                  awaiting payment (includes/unpaid-units.lua)
 
@@ -61,6 +63,7 @@
 --- @include "admission-gate"
 --- @include "idempotency-record"
 --- @include "order-record"
+--- @include "product-unpaid-units"
 local refusal, KEYS, ARGV = admission_gate()
 if refusal then
   return refusal
@@ -142,6 +145,10 @@ if refused then
 end
 for key, quantity in pairs(needed) do
   redis.call("HINCRBY", key, "available", -quantity)
+  -- An order with nothing to pay is paid once recorded: its units can never come back as unpaid ones can.
+  if amount > 0 then
+    product_unpaid_hold(key, ARGV[1], quantity)
+  end
 end
 order_record(KEYS, ARGV, items, discount, amount, counters, quantities)
 return {1, tostring(amount), ADMISSION_INFO}

@@ -5,7 +5,9 @@
   records the order within the commit window (commit-order-5.lua); otherwise release-stock-2.lua gives them
   back, sent by the intake when the order is refused, or by a worker's sweep of reservations older than any
   commit can be. The per-user cap is the commit's to check (the counters are in the user's slot): this answers
-  the product's price and cap for it.
+  the product's price and cap for it. The units count as unpaid in the product's state from here
+  (includes/product-unpaid-units.lua) until the order is paid or ends; the amount is not known yet, so the
+  intake settles an order with nothing to pay after its commit.
 
   KEYS[1] product state  {prd_...}:product        price, available, maxUnitsPerUser
   KEYS[2] reservations   {prd_...}:reservations   "<order id> <user id> <units>" -> reserved at (epoch ms, this
@@ -17,6 +19,7 @@
     {-2, ""}                        unknown product
     {-3, available}                 not enough stock: what is left
 ]]
+--- @include "product-unpaid-units"
 local state = redis.call("HMGET", KEYS[1], "price", "available", "maxUnitsPerUser")
 if not state[1] then
   return {-2, ""}
@@ -29,5 +32,6 @@ end
 local time = redis.call("TIME")
 local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call("HINCRBY", KEYS[1], "available", -units)
+product_unpaid_hold(KEYS[1], ARGV[1], units)
 redis.call("ZADD", KEYS[2], nowMs, ARGV[1] .. " " .. ARGV[2] .. " " .. ARGV[3])
 return {1, state[1], state[3] or "", nowMs}

@@ -9,6 +9,8 @@ export interface ReturnStockInput {
   units: number;
   /** Longer than any redelivery. */
   markerTtlSeconds: number;
+  /** The order whose units of the product stop counting as unpaid. */
+  orderId: string;
 }
 
 export interface ReturnStockResult {
@@ -20,6 +22,6 @@ export interface ReturnStockResult {
 export const returnStock = luaScript({
   file: "return-stock-2.lua",
   keys: (input: ReturnStockInput) => [input.productStateKey, input.markerKey],
-  args: (input: ReturnStockInput) => [input.units, input.markerTtlSeconds],
+  args: (input: ReturnStockInput) => [input.units, input.markerTtlSeconds, input.orderId],
   decode: (code: number): ReturnStockResult => ({ returnedNow: code === 1 }),
 });
