@@ -19,6 +19,8 @@ export interface RoomStats {
   abandonedTotal: number;
   /** A room selling products: the units left as of the leader's last tick; null for a room that sells none. */
   unitsLeft: number | null;
+  /** A room selling products with nothing left to sell (as of the leader's last tick): joins are refused. */
+  soldOut: boolean;
 }
 
 const MEASURED_SECONDS = 10;
@@ -34,13 +36,13 @@ export async function readRoomStats(
   const lastMinute = Array.from({ length: 60 }, (_, i) => String(second - 1 - i));
   const results = await redis
     .pipeline()
-    .hmget(room.state, "queueing", "admittedTotal", "abandonedTotal", "unitsLeft")
+    .hmget(room.state, "queueing", "admittedTotal", "abandonedTotal", "unitsLeft", "soldOut")
     .zcard(room.queue)
     .zcard(room.early)
     .hmget(room.admits, ...lastMinute)
     .exec();
   const value = <T>(i: number) => results?.[i]?.[1] as T;
-  const [queueing, admittedTotal, abandonedTotal, unitsLeft] = value<(string | null)[]>(0);
+  const [queueing, admittedTotal, abandonedTotal, unitsLeft, soldOut] = value<(string | null)[]>(0);
   const perSecond = value<(string | null)[]>(3).map((count) => Number(count ?? 0));
   const sum = (counts: number[]) => counts.reduce((total, count) => total + count, 0);
   const recent = perSecond.slice(0, MEASURED_SECONDS); // recent[0]: the last whole second
@@ -55,6 +57,7 @@ export async function readRoomStats(
     admittedTotal: Number(admittedTotal ?? 0),
     abandonedTotal: Number(abandonedTotal ?? 0),
     unitsLeft: unitsLeft === null || unitsLeft === undefined ? null : Number(unitsLeft),
+    soldOut: soldOut === "1",
   };
 }
 

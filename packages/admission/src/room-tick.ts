@@ -40,7 +40,7 @@ export interface TickOptions {
   /** Defaults to ENDED_TICKET_RETENTION_MS. */
   endedRetentionMs?: number;
   /** A room selling products: the units left (read just before) and its admitBeyondStock. */
-  stock?: { unitsLeft: number; admitBeyondStock: number } | null;
+  stock?: { unitsLeft: number; admitBeyondStock: number; soldOut: boolean } | null;
 }
 
 /**

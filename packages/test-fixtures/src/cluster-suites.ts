@@ -50,6 +50,7 @@ export const clusterSuites: string[] = [
   // Rooms per sale: each sale's room guards its own products and coupons.
   "apps/intake/test/waiting-room-sales.test.ts",
   "apps/intake/test/waiting-room-stock.test.ts",
+  "apps/intake/test/waiting-room-sold-out.test.ts",
   "apps/intake/test/payments-accept.test.ts",
   // Payments, deposits and refunds end to end (a worker applying them), their idempotency, the queue gauges and
   // backpressure read per partition, webhook events staged with them.

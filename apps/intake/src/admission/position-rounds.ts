@@ -132,6 +132,18 @@ export class PositionRounds {
         lost.push(watcher);
         return;
       }
+      // A sold-out room: told once; positions follow again when a restock reopens it.
+      if (this.#messages.roomSoldOut(roomId)) {
+        watcher.position = position;
+        this.#messages.soldOut(watcher);
+        return;
+      }
+      if (watcher.soldOut) {
+        watcher.soldOut = false;
+        watcher.position = position;
+        this.#messages.position(watcher);
+        return;
+      }
       // A new place, or new units left of a room selling products: both are what a waiting shopper watches.
       if (position !== watcher.position || this.#messages.unitsLeft(roomId) !== watcher.unitsLeft) {
         watcher.position = position;

@@ -77,6 +77,12 @@ export class RoomDirectory {
     return [...this.#rooms.values()];
   }
 
+  /** The leader's event said the room sold out: known here before the next refresh reads it. */
+  markSoldOut(roomId: string): void {
+    const room = this.#rooms.get(roomId);
+    if (room) room.stats = { ...room.stats, soldOut: true };
+  }
+
   get backlog(): BacklogSignal {
     return this.#backlog;
   }

@@ -12,6 +12,8 @@ export interface Watcher {
   position: number | null;
   /** The units left last sent (a room selling products), null before or for a room that sells none. */
   unitsLeft: number | null;
+  /** Told its room is sold out (and not told since that it reopened). */
+  soldOut: boolean;
   /** Answered the last ping (a closed laptop sends no FIN). */
   alive: boolean;
 }

@@ -3,6 +3,9 @@
 //                                                               units left of a room selling products
 //   {type: "admitted", admissionToken, expiresAt, admittedAt}   the admission, with a token signed here once
 //                                                               the ticket's pass is granted (pass-grants.ts)
+//   {type: "sold_out"}                                          its room has nothing left to sell (the socket
+//                                                               stays: a restock reopens the room, and
+//                                                               positions follow again)
 //   {type: "expired", reason}                                   its session ended, it was abandoned or revoked
 import type { AdmissionTokens } from "@floodgate/admission";
 import type { AdmissionMetrics } from "@floodgate/metrics";
@@ -48,6 +51,18 @@ export class TicketMessages {
     if (unitsLeft !== null) message.unitsLeft = unitsLeft;
     watcher.unitsLeft = unitsLeft;
     if (this.send(watcher.socket, message)) this.#metrics.pushes.inc({ type: "position" });
+  }
+
+  /** Tells a waiting socket its room is sold out, once (until the room reopens). */
+  soldOut(watcher: Watcher): void {
+    if (watcher.soldOut) return;
+    watcher.soldOut = true;
+    if (this.send(watcher.socket, { type: "sold_out" })) this.#metrics.pushes.inc({ type: "sold_out" });
+  }
+
+  /** Whether this process last read the room as sold out. */
+  roomSoldOut(roomId: string): boolean {
+    return this.#directory.room(roomId)?.stats.soldOut ?? false;
   }
 
   /** The units left of a room selling products, as this process last read them; null for any other room. */

@@ -25,6 +25,8 @@ export interface RoomEvent {
   admitted: [string, string, number][] | Record<string, never>;
   ended: [string, string][] | Record<string, never>;
   admittedAt?: number;
+  /** The tick found the room sold out (the first that did). */
+  soldOut?: true;
 }
 
 export class TicketSockets {
@@ -34,6 +36,7 @@ export class TicketSockets {
   readonly #watchers: SocketWatchers;
   readonly #messages: TicketMessages;
   readonly #rounds: PositionRounds;
+  readonly #directory: RoomDirectory;
   readonly #timers: NodeJS.Timeout[] = [];
 
   constructor(deps: {
@@ -48,6 +51,7 @@ export class TicketSockets {
     this.#redis = deps.redis;
     this.#keys = deps.keys;
     this.#log = deps.log;
+    this.#directory = deps.directory;
     this.#watchers = new SocketWatchers(deps.metrics);
     this.#messages = new TicketMessages(deps);
     this.#rounds = new PositionRounds({ ...deps, watchers: this.#watchers, messages: this.#messages });
@@ -121,6 +125,7 @@ export class TicketSockets {
       status: ticket.status,
       position: ticket.position,
       unitsLeft: null,
+      soldOut: false,
       alive: true,
     };
     this.#watchers.add(watcher);
@@ -131,11 +136,20 @@ export class TicketSockets {
     });
     if (ticket.status === "admitted")
       void this.#messages.admitted(watcher, ticket.admittedAt ?? Date.now(), ticket.expiresAt ?? Date.now());
+    else if (this.#messages.roomSoldOut(roomId)) this.#messages.soldOut(watcher);
     else this.#messages.position(watcher);
   }
 
   /** What the leader did in a tick, from the room event channel: push to the sockets this process holds. */
   onRoomEvent(event: RoomEvent): void {
+    if (event.soldOut) {
+      // At once, not at the next position round: the directory learns it here too, so joins and polls agree.
+      this.#directory.markSoldOut(event.room);
+      for (const [roomId, watchers] of this.#watchers.rooms()) {
+        if (roomId !== event.room) continue;
+        for (const watcher of watchers) if (watcher.status !== "admitted") this.#messages.soldOut(watcher);
+      }
+    }
     if (Array.isArray(event.admitted)) {
       const admittedAt = event.admittedAt ?? Date.now();
       for (const [ticketId, , expiresAt] of event.admitted) {

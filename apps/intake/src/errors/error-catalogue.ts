@@ -108,6 +108,8 @@ export const ERRORS = {
     retryable: false,
   },
   sold_out: { status: 410, title: "This coupon is sold out", retryable: false },
+  // A sale's room with nothing left to sell and no unpaid unit that could come back; a restock reopens it.
+  room_sold_out: { status: 410, title: "This room's sale is sold out", retryable: false },
   // A WebSocket route asked for without an upgrade: the resource exists, but only as a socket.
   upgrade_required: {
     status: 426,

@@ -60,6 +60,8 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
   order_spans_rooms:
     "Each of the rooms in `rooms` guards some of the order's products: place one order per room, each with that room's admission token.",
   sold_out: "Every coupon of this definition has been issued; there are no more.",
+  room_sold_out:
+    "Every unit of the room's products is sold and none waits for payment: there is nothing to queue for. A restock reopens the room.",
   upgrade_required:
     'Open the URL as a WebSocket (`new WebSocket("wss://…")`, a GET with `Upgrade: websocket`), with the credential as `?access_token=` in a browser; the messages it sends are in the reference. Without a WebSocket, poll the resource\'s GET route instead.',
   body_too_large: "Send a body of at most 16 KiB.",

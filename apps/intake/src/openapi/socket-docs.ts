@@ -82,6 +82,13 @@ export const ticketSocketDocs: SocketDocs = {
         admittedAt: { type: "string", format: "date-time" },
       },
     },
+    sold_out: {
+      type: "object",
+      required: ["type"],
+      properties: { type: { const: "sold_out" } },
+      description:
+        "The room's products are sold out: none left, none awaiting payment (sent within a second). The socket stays open and the ticket keeps its place: a restock reopens the room and `position` messages follow again.",
+    },
     expired: {
       type: "object",
       required: ["type", "reason"],

@@ -28,10 +28,21 @@ export async function roomTicketsRoute(app: FastifyInstance) {
         operationId: "joinRoom",
         summary: "Join a waiting room: a ticket with a place, or an admission when it is not queueing",
         tags: ["Waiting rooms"],
-        documented: { location: "/v1/rooms/{roomId}/tickets/{ticketId}", admission: "room-joins" },
+        documented: {
+          location: "/v1/rooms/{roomId}/tickets/{ticketId}",
+          admission: "room-joins",
+          answers: {
+            410: "room_sold_out: the room's products are sold out (none left, none awaiting payment); nothing was written. A restock reopens the room.",
+          },
+        },
         params: roomIdParamsSchema,
         body: ticketJoinRequestSchema,
-        response: { 200: ticketResponseSchema, 201: ticketResponseSchema, ...problems },
+        response: {
+          200: ticketResponseSchema,
+          201: ticketResponseSchema,
+          410: problemResponseSchema,
+          ...problems,
+        },
       },
     },
     async (request, reply) => {
@@ -39,6 +50,10 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       // The ticket, and the admission token it leads to, are bound to the verified user.
       const userId = actingUser(request.caller, request.body.userId);
       const { redis, keys, control, directory, tokens, passes } = app.admission;
+      // As of the leader's last tick, from this process's directory: no Redis call to refuse a join.
+      if (directory.room(roomId)?.stats.soldOut) {
+        throw new ProblemError("room_sold_out", { field: "roomId", detail: `room ${roomId} is sold out` });
+      }
       // The address's token goes beside the join (its own slot), in the same round trip.
       const outcome = await control.admitJoin(request, () => joinRoom(redis, keys, { roomId, userId }));
       if (outcome.result === "unknown_room") {

@@ -22,6 +22,9 @@
      order reserved (its units are then out of ARGV[8]) or by its session's end; so a unit that comes back (an
      order cancelled or expired) admits the next in line. A room whose config names products ticked without
      ARGV[8] (a leader that has not read its definition yet) admits nobody.
+     Sold out (ARGV[10] "1": nothing left and no unpaid unit that could come back): the room admits nobody, its
+     state says soldOut (joins are refused, waiting tickets read sold_out), and the tick that finds it so
+     first publishes it; a tick that finds stock again (a restock) clears it and admits as before.
   7. One event on the channel for everything that happened, for the intakes holding the WebSockets.
 
   Why a tick that slips past fencing is harmless (a deposed leader ticking a room its successor has not reached
@@ -46,6 +49,7 @@
   ARGV[8] units left of the room's products (the sum of their `available`, read by the leader just before),
           "" for a room that sells none
   ARGV[9] admitBeyondStock: sessions the room may admit beyond the units left
+  ARGV[10] "1" when the room's products are sold out (every `available` and `unpaid` 0), else "0"
 
   Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned), "1" when a closed
   pre-queue round awaits the leader's order else "0"}, {-1, the room's epoch} when a later leader epoch has
@@ -181,17 +185,24 @@ end
 local admitBelow = room_shuffle_admit_below(keys)
 -- The stock's bound: admitted sessions that have not reserved yet may each take a unit still left.
 local unitsLeft = tonumber(ARGV[8])
+local soldOutNow = false
 if unitsLeft then
   redis.call("ZREMRANGEBYSCORE", keys.unreserved, "-inf", nowMs)
   local room = math.max(0, unitsLeft) + tonumber(ARGV[9]) - redis.call("ZCARD", keys.unreserved)
   capacity = math.max(0, math.min(capacity, room))
   redis.call("HSET", keys.state, "unitsLeft", math.max(0, unitsLeft))
+  if ARGV[10] == "1" then
+    capacity = 0
+    soldOutNow = redis.call("HSETNX", keys.state, "soldOut", "1") == 1
+  else
+    redis.call("HDEL", keys.state, "soldOut")
+  end
 elseif (redis.call("HGET", keys.config, "products") or "") ~= "" then
   -- A room that sells products, ticked by a leader that has not read its definition yet (it rereads them every
   -- second): no stock known, nobody admitted.
   capacity = 0
 else
-  redis.call("HDEL", keys.state, "unitsLeft")
+  redis.call("HDEL", keys.state, "unitsLeft", "soldOut")
   redis.call("DEL", keys.unreserved)
 end
 local function pop_head(n)
@@ -255,7 +266,10 @@ if nowMs - (tonumber(state[8]) or 0) >= 10000 then
 end
 
 -- 7. One event for the intakes.
-if #event.admitted > 0 or #event.ended > 0 then
+if soldOutNow then
+  event.soldOut = true
+end
+if #event.admitted > 0 or #event.ended > 0 or soldOutNow then
   event.admittedAt = nowMs
   redis.call("PUBLISH", ARGV[4], cjson.encode(event))
 end

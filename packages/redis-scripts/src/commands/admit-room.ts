@@ -15,8 +15,11 @@ export interface AdmitRoomInput extends RoomKeys {
   stepLimit: number;
   /** How long an ended ticket stays readable before the tick forgets it, ms. */
   endedRetentionMs: number;
-  /** The stock of a room selling products: units left now, and sessions it may admit beyond them. */
-  stock: { unitsLeft: number; admitBeyondStock: number } | null;
+  /**
+   * The stock of a room selling products: units left now, sessions it may admit beyond them, and whether it is
+   * sold out (nothing left, no unpaid unit that could come back).
+   */
+  stock: { unitsLeft: number; admitBeyondStock: number; soldOut: boolean } | null;
 }
 
 export type AdmitRoomResult =
@@ -58,6 +61,7 @@ export const admitRoom = luaScript({
     input.endedRetentionMs,
     input.stock === null ? "" : input.stock.unitsLeft,
     input.stock === null ? 0 : input.stock.admitBeyondStock,
+    input.stock?.soldOut ? "1" : "0",
   ],
   decode: (reply: AdmitRoomReply): AdmitRoomResult => {
     const code = Number(reply[0]);
