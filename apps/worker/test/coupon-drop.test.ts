@@ -14,7 +14,7 @@ import {
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createCoupon, requestIssue } from "./support/coupon-client.ts";
-import { asShop, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { asShop, documentedInject, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import { deadLetters, pendingCount, pendingStatuses } from "./support/queue-inspection.ts";
 import { waitFor } from "./support/wait-for.ts";
 
@@ -126,7 +126,7 @@ describe("after the workers drained the queue", () => {
 
   it("agrees with Redis: issued count == rows == quantity, and the holders are the row owners", async () => {
     const rows = await issuedRows();
-    const coupon = await app.inject({
+    const coupon = await documentedInject(app, {
       method: "GET",
       url: `/v1/coupons/${couponId}`,
       headers: { authorization: `Bearer ${ADMIN_KEY}` },
@@ -141,7 +141,7 @@ describe("after the workers drained the queue", () => {
     expect(await pendingStatuses(redis, keys, ids)).toEqual([]);
     for (const id of ids.slice(0, 20)) {
       const view = (
-        await app.inject({ method: "GET", url: `/v1/coupon-issues/${id}`, headers: asShop(app) })
+        await documentedInject(app, { method: "GET", url: `/v1/coupon-issues/${id}`, headers: asShop(app) })
       ).json();
       expect(view).toMatchObject({ id, couponId, status: "succeeded" });
     }

@@ -6,7 +6,7 @@ import { webhookEventId } from "@floodgate/domain";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asShop, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { asShop, documentedInject, type IntakeApp, startIntake } from "./support/intake-client.ts";
 
 let env: TestEnvironment;
 let app: IntakeApp;
@@ -51,7 +51,7 @@ async function recordEvent(
 }
 
 async function page(after = ""): Promise<{ ids: string[]; nextCursor: string }> {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "GET",
     url: `/v1/events${after ? `?after=${after}` : ""}`,
     headers: asShop(app),

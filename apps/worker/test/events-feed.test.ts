@@ -12,9 +12,15 @@ import {
 } from "@floodgate/test-fixtures";
 import { Value } from "typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAnswerDocumented } from "../../intake/test/support/openapi-contract.ts";
 import { ADMIN_KEY } from "./support/coupon-client.ts";
-import { asShop, deposit, type IntakeApp, pay, startIntake } from "./support/intake-client.ts";
+import {
+  asShop,
+  deposit,
+  documentedInject,
+  type IntakeApp,
+  pay,
+  startIntake,
+} from "./support/intake-client.ts";
 import { cancelOrder, createProduct, operationView, placeOrder } from "./support/order-client.ts";
 import { shardOfUser, usersOnEveryShard } from "./support/shard-users.ts";
 import { waitFor } from "./support/wait-for.ts";
@@ -49,9 +55,7 @@ afterAll(async () => {
 
 async function feed(query: string, headers = asShop(app)) {
   const url = `/v1/events${query}`;
-  const response = await app.inject({ method: "GET", url, headers });
-  await expectAnswerDocumented(app, "GET", url, response);
-  return response;
+  return documentedInject(app, { method: "GET", url, headers });
 }
 
 async function page(query: string): Promise<{ data: FeedItem[]; nextCursor: string }> {
@@ -211,7 +215,7 @@ describe("GET /v1/events", () => {
     const refused = await feed("", { authorization: `Bearer ${token}` });
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ code: "forbidden_caller", field: "Authorization" });
-    const none = await app.inject({ method: "GET", url: "/v1/events" });
+    const none = await documentedInject(app, { method: "GET", url: "/v1/events" });
     expect(none.statusCode).toBe(401);
   });
 });

@@ -18,7 +18,7 @@ import { bullPrefix } from "../src/job-queue-prefix.ts";
 import { expiryJobId, ORDER_EXPIRY_QUEUE, OrderExpiry } from "../src/orders/order-expiry.ts";
 import { ADMIN_KEY } from "./support/coupon-client.ts";
 import { counterValue, type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
-import { asShop, deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { asShop, deposit, documentedInject, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import {
   createProduct,
   operationView,
@@ -238,8 +238,9 @@ describe("an expiry racing a payment", () => {
     for (const { userId, id, paymentId } of payments) {
       const order = await orderView(app, id);
       const payment = await operationView(app, `/v1/payments/${paymentId}`);
-      const balance = (await app.inject({ url: `/v1/wallets/${userId}`, headers: asShop(app) })).json()
-        .balance;
+      const balance = (
+        await documentedInject(app, { url: `/v1/wallets/${userId}`, headers: asShop(app) })
+      ).json().balance;
       if (order.status === "paid") {
         paid += 1;
         expect(payment).toMatchObject({ status: "succeeded" });

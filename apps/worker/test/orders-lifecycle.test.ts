@@ -10,7 +10,7 @@ import type { TestEnvironment } from "@floodgate/test-fixtures";
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCoupon, requestIssue } from "./support/coupon-client.ts";
-import { asShop, deposit, type IntakeApp } from "./support/intake-client.ts";
+import { asShop, deposit, documentedInject, type IntakeApp } from "./support/intake-client.ts";
 import {
   cancelOrder,
   createProduct,
@@ -201,7 +201,8 @@ describe("paying an order", () => {
     expect((await orderView(app, other.id)).status).toBe("awaiting_payment");
     const wallets = await Promise.all(
       ["payer-1", "payer-2"].map(
-        async (u) => (await app.inject({ url: `/v1/wallets/${u}`, headers: asShop(app) })).json().balance,
+        async (u) =>
+          (await documentedInject(app, { url: `/v1/wallets/${u}`, headers: asShop(app) })).json().balance,
       ),
     );
     expect(wallets).toEqual([6_000, 10_000]);
@@ -246,7 +247,7 @@ describe("a payment that reaches its shard before its order", () => {
       .where("id", "=", orderId)
       .executeTakeFirst();
     expect(row).toEqual({ status: "paid", payment_id: paymentId });
-    const wallet = (await app.inject({ url: `/v1/wallets/${user}`, headers: asShop(app) })).json();
+    const wallet = (await documentedInject(app, { url: `/v1/wallets/${user}`, headers: asShop(app) })).json();
     expect(wallet.balance).toBe(8_500);
   });
 });
@@ -297,10 +298,16 @@ describe("cancelling an order", () => {
     const unknown = await cancelOrder(app, "ord_01KAAAAAAAAAAAAAAAAAAAAAAA");
     expect(unknown.statusCode).toBe(404);
     expect((await cancelOrder(app, "nope")).statusCode).toBe(400);
-    expect((await app.inject({ url: "/v1/orders/nope", headers: asShop(app) })).statusCode).toBe(400);
+    expect((await documentedInject(app, { url: "/v1/orders/nope", headers: asShop(app) })).statusCode).toBe(
+      400,
+    );
     expect(
-      (await app.inject({ url: "/v1/orders/ord_01KAAAAAAAAAAAAAAAAAAAAAAA", headers: asShop(app) }))
-        .statusCode,
+      (
+        await documentedInject(app, {
+          url: "/v1/orders/ord_01KAAAAAAAAAAAAAAAAAAAAAAA",
+          headers: asShop(app),
+        })
+      ).statusCode,
     ).toBe(404);
   });
 });

@@ -15,7 +15,7 @@ import {
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY } from "./support/coupon-client.ts";
-import { asShop, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { asShop, documentedInject, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import { createProduct, orderView, placeOrder, stockState } from "./support/order-client.ts";
 import { postProviderPayment, providerPayment } from "./support/provider-payment-client.ts";
 import { unfinishedCount } from "./support/queue-inspection.ts";
@@ -155,7 +155,7 @@ describe("a provider payment", () => {
     expect(reused.statusCode).toBe(422);
     expect(reused.json()).toMatchObject({ code: "idempotency_key_reused", existingId: id });
     // The order is refunded at the provider, never through a wallet.
-    const refund = await app.inject({
+    const refund = await documentedInject(app, {
       method: "POST",
       url: "/v1/refunds",
       headers: asShop(app, { "idempotency-key": "pp-refund" }),

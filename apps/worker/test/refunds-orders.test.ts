@@ -10,7 +10,7 @@ import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY } from "./support/coupon-client.ts";
 import { type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
-import { asShop, deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { asShop, deposit, documentedInject, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import { createProduct, orderView, payOrder, placeOrder, stockState } from "./support/order-client.ts";
 import { unfinishedCount } from "./support/queue-inspection.ts";
 import { refund, runReconcile, settledViews } from "./support/refund-client.ts";
@@ -56,7 +56,8 @@ afterAll(async () => {
 
 const drained = () => waitFor(async () => (await unfinishedCount(redis, keys)) === 0, "the queue to drain");
 const balanceOf = async (userId: string) =>
-  (await app.inject({ url: `/v1/wallets/${userId}`, headers: asShop(app) })).json().balance as number;
+  (await documentedInject(app, { url: `/v1/wallets/${userId}`, headers: asShop(app) })).json()
+    .balance as number;
 
 /**
  * A paid order of `quantity` units at 1,000 each, for a user who had exactly its price. Placed with a 10-minute

@@ -6,7 +6,14 @@ import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InProcessWorker, startInProcessWorker } from "./support/in-process-worker.ts";
-import { asShop, deposit, type IntakeApp, pay, startIntake } from "./support/intake-client.ts";
+import {
+  asShop,
+  deposit,
+  documentedInject,
+  type IntakeApp,
+  pay,
+  startIntake,
+} from "./support/intake-client.ts";
 import {
   type AcceptedOperation,
   expectEachAppliedOnce,
@@ -80,13 +87,17 @@ describe("shard routing", () => {
   it("answers balances and, once the Redis status is gone, operations from the owning shard", async () => {
     const keys = new QueueKeys(env.config.redisPrefix, env.config.streamPartitions);
     for (const user of users.slice(0, 8)) {
-      const wallet = await app.inject({ method: "GET", url: `/v1/wallets/${user}`, headers: asShop(app) });
+      const wallet = await documentedInject(app, {
+        method: "GET",
+        url: `/v1/wallets/${user}`,
+        headers: asShop(app),
+      });
       expect(wallet.json()).toMatchObject({ userId: user, balance: 700 });
     }
     for (const op of accepted.slice(0, 24)) {
       await redis.del(keys.status(keys.partitionForOperation(op.id)!, op.id)); // as if its TTL had passed
       const url = op.kind === "payment" ? `/v1/payments/${op.id}` : `/v1/deposits/${op.id}`;
-      const response = await app.inject({ method: "GET", url, headers: asShop(app) });
+      const response = await documentedInject(app, { method: "GET", url, headers: asShop(app) });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({
         id: op.id,

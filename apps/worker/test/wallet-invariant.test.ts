@@ -8,7 +8,14 @@ import {
   type WorkerProcess,
 } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asShop, deposit, type IntakeApp, pay, startIntake } from "./support/intake-client.ts";
+import {
+  asShop,
+  deposit,
+  documentedInject,
+  type IntakeApp,
+  pay,
+  startIntake,
+} from "./support/intake-client.ts";
 import {
   type AcceptedOperation,
   expectEachAppliedOnce,
@@ -104,7 +111,7 @@ describe("the wallet invariant after a concurrent run", () => {
   it("reports the same final status through the intake as the shard holds, and dead-letters nothing", async () => {
     for (const op of snapshot.operations.slice(0, 120)) {
       const url = op.kind === "payment" ? `/v1/payments/${op.id}` : `/v1/deposits/${op.id}`;
-      const view = (await app.inject({ method: "GET", url, headers: asShop(app) })).json();
+      const view = (await documentedInject(app, { method: "GET", url, headers: asShop(app) })).json();
       expect([view.status, view.failureReason ?? null]).toEqual([op.status, op.failureReason]);
     }
     expect(await deadLetters(redis, keys)).toEqual([]);

@@ -14,7 +14,14 @@ import { type Kysely, sql } from "kysely";
 import { Value } from "typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createCoupon, requestIssue } from "./support/coupon-client.ts";
-import { asShop, deposit, type IntakeApp, pay, startIntake } from "./support/intake-client.ts";
+import {
+  asShop,
+  deposit,
+  documentedInject,
+  type IntakeApp,
+  pay,
+  startIntake,
+} from "./support/intake-client.ts";
 import { cancelOrder, createProduct, operationView, payOrder, placeOrder } from "./support/order-client.ts";
 import { waitFor } from "./support/wait-for.ts";
 import {
@@ -196,7 +203,7 @@ describe("a normal run", () => {
       expect(delivery.deliveredAt).not.toBeNull();
     }
     const again = ours[0]!;
-    const asked = await app.inject({
+    const asked = await documentedInject(app, {
       method: "POST",
       url: `/v1/webhook-deliveries/${again.id}/redeliver`,
       headers: asShop(app),

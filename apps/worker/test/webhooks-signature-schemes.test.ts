@@ -16,7 +16,7 @@ import { type Kysely, sql } from "kysely";
 import { Webhook } from "standardwebhooks";
 import { Value } from "typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { asShop, deposit, type IntakeApp, startIntake } from "./support/intake-client.ts";
+import { asShop, deposit, documentedInject, type IntakeApp, startIntake } from "./support/intake-client.ts";
 import { waitFor } from "./support/wait-for.ts";
 import { createEndpoint, endpointDeliveries, expectedEvent } from "./support/webhook-endpoints.ts";
 import {
@@ -84,7 +84,7 @@ afterAll(async () => {
 });
 
 const request = (method: "GET" | "PATCH" | "POST", url: string, payload?: object) =>
-  app.inject({ method, url, headers: asShop(app), ...(payload ? { payload } : {}) });
+  documentedInject(app, { method, url, headers: asShop(app), ...(payload ? { payload } : {}) });
 
 /** Asks for a ping and waits for it at the receiver; its delivery as received. */
 async function ping(endpoint: { receiver: WebhookReceiver; id: string }): Promise<ReceivedDelivery> {

@@ -1,12 +1,12 @@
 // Coupons through the real intake (buildApp + inject), and coupon issue messages for applying directly.
 import { type CouponIssueMessage, newCouponId, newOperationId } from "@floodgate/domain";
 import { bucketForUser } from "@floodgate/shard-router";
-import { asShop, type IntakeApp } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp } from "./intake-client.ts";
 
 export const ADMIN_KEY = "worker-test-admin-key-0123456789";
 
 export async function createCoupon(app: IntakeApp, quantity: number): Promise<string> {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "POST",
     url: "/v1/coupons",
     headers: { authorization: `Bearer ${ADMIN_KEY}` },
@@ -17,7 +17,7 @@ export async function createCoupon(app: IntakeApp, quantity: number): Promise<st
 }
 
 export const requestIssue = (app: IntakeApp, couponId: string, userId: string) =>
-  app.inject({
+  documentedInject(app, {
     method: "POST",
     url: `/v1/coupons/${couponId}/issues`,
     headers: asShop(app),

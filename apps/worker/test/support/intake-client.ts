@@ -1,8 +1,13 @@
-// Accepts operations through the real intake (buildApp + inject: the HTTP edge without a socket).
+// Accepts operations through the real intake (buildApp + inject: the HTTP edge without a socket). Every request a
+// worker test sends the intake goes through documentedInject, the intake tests' own: each answer is held against
+// the served OpenAPI document (openapi-contract.ts), so an answer that drifts from it fails here too.
 import type { Config } from "@floodgate/config";
 import { serverKeyFor } from "@floodgate/test-fixtures";
 import { buildApp } from "../../../intake/src/app.ts";
+import { documentedInject } from "../../../intake/test/support/intake-test-kit.ts";
 import type { AcceptedOperation } from "./ledger-assertions.ts";
+
+export { documentedInject };
 
 export type IntakeApp = Awaited<ReturnType<typeof buildApp>>;
 
@@ -19,7 +24,7 @@ export async function startIntake(config: Config): Promise<IntakeApp> {
 }
 
 export async function deposit(app: IntakeApp, userId: string, amount: number): Promise<AcceptedOperation> {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "POST",
     url: `/v1/wallets/${userId}/deposits`,
     headers: asShop(app),
@@ -31,7 +36,7 @@ export async function deposit(app: IntakeApp, userId: string, amount: number): P
 }
 
 export async function pay(app: IntakeApp, userId: string, amount: number): Promise<AcceptedOperation> {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "POST",
     url: "/v1/payments",
     headers: asShop(app),

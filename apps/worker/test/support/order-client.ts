@@ -6,7 +6,7 @@ import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { readAvailable } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
 import { ADMIN_KEY } from "./coupon-client.ts";
-import { asShop, type IntakeApp } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp } from "./intake-client.ts";
 
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };
 
@@ -16,7 +16,7 @@ export async function createProduct(
   price = 1000,
   maxUnitsPerUser?: number,
 ): Promise<string> {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "POST",
     url: "/v1/products",
     headers: admin,
@@ -34,7 +34,7 @@ export interface OrderRequest {
 }
 
 export const placeOrder = (app: IntakeApp, body: OrderRequest, idempotencyKey?: string) =>
-  app.inject({
+  documentedInject(app, {
     method: "POST",
     url: "/v1/orders",
     payload: body,
@@ -42,16 +42,20 @@ export const placeOrder = (app: IntakeApp, body: OrderRequest, idempotencyKey?: 
   });
 
 export const cancelOrder = (app: IntakeApp, orderId: string) =>
-  app.inject({ method: "POST", url: `/v1/orders/${orderId}/cancel`, headers: asShop(app) });
+  documentedInject(app, { method: "POST", url: `/v1/orders/${orderId}/cancel`, headers: asShop(app) });
 
 export async function orderView(app: IntakeApp, orderId: string) {
-  const response = await app.inject({ method: "GET", url: `/v1/orders/${orderId}`, headers: asShop(app) });
+  const response = await documentedInject(app, {
+    method: "GET",
+    url: `/v1/orders/${orderId}`,
+    headers: asShop(app),
+  });
   if (response.statusCode !== 200) throw new Error(`GET order: ${response.statusCode} ${response.body}`);
   return response.json();
 }
 
 export async function payOrder(app: IntakeApp, userId: string, orderId: string, amount: number) {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "POST",
     url: "/v1/payments",
     headers: asShop(app),
@@ -63,7 +67,7 @@ export async function payOrder(app: IntakeApp, userId: string, orderId: string, 
 }
 
 export async function operationView(app: IntakeApp, path: string) {
-  const response = await app.inject({ method: "GET", url: path, headers: asShop(app) });
+  const response = await documentedInject(app, { method: "GET", url: path, headers: asShop(app) });
   return response.statusCode === 200 ? response.json() : null;
 }
 

@@ -1,5 +1,5 @@
 // Provider payments through the real intake (inject), as the shop's server reports its provider's charges.
-import { asShop, type IntakeApp } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp } from "./intake-client.ts";
 
 let keys = 0;
 
@@ -15,7 +15,7 @@ export const postProviderPayment = (
   body: ProviderPaymentBody,
   idempotencyKey: string | null = `provider-${process.pid}-${++keys}`,
 ) =>
-  app.inject({
+  documentedInject(app, {
     method: "POST",
     url: `/v1/orders/${orderId}/provider-payments`,
     headers: asShop(app, idempotencyKey === null ? {} : { "idempotency-key": idempotencyKey }),

@@ -5,7 +5,7 @@ import type { QueueKeys } from "@floodgate/queue";
 import { type ReconcileReport, reconcile } from "@floodgate/reconcile";
 import { createRedis, waitForRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
-import { asShop, type IntakeApp } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp } from "./intake-client.ts";
 import { waitFor } from "./wait-for.ts";
 
 let keys = 0;
@@ -23,7 +23,7 @@ export async function refund(
   body: RefundBody,
   idempotencyKey = `refund-${process.pid}-${++keys}`,
 ) {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "POST",
     url: "/v1/refunds",
     headers: asShop(app, { "idempotency-key": idempotencyKey }),
@@ -34,7 +34,11 @@ export async function refund(
 }
 
 export async function refundView(app: IntakeApp, id: string) {
-  const response = await app.inject({ method: "GET", url: `/v1/refunds/${id}`, headers: asShop(app) });
+  const response = await documentedInject(app, {
+    method: "GET",
+    url: `/v1/refunds/${id}`,
+    headers: asShop(app),
+  });
   if (response.statusCode !== 200) throw new Error(`GET refund: ${response.statusCode} ${response.body}`);
   return response.json();
 }
@@ -46,7 +50,7 @@ export async function settledViews(app: IntakeApp, base: string, ids: string[], 
     async () => {
       views = await Promise.all(
         ids.map(async (id) =>
-          (await app.inject({ method: "GET", url: `${base}${id}`, headers: asShop(app) })).json(),
+          (await documentedInject(app, { method: "GET", url: `${base}${id}`, headers: asShop(app) })).json(),
         ),
       );
       return views.every((view) => view.status !== "pending");

@@ -1,13 +1,13 @@
 // Webhook endpoints through the real intake, and the expected events of operations (their ids are derived).
 import { WEBHOOK_EVENT_TYPES, webhookEventId } from "@floodgate/domain";
-import { asShop, type IntakeApp } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp } from "./intake-client.ts";
 
 export async function createEndpoint(
   app: IntakeApp,
   url: string,
   events: readonly string[] = WEBHOOK_EVENT_TYPES,
 ): Promise<{ id: string; secret: string }> {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "POST",
     url: "/v1/webhook-endpoints",
     headers: asShop(app),
@@ -19,7 +19,7 @@ export async function createEndpoint(
 }
 
 export async function endpointDeliveries(app: IntakeApp, endpointId: string) {
-  const response = await app.inject({
+  const response = await documentedInject(app, {
     method: "GET",
     url: `/v1/webhook-endpoints/${endpointId}/deliveries`,
     headers: asShop(app),
