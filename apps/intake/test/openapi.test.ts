@@ -321,6 +321,14 @@ describe("the test kit's check of every answer against the document", () => {
     );
     // A path no operation has is only ever the router's refusal.
     await expect(expectAnswerDocumented(app, "GET", "/v1/nowhere", health)).rejects.toThrow(/router/);
+    // An API header the document does not promise for that answer: /healthz's 200 names no Location.
+    const located = { ...health, headers: { ...health.headers, location: "/elsewhere" } };
+    await expect(expectAnswerDocumented(app, "GET", "/healthz", located)).rejects.toThrow(
+      /documents Location/,
+    );
+    // UNDOCUMENTED_ANSWERS spares only the statuses it names: the document failing is checked.
+    const failed = { ...health, statusCode: 500 };
+    await expect(expectAnswerDocumented(app, "GET", "/openapi.json", failed)).rejects.toThrow(/router/);
   });
 });
 
