@@ -1,3 +1,19 @@
+export type { AdmissionClaims } from "./admission-claims.ts";
+export {
+  AdmissionGate,
+  type AdmissionGateOptions,
+  admissionGate,
+  type GateDecision,
+} from "./admission-gate.ts";
+export { type AdmissionErrorCode, AdmissionVerificationError } from "./admission-verification-error.ts";
+export {
+  admissionOf,
+  type ExpressMiddleware,
+  type FastifyLikeReply,
+  type FastifyLikeRequest,
+  type FastifyOnRequestHook,
+  type NodeRequestHandler,
+} from "./gate-adapters.ts";
 export {
   byShuffleKey,
   type ShuffleProof,
@@ -16,6 +32,7 @@ export {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
 } from "./standard-webhooks.ts";
+export { AdmissionVerifier, type VerifyAdmissionOptions, verifyAdmission } from "./verify-admission.ts";
 export {
   type VerifyWebhookOptions,
   verifyWebhook,
