@@ -21,6 +21,7 @@ import { requestIdPlugin } from "./plugins/request-id-plugin.ts";
 import { shardsPlugin } from "./plugins/shards-plugin.ts";
 import { closeUpgradeAfterAnswer, websocketPlugin } from "./plugins/websocket-plugin.ts";
 import { requestIdFor } from "./request-ids/request-id.ts";
+import { admissionCheckRoute } from "./routes/admission-check-route.ts";
 import { apiKeysAdminRoute } from "./routes/api-keys-admin-route.ts";
 import { catalogProductsRoute } from "./routes/catalog-products-route.ts";
 import { couponIssuesRoute } from "./routes/coupon-issues-route.ts";
@@ -150,6 +151,7 @@ export async function buildApp(
   await app.register(roomTicketsRoute);
   await app.register(shuffleProofRoute);
   await app.register(jwksRoute);
+  await app.register(admissionCheckRoute);
   await app.register(rateLimitsAdminRoute);
   await app.register(operationSocketRoute);
   await app.register(catalogProductsRoute);

@@ -32,7 +32,13 @@ export {
 } from "./room-definition.ts";
 export { RoomDefinitionBusyError, withRoomDefinitionLock } from "./room-definition-lock.ts";
 export { writeRoomGate } from "./room-gate.ts";
-export { grantPass, type PassTicket, revokePass } from "./room-passes.ts";
+export {
+  grantPass,
+  type PassStanding,
+  type PassTicket,
+  readPassStanding,
+  revokePass,
+} from "./room-passes.ts";
 export { etaSeconds, MIN_MEASURED_SECONDS, type RoomStats, readRoomStats } from "./room-stats.ts";
 export {
   type RoomTick,

@@ -43,3 +43,23 @@ export async function revokePass(
     endedRetentionMs: ENDED_TICKET_RETENTION_MS,
   });
 }
+
+export type PassStanding = "admitted" | "revoked" | "expired" | "unknown_ticket";
+
+/**
+ * Where a ticket's admission stands in the user's passes, as the guarded routes' gate reads it
+ * (includes/admission-gate.lua): one HGET in the user's slot. For a shop's server asking online
+ * (POST /v1/rooms/:roomId/admissions/verify).
+ */
+export async function readPassStanding(
+  redis: ScriptedRedis,
+  keys: AdmissionKeys,
+  ticket: { roomId: string; ticketId: string; userId: string },
+  nowMs = Date.now(),
+): Promise<PassStanding> {
+  const pass = await redis.hget(keys.roomPasses(ticket.roomId, ticket.userId), ticket.ticketId);
+  if (pass === null) return "unknown_ticket";
+  const [status, expiresAt] = pass.split("|");
+  if (status === "revoked") return "revoked";
+  return Number(expiresAt) > nowMs ? "admitted" : "expired";
+}

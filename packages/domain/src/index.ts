@@ -11,6 +11,7 @@ export * from "./product-id.ts";
 export * from "./provider-payment-view.ts";
 export * from "./room-modes.ts";
 export * from "./route-classes.ts";
+export * from "./schemas/admission-check-schemas.ts";
 export * from "./schemas/auth-schemas.ts";
 export * from "./schemas/coupon-schemas.ts";
 export * from "./schemas/event-feed-schemas.ts";
