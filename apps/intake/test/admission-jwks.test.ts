@@ -3,68 +3,21 @@
 // would, a foreign key refused, `./floodgate keys rotate` (old tokens keep working, new ones carry the new kid),
 // two intakes on one global database signing with one key, keys from ADMISSION_SIGNING_KEYS, and HS256 still
 // selectable.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { Es256AdmissionTokens, Hs256AdmissionTokens } from "@floodgate/admission";
 import { generateAdmissionSigningKey } from "@floodgate/auth";
-import { configToEnv, createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
-import { documentedInject, expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-
-const room = { mode: "on", admitPerSecond: 50, sessionSeconds: 120, guards: ["payments"] };
-
-async function defineRoom(app: FastifyInstance, roomId: string): Promise<void> {
-  const response = await documentedInject(app, {
-    method: "PUT",
-    url: `/v1/rooms/${roomId}`,
-    headers: adminHeaders(),
-    payload: room,
-  });
-  expect([200, 201]).toContain(response.statusCode);
-}
-
-async function admittedToken(app: FastifyInstance, roomId: string, userId: string): Promise<string> {
-  const joined = await post(app, `/v1/rooms/${roomId}/tickets`, { userId });
-  expect([200, 201]).toContain(joined.statusCode);
-  const { ticketId } = joined.json();
-  const view = await waitUntil(
-    async () => (await get(app, `/v1/rooms/${roomId}/tickets/${ticketId}`)).json(),
-    (ticket) => ticket.status === "admitted",
-    `${userId} to be admitted`,
-  );
-  return view.admissionToken;
-}
+import { ADMIN_KEY } from "./support/coupon-test-kit.ts";
+import { expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
+import { admittedToken, defineRoom, keysCommand } from "./support/shop-gate-kit.ts";
 
 const pay = (app: FastifyInstance, userId: string, token: string) =>
   post(app, "/v1/payments", { userId, amount: 100 }, { "admission-token": token });
 
 const kidOf = (token: string) => decodeProtectedHeader(token).kid;
-
-/** `./floodgate keys <args>` against the environment's global database, as an operator runs it. */
-function keysCommand(env: TestEnvironment, args: string[]) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["apps/cli/src/keys-command.ts", ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", ...configToEnv(env.config) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 describe("ES256 admission tokens (the default)", () => {
   let env: TestEnvironment;
