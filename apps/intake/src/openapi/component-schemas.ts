@@ -4,6 +4,8 @@
 // be inlined: openapi.test.ts fails on any request or response body that is not a reference.
 import {
   acceptedResponseSchema,
+  admissionCheckRequestSchema,
+  admissionCheckResponseSchema,
   admissionJwksResponseSchema,
   apiKeyCreateRequestSchema,
   apiKeyListResponseSchema,
@@ -97,6 +99,8 @@ export const COMPONENT_SCHEMAS: Record<string, object> = {
   Product: productResponseSchema,
   CatalogProduct: catalogProductResponseSchema,
   AdmissionJwks: admissionJwksResponseSchema,
+  AdmissionCheckRequest: admissionCheckRequestSchema,
+  AdmissionCheck: admissionCheckResponseSchema,
   RoomDefinitionRequest: roomDefinitionRequestSchema,
   Room: roomResponseSchema,
   TicketJoinRequest: ticketJoinRequestSchema,
