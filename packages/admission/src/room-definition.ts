@@ -3,7 +3,7 @@
 // MULTI of the definition, the state its mode implies, and a message that makes every intake reload at once;
 // then, for `on` and `off`, the queueing mirror in every partition (room-gate.ts), so the guarded routes obey
 // the new mode before the admin's answer.
-import type { GuardedRouteClass, RoomMode } from "@floodgate/domain";
+import type { GuardedRouteClass, RoomAdmission, RoomMode } from "@floodgate/domain";
 import { isGuardedRouteClass } from "@floodgate/domain";
 import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
@@ -32,6 +32,8 @@ export interface RoomDefinition {
   coupons: string[];
   /** A room selling products admits at most the units left plus this many sessions holding no reservation. */
   admitBeyondStock: number;
+  /** session: a token serves until its session ends; one-shot: it is consumed by the request accepted with it. */
+  admission: RoomAdmission;
   updatedAt: number;
 }
 
@@ -50,6 +52,8 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
     products: listOf(hash.products),
     coupons: listOf(hash.coupons),
     admitBeyondStock: Number(hash.admitBeyondStock ?? 0),
+    // A room defined before one-shot admission existed reuses its tokens, as it did.
+    admission: hash.admission === "one-shot" ? "one-shot" : "session",
     updatedAt: Number(hash.updatedAt),
   };
 }
@@ -92,6 +96,7 @@ export async function writeRoomDefinition(
     products: room.products.join(","),
     coupons: room.coupons.join(","),
     admitBeyondStock: room.admitBeyondStock,
+    admission: room.admission,
     updatedAt: room.updatedAt,
   });
   // `on` and `off` decide at once; `auto` keeps what the leader decided (not queueing for a new room).

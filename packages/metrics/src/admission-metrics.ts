@@ -18,7 +18,7 @@ export function createAdmissionMetrics(registry: Registry) {
     }),
     admissionRefusals: new Counter({
       name: "floodgate_admission_tokens_rejected_total",
-      help: "Requests on a queueing room's guarded routes refused for want of a valid admission, by reason: missing, malformed, bad_signature, expired, wrong_room, wrong_user, revoked, unknown_ticket",
+      help: "Requests on a queueing room's guarded routes refused for want of a valid admission, by reason: missing, malformed, bad_signature, expired, wrong_room, wrong_user, revoked, unknown_ticket, used (a one-shot token spent)",
       labelNames: ["reason"] as const,
       registers: [registry],
     }),

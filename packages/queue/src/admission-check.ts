@@ -11,8 +11,9 @@ export type AdmissionCheck = AdmissionGate;
 /**
  * What the waiting room says when a request holds no admission while it queues. (A token of another user is
  * the intake's to refuse, from its signed claims: to the script it is a ticket the user has no pass for.)
+ * `used`: a one-shot room's token that another request was accepted with.
  */
-export type WaitingRoomRefusalReason = "no_token" | "unknown_ticket" | "revoked" | "expired";
+export type WaitingRoomRefusalReason = "no_token" | "unknown_ticket" | "revoked" | "expired" | "used";
 
 export type AdmissionRefusal =
   | { result: "rate_limited"; scope: "user"; retryAfterMs: number }

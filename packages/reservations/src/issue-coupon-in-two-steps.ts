@@ -101,7 +101,7 @@ export async function issueCouponInTwoSteps(
   }
 
   const commit = acceptingScript(redis, replicaWait, commitCouponIssue, stream);
-  const committed = await commit({ record, reservedAtMs, commitWindowMs: COMMIT_WINDOW_MS });
+  const committed = await commit({ record, reservedAtMs, commitWindowMs: COMMIT_WINDOW_MS, admission });
   if (committed.code === IssueCouponCode.accepted) {
     // The unit is the issue's: strike the reservation off the list (a sweep would, finding the issue recorded).
     strikeOffReservation(

@@ -147,6 +147,7 @@ export async function reserveOrderInTwoSteps(
     fields,
     reservedAtMs: Math.min(...heldStock.map((stock) => stock.reservedAtMs)),
     commitWindowMs: COMMIT_WINDOW_MS,
+    admission: request.admission,
     lines: request.items.map((item) => {
       const stock = heldStock[products.findIndex((product) => product.productId === item.productId)]!;
       return {

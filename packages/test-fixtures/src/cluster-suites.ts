@@ -51,6 +51,8 @@ export const clusterSuites: string[] = [
   "apps/intake/test/waiting-room-sales.test.ts",
   "apps/intake/test/waiting-room-stock.test.ts",
   "apps/intake/test/waiting-room-sold-out.test.ts",
+  // One-shot admission: the token consumed by the order's (the issue's) commit step.
+  "apps/intake/test/waiting-room-one-shot.test.ts",
   "apps/intake/test/payments-accept.test.ts",
   // Payments, deposits and refunds end to end (a worker applying them), their idempotency, the queue gauges and
   // backpressure read per partition, webhook events staged with them.

@@ -222,13 +222,15 @@ export class AdmissionControl {
       }
     }
     const roomId = room?.definition.roomId;
+    // A one-shot room's token is consumed by the request accepted with it (includes/one-shot-pass.lua).
+    const roomArgument = room === undefined ? "0" : room.definition.admission === "one-shot" ? "2" : "1";
     return {
       keys: [
         this.#keys.userBucket(routeClass, userId),
         roomId === undefined ? placeholder : this.#keys.roomGateFor(roomId, userId),
         roomId === undefined ? placeholder : this.#keys.roomPasses(roomId, userId),
       ],
-      args: [...limits.user, room ? "1" : "0", userId, ticketId],
+      args: [...limits.user, roomArgument, userId, ticketId],
     };
   }
 
@@ -263,12 +265,25 @@ export class AdmissionControl {
     if (refusal.result === "waiting_room_required") {
       const verdict = this.#directory.guardFor(routeClass, touched);
       const room = verdict.spans === undefined ? verdict.room : undefined;
+      if (refusal.reason === "used") return this.#admissionUsedProblem(room?.definition.roomId ?? "unknown");
       return this.waitingRoomProblem(
         room?.definition.roomId ?? "unknown",
         SCRIPT_REASONS[refusal.reason] ?? "missing",
       );
     }
     return this.rateLimitProblem(routeClass, refusal.scope, refusal.retryAfterMs);
+  }
+
+  /** A one-shot room's token already spent: a new one takes a new place in line. */
+  #admissionUsedProblem(roomId: string): ProblemError {
+    this.#metrics.admissionRefusals.inc({ reason: "used" });
+    return new ProblemError("admission_used", {
+      detail: `room ${roomId} admits one request per admission: this token was already used by an accepted request (a retry of that request with its Idempotency-Key gets its answer)`,
+      field: "Admission-Token",
+      roomId,
+      joinUrl: `/v1/rooms/${roomId}/tickets`,
+      reason: "used",
+    });
   }
 
   rateLimitProblem(routeClass: RouteClass, scope: "user" | "ip", retryAfterMs: number): ProblemError {

@@ -35,6 +35,12 @@ export const ERRORS = {
     title: "A waiting room guards this route: join it and send the admission token it gives",
     retryable: false,
   },
+  // A one-shot room's token serves one accepted request; a retry of that request (same Idempotency-Key) replays.
+  admission_used: {
+    status: 403,
+    title: "This admission token was already used: the room admits one request per admission",
+    retryable: false,
+  },
   not_found: { status: 404, title: "Not found", retryable: false },
   // Refunds are refused on the payment's shard: these are a refund's failureReason (GET /v1/refunds/:id).
   payment_not_found: { status: 404, title: "No such payment on its shard", retryable: false },
@@ -186,7 +192,10 @@ export interface ProblemExtras {
     | { line: number; productId: string; requested: number; held: number; limit: number }
   )[];
   retryAfterSeconds?: number;
-  /** waiting_room_required: the room to join, its join URL, and why the request's admission did not count. */
+  /**
+   * waiting_room_required: the room to join, its join URL, and why the request's admission did not count;
+   * admission_used: the same, reason "used".
+   */
   roomId?: string;
   joinUrl?: string;
   reason?: string;

@@ -25,6 +25,8 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
     "The coupon's issue window is closed or not yet open (the detail says when); try within its window.",
   waiting_room_required:
     "Join the room (POST `joinUrl`), wait for admission (its WebSocket or polling the ticket), then repeat the request with `Admission-Token` and the same Idempotency-Key. `reason` says why the token sent did not count.",
+  admission_used:
+    "The room is one-shot: this admission token already served one accepted request and is spent (a retry of that request with the same Idempotency-Key still gets its answer). Another request needs another admission: join the room (`joinUrl`) once this one's session has ended.",
   not_found:
     "No such resource, or not this caller's (a shopper sees only their own). `field` names the id; check it.",
   order_not_payable:

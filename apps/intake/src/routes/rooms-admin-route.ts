@@ -58,6 +58,7 @@ async function roomView(app: FastifyInstance, roomId: string) {
     products: definition.products,
     coupons: definition.coupons,
     admitBeyondStock: definition.admitBeyondStock,
+    admission: definition.admission,
     unitsLeft: stats.unitsLeft,
     updatedAt: new Date(definition.updatedAt).toISOString(),
     shuffleCommitment: shuffle?.commitment ?? null,
@@ -116,6 +117,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
           products: draft.products,
           coupons: draft.coupons,
           admitBeyondStock: body.admitBeyondStock ?? 0,
+          admission: body.admission ?? "session",
           updatedAt: Date.now(),
         };
         await writeRoomDefinition(redis, keys, room, previous);

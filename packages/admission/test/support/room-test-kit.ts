@@ -85,6 +85,7 @@ export class RoomTestKit {
         products: [],
         coupons: [],
         admitBeyondStock: 0,
+        admission: "session",
         updatedAt: Date.now(),
         ...fields,
       },

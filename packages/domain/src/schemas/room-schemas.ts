@@ -1,7 +1,7 @@
 // Schemas of the waiting-room and rate-limit routes.
 import Type, { type Static, type TUnsafe } from "typebox";
 import { COUPON_ID_PATTERN } from "../coupon-id.ts";
-import { ROOM_MODES } from "../room-modes.ts";
+import { ROOM_ADMISSIONS, ROOM_MODES } from "../room-modes.ts";
 import { GUARDED_ROUTE_CLASSES, ROUTE_CLASSES, type TokenBucketPolicy } from "../route-classes.ts";
 import { nullableStringSchema, timestampSchema } from "./coupon-schemas.ts";
 import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
@@ -51,6 +51,8 @@ export const roomDefinitionRequestSchema = Type.Object(
     ),
     /** A room with products admits at most the units left plus this many sessions holding no reservation. */
     admitBeyondStock: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    /** session (default): a token serves until its session ends; one-shot: the one request accepted with it. */
+    admission: Type.Optional(stringEnum(ROOM_ADMISSIONS)),
   },
   { additionalProperties: false },
 );
@@ -72,6 +74,7 @@ export const roomResponseSchema = Type.Object({
   products: Type.Array(Type.String()),
   coupons: Type.Array(Type.String()),
   admitBeyondStock: Type.Integer(),
+  admission: stringEnum(ROOM_ADMISSIONS),
   /** A room with products: the units left as of the leader's last tick; null otherwise. */
   unitsLeft: Type.Union([Type.Integer(), Type.Null()]),
   updatedAt: Type.String(),

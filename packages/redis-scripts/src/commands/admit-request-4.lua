@@ -18,7 +18,7 @@
     { 0, id, admission}        replay: the key's request was accepted as `id`
     {code, value, "", 1}       replay of a recorded refusal: the first answer, word for word
     {-100, existingId}         conflict: same key, different body ("" when the first request was refused)
-    {-90 | -91, detail}        refused by admission control
+    {-90 | -91, detail}        refused by admission control ({-91, "used"} after the key's replay)
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
@@ -30,5 +30,10 @@ end
 local replay = idempotency_replay(KEYS[1], tonumber(ARGV[2]), ARGV[1], -100, ADMISSION_INFO)
 if replay then
   return replay
+end
+-- A one-shot token is only read here; the commit consumes it (includes/one-shot-pass.lua).
+local used = admission_used(ADMISSION_PASS)
+if used then
+  return used
 end
 return {2, "", ADMISSION_INFO}

@@ -23,13 +23,18 @@
   ARGV[14] commit window ms
   ARGV[15] number of lines n, then for line i: ARGV[15+4i-3..15+4i] product id, quantity, unit price, the
            product's own cap ("" for none)
+  ARGV[16+4n..18+4n] a one-shot room's token (includes/one-shot-pass.lua): the room's queueing mirror
+           {p}:gate:<roomId>, the user's passes {p}:pass:<roomId>:<userId> (both in the user's slot, named here
+           for the reason above), the ticket id ("" when the order carries no one-shot token)
 
   Returns as reserve-order-n.lua (codes -4 .. -8 only: the products' slots answered -2 and -3), plus
     {-101, ""}  too late: nothing written
+    {-91, "used"} the one-shot token was used by another request since the first step: nothing written
 ]]
 --- @include "idempotency-record"
 --- @include "order-record"
 --- @include "commit-window"
+--- @include "one-shot-pass"
 local userId = ARGV[2]
 local fingerprint = ARGV[3]
 local idempotencyTtl = tonumber(ARGV[4])
@@ -47,6 +52,11 @@ local function refuse(code, value)
 end
 
 local lines = tonumber(ARGV[15])
+local oneShot = 15 + 4 * lines
+local used, pass = one_shot_commit(ARGV[oneShot + 1], ARGV[oneShot + 2], ARGV[oneShot + 3])
+if used then
+  return used
+end
 local items = {}
 local needed = {}
 local firstLine = {}
@@ -88,4 +98,5 @@ if refused then
   return refuse(refused[1], refused[2])
 end
 order_record(KEYS, ARGV, items, discount, amount, counters, quantities)
+one_shot_pass_consume(pass)
 return {1, tostring(amount)}

@@ -1,5 +1,6 @@
 import { luaScript } from "../lua-script.ts";
 import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
+import { type AdmissionGate, oneShotCommitArgs } from "./includes/admission-gate.ts";
 import { type OrderFields, type OrderKeys, orderFieldArgs, orderKeyList } from "./reserve-order.ts";
 
 export interface CommitOrderInput {
@@ -11,11 +12,13 @@ export interface CommitOrderInput {
   commitWindowMs: number;
   /** Every line, with what its product's reservation answered. */
   lines: { productId: string; quantity: number; unitPrice: number; maxUnitsPerUser: number | null }[];
+  /** The first step's gate: a one-shot room's token is consumed here, with the order's record. */
+  admission?: AdmissionGate;
 }
 
 /**
  * commit-order-5.lua: the user's slot records an order whose units every product's slot holds. Codes as
- * reserve-order-n.lua's (-4 .. -8 only), plus -101 too late (nothing written). Its keys stay a fixed five (the
+ * reserve-order-n.lua's (-4 .. -8 only), plus -101 too late (nothing written), -91 "used" (a one-shot token used since the first step). Its keys stay a fixed five (the
  * unpaid counters are named in Lua from the order state's key): see the script.
  */
 export const commitOrder = luaScript({
@@ -32,6 +35,7 @@ export const commitOrder = luaScript({
       line.unitPrice,
       line.maxUnitsPerUser ?? "",
     ]),
+    ...oneShotCommitArgs(input.admission),
   ],
   decode: (reply: ScriptAnswerReply): ScriptAnswer => scriptAnswer(reply),
 });

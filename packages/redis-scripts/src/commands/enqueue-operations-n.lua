@@ -37,6 +37,7 @@
     {-1, existingId}            conflict: same key, different body; nothing written ("" when the key's first
                                 request was refused by another script: includes/idempotency-record.lua)
     {-90 | -91, detail}         refused by admission control (includes/admission-gate.lua); nothing written
+                                ({-91, "used"}, a one-shot token used before, after the key's replay)
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
@@ -44,7 +45,7 @@ local KEYS_PER_REQUEST = 6
 local ARGS_PER_REQUEST = 9
 
 local function enqueue_one(k, a, nowMs)
-  local refusal, admission = admission_check(k, a, nowMs)
+  local refusal, admission, pass = admission_check(k, a, nowMs)
   if refusal then
     return refusal
   end
@@ -55,7 +56,8 @@ local function enqueue_one(k, a, nowMs)
   local fingerprint = string.sub(ARGV[a + 7], 1, 22)
   local body = ARGV[a + 9]
 
-  if ARGV[a + 8] ~= "0" then
+  local keyed = ARGV[a + 8] ~= "0"
+  if keyed then
     local held = redis.call("HMGET", statusKey, "id", "fp")
     if held[1] then
       if held[2] == fingerprint then
@@ -72,6 +74,13 @@ local function enqueue_one(k, a, nowMs)
       end
       return {-1, record.id or ""}
     end
+  end
+  local used = admission_used(pass)
+  if used then
+    return used
+  end
+  admission_consume(pass)
+  if keyed then
     redis.call("HSET", statusKey, "status", "pending", "id", operationId, "message", body, "fp", fingerprint)
   else
     redis.call("HSET", statusKey, "status", "pending", "id", operationId, "message", body)

@@ -35,7 +35,8 @@
     { 0, issueId, admission} replay: same key, same body; nothing written
     {code, value, "", 1}     replay of a refusal below (-2 .. -5): the first answer, word for word
     {-6, existingId}         conflict: same key, different body ("" when the key's first request was refused)
-    {-90 | -91, detail} refused by admission control (includes/admission-gate.lua)
+    {-90 | -91, detail} refused by admission control (includes/admission-gate.lua); {-91, "used"} comes after the
+                        key's replay: a one-shot token this issue consumes on acceptance
     {-1, ""}          unknown: no coupon state in Redis
     {-2, startsAt}    not open yet
     {-3, endsAt}      closed
@@ -55,6 +56,10 @@ local idempotencyTtl = tonumber(ARGV[8])
 local replay = idempotency_replay(KEYS[6], idempotencyTtl, fingerprint, -6, ADMISSION_INFO)
 if replay then
   return replay
+end
+local used = admission_used(ADMISSION_PASS)
+if used then
+  return used
 end
 -- Every refusal from here on is the request's answer: recorded, so a retry with its key gets it again.
 local function refuse(code, value)
@@ -76,4 +81,5 @@ redis.call("HSET", KEYS[3], "status", "pending", "message", ARGV[3])
 redis.call("HSET", KEYS[5], "couponId", ARGV[4], "userId", ARGV[2], "discountType", ARGV[5], "discountValue", ARGV[6])
 redis.call("XADD", KEYS[4], "*", "id", ARGV[1], "m", ARGV[3])
 idempotency_remember_accepted(KEYS[6], idempotencyTtl, fingerprint, ARGV[1])
+admission_consume(ADMISSION_PASS)
 return {1, ARGV[1], ADMISSION_INFO}

@@ -58,7 +58,8 @@
                                this order's would exceed its cap, the product's first line, the units held and
                                the cap (checked after stock, so an order larger than the stock is still
                                out of stock)
-    {-90 | -91, detail}        refused by admission control (includes/admission-gate.lua)
+    {-90 | -91, detail}        refused by admission control (includes/admission-gate.lua); {-91, "used"} comes
+                               after the key's replay: a one-shot token this order consumes on acceptance
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
@@ -77,6 +78,10 @@ local defaultCap = tonumber(ARGV[11])
 local replay = order_replay(KEYS, ARGV, ADMISSION_INFO)
 if replay then
   return replay
+end
+local used = admission_used(ADMISSION_PASS)
+if used then
+  return used
 end
 -- Every refusal from here on is the request's answer: recorded, so a retry with its key gets it again.
 local function refuse(code, value)
@@ -151,4 +156,5 @@ for key, quantity in pairs(needed) do
   end
 end
 order_record(KEYS, ARGV, items, discount, amount, counters, quantities)
+admission_consume(ADMISSION_PASS)
 return {1, tostring(amount), ADMISSION_INFO}

@@ -15,7 +15,8 @@
   room's slot, mirrored here by their writers.
 
   ARGV[1] user bucket: ms between tokens ("0": no user limit)   ARGV[2] user bucket: burst (tokens it holds)
-  ARGV[3] "1" when a room guards the route class, else "0"
+  ARGV[3] the guarding room: "0" none, "1" a room whose tokens serve a whole session, "2" a one-shot room (its
+          token is consumed by the request accepted with it: includes/one-shot-pass.lua)
   ARGV[4] the request's user id
   ARGV[5] the ticket id of the request's verified admission token, "" for none
 
@@ -31,18 +32,26 @@
   A refusal returns from the including script before it reads or writes anything of its own:
     {-90, "user,<retryAfterMs>"}                         over the user's limit; nothing consumed
     {-91, "<reason>"}                                     the room queues and the request holds no admission:
-                                                          no_token | unknown_ticket | revoked | expired
+                                                          no_token | unknown_ticket | revoked | expired |
+                                                          used (a one-shot token, after the replay: below)
   A pass consumes one token from the user's bucket and sets ADMISSION_INFO, which the script appends to its
   accepting answer: "<userRemaining>,<userResetMs>" (-1 without a user limit).
+  A one-shot token already used passes here (no bucket token taken) and sets ADMISSION_PASS.used: the including
+  script checks its Idempotency-Key's replay first, then refuses with admission_used(ADMISSION_PASS)
+  ({-91, "used"}), so the retry of the request that used it still gets its answer. An accepting script calls
+  admission_consume(ADMISSION_PASS) with its writes: a one-shot token is used from then on.
 ]]
 --- @include "token-bucket"
+--- @include "one-shot-pass"
 local ADMISSION_KEYS = 3
 local ADMISSION_ARGS = 5
 local ADMISSION_INFO = ""
+local ADMISSION_PASS = nil
 
 -- The gate for the request whose block is KEYS[k+1..k+3] and ARGV[a+1..a+5] (a script that accepts many
 -- requests in one call, enqueue-operations-n.lua, has one block per request), at `nowMs`. Returns the refusal,
--- or nil and the admission info of a pass, whose token it has taken.
+-- or nil, the admission info of a pass, whose token it has taken, and what accepting the request does to a
+-- one-shot pass (nil: nothing; {used = true}: refuse after the replay check; else the pass to consume).
 local function admission_check(k, a, nowMs)
   local userBucket = KEYS[k + 1]
   local userOk, userTat, userLeft, userReset, userRetry =
@@ -51,26 +60,45 @@ local function admission_check(k, a, nowMs)
     return {-90, "user," .. userRetry}
   end
 
-  if ARGV[a + 3] == "1" and redis.call("GET", KEYS[k + 2]) == "1" then
+  local oneShot = nil
+  if ARGV[a + 3] ~= "0" and redis.call("GET", KEYS[k + 2]) == "1" then
     local ticketId = ARGV[a + 5]
     if ticketId == "" then
       return {-91, "no_token"}
     end
-    local pass = redis.call("HGET", KEYS[k + 3], ticketId)
-    if not pass then
+    local status, expiresAt = one_shot_pass_read(KEYS[k + 3], ticketId)
+    if not status then
       return {-91, "unknown_ticket"}
     end
-    local status, expiresAt = string.match(pass, "^(%a+)|(%d*)$")
     if status == "revoked" then
       return {-91, "revoked"}
     end
-    if status ~= "admitted" or (tonumber(expiresAt) or 0) <= nowMs then
+    if (status ~= "admitted" and status ~= "used") or expiresAt <= nowMs then
       return {-91, "expired"}
+    end
+    if status == "used" then
+      return nil, userLeft .. "," .. userReset, {used = true}
+    end
+    if ARGV[a + 3] == "2" then
+      oneShot = {key = KEYS[k + 3], ticketId = ticketId, expiresAt = expiresAt}
     end
   end
 
   token_bucket_take(userBucket, userTat, userReset)
-  return nil, userLeft .. "," .. userReset
+  return nil, userLeft .. "," .. userReset, oneShot
+end
+
+-- A one-shot token already used, checked after the Idempotency-Key's replay: its refusal, or nil.
+local function admission_used(pass)
+  if pass and pass.used then
+    return {-91, "used"}
+  end
+  return nil
+end
+
+-- An accepted request consumes its one-shot token (nothing for a session token or none).
+local function admission_consume(pass)
+  one_shot_pass_consume(pass)
 end
 
 -- Redis TIME in epoch ms.
@@ -81,10 +109,11 @@ end
 
 -- The gate of a script that takes one request: its block first, the script's own KEYS and ARGV handed back.
 local function admission_gate()
-  local refusal, info = admission_check(0, 0, admission_now())
+  local refusal, info, pass = admission_check(0, 0, admission_now())
   if refusal then
     return refusal
   end
   ADMISSION_INFO = info
+  ADMISSION_PASS = pass
   return nil, {unpack(KEYS, ADMISSION_KEYS + 1)}, {unpack(ARGV, ADMISSION_ARGS + 1)}
 end

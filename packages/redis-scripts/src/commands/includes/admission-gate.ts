@@ -2,11 +2,14 @@
 // intake's admission control builds it (packages/queue admission-check.ts); a wrapper puts it in front.
 import type { ScriptArgument } from "../../lua-script.ts";
 
+/** The gate's room argument: "0" no room guards the request, "1" a session room, "2" a one-shot room. */
+export type RoomGateArgument = "0" | "1" | "2";
+
 export interface AdmissionGate {
   /** User bucket, room's queueing mirror, user's room passes (without a room: the user's stream, never touched). */
   keys: readonly [string, string, string];
-  /** User ms per token, user burst, "1"/"0" room gate, user id, ticket id. */
-  args: readonly [number, number, "0" | "1", string, string];
+  /** User ms per token, user burst, the room ("0" none, "1" session, "2" one-shot), user id, ticket id. */
+  args: readonly [number, number, RoomGateArgument, string, string];
 }
 
 /** KEYS of a guarded script: the gate's 3 first, then the script's own. */
@@ -17,3 +20,13 @@ export const gateArgs = (gate: AdmissionGate, ...own: ScriptArgument[]): ScriptA
   ...gate.args,
   ...own,
 ];
+
+/**
+ * What a cluster's commit step takes to consume the request's one-shot token (includes/one-shot-pass.lua), from
+ * the gate its first step checked: the room's queueing mirror, the user's passes and the ticket id, all in the
+ * user's slot; empty strings when the request carries no one-shot token (or no gate is given).
+ */
+export const oneShotCommitArgs = (gate: AdmissionGate | undefined): [string, string, string] =>
+  gate !== undefined && gate.args[2] === "2" && gate.args[4] !== ""
+    ? [gate.keys[1], gate.keys[2], gate.args[4]]
+    : ["", "", ""];
