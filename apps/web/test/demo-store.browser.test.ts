@@ -1,6 +1,6 @@
 // The demo store in real headless Chromium, served by a real intake process at /demo/ with real workers behind
 // it (DEMO_LOGIN on, as ./floodgate start --demo sets it): each page signs in as its shopper, and the wallet
-// is funded through the demo's server-side deposit. A purchase with the room closed, one behind a queue of 200,
+// is funded through the demo's server-side deposit. A purchase with the room closed, one in a room selling the product (the units left, then the sold-out moment), one behind a queue of 200,
 // one whose payment answer the network loses, and a refusal. Each test has its own product, room and shopper; the
 // shards are read directly to count what the server recorded.
 import { mkdir } from "node:fs/promises";
@@ -18,7 +18,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DemoPage, openDemoPage } from "./support/demo-page.ts";
 import { ShardRecords } from "./support/shard-records.ts";
-import { ADMIN_API_KEY, createProduct, joinAhead, putRoom } from "./support/store-admin.ts";
+import { ADMIN_API_KEY, buyThroughRoom, createProduct, joinAhead, putRoom } from "./support/store-admin.ts";
 
 // Looked up as the file loads: without a browser the file fails outright, with no test reported as skipped.
 const executablePath = chromiumPath();
@@ -147,6 +147,36 @@ describe("the demo store in Chromium", () => {
         text: expect.stringMatching(/^Paid\. Order ord_/),
         steps: { queue: "done", order: "done", deposit: "done", payment: "done" },
       });
+    } finally {
+      await putRoom(intake.baseUrl, room, { mode: "off", admitPerSecond: 5, products: [product] });
+    }
+  });
+
+  it("tells the shopper waiting for the last unit the moment it is sold", async () => {
+    const product = await newProduct("Last signed vinyl", 1);
+    const room = "vinyl-drop";
+    await putRoom(intake.baseUrl, room, { mode: "on", admitPerSecond: 5, products: [product] });
+    try {
+      // Someone else is admitted for the only unit: the page's shopper waits behind them, told 1 left, and is
+      // told sold out once that shopper has paid (not merely reserved: an unpaid unit could still come back).
+      await buyThroughRoom(
+        intake.baseUrl,
+        env.serverKey,
+        { roomId: room, productId: product, price: PRICE, quantity: 1, userId: "vinyl-first" },
+        async () => {
+          demo = await openDemoPage(browser, intake.baseUrl, { product, room, shopper: "shopper-vinyl" });
+          await demo.pressBuy();
+          await demo.page.waitForSelector("#queue[data-units-left]", { timeout: 30_000 });
+          expect(await demo.page.textContent("#queue")).toMatch(/^You are number 1 in line\..* 1 left\.$/);
+        },
+      );
+      expect({ ...(await demo!.outcome()), steps: await demo!.stepStates() }, serverLogs()).toEqual({
+        outcome: "refused",
+        text: "Sold out. The last unit of this drop is gone: the queue is closed.",
+        steps: { queue: "failed", order: "failed", deposit: "idle", payment: "idle" },
+      });
+      const records = await shards.forShopper("shopper-vinyl");
+      expect(records.orders).toEqual([]);
     } finally {
       await putRoom(intake.baseUrl, room, { mode: "off", admitPerSecond: 5, products: [product] });
     }
