@@ -1,8 +1,9 @@
 // The demo store in real headless Chromium, served by a real intake process at /demo/ with real workers behind
 // it (DEMO_LOGIN on, as ./floodgate start --demo sets it): each page signs in as its shopper, and the wallet
-// is funded through the demo's server-side deposit. A purchase with the room closed, one in a room selling the product (the units left, then the sold-out moment), one behind a queue of 200,
-// one whose payment answer the network loses, and a refusal. Each test has its own product, room and shopper; the
-// shards are read directly to count what the server recorded.
+// is funded through the demo's server-side deposit. A purchase with the room closed, one in a room selling the
+// product (the units left, then the sold-out moment), one behind a queue of 200, one whose payment answer the
+// network loses, and a refusal. Each test has its own product, room and shopper; the shards are read directly to
+// count what the server recorded.
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import {
