@@ -129,8 +129,16 @@ describe("a waiting room in front of deposits", () => {
     order.on("position", (event) => positions.push(event));
 
     // The join's own answer may come before the room's leader counted the stock; the live places then carry it.
-    await eventually(() => positions.some((place) => place.unitsLeft !== undefined), "a place with units left");
-    expect(positions.at(-1)).toEqual({ roomId: room, position: 1, etaSeconds: expect.any(Number), unitsLeft: 7 });
+    await eventually(
+      () => positions.some((place) => place.unitsLeft !== undefined),
+      "a place with units left",
+    );
+    expect(positions.at(-1)).toEqual({
+      roomId: room,
+      position: 1,
+      etaSeconds: expect.any(Number),
+      unitsLeft: 7,
+    });
     await putRoom(intake.baseUrl, room, { startsAt: now(), products: [productId] });
     expect(await order.result(RESULT_WAIT)).toMatchObject({ status: "awaiting_payment" });
   });
