@@ -175,6 +175,13 @@ describe("the provider-payment audit on real shards", () => {
     expect(result).toMatchObject({ orphaned: 0, orphanedWithoutEvent: 1, ok: false });
   });
 
+  it("fails when a charge refused order_not_found (an order recorded too late) has no orphan event", async () => {
+    const late = await order("awaiting_payment");
+    const refused = await charge(late, "late-1", { failed: "order_not_found" });
+    const result = await audit("late-", [key("late-1", late, [refused])]);
+    expect(result).toMatchObject({ orphaned: 0, orphanedWithoutEvent: 1, ok: false });
+  });
+
   it("fails when a wallet payment names a provider-paid order", async () => {
     const paid = await order("paid", "wallet-1");
     const first = await charge(paid, "wallet-1");

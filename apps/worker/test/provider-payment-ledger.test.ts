@@ -92,12 +92,12 @@ describe("a provider payment's decision", () => {
     expect(book.paid).toEqual([]);
   });
 
-  it("fails an order not on the shard order_not_found, which orphans nothing it could name", () => {
+  it("fails an order not on the shard order_not_found, an orphan: the charge was taken and pays nothing", () => {
     expect(ledger("paid").decide(message("pi_3", newOperationId("order", 5)))).toMatchObject({
       status: "failed",
       failureReason: "order_not_found",
       userId: null,
-      orphaned: false,
+      orphaned: true,
     });
   });
 

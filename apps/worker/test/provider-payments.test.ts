@@ -4,6 +4,7 @@
 // and raise order.provider_payment_orphaned (the shop refunds at its provider); no wallet moves, the stock
 // comes back once, and reconcile finds nothing.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
+import { newOperationId } from "@floodgate/domain";
 import { QueueKeys } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import {
@@ -215,6 +216,24 @@ describe("a provider payment", () => {
     expect(orphans().get(short)).toMatchObject({ failureReason: "amount_mismatch", amount: 999 });
     await drained();
     expect(orphans().has(reused)).toBe(false);
+  });
+
+  it("fails a charge for an order never recorded order_not_found, with the orphan event", async () => {
+    // An order id older than the wait for an order on its way: no shard will ever hold it, so it fails at once.
+    const missing = newOperationId("order", 7, Date.now() - 120_000);
+    const charge = await providerPayment(app, missing, {
+      provider: "toss",
+      reference: "tgen_gone",
+      amount: 500,
+    });
+    const [view] = await settled([charge]);
+    expect(view).toMatchObject({ status: "failed", failureReason: "order_not_found" });
+    await waitFor(() => orphans().has(charge), "the orphan event");
+    expect(orphans().get(charge)).toMatchObject({
+      orderId: missing,
+      reference: "tgen_gone",
+      failureReason: "order_not_found",
+    });
   });
 
   it("refuses a request without Idempotency-Key or with a bad field, naming it, and stores nothing", async () => {

@@ -69,6 +69,7 @@ export const ORPHANING_REASONS: ReadonlySet<string> = new Set([
   "order_not_payable",
   "order_already_paid",
   "amount_mismatch",
+  "order_not_found",
 ]);
 const PAID_STATUSES: ReadonlySet<string> = new Set(["paid", "refunded", "partially_refunded"]);
 const EXAMPLES = 5;

@@ -33,11 +33,15 @@ export interface ProviderPaymentDecision {
   orphaned: boolean;
 }
 
-/** Refusals that leave the provider's charge paying nothing. */
+/** Refusals that leave the provider's charge paying nothing. order_not_found too: an order still unrecorded after
+ * the wait (a shard read-only for minutes) is recorded later and expires unpaid, and a made-up order id was still
+ * charged at the provider; either way only the shop can give the money back. (reference_used is not one: that
+ * charge already paid the order it was first reported for.) */
 const ORPHANING: ReadonlySet<FailureReason> = new Set([
   "order_not_payable",
   "order_already_paid",
   "amount_mismatch",
+  "order_not_found",
 ]);
 
 /** Orders a wallet or a provider already paid (a refund moves a paid order on, but it was paid). */
