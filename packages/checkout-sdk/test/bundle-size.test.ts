@@ -27,6 +27,7 @@ describe("the browser bundle", () => {
       "OutOfStockError",
       "PermissionError",
       "RateLimitError",
+      "RoomSoldOutError",
       "SoldOutError",
       "ValidationError",
       "createCheckout",

@@ -17,6 +17,22 @@ export const asShop = (app: IntakeApp, headers: Record<string, string> = {}): Re
   authorization: `Bearer ${serverKeyFor(app.config)}`,
 });
 
+/** Reads retry a 503 as a shop's client would (a read is safe to repeat): on a loaded machine a shard's pool can
+ * be briefly unavailable, which the intake answers 503 with Retry-After, and that is not what a test checks. */
+const READ_ATTEMPTS = 20;
+
+/** GET `url` as the shop's server, retrying a 503 after its Retry-After (at most 1 s apart, 20 attempts). */
+export async function readAsShop(app: IntakeApp, url: string) {
+  const read = () => documentedInject(app, { method: "GET", url, headers: asShop(app) });
+  let response = await read();
+  for (let attempt = 1; response.statusCode === 503 && attempt < READ_ATTEMPTS; attempt++) {
+    const retryAfterSeconds = Number(response.headers["retry-after"] ?? 1);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfterSeconds, 1) * 1000));
+    response = await read();
+  }
+  return response;
+}
+
 export async function startIntake(config: Config): Promise<IntakeApp> {
   const app = await buildApp(config, { logger: false });
   await app.ready();

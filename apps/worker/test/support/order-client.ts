@@ -6,7 +6,7 @@ import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { readAvailable } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
 import { ADMIN_KEY } from "./coupon-client.ts";
-import { asShop, documentedInject, type IntakeApp } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp, readAsShop } from "./intake-client.ts";
 
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };
 
@@ -44,23 +44,11 @@ export const placeOrder = (app: IntakeApp, body: OrderRequest, idempotencyKey?: 
 export const cancelOrder = (app: IntakeApp, orderId: string) =>
   documentedInject(app, { method: "POST", url: `/v1/orders/${orderId}/cancel`, headers: asShop(app) });
 
-/** Reads retry a 503 as a shop's client would (a read is safe to repeat): on a loaded machine a shard's pool can
- * be briefly unavailable, which the intake answers 503 with Retry-After, and that is not what a test checks. */
-const READ_ATTEMPTS = 20;
-
 export async function orderView(app: IntakeApp, orderId: string) {
-  let response = await readOrder(app, orderId);
-  for (let attempt = 1; response.statusCode === 503 && attempt < READ_ATTEMPTS; attempt++) {
-    const retryAfterSeconds = Number(response.headers["retry-after"] ?? 1);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfterSeconds, 1) * 1000));
-    response = await readOrder(app, orderId);
-  }
+  const response = await readAsShop(app, `/v1/orders/${orderId}`);
   if (response.statusCode !== 200) throw new Error(`GET order: ${response.statusCode} ${response.body}`);
   return response.json();
 }
-
-const readOrder = (app: IntakeApp, orderId: string) =>
-  documentedInject(app, { method: "GET", url: `/v1/orders/${orderId}`, headers: asShop(app) });
 
 export async function payOrder(app: IntakeApp, userId: string, orderId: string, amount: number) {
   const response = await documentedInject(app, {

@@ -5,7 +5,7 @@ import type { QueueKeys } from "@floodgate/queue";
 import { type ReconcileReport, reconcile } from "@floodgate/reconcile";
 import { createRedis, waitForRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
-import { asShop, documentedInject, type IntakeApp } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp, readAsShop } from "./intake-client.ts";
 import { waitFor } from "./wait-for.ts";
 
 let keys = 0;
@@ -34,11 +34,7 @@ export async function refund(
 }
 
 export async function refundView(app: IntakeApp, id: string) {
-  const response = await documentedInject(app, {
-    method: "GET",
-    url: `/v1/refunds/${id}`,
-    headers: asShop(app),
-  });
+  const response = await readAsShop(app, `/v1/refunds/${id}`);
   if (response.statusCode !== 200) throw new Error(`GET refund: ${response.statusCode} ${response.body}`);
   return response.json();
 }
@@ -49,9 +45,13 @@ export async function settledViews(app: IntakeApp, base: string, ids: string[], 
   await waitFor(
     async () => {
       views = await Promise.all(
-        ids.map(async (id) =>
-          (await documentedInject(app, { method: "GET", url: `${base}${id}`, headers: asShop(app) })).json(),
-        ),
+        ids.map(async (id) => {
+          // A 503 problem has a numeric status, not "pending": read until the view itself answers.
+          const response = await readAsShop(app, `${base}${id}`);
+          if (response.statusCode !== 200)
+            throw new Error(`GET ${base}${id}: ${response.statusCode} ${response.body}`);
+          return response.json();
+        }),
       );
       return views.every((view) => view.status !== "pending");
     },
