@@ -29,6 +29,9 @@ export const CUSTOMER_TOKEN_TTL_SECONDS = 86_400;
 
 /** Mints in flight at once: a setup phase, not a load; enough to keep one intake busy, no more. */
 const MINT_PARALLEL = 16;
+/** Tries per token while the intake answers 503, a second apart. */
+const MINT_ATTEMPTS = 30;
+const MINT_RETRY_MS = 1000;
 
 export interface BenchIdentity {
   readonly auth: AuthSetting;
@@ -99,12 +102,19 @@ export class TokenIdentity implements BenchIdentity {
     const lane = async () => {
       while (next < missing.length) {
         const userId = missing[next++]!;
-        const answer = await client.send(
-          "POST",
-          "/v1/customer-sessions",
-          { userId, ttlSeconds: CUSTOMER_TOKEN_TTL_SECONDS },
-          this.serverHeaders(),
-        );
+        const mint = () =>
+          client.send(
+            "POST",
+            "/v1/customer-sessions",
+            { userId, ttlSeconds: CUSTOMER_TOKEN_TTL_SECONDS },
+            this.serverHeaders(),
+          );
+        let answer = await mint();
+        // A busy intake sheds with 503 (Retry-After 1) and does nothing: the shop's server retries, and so do we.
+        for (let attempt = 1; answer.status === 503 && attempt < MINT_ATTEMPTS; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, MINT_RETRY_MS));
+          answer = await mint();
+        }
         const token = answer.status === 201 ? parseToken(answer.body) : null;
         if (token === null) {
           throw new Error(`POST /v1/customer-sessions for ${userId}: ${answer.status} ${answer.body}`);
