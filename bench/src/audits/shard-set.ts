@@ -102,6 +102,37 @@ export class ShardSet {
     return perShard.flat();
   }
 
+  /** The orders holding `productId` across shards: how many, how many paid, their units, the last paid's time. */
+  async productSales(
+    productId: string,
+  ): Promise<{ orders: number; paidOrders: number; paidUnits: number; lastPaidAt: number | null }> {
+    const sql = `select count(*)::int as orders,
+        count(*) filter (where o.status = 'paid')::int as paid_orders,
+        coalesce(sum(i.quantity) filter (where o.status = 'paid'), 0)::int as paid_units,
+        max(o.updated_at) filter (where o.status = 'paid') as last_paid_at
+      from orders o join order_items i on i.order_id = o.id and i.product_id = $1`;
+    const rows = await Promise.all(
+      this.#pools.map(
+        async (pool) =>
+          (
+            await pool.query<{
+              orders: number;
+              paid_orders: number;
+              paid_units: number;
+              last_paid_at: Date | null;
+            }>(sql, [productId])
+          ).rows[0]!,
+      ),
+    );
+    const paidTimes = rows.flatMap((row) => (row.last_paid_at ? [row.last_paid_at.getTime()] : []));
+    return {
+      orders: rows.reduce((n, row) => n + row.orders, 0),
+      paidOrders: rows.reduce((n, row) => n + row.paid_orders, 0),
+      paidUnits: rows.reduce((n, row) => n + row.paid_units, 0),
+      lastPaidAt: paidTimes.length === 0 ? null : Math.max(...paidTimes),
+    };
+  }
+
   /** User ids whose wallet holds money, across shards. */
   async walletUserIds(): Promise<Set<string>> {
     const perShard = await Promise.all(

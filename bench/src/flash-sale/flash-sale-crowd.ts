@@ -32,7 +32,22 @@ export interface Shopper {
   paymentStatus: number | null;
   paymentId: string | null;
   paymentLatencyMs: number | null;
+  /** A stock sale's shopper: its one-unit order's answer (null: none sent). */
+  orderStatus: number | null;
+  /** Epoch ms the shopper learnt its room sold out (a `sold_out` message, or a poll), while still waiting. */
+  soldOutAt: number | null;
 }
+
+/** What a shopper's purchase came to: the payment's answer (and, in a stock sale, the order's before it). */
+export interface PurchaseAnswer {
+  status: number;
+  body: string;
+  latencyMs: number;
+  orderStatus?: number;
+}
+
+/** Buys as the admitted shopper: today's sale pays once; a stock sale orders one unit and pays for it. */
+export type Purchase = (shopper: Shopper, admissionToken: string) => Promise<PurchaseAnswer>;
 
 export interface CrowdOptions {
   baseUrl: string;
@@ -52,6 +67,8 @@ export interface CrowdOptions {
    * connection of its own in a browser). */
   pollClient: KeepAliveClient;
   payClient: KeepAliveClient;
+  /** What an admitted shopper does; by default it pays 100 with its admission token (a payments room). */
+  purchase?: Purchase;
 }
 
 /** WebSocket watchers spread evenly over the joining order (every k-th shopper), not bunched at the front. */
@@ -90,6 +107,8 @@ export class Crowd {
       paymentStatus: null,
       paymentId: null,
       paymentLatencyMs: null,
+      orderStatus: null,
+      soldOutAt: null,
     }));
     this.settled = new Promise((resolve) => {
       this.#settle = resolve;
@@ -158,7 +177,8 @@ export class Crowd {
   }
 
   #admitted(shopper: Shopper, token: string, admittedAt: number) {
-    if (shopper.noticedAt !== null) return;
+    // A shopper already told the room sold out has left (its page said so).
+    if (shopper.noticedAt !== null || shopper.soldOutAt !== null) return;
     shopper.noticedAt = Date.now();
     shopper.admittedAt = admittedAt;
     this.#lastToken = token;
@@ -166,21 +186,33 @@ export class Crowd {
   }
 
   async #pay(shopper: Shopper, token: string) {
-    const answer = await this.#options.payClient
-      .send(
-        "POST",
-        "/v1/payments",
-        { userId: shopper.userId, amount: 100 },
-        {
-          ...this.#options.identity.shopperHeaders(shopper.userId),
-          "admission-token": token,
-          "idempotency-key": `${this.#options.keyPrefix}-${shopper.userId}`,
-        },
-      )
-      .catch(() => ({ status: -1, body: "", latencyMs: 0 }));
+    const purchase = this.#options.purchase ?? ((s: Shopper, t: string) => this.#payOnce(s, t));
+    const answer = await purchase(shopper, token).catch(() => ({ status: -1, body: "", latencyMs: 0 }));
     shopper.paymentStatus = answer.status;
     shopper.paymentLatencyMs = answer.latencyMs;
+    if ("orderStatus" in answer && answer.orderStatus !== undefined) shopper.orderStatus = answer.orderStatus;
     if (answer.status === 202) shopper.paymentId = (JSON.parse(answer.body) as { id: string }).id;
+    this.#done();
+  }
+
+  /** Today's sale: one payment of 100, with the admission token (the room guards payments). */
+  #payOnce(shopper: Shopper, token: string): Promise<PurchaseAnswer> {
+    return this.#options.payClient.send(
+      "POST",
+      "/v1/payments",
+      { userId: shopper.userId, amount: 100 },
+      {
+        ...this.#options.identity.shopperHeaders(shopper.userId),
+        "admission-token": token,
+        "idempotency-key": `${this.#options.keyPrefix}-${shopper.userId}`,
+      },
+    );
+  }
+
+  /** A waiting shopper told its room has nothing left: it stops waiting (a page would say so). */
+  #soldOut(shopper: Shopper) {
+    if (shopper.noticedAt !== null || shopper.soldOutAt !== null) return;
+    shopper.soldOutAt = Date.now();
     this.#done();
   }
 
@@ -222,6 +254,8 @@ export class Crowd {
         }
       } else if (message.type === "admitted") {
         this.#admitted(shopper, message.admissionToken!, Date.parse(message.admittedAt!));
+      } else if (message.type === "sold_out") {
+        this.#soldOut(shopper);
       } else if (message.type === "expired" && shopper.noticedAt === null) {
         this.#done();
       }
@@ -243,6 +277,8 @@ export class Crowd {
       if (answer) shopper.updates++;
       if (ticket?.status === "admitted") {
         this.#admitted(shopper, ticket.admissionToken!, Date.parse(ticket.expiresAt!) - sessionMs);
+      } else if (ticket?.status === "sold_out") {
+        this.#soldOut(shopper);
       } else if (ticket && ticket.status !== "waiting") {
         this.#done(); // expired or abandoned: it will not pay
       } else {

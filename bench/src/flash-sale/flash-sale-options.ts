@@ -61,6 +61,14 @@ export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
     min: 100,
     max: 1_000_000,
   },
+  {
+    name: "stock",
+    kind: "int",
+    help: "units of one product on sale: the room guards the orders naming it, each admitted shopper orders one unit and pays it at once, and the room says sold out when the last is paid (0: the room guards payments and each admitted shopper pays once)",
+    default: 0,
+    min: 0,
+    max: 1_000_000,
+  },
   { name: "workers", kind: "int", help: "Floodgate worker processes (WORKERS)", default: 2, min: 1, max: 64 },
 ];
 
@@ -74,6 +82,8 @@ export interface FlashSaleOptions {
   slices: number;
   pollIntervalMs: number;
   roundTripPayments: number;
+  /** 0: a payments room; else a sale room over one product of this many units. */
+  stock: number;
   workers: number;
 }
 
@@ -89,6 +99,7 @@ export function toFlashSaleOptions(values: OptionValues): FlashSaleOptions {
     slices: int("slices"),
     pollIntervalMs: int("poll-interval"),
     roundTripPayments: int("round-trip-payments"),
+    stock: int("stock"),
     workers: int("workers"),
   };
 }

@@ -39,7 +39,11 @@ export function startGuardProbe(options: {
   everyMs: number;
   /** A real admission token of some admitted shopper, once there is one (presented for another user). */
   someoneElsesToken: () => string | null;
+  /** The guarded request a probe user sends: by default a payment (a payments room); a sale room's is an order. */
+  guarded?: (userId: string) => { path: string; body: unknown };
 }): { stop(): Promise<ProbeCounts> } {
+  const guarded =
+    options.guarded ?? ((userId: string) => ({ path: "/v1/payments", body: { userId, amount: 1 } }));
   const counts: ProbeCounts = { sent: 0, byStatus: {}, admittedWithoutToken: 0 };
   const inFlight = new Set<Promise<void>>();
   const send = () => {
@@ -48,13 +52,12 @@ export function startGuardProbe(options: {
     const token =
       kind === 1 ? forgedToken(options.roomId, userId) : kind === 2 ? options.someoneElsesToken() : null;
     counts.sent++;
+    const { path, body } = guarded(userId);
     const request = options.client
-      .send(
-        "POST",
-        "/v1/payments",
-        { userId, amount: 1 },
-        { ...options.identity.shopperHeaders(userId), ...(token ? { "admission-token": token } : {}) },
-      )
+      .send("POST", path, body, {
+        ...options.identity.shopperHeaders(userId),
+        ...(token ? { "admission-token": token } : {}),
+      })
       .then(
         ({ status }) => {
           counts.byStatus[status] = (counts.byStatus[status] ?? 0) + 1;

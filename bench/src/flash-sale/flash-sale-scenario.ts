@@ -31,9 +31,12 @@ import {
   summarizeFlashSale,
 } from "./flash-sale-summary.ts";
 import { warmUp } from "./flash-sale-warm-up.ts";
+import { buyOneUnit, checkStockSale, createSaleProduct, summarizeStockSale } from "./stock-sale.ts";
 
 const ROOM = "flash";
 const SESSION_SECONDS = 600;
+/** A stock sale's room admits no one beyond the units left (issue 31's default margin). */
+const ADMIT_BEYOND_STOCK = 0;
 
 export const flashSaleScenario: Scenario = {
   name: "flash-sale",
@@ -58,6 +61,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
     funding: null,
     customerTokens: null,
     sale: null,
+    stockSale: null,
     roundTrips: null,
     checks: [],
     error: null,
@@ -90,16 +94,23 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
 
       await warmUp(identity, baseUrl, adminKey, options, `flash-${context.stamp}-warm-up`, newClient);
 
+      // --stock: a sale room over one product (it guards the orders naming it, and knows the units left).
+      const productId = options.stock > 0 ? await createSaleProduct(baseUrl, adminKey, options.stock) : null;
+      const guarding =
+        productId === null
+          ? { guards: ["payments"] }
+          : { products: [productId], admitBeyondStock: ADMIT_BEYOND_STOCK };
       const startsAt = options.startsInSeconds > 0 ? Date.now() + options.startsInSeconds * 1000 : null;
       await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${ROOM}`, {
         mode: "on",
         admitPerSecond: options.admit,
         sessionSeconds: SESSION_SECONDS,
-        guards: ["payments"],
+        ...guarding,
         ...(startsAt === null ? {} : { startsAt: new Date(startsAt).toISOString() }),
       });
       const since = new Date();
       const keyPrefix = `flash-${context.stamp}`;
+      const payClient = newClient(baseUrl, options.connections);
       crowd = new Crowd({
         baseUrl,
         roomId: ROOM,
@@ -113,7 +124,10 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         keyPrefix,
         identity,
         pollClient: newClient(baseUrl, options.connections),
-        payClient: newClient(baseUrl, options.connections),
+        payClient,
+        ...(productId === null
+          ? {}
+          : { purchase: buyOneUnit({ client: payClient, identity, productId, keyPrefix }) }),
       });
       const shoppers = crowd.shoppers;
       const probe = startGuardProbe({
@@ -122,6 +136,14 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         roomId: ROOM,
         everyMs: 20,
         someoneElsesToken: () => crowd?.someToken() ?? null,
+        ...(productId === null
+          ? {}
+          : {
+              guarded: (userId: string) => ({
+                path: "/v1/orders",
+                body: { userId, items: [{ productId, quantity: 1 }] },
+              }),
+            }),
       });
       const meter = startCpuMeter();
       // The crowd's sockets, polls and payments all run on this loop, from the first join to the last payment.
@@ -241,6 +263,16 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         probes,
       };
       result.sale = sale;
+      if (productId !== null) {
+        result.stockSale = summarizeStockSale({
+          productId,
+          stock: options.stock,
+          admitBeyondStock: ADMIT_BEYOND_STOCK,
+          admitted: fifo.admitted,
+          shoppers,
+          sales: await shards.productSales(productId),
+        });
+      }
       crowd.close();
 
       // Round trips per accepted payment, the room set aside: with the configured limits, then with none.
@@ -248,7 +280,7 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         mode: "off",
         admitPerSecond: options.admit,
         sessionSeconds: SESSION_SECONDS,
-        guards: ["payments"],
+        ...guarding,
       });
       const phase = (name: string) =>
         measureRoundTrips({
@@ -267,7 +299,10 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
       log("counting Redis round trips per accepted payment with rate limits off");
       const limitsOff = await phase("limits-off");
       result.roundTrips = { limitsOn, limitsOff };
-      result.checks = checkFlashSale(sale, result.roundTrips);
+      result.checks = [
+        ...checkFlashSale(sale, result.roundTrips, { everyoneAdmitted: productId === null }),
+        ...(result.stockSale ? checkStockSale(result.stockSale) : []),
+      ];
       if (result.checks.some((c) => c.ok === false))
         result.error = "some flash-sale checks fail (see checks)";
     },

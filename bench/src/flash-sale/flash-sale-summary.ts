@@ -13,6 +13,7 @@ import { type ResultHead, summaryHead } from "../harness/result-head.ts";
 import type { FundingResult } from "../harness/wallet-funding.ts";
 import type { FifoAudit } from "./flash-sale-fifo.ts";
 import type { ProbeCounts } from "./flash-sale-probe.ts";
+import type { StockSaleRun } from "./stock-sale.ts";
 
 export interface FlashSaleRun {
   joins: {
@@ -69,6 +70,8 @@ export interface FlashSaleResult extends ResultHead<"flash-sale"> {
   /** One customer token per shopper (and probe user), minted before the sale (not measured). */
   customerTokens: MintedTokens | null;
   sale: FlashSaleRun | null;
+  /** --stock: the sale room's figures (units, admissions, sold-out pushes); null for a payments room. */
+  stockSale?: StockSaleRun | null;
   roundTrips: { limitsOn: RoundTrips; limitsOff: RoundTrips } | null;
   /** ok null: the check does not apply to this run (no WebSocket shoppers, say); it neither holds nor fails. */
   checks: { name: string; ok: boolean | null; detail: string }[];
@@ -90,7 +93,15 @@ export function joinsKeptPace(joins: FlashSaleRun["joins"]): boolean {
   );
 }
 
-export function checkFlashSale(run: FlashSaleRun, roundTrips: FlashSaleResult["roundTrips"]) {
+/**
+ * The checks of every flash sale. `everyoneAdmitted` false: a stock sale, which admits only as many shoppers as
+ * there are units (stock-sale.ts checks those), so its admitted shoppers' payments are what must be applied.
+ */
+export function checkFlashSale(
+  run: FlashSaleRun,
+  roundTrips: FlashSaleResult["roundTrips"],
+  { everyoneAdmitted = true }: { everyoneAdmitted?: boolean } = {},
+) {
   const checks: FlashSaleResult["checks"] = [];
   const check = (name: string, ok: boolean | null, detail: string) => checks.push({ name, ok, detail });
   const noSockets = run.sockets.watchers === 0;
@@ -122,7 +133,7 @@ export function checkFlashSale(run: FlashSaleRun, roundTrips: FlashSaleResult["r
   const admittedPaid = run.payments.statusCounts["202"] ?? 0;
   check(
     "every admitted user's payment applied once",
-    admission.admitted === admission.users &&
+    (!everyoneAdmitted || admission.admitted === admission.users) &&
       admittedPaid === admission.admitted &&
       run.allApplied &&
       (run.delivery?.exactlyOnce ?? false),
@@ -170,6 +181,13 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
       `  the crowd's event loop (sockets, polls, payments) ran late by p50 ${sale.crowdLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.crowdLoopDelayMs?.p99 ?? "?"} ms, max ${sale.crowdLoopDelayMs?.max ?? "?"} ms`,
       `poll discovery (admission -> the next poll saw it): ${formatLatency(sale.pollDiscoveryMs)}`,
       `payments: ${formatCount(sale.payments.attempted)} sent, ${JSON.stringify(sale.payments.statusCounts)}; ${formatLatency(sale.payments.latencyMs)}; applied once ${formatCount(sale.delivery?.appliedOnce ?? 0)}, missing ${sale.delivery?.missing ?? "?"}, duplicated ${sale.delivery?.duplicated ?? "?"}`,
+    );
+  }
+  const stock = result.stockSale;
+  if (stock) {
+    lines.push(
+      `stock sale: ${formatCount(stock.stock)} units of ${stock.productId}; ${formatCount(stock.admitted)} admitted (margin ${stock.admitBeyondStock}); orders ${JSON.stringify(stock.orderStatusCounts)}; paid ${formatCount(stock.sales.paidUnits)} units in ${formatCount(stock.sales.paidOrders)} orders, oversold ${stock.oversold}`,
+      `  sold out: ${formatCount(stock.toldSoldOut)} of ${formatCount(stock.waitingSockets)} waiting sockets told, last unit paid -> told ${formatLatency(stock.soldOutDelayMs)}; ${formatCount(stock.pollersToldSoldOut)} pollers told, ${formatCount(stock.joinsRefusedSoldOut)} joins refused 410`,
     );
   }
   if (result.roundTrips) {
