@@ -12,6 +12,7 @@ export type DriftKind =
   | "product_price"
   | "product_max_units" // the per-user cap on unpaid units
   | "product_available"
+  | "product_unpaid" // units of orders awaiting payment, which a room's sold-out needs
   // Postgres, coupons
   | "coupon_over_issued"
   | "coupon_duplicate_holder"

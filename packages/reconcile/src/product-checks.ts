@@ -1,12 +1,14 @@
 // Per product: the Postgres invariant (received = stock + ledger units, ledger units = units in live orders,
 // stock >= 0) and, with the queue drained, Redis' state against Postgres (price, available = stock, the
-// product's own per-user cap), unless units of it are reserved by a request still in flight.
+// product's own per-user cap, the units of orders awaiting payment: unpaid-order-units.ts), unless units of it
+// are reserved by a request still in flight.
 import { auditProducts, type ProductAudit } from "@floodgate/db";
 import type { QueueKeys } from "@floodgate/queue";
 import type { Cluster, Redis } from "ioredis";
 import type { DriftFinding, SlotRead, SlotWrite } from "./drift-finding.ts";
 import type { ReconcileStores } from "./reconcile-stores.ts";
 import { reservationsPending } from "./reservations-pending.ts";
+import { readUnpaidUnits, unpaidFields, unpaidFieldsOf } from "./unpaid-order-units.ts";
 
 export async function listProductIds(stores: ReconcileStores): Promise<string[]> {
   const rows = await stores.global.selectFrom("products").select("id").orderBy("id").execute();
@@ -37,9 +39,10 @@ export async function checkProducts(
     ).map((row) => [row.id, { price: Number(row.price), maxUnitsPerUser: row.max_units_per_user }]),
   );
   const { keys } = stores;
-  const states = await Promise.all(
-    audits.map((audit) => readProductRedis(stores.redis, keys, audit.productId)),
-  );
+  const [states, unpaid] = await Promise.all([
+    Promise.all(audits.map((audit) => readProductRedis(stores.redis, keys, audit.productId))),
+    readUnpaidUnits(stores.shards, productIds),
+  ]);
   return audits.flatMap((audit, i) => {
     const state = states[i]!;
     const id = audit.productId;
@@ -52,7 +55,8 @@ export async function checkProducts(
       seen: JSON.stringify(state),
       read: async (redis) => JSON.stringify(await readProductRedis(redis, keys, id)),
     };
-    return [...postgresFindings(audit), ...redisFindings(audit, rows.get(id)!, read, state)];
+    const expected = { ...rows.get(id)!, unpaid: unpaidFields(unpaid.get(id) ?? new Map()) };
+    return [...postgresFindings(audit), ...redisFindings(audit, expected, read, state)];
   });
 }
 
@@ -60,6 +64,8 @@ interface RedisProductState {
   price: string | null;
   available: string | null;
   maxUnitsPerUser: string | null;
+  /** `unpaid` and the `unpaid:<orderId>` fields, as unpaidFieldsOf lists them. */
+  unpaid: (string | number)[];
   /** Units reserved by requests in flight (on a cluster; see reservations-pending.ts). */
   reservations: number;
 }
@@ -69,14 +75,16 @@ async function readProductRedis(
   keys: QueueKeys,
   productId: string,
 ): Promise<RedisProductState> {
-  const [[price, available, maxUnitsPerUser], reservations] = await Promise.all([
-    redis.hmget(keys.productState(productId), "price", "available", "maxUnitsPerUser"),
+  // The whole hash: one field per unpaid order (an admin command, and only the orders awaiting payment).
+  const [state, reservations] = await Promise.all([
+    redis.hgetall(keys.productState(productId)),
     redis.zcard(keys.productReservations(productId)),
   ]);
   return {
-    price: price ?? null,
-    available: available ?? null,
-    maxUnitsPerUser: maxUnitsPerUser ?? null,
+    price: state.price ?? null,
+    available: state.available ?? null,
+    maxUnitsPerUser: state.maxUnitsPerUser ?? null,
+    unpaid: unpaidFieldsOf(state),
     reservations,
   };
 }
@@ -116,7 +124,11 @@ function postgresFindings(audit: ProductAudit): DriftFinding[] {
 
 function redisFindings(
   audit: ProductAudit,
-  { price, maxUnitsPerUser }: { price: number; maxUnitsPerUser: number | null },
+  {
+    price,
+    maxUnitsPerUser,
+    unpaid,
+  }: { price: number; maxUnitsPerUser: number | null; unpaid: (string | number)[] },
   read: SlotRead,
   redis: RedisProductState,
 ): DriftFinding[] {
@@ -135,8 +147,8 @@ function redisFindings(
         kind: "product_state_missing",
         detail: "redis product state missing",
         repair: repair(
-          `rebuilt: price ${price}, available ${available}${maxUnitsPerUser === null ? "" : `, maxUnitsPerUser ${maxUnitsPerUser}`}`,
-          (tx) => tx.hset(key, "price", price, "available", available, ...cap),
+          `rebuilt: price ${price}, available ${available}${maxUnitsPerUser === null ? "" : `, maxUnitsPerUser ${maxUnitsPerUser}`}${unpaid.length === 0 ? "" : `, unpaid ${unpaid[1]}`}`,
+          (tx) => tx.hset(key, "price", price, "available", available, ...cap, ...unpaid),
         ),
       },
     ];
@@ -158,6 +170,19 @@ function redisFindings(
       repair: repair(`available = ${available}`, (tx) => tx.hset(key, "available", available)),
     });
   }
+  // The units that may come back: a room selling the product says sold out only when these are 0 too.
+  if (JSON.stringify(redis.unpaid) !== JSON.stringify(unpaid)) {
+    const redisFields = redis.unpaid.filter((_, i) => i % 2 === 0) as string[];
+    findings.push({
+      ...product,
+      kind: "product_unpaid",
+      detail: `redis unpaid ${describeUnpaid(redis.unpaid)}, postgres ${describeUnpaid(unpaid)} awaiting payment`,
+      repair: repair(`unpaid = ${unpaid[1] ?? 0}`, (tx) => {
+        if (redisFields.length > 0) tx.hdel(key, ...redisFields);
+        if (unpaid.length > 0) tx.hset(key, ...unpaid);
+      }),
+    });
+  }
   const redisCap = redis.maxUnitsPerUser === null ? null : Number(redis.maxUnitsPerUser);
   if (redisCap !== maxUnitsPerUser) {
     findings.push({
@@ -174,3 +199,7 @@ function redisFindings(
   }
   return findings;
 }
+
+/** "5 units in 2 orders" from unpaid fields ["unpaid", total, "unpaid:<orderId>", units, ...]. */
+const describeUnpaid = (fields: (string | number)[]) =>
+  `${fields[1] ?? 0} units in ${Math.max(0, (fields.length - 2) / 2)} orders`;

@@ -133,9 +133,9 @@ describe("a system at rest", () => {
 });
 
 describe("Redis repaired from Postgres", () => {
-  it("rebuilds a deleted product state with Postgres' price and stock", async () => {
+  it("rebuilds a deleted product state with Postgres' price and stock, and the units of unpaid orders", async () => {
     const productId = await client.createProduct(20, 1_200);
-    await client.placeOrder("dee", [{ productId, quantity: 5 }]);
+    const dees = await client.placeOrder("dee", [{ productId, quantity: 5 }]);
     await drained();
     await redis.del(keys.productState(productId));
 
@@ -143,14 +143,21 @@ describe("Redis repaired from Postgres", () => {
     expect(kinds(report, productId)).toEqual([["product_state_missing", "repaired"]]);
     expect(report).toMatchObject({ drift: 1, repaired: 1, unrepaired: 0 });
     expect(reconcileExitCode(report)).toBe(0);
-    expect(await productState(productId)).toEqual({ price: "1200", available: "15" });
+    // Dee's order, unpaid, may still give its units back: without them a room selling the product would say sold
+    // out while units can come back.
+    expect(await productState(productId)).toEqual({
+      price: "1200",
+      available: "15",
+      unpaid: "5",
+      [`unpaid:${dees}`]: "5",
+    });
     await expectClean();
   });
 
   it("rebuilds a product's own maxUnitsPerUser with its state, and sets a wrong or stray one from Postgres", async () => {
     const capped = await client.createProduct(20, 1_000, 4);
     const uncapped = await client.createProduct(20, 1_000);
-    await client.placeOrder("fay", [{ productId: capped, quantity: 3 }]);
+    const fays = await client.placeOrder("fay", [{ productId: capped, quantity: 3 }]);
     await drained();
     await redis.del(keys.productState(capped));
     await redis.hset(keys.productState(uncapped), "maxUnitsPerUser", 2); // a cap Postgres does not have
@@ -158,12 +165,39 @@ describe("Redis repaired from Postgres", () => {
     const report = await run();
     expect(kinds(report, capped)).toEqual([["product_state_missing", "repaired"]]);
     expect(kinds(report, uncapped)).toEqual([["product_max_units", "repaired"]]);
-    expect(await productState(capped)).toEqual({ price: "1000", available: "17", maxUnitsPerUser: "4" });
+    expect(await productState(capped)).toEqual({
+      price: "1000",
+      available: "17",
+      maxUnitsPerUser: "4",
+      unpaid: "3",
+      [`unpaid:${fays}`]: "3",
+    });
     expect(await productState(uncapped)).toEqual({ price: "1000", available: "20" });
 
     await redis.hset(keys.productState(capped), "maxUnitsPerUser", 9);
     expect(kinds(await run(), capped)).toEqual([["product_max_units", "repaired"]]);
     expect(await productState(capped)).toMatchObject({ maxUnitsPerUser: "4" });
+    await expectClean();
+  });
+
+  it("sets the unpaid units from the orders awaiting payment: a lost order's field, a stray one, a wrong sum", async () => {
+    const productId = await client.createProduct(10, 500);
+    const gus = await client.placeOrder("gus", [{ productId, quantity: 2 }]);
+    const hal = await client.placeOrder("hal", [{ productId, quantity: 1 }]);
+    await drained();
+    const state = keys.productState(productId);
+    await redis.hdel(state, `unpaid:${gus}`);
+    await redis.hset(state, "unpaid", 9, "unpaid:ord_gone", 4);
+
+    const report = await run();
+    expect(kinds(report, productId)).toEqual([["product_unpaid", "repaired"]]);
+    expect(await productState(productId)).toEqual({
+      price: "500",
+      available: "7",
+      unpaid: "3",
+      [`unpaid:${gus}`]: "2",
+      [`unpaid:${hal}`]: "1",
+    });
     await expectClean();
   });
 
