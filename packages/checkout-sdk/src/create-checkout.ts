@@ -18,6 +18,7 @@ import type {
 } from "./checkout-views.ts";
 import type { WebSocketConstructor } from "./json-socket.ts";
 import { type Operation, type OperationSpec, startOperation } from "./operation-handle.ts";
+import { type JoinRoomOptions, joinRoom, type RoomHandle } from "./room-handle.ts";
 
 export interface CheckoutOptions {
   /** e.g. https://api.shop.example; a relative one ("" or "/api") resolves against the page in a browser.
@@ -59,6 +60,9 @@ export interface Checkout {
   product(productId: string, options?: CallOptions): Promise<ProductView>;
   /** A shopper may read only their own wallet (another user's answers 404). */
   wallet(userId: string, options?: CallOptions): Promise<WalletView>;
+  /** Queues on page load: joins the room (or follows the ticket this tab already holds), tells the place and
+   * the admission as events, and enterGate() takes the admission to the shop's gate. */
+  joinRoom(roomId: string, options?: JoinRoomOptions): RoomHandle;
 }
 
 // The server validates every id, but only an encoded one cannot turn a stray "/" or "?" into another route.
@@ -111,5 +115,6 @@ export function createCheckout(options: CheckoutOptions): Checkout {
       ]),
     product: (productId, options) => read(`/v1/catalog/products/${encoded(productId)}`, options),
     wallet: (userId, options) => read(`/v1/wallets/${encoded(userId)}`, options),
+    joinRoom: (roomId, options) => joinRoom(context, roomId, options),
   };
 }

@@ -37,4 +37,11 @@ export {
 } from "./floodgate-errors.ts";
 export type { SocketEvent, WebSocketConstructor, WebSocketLike } from "./json-socket.ts";
 export type { Operation, OperationEvents, ResultOptions } from "./operation-handle.ts";
+export type {
+  JoinRoomOptions,
+  RoomAdmission,
+  RoomHandle,
+  RoomHandleEvents,
+  TicketStorage,
+} from "./room-handle.ts";
 export type { AdmittedEvent, PositionEvent } from "./waiting-room-queue.ts";

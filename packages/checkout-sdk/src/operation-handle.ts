@@ -5,6 +5,7 @@
 // ends all of it at once: the request, a waiting room, the socket and the polling.
 import { apiRequest } from "./api-request.ts";
 import type { CheckoutContext } from "./checkout-context.ts";
+import { createListeners } from "./event-listeners.ts";
 import { type FloodgateError, problemError } from "./floodgate-errors.ts";
 import { newIdempotencyKey } from "./idempotency-key.ts";
 import { type LiveSource, watchLive } from "./live-watch.ts";
@@ -57,23 +58,10 @@ export function startOperation<V extends { status: string; failureReason?: strin
   spec: OperationSpec,
 ): Operation<V> {
   const idempotencyKey = spec.idempotencyKey ?? newIdempotencyKey();
-  // Typed by Operation["on"]; inside, one set of listeners per event name.
-  const listeners: Record<string, Set<(value: unknown) => void>> = {};
+  // Typed by Operation["on"].
+  const { emit, on } = createListeners();
   let status = "submitting";
   let id: string | undefined;
-
-  const emit = (event: string, value: unknown) => {
-    for (const listener of listeners[event] ?? []) {
-      try {
-        listener(value);
-      } catch (error) {
-        // A page's bug must not end the operation: reported as an uncaught error, as an event handler's is.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
-  };
 
   const submit = async (): Promise<{ id: string; status: string }> => {
     for (let visits = 0; ; visits++) {
@@ -145,12 +133,7 @@ export function startOperation<V extends { status: string; failureReason?: strin
       return id;
     },
     status: () => status,
-    on(event, listener) {
-      listeners[event] ??= new Set();
-      const set = listeners[event];
-      set.add(listener as (value: unknown) => void);
-      return () => set.delete(listener as (value: unknown) => void);
-    },
+    on,
     result({ signal, timeoutMs } = {}) {
       return new Promise<V>((resolve, reject) => {
         let timer: ReturnType<typeof setTimeout> | undefined;

@@ -3,8 +3,9 @@
 // also keeps the place), and hand back the admission token once the room admits the ticket.
 import { apiRequest } from "./api-request.ts";
 import type { CheckoutContext } from "./checkout-context.ts";
-import { FloodgateError, type Problem, RoomSoldOutError } from "./floodgate-errors.ts";
+import { type Problem, RoomSoldOutError } from "./floodgate-errors.ts";
 import { watchLive } from "./live-watch.ts";
+import { ticketStep } from "./ticket-step.ts";
 
 export interface PositionEvent {
   roomId: string;
@@ -29,8 +30,8 @@ export interface RoomEvents {
 export type RoomEmitter = (event: keyof RoomEvents, value: RoomEvents[keyof RoomEvents]) => void;
 
 /** Resolves with the admission token; rejects with FloodgateError admission_lost when the ticket expired, was
- * abandoned or revoked before its admission (the problem's `reason`), and with RoomSoldOutError when the room's
- * sale sold out while the shopper waited. */
+ * abandoned or revoked before its admission (the problem's `reason`), room_closed when the room closed, and with
+ * RoomSoldOutError when the room's sale sold out while the shopper waited. */
 export async function waitInRoom(
   context: CheckoutContext,
   problem: Problem,
@@ -46,38 +47,17 @@ export async function waitInRoom(
     { method: "POST", body: userId === undefined ? {} : { userId }, signal },
   );
   const ticketPath = `/v1/rooms/${encodeURIComponent(roomId)}/tickets/${encodeURIComponent(ticket.ticketId)}`;
-  let shown: { position: number; unitsLeft: number | undefined } | undefined;
-  // The join's answer, a polled ticket and a socket message: {status | type, position, admissionToken...}.
-  // biome-ignore lint/suspicious/noExplicitAny: the server's JSON, read field by field.
-  const step = (data: any): { token: string; expiresAt: string } | undefined => {
-    const kind = data.type ?? data.status;
-    if (kind === "admitted") return { token: data.admissionToken, expiresAt: data.expiresAt };
-    if (kind === "position" || kind === "waiting") {
-      const unitsLeft: number | undefined = data.unitsLeft ?? undefined;
-      // A new place, or the same place with fewer units left: both change what the shopper should read.
-      if (data.position !== shown?.position || unitsLeft !== shown?.unitsLeft) {
-        const place: PositionEvent = { roomId, position: data.position, etaSeconds: data.etaSeconds };
-        if (unitsLeft !== undefined) place.unitsLeft = unitsLeft;
-        emit("position", place);
-      }
-      shown = { position: data.position, unitsLeft };
-      return undefined;
-    }
-    if (kind === "sold_out") {
+  const step = ticketStep(
+    roomId,
+    (place) => emit("position", place),
+    () => {
       throw new RoomSoldOutError({
         code: "room_sold_out",
         roomId,
         detail: `room ${roomId} sold out while you waited: nothing is left to sell`,
       });
-    }
-    const reason = data.reason ?? kind;
-    throw new FloodgateError({
-      code: "admission_lost",
-      roomId,
-      reason,
-      detail: `the room's ticket ${reason}`,
-    });
-  };
+    },
+  );
   const admission =
     step(ticket) ??
     (await watchLive(context, { socketPath: `${ticketPath}/ws`, pollPath: ticketPath, step }, signal));

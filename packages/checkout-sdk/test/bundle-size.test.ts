@@ -37,6 +37,7 @@ describe("the browser bundle", () => {
       "cancelOrder",
       "claimCoupon",
       "deposit",
+      "joinRoom",
       "pay",
       "placeOrder",
       "product",

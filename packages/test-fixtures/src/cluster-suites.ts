@@ -93,6 +93,7 @@ export const clusterSuites: string[] = [
   "apps/intake/test/operation-socket.test.ts",
   "apps/intake/test/auth-callers.test.ts",
   "packages/checkout-sdk/test/operations.test.ts",
+  "packages/checkout-sdk/test/join-room.test.ts",
   // Reconcile's repairs, one WATCH + MULTI per slot: on drift seeded without the intake, and end to end.
   "packages/reconcile/test/cluster-repairs.test.ts",
   "packages/reconcile/test/reconcile.test.ts",

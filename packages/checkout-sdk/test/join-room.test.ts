@@ -1,0 +1,170 @@
+// Queueing on page load against a real intake process: joinRoom() joins, tells the place live and the admission
+// (with its token), and keeps the ticket in the given storage, so a reloaded page (a new checkout, the same
+// storage) follows the same ticket from the same place without joining again; a stored ticket the server does not
+// know joins afresh. A join refused because the sale sold out, and a ticket revoked while waiting, end the wait
+// with events and a rejected admission().
+import {
+  createTestEnvironment,
+  type IntakeProcess,
+  startIntakeProcess,
+  type TestEnvironment,
+} from "@floodgate/test-fixtures";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createCheckout, type PositionEvent, type RoomAdmission, type RoomHandle } from "../src/index.ts";
+import { createProduct } from "./support/catalog-admin.ts";
+import { eventually } from "./support/eventually.ts";
+import { recordingFetch } from "./support/recording-fetch.ts";
+import { refusal } from "./support/refusal.ts";
+import { ADMIN_API_KEY, joinAhead, putRoom, revokeTicket } from "./support/room-admin.ts";
+
+let env: TestEnvironment;
+let intake: IntakeProcess;
+
+beforeAll(async () => {
+  env = await createTestEnvironment("checkout-sdk-join-room", { env: { ADMIN_API_KEY } });
+  intake = await startIntakeProcess(env.config);
+});
+
+afterAll(async () => {
+  await intake?.kill();
+  await env?.cleanup();
+});
+
+let room = "";
+afterEach(() => putRoom(intake.baseUrl, room, { mode: "off", guards: [] }));
+
+// Nobody is admitted before a room's start: bringing it forward to now lets the room admit.
+const later = () => new Date(Date.now() + 600_000).toISOString();
+const now = () => new Date().toISOString();
+
+/** A tab's sessionStorage: what survives its reloads. */
+const tabStorage = () => {
+  const items = new Map<string, string>();
+  return {
+    items,
+    getItem: (key: string) => items.get(key) ?? null,
+    setItem: (key: string, value: string) => void items.set(key, value),
+    removeItem: (key: string) => void items.delete(key),
+  };
+};
+
+/** One load of the room page: a new checkout (the shop's server joins for `userId`) and its events. */
+function loadPage(roomId: string, userId: string, storage: ReturnType<typeof tabStorage>) {
+  const recorder = recordingFetch();
+  const checkout = createCheckout({
+    baseUrl: intake.baseUrl,
+    getToken: () => env.serverKey,
+    fetch: recorder.fetch,
+  });
+  // Closing the tab or reloading ends the page's wait.
+  const tab = new AbortController();
+  const handle: RoomHandle = checkout.joinRoom(roomId, { userId, storage, signal: tab.signal });
+  const seen = { positions: [] as PositionEvent[], admitted: [] as RoomAdmission[], events: [] as string[] };
+  handle.on("position", (place) => seen.positions.push(place));
+  handle.on("admitted", (admission) => seen.admitted.push(admission));
+  for (const event of ["sold_out", "closed", "error"] as const)
+    handle.on(event, () => seen.events.push(event));
+  return { handle, recorder, seen, unload: () => tab.abort(new Error("the page was unloaded")) };
+}
+
+describe("joinRoom on page load", () => {
+  it("tells the place, keeps the ticket across a reload, then hands over the admission and its token", async () => {
+    room = "load-sale";
+    await putRoom(intake.baseUrl, room, { startsAt: later() });
+    await joinAhead(intake.baseUrl, env.serverKey, room, ["early-1", "early-2"]);
+    const storage = tabStorage();
+
+    const first = loadPage(room, "loader", storage);
+    await eventually(() => first.seen.positions.length > 0, "a place");
+    expect(first.seen.positions[0]).toEqual({ roomId: room, position: 3, etaSeconds: expect.any(Number) });
+    expect(first.recorder.to("POST", /\/tickets$/)).toHaveLength(1);
+    const ticketId = storage.items.get(`floodgate.room.${room}`);
+    expect(ticketId).toBe(JSON.parse(first.recorder.to("POST", /\/tickets$/)[0]!.body).ticketId);
+
+    // The reload: the old page's wait ends with it; the new one reads the stored ticket instead of joining.
+    first.unload();
+    const reload = loadPage(room, "loader", storage);
+    await eventually(() => reload.seen.positions.length > 0, "the place after the reload");
+    expect(reload.seen.positions[0]).toEqual({ roomId: room, position: 3, etaSeconds: expect.any(Number) });
+    expect(reload.recorder.to("POST", /\/tickets$/)).toEqual([]);
+    expect(reload.recorder.to("GET", /\/tickets\/tkt_\w+$/).map((call) => call.path)).toEqual([
+      `/v1/rooms/${room}/tickets/${ticketId}`,
+    ]);
+
+    await putRoom(intake.baseUrl, room, { startsAt: now() });
+    const admission = await reload.handle.admission();
+    expect(admission).toEqual({
+      roomId: room,
+      ticketId,
+      token: expect.any(String),
+      expiresAt: expect.any(String),
+    });
+    expect(reload.seen.admitted).toEqual([admission]);
+    // The token is the room's for this shopper: the intake's own check takes it.
+    const check = await fetch(`${intake.baseUrl}/v1/rooms/${room}/admissions/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: admission.token }),
+    });
+    expect(await check.json()).toMatchObject({ valid: true });
+    expect(reload.seen.events).toEqual([]);
+    // A reload after the admission hands the admission over again, still without joining.
+    const afterwards = loadPage(room, "loader", storage);
+    expect(await afterwards.handle.admission()).toMatchObject({ roomId: room, ticketId });
+    expect(afterwards.recorder.to("POST", /\/tickets$/)).toEqual([]);
+  });
+
+  it("joins afresh when the stored ticket is one the server does not know", async () => {
+    room = "load-forgotten";
+    await putRoom(intake.baseUrl, room, { startsAt: later() });
+    const storage = tabStorage();
+    storage.setItem(`floodgate.room.${room}`, "tkt_00000000000000000000000000");
+    const page = loadPage(room, "forgotten", storage);
+    await eventually(() => page.seen.positions.length > 0, "a place");
+    expect(page.recorder.calls.map((call) => [call.method, call.status])).toEqual([
+      ["GET", 404],
+      ["POST", 201],
+    ]);
+    const joined = JSON.parse(page.recorder.calls[1]!.body).ticketId;
+    expect(storage.items.get(`floodgate.room.${room}`)).toBe(joined);
+    expect(page.seen.positions).toEqual([{ roomId: room, position: 1, etaSeconds: expect.any(Number) }]);
+  });
+
+  it("ends with error and admission_lost when the ticket is revoked while waiting, and forgets it", async () => {
+    room = "load-revoked";
+    await putRoom(intake.baseUrl, room, { startsAt: later() });
+    const storage = tabStorage();
+    const page = loadPage(room, "revoked", storage);
+    await eventually(() => page.seen.positions.length > 0, "a place");
+    await revokeTicket(intake.baseUrl, room, storage.items.get(`floodgate.room.${room}`)!);
+    expect(await refusal(page.handle.admission())).toMatchObject({
+      code: "admission_lost",
+      problem: { roomId: room, reason: "revoked" },
+    });
+    expect(page.seen.events).toEqual(["error"]);
+    expect(storage.items.size).toBe(0);
+  });
+
+  it("tells sold_out when the room's sale has nothing left, and keeps no ticket", async () => {
+    room = "load-sold-out";
+    const productId = await createProduct(intake.baseUrl, 500, 0);
+    await putRoom(intake.baseUrl, room, { startsAt: later(), products: [productId] });
+    // The leader finds the room sold out at its next tick; from then on a join is refused.
+    let probe = 0;
+    for (let joins = 0; probe !== 410 && joins < 100; joins++) {
+      const response = await fetch(`${intake.baseUrl}/v1/rooms/${room}/tickets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${env.serverKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ userId: "prober" }),
+      });
+      probe = response.status;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(probe, "a join refused as sold out").toBe(410);
+    const storage = tabStorage();
+    const page = loadPage(room, "too-late", storage);
+    expect(await refusal(page.handle.admission())).toMatchObject({ name: "RoomSoldOutError", status: 410 });
+    expect(page.seen.events).toEqual(["sold_out"]);
+    expect(storage.items.size).toBe(0);
+  });
+});
