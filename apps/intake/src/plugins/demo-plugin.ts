@@ -23,6 +23,7 @@ import { ProblemError } from "../errors/error-catalogue.ts";
 import { acceptOperation } from "../operations/accept-operation.ts";
 import { readOrder } from "../orders/read-order.ts";
 import { acceptRefund } from "../refunds/accept-refund.ts";
+import { DEMO_DROP_PATH, demoRoomGate } from "./demo-room-gate.ts";
 
 const PUBLIC_DIR = new URL("../../../web/public/", import.meta.url);
 
@@ -102,6 +103,14 @@ export async function demoPlugin(app: FastifyInstance) {
     const query = request.url.indexOf("?");
     return reply.redirect(`/demo/${query === -1 ? "" : request.url.slice(query)}`, 301);
   });
+
+  // The store page behind its room (demo-room-gate.ts): the same page as /demo/, gated while its room queues.
+  app.addHook("onRequest", demoRoomGate(app));
+  app.get(
+    DEMO_DROP_PATH,
+    { config: { auth: "public" }, schema: { response: problems } },
+    async (_request, reply) => send(reply, "html", await readFile(new URL("index.html", PUBLIC_DIR))),
+  );
 
   app.get(
     "/demo/checkout-sdk.js",
