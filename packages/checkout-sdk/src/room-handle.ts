@@ -65,7 +65,13 @@ export function joinRoom(
   options: JoinRoomOptions = {},
 ): RoomHandle {
   const { userId, signal, gatePath = "/.floodgate/admit" } = options;
-  const storage = options.storage === undefined ? globalThis.sessionStorage : options.storage;
+  let storage = options.storage;
+  try {
+    // null: the page asked for none.
+    if (storage === undefined) storage = globalThis.sessionStorage;
+  } catch {
+    // Storage refused (a sandboxed frame, cookies blocked): the wait works, a reload joins again.
+  }
   const key = `floodgate.room.${roomId}`;
   const room = `/v1/rooms/${encodeURIComponent(roomId)}/tickets`;
   const { emit, on } = createListeners();

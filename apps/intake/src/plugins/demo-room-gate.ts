@@ -27,7 +27,9 @@ export function demoRoomGate(app: FastifyInstance) {
         detail: "@floodgate/node is not built: run pnpm exec turbo run build (./floodgate start does)",
       });
     });
-    const { address, family, port } = app.server.address() as AddressInfo;
+    const bound = app.server.address() as AddressInfo | null;
+    if (!bound) throw new ProblemError("not_found", { detail: "the demo's gate needs a listening intake" });
+    const { address, family, port } = bound;
     const host = address === "0.0.0.0" || address === "::" ? "127.0.0.1" : address;
     const origin = `http://${family === "IPv6" && host !== "127.0.0.1" ? `[${host}]` : host}:${port}`;
     const gate = admissionGate({
