@@ -1,13 +1,16 @@
 // Queueing on page load against a real intake process: joinRoom() joins, tells the place live and the admission
 // (with its token), and keeps the ticket in the given storage, so a reloaded page (a new checkout, the same
 // storage) follows the same ticket from the same place without joining again; a stored ticket the server does not
-// know joins afresh. A join refused because the sale sold out, and a ticket revoked while waiting, end the wait
-// with events and a rejected admission().
+// know joins afresh. A sale that sells out while the shopper waits is told (sold_out) and the wait goes on: a
+// restock admits. A join refused because the sale sold out, and a ticket revoked while waiting, end the wait with
+// events and a rejected admission(). A worker applies the deposit, order and payment that sell the unit.
 import {
   createTestEnvironment,
   type IntakeProcess,
   startIntakeProcess,
+  startWorkerProcess,
   type TestEnvironment,
+  type WorkerProcess,
 } from "@floodgate/test-fixtures";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createCheckout, type PositionEvent, type RoomAdmission, type RoomHandle } from "../src/index.ts";
@@ -19,13 +22,15 @@ import { ADMIN_API_KEY, joinAhead, putRoom, revokeTicket } from "./support/room-
 
 let env: TestEnvironment;
 let intake: IntakeProcess;
+let worker: WorkerProcess;
 
 beforeAll(async () => {
   env = await createTestEnvironment("checkout-sdk-join-room", { env: { ADMIN_API_KEY } });
-  intake = await startIntakeProcess(env.config);
+  [intake, worker] = await Promise.all([startIntakeProcess(env.config), startWorkerProcess(env.config)]);
 });
 
 afterAll(async () => {
+  await worker?.stop();
   await intake?.kill();
   await env?.cleanup();
 });
@@ -61,7 +66,10 @@ function loadPage(roomId: string, userId: string, storage: ReturnType<typeof tab
   const handle: RoomHandle = checkout.joinRoom(roomId, { userId, storage, signal: tab.signal });
   const seen = { positions: [] as PositionEvent[], admitted: [] as RoomAdmission[], events: [] as string[] };
   handle.on("position", (place) => seen.positions.push(place));
-  handle.on("admitted", (admission) => seen.admitted.push(admission));
+  handle.on("admitted", (admission) => {
+    seen.admitted.push(admission);
+    seen.events.push("admitted");
+  });
   for (const event of ["sold_out", "closed", "error"] as const)
     handle.on(event, () => seen.events.push(event));
   return { handle, recorder, seen, unload: () => tab.abort(new Error("the page was unloaded")) };
@@ -107,7 +115,7 @@ describe("joinRoom on page load", () => {
       body: JSON.stringify({ token: admission.token }),
     });
     expect(await check.json()).toMatchObject({ valid: true });
-    expect(reload.seen.events).toEqual([]);
+    expect(reload.seen.events).toEqual(["admitted"]);
     // A reload after the admission hands the admission over again, still without joining.
     const afterwards = loadPage(room, "loader", storage);
     expect(await afterwards.handle.admission()).toMatchObject({ roomId: room, ticketId });
@@ -143,6 +151,39 @@ describe("joinRoom on page load", () => {
     });
     expect(page.seen.events).toEqual(["error"]);
     expect(storage.items.size).toBe(0);
+  });
+
+  it("tells sold_out while waiting and keeps waiting: a restock moves the line and admits", async () => {
+    room = "load-restock";
+    const productId = await createProduct(intake.baseUrl, 500, 1);
+    await putRoom(intake.baseUrl, room, { products: [productId] });
+    // The one unit is reserved by an earlier shopper, so the room admits nobody more until it comes back.
+    const shop = createCheckout({ baseUrl: intake.baseUrl, getToken: () => env.serverKey });
+    await shop.deposit({ userId: "first-buyer", amount: 500 }).result({ timeoutMs: 30_000 });
+    const order = await shop
+      .placeOrder({ userId: "first-buyer", items: [{ productId, quantity: 1 }] })
+      .result({ timeoutMs: 30_000 });
+    expect(order.status).toBe("awaiting_payment");
+    const page = loadPage(room, "restock-fan", tabStorage());
+    // The join's own answer may come before the room's leader counted the reservation; the live places then do.
+    await eventually(
+      () => page.seen.positions.some((place) => place.unitsLeft === 0),
+      "a place with none left",
+    );
+    expect(page.seen.positions.at(-1)).toMatchObject({ position: 1, unitsLeft: 0 });
+    expect(page.seen.events).toEqual([]);
+
+    // Paid: nothing left and nothing can come back.
+    await shop.pay({ userId: "first-buyer", amount: 500, orderId: order.id }).result({ timeoutMs: 30_000 });
+    await eventually(() => page.seen.events.includes("sold_out"), "sold_out", 30_000);
+    const restock = await fetch(`${intake.baseUrl}/v1/products/${productId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${ADMIN_API_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ stockAdded: 1 }),
+    });
+    expect(restock.status).toBe(200);
+    expect(await page.handle.admission()).toMatchObject({ roomId: room });
+    expect(page.seen.events).toEqual(["sold_out", "admitted"]);
   });
 
   it("tells sold_out when the room's sale has nothing left, and keeps no ticket", async () => {
