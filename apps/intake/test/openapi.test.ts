@@ -291,7 +291,7 @@ describe("GET /openapi.json", () => {
     const sockets = {
       watchOperation: { messages: ["status", "error"], statuses: ["101", "426"] },
       watchTicket: {
-        messages: ["position", "admitted", "sold_out", "expired", "error"],
+        messages: ["position", "admitted", "sold_out", "closed", "expired", "error"],
         statuses: ["101", "400", "426"],
       },
     };

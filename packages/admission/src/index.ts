@@ -24,6 +24,7 @@ export {
 } from "./rate-limit-overrides.ts";
 export {
   DEFAULT_ABANDON_SECONDS,
+  isRoomClosed,
   isSaleRoom,
   parseRoomDefinition,
   type RoomDefinition,

@@ -3,7 +3,7 @@
 // MULTI of the definition, the state its mode implies, and a message that makes every intake reload at once;
 // then, for `on` and `off`, the queueing mirror in every partition (room-gate.ts), so the guarded routes obey
 // the new mode before the admin's answer.
-import type { GuardedRouteClass, RoomAdmission, RoomMode } from "@floodgate/domain";
+import type { GuardedRouteClass, RoomAdmission, RoomJoins, RoomMethod, RoomMode } from "@floodgate/domain";
 import { isGuardedRouteClass } from "@floodgate/domain";
 import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
@@ -34,6 +34,14 @@ export interface RoomDefinition {
   admitBeyondStock: number;
   /** session: a token serves until its session ends; one-shot: it is consumed by the request accepted with it. */
   admission: RoomAdmission;
+  /** Epoch ms; from it on joins are refused (room_closed) and nobody is admitted. null: the room never closes. */
+  endsAt: number | null;
+  /** See ROOM_METHODS. */
+  method: RoomMethod;
+  /** Told to every refused join while the method is reject. */
+  message: string | null;
+  /** See ROOM_JOINS. */
+  joins: RoomJoins;
   updatedAt: number;
 }
 
@@ -54,11 +62,20 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
     admitBeyondStock: Number(hash.admitBeyondStock ?? 0),
     // A room defined before one-shot admission existed reuses its tokens, as it did.
     admission: hash.admission === "one-shot" ? "one-shot" : "session",
+    // A room defined before the controls: open for good, first come first served, anyone joins.
+    endsAt: hash.endsAt ? Number(hash.endsAt) : null,
+    method: hash.method === "random" || hash.method === "reject" ? hash.method : "fifo",
+    message: hash.message ? hash.message : null,
+    joins: hash.joins === "server" ? "server" : "anyone",
     updatedAt: Number(hash.updatedAt),
   };
 }
 
 const listOf = (value: string | undefined): string[] => (value ? value.split(",") : []);
+
+/** endsAt has come: the room takes no join and admits nobody (the tick and the join script decide the same). */
+export const isRoomClosed = (room: Pick<RoomDefinition, "endsAt">, nowMs = Date.now()): boolean =>
+  room.endsAt !== null && nowMs >= room.endsAt;
 
 /** A sale's room guards what a request touches (its products, its coupons), not a route class. */
 export const isSaleRoom = (room: Pick<RoomDefinition, "products" | "coupons">): boolean =>
@@ -97,6 +114,10 @@ export async function writeRoomDefinition(
     coupons: room.coupons.join(","),
     admitBeyondStock: room.admitBeyondStock,
     admission: room.admission,
+    endsAt: room.endsAt ?? "",
+    method: room.method,
+    message: room.message ?? "",
+    joins: room.joins,
     updatedAt: room.updatedAt,
   });
   // `on` and `off` decide at once; `auto` keeps what the leader decided (not queueing for a new room).

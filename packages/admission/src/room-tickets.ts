@@ -46,7 +46,11 @@ function toState(roomId: string, ticketId: string, userId: string, ticket: Ticke
   return { ticketId, roomId, userId, ...ticket };
 }
 
-export type JoinOutcome = { result: "joined" | "existing"; ticket: TicketState } | { result: "unknown_room" };
+export type JoinOutcome =
+  | { result: "joined" | "existing"; ticket: TicketState }
+  | { result: "unknown_room" }
+  | { result: "closed" }
+  | { result: "rejecting" };
 
 export async function joinRoom(
   redis: ScriptedRedis,
@@ -58,7 +62,9 @@ export async function joinRoom(
     ticketId: newTicketId(),
     userId: request.userId,
   });
-  if (joined.result === "unknown_room") return joined;
+  if (joined.result === "unknown_room" || joined.result === "closed" || joined.result === "rejecting") {
+    return { result: joined.result };
+  }
   return {
     result: joined.result,
     ticket: toState(request.roomId, joined.ticketId, request.userId, joined.ticket),

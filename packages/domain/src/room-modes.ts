@@ -11,3 +11,14 @@ export type RoomMode = (typeof ROOM_MODES)[number];
  */
 export const ROOM_ADMISSIONS = ["session", "one-shot"] as const;
 export type RoomAdmission = (typeof ROOM_ADMISSIONS)[number];
+
+/**
+ * Who the leader admits next. fifo: the head of the queue; random: any waiting ticket, each equally likely;
+ * reject: nobody, and every join is refused with the room's message (an incident switch).
+ */
+export const ROOM_METHODS = ["fifo", "random", "reject"] as const;
+export type RoomMethod = (typeof ROOM_METHODS)[number];
+
+/** Who may join. anyone: a shopper's customer token or the shop's server key; server: the server key only. */
+export const ROOM_JOINS = ["anyone", "server"] as const;
+export type RoomJoins = (typeof ROOM_JOINS)[number];

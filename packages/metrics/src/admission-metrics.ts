@@ -65,7 +65,7 @@ export function createAdmissionMetrics(registry: Registry) {
     }),
     pushes: new Counter({
       name: "floodgate_room_pushes_total",
-      help: "Messages pushed on waiting-room WebSockets by type (position, admitted, sold_out, expired)",
+      help: "Messages pushed on waiting-room WebSockets by type (position, admitted, sold_out, closed, expired)",
       labelNames: ["type"] as const,
       registers: [registry],
     }),

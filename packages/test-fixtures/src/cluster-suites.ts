@@ -53,6 +53,9 @@ export const clusterSuites: string[] = [
   "apps/intake/test/waiting-room-sold-out.test.ts",
   // One-shot admission: the token consumed by the order's (the issue's) commit step.
   "apps/intake/test/waiting-room-one-shot.test.ts",
+  // Room controls: endsAt closes and reopens, method reject and random, joins by the shop's server only.
+  "apps/intake/test/waiting-room-controls.test.ts",
+  "apps/intake/test/waiting-room-random.test.ts",
   "apps/intake/test/payments-accept.test.ts",
   // Payments, deposits and refunds end to end (a worker applying them), their idempotency, the queue gauges and
   // backpressure read per partition, webhook events staged with them.

@@ -132,14 +132,21 @@ export class PositionRounds {
         lost.push(watcher);
         return;
       }
-      // A sold-out room: told once; positions follow again when a restock reopens it.
+      // A closed room (endsAt passed), then a sold-out one: told once; positions follow again when it reopens.
+      if (this.#messages.roomClosed(roomId)) {
+        watcher.position = position;
+        this.#messages.closed(watcher);
+        return;
+      }
       if (this.#messages.roomSoldOut(roomId)) {
         watcher.position = position;
+        watcher.closed = false;
         this.#messages.soldOut(watcher);
         return;
       }
-      if (watcher.soldOut) {
+      if (watcher.soldOut || watcher.closed) {
         watcher.soldOut = false;
+        watcher.closed = false;
         watcher.position = position;
         this.#messages.position(watcher);
         return;

@@ -14,6 +14,8 @@ export interface Watcher {
   unitsLeft: number | null;
   /** Told its room is sold out (and not told since that it reopened). */
   soldOut: boolean;
+  /** Told its room is closed (endsAt passed), and not told since that it reopened. */
+  closed: boolean;
   /** Answered the last ping (a closed laptop sends no FIN). */
   alive: boolean;
 }
@@ -53,6 +55,10 @@ export class SocketWatchers {
 
   ofTicket(ticketId: string): Watcher[] {
     return [...(this.#byTicket.get(ticketId) ?? [])];
+  }
+
+  inRoom(roomId: string): Watcher[] {
+    return [...(this.#byRoom.get(roomId) ?? [])];
   }
 
   /** [roomId, its watchers] for every room with a socket here. */

@@ -6,8 +6,10 @@
 //   {type: "sold_out"}                                          its room has nothing left to sell (the socket
 //                                                               stays: a restock reopens the room, and
 //                                                               positions follow again)
+//   {type: "closed"}                                            its room's endsAt has passed (the socket stays:
+//                                                               a later endsAt reopens the room)
 //   {type: "expired", reason}                                   its session ended, it was abandoned or revoked
-import type { AdmissionTokens } from "@floodgate/admission";
+import { type AdmissionTokens, isRoomClosed } from "@floodgate/admission";
 import type { AdmissionMetrics } from "@floodgate/metrics";
 import type { WebSocket } from "ws";
 import type { PassGrants } from "./pass-grants.ts";
@@ -63,6 +65,19 @@ export class TicketMessages {
   /** Whether this process last read the room as sold out. */
   roomSoldOut(roomId: string): boolean {
     return this.#directory.room(roomId)?.stats.soldOut ?? false;
+  }
+
+  /** Tells a waiting socket its room is closed, once (until the room reopens). */
+  closed(watcher: Watcher): void {
+    if (watcher.closed) return;
+    watcher.closed = true;
+    if (this.send(watcher.socket, { type: "closed" })) this.#metrics.pushes.inc({ type: "closed" });
+  }
+
+  /** Whether the room's endsAt, as this process last read the room, has passed. */
+  roomClosed(roomId: string): boolean {
+    const room = this.#directory.room(roomId);
+    return room !== undefined && isRoomClosed(room.definition);
   }
 
   /** The units left of a room selling products, as this process last read them; null for any other room. */

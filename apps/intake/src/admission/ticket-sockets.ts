@@ -27,6 +27,8 @@ export interface RoomEvent {
   admittedAt?: number;
   /** The tick found the room sold out (the first that did). */
   soldOut?: true;
+  /** The tick found the room closed, its endsAt passed (the first that did). */
+  closed?: true;
 }
 
 export class TicketSockets {
@@ -126,6 +128,7 @@ export class TicketSockets {
       position: ticket.position,
       unitsLeft: null,
       soldOut: false,
+      closed: false,
       alive: true,
     };
     this.#watchers.add(watcher);
@@ -136,6 +139,7 @@ export class TicketSockets {
     });
     if (ticket.status === "admitted")
       void this.#messages.admitted(watcher, ticket.admittedAt ?? Date.now(), ticket.expiresAt ?? Date.now());
+    else if (this.#messages.roomClosed(roomId)) this.#messages.closed(watcher);
     else if (this.#messages.roomSoldOut(roomId)) this.#messages.soldOut(watcher);
     else this.#messages.position(watcher);
   }
@@ -148,6 +152,12 @@ export class TicketSockets {
       for (const [roomId, watchers] of this.#watchers.rooms()) {
         if (roomId !== event.room) continue;
         for (const watcher of watchers) if (watcher.status !== "admitted") this.#messages.soldOut(watcher);
+      }
+    }
+    if (event.closed) {
+      // At once too: every process judges closed by the room's endsAt, which the tick has just found passed.
+      for (const watcher of this.#watchers.inRoom(event.room)) {
+        if (watcher.status !== "admitted") this.#messages.closed(watcher);
       }
     }
     if (Array.isArray(event.admitted)) {

@@ -1,10 +1,18 @@
 // A ticket as a client sees it, on the join, a poll and the WebSocket alike. A pre-queue ticket is "waiting":
 // its position is the pre-queue's size (its place is decided at startsAt: shuffle-proof-route.ts) and startsAt
-// says when. A waiting ticket of a sold-out room is "sold_out" (it keeps its place: a restock reopens the room).
-import { type AdmissionTokens, etaSeconds, type TicketState } from "@floodgate/admission";
+// says when. A waiting ticket of a sold-out room is "sold_out" (it keeps its place: a restock reopens the room);
+// of a room past its endsAt, "closed" (it keeps its place too: a later endsAt reopens the room).
+import { type AdmissionTokens, etaSeconds, isRoomClosed, type TicketState } from "@floodgate/admission";
 import type { RoomEntry } from "./room-directory.ts";
 
-export type PublicTicketStatus = "waiting" | "sold_out" | "admitted" | "expired" | "abandoned" | "revoked";
+export type PublicTicketStatus =
+  | "waiting"
+  | "closed"
+  | "sold_out"
+  | "admitted"
+  | "expired"
+  | "abandoned"
+  | "revoked";
 
 export interface TicketView {
   ticketId: string;
@@ -31,6 +39,9 @@ export function ticketView(
   tokens: AdmissionTokens,
 ): TicketView {
   const base = { ticketId: ticket.ticketId, roomId: ticket.roomId };
+  if ((ticket.status === "waiting" || ticket.status === "early") && room && isRoomClosed(room.definition)) {
+    return { ...base, status: "closed" };
+  }
   if ((ticket.status === "waiting" || ticket.status === "early") && room?.stats.soldOut) {
     return { ...base, status: "sold_out" };
   }

@@ -28,6 +28,12 @@ export const ERRORS = {
     retryable: false,
   },
   forbidden_caller: { status: 403, title: "This kind of caller may not use this route", retryable: false },
+  // A room with joins "server": the shop's own checks (bot, multi-account) run before a place is given.
+  room_joins_server_only: {
+    status: 403,
+    title: "This waiting room takes joins only from the shop's server",
+    retryable: false,
+  },
   not_open: { status: 403, title: "This coupon is not open for issue now", retryable: false },
   // Not retryable as it is: the client must join the room (joinUrl) and come back with its admission token.
   waiting_room_required: {
@@ -116,6 +122,8 @@ export const ERRORS = {
   sold_out: { status: 410, title: "This coupon is sold out", retryable: false },
   // A sale's room with nothing left to sell and no unpaid unit that could come back; a restock reopens it.
   room_sold_out: { status: 410, title: "This room's sale is sold out", retryable: false },
+  // A room past its endsAt; a later endsAt (or none) reopens it.
+  room_closed: { status: 410, title: "This waiting room is closed", retryable: false },
   // A WebSocket route asked for without an upgrade: the resource exists, but only as a socket.
   upgrade_required: {
     status: 426,
@@ -158,6 +166,12 @@ export const ERRORS = {
   admin_disabled: {
     status: 503,
     title: "The admin API is disabled: this deployment has no ADMIN_API_KEY",
+    retryable: false,
+  },
+  // An operator's incident switch (method reject): not retryable as it is, the operator decides when it ends.
+  room_rejecting: {
+    status: 503,
+    title: "This waiting room is refusing everyone for now",
     retryable: false,
   },
   coupon_state_missing: {

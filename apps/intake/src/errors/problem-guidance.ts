@@ -64,6 +64,12 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
   sold_out: "Every coupon of this definition has been issued; there are no more.",
   room_sold_out:
     "Every unit of the room's products is sold and none waits for payment: there is nothing to queue for. A restock reopens the room.",
+  room_closed:
+    "The room's endsAt has passed: it takes no join and admits nobody more. Its operator reopens it by setting a later endsAt (or none).",
+  room_rejecting:
+    "The room's operator has switched it to refuse everyone (method reject); `detail` carries the room's message. Try again later: no place was given.",
+  room_joins_server_only:
+    "This room gives places only through the shop's server (server key), which runs the shop's own checks first: join through the shop's page or API, not with a customer token.",
   upgrade_required:
     'Open the URL as a WebSocket (`new WebSocket("wss://…")`, a GET with `Upgrade: websocket`), with the credential as `?access_token=` in a browser; the messages it sends are in the reference. Without a WebSocket, poll the resource\'s GET route instead.',
   body_too_large: "Send a body of at most 16 KiB.",

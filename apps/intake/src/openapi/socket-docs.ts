@@ -89,6 +89,13 @@ export const ticketSocketDocs: SocketDocs = {
       description:
         "The room's products are sold out: none left, none awaiting payment (sent within a second). The socket stays open and the ticket keeps its place: a restock reopens the room and `position` messages follow again.",
     },
+    closed: {
+      type: "object",
+      required: ["type"],
+      properties: { type: { const: "closed" } },
+      description:
+        "The room's endsAt has passed: it admits nobody more. The socket stays open and the ticket keeps its place: a later endsAt (or none) reopens the room and `position` messages follow again.",
+    },
     expired: {
       type: "object",
       required: ["type", "reason"],

@@ -12,7 +12,7 @@ import {
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
 import { ticketView } from "../admission/ticket-view.ts";
-import { actingUser, mayRead } from "../auth/caller.ts";
+import { actingUser, CREDENTIAL_FIELD, mayRead } from "../auth/caller.ts";
 import { authenticateSocket } from "../auth/socket-caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { ticketSocketDocs } from "../openapi/socket-docs.ts";
@@ -32,7 +32,9 @@ export async function roomTicketsRoute(app: FastifyInstance) {
           location: "/v1/rooms/{roomId}/tickets/{ticketId}",
           admission: "room-joins",
           answers: {
-            410: "room_sold_out: the room's products are sold out (none left, none awaiting payment); nothing was written. A restock reopens the room.",
+            403: "room_joins_server_only: the room takes joins only from the shop's server key (`joins: \"server\"`); a customer token's join is refused, nothing written.",
+            410: "room_sold_out: the room's products are sold out (none left, none awaiting payment); nothing was written. A restock reopens the room. room_closed: the room's endsAt has passed; nothing was written. A later endsAt (or none) reopens it.",
+            503: "room_rejecting: the room's method is reject (an operator's incident switch); `detail` is the room's message. Nothing was written.",
           },
         },
         params: roomIdParamsSchema,
@@ -40,7 +42,9 @@ export async function roomTicketsRoute(app: FastifyInstance) {
         response: {
           200: ticketResponseSchema,
           201: ticketResponseSchema,
+          403: problemResponseSchema,
           410: problemResponseSchema,
+          503: problemResponseSchema,
           ...problems,
         },
       },
@@ -50,6 +54,13 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       // The ticket, and the admission token it leads to, are bound to the verified user.
       const userId = actingUser(request.caller, request.body.userId);
       const { redis, keys, control, directory, tokens, passes } = app.admission;
+      const room = directory.room(roomId);
+      if (room?.definition.joins === "server" && request.caller.kind !== "server") {
+        throw new ProblemError("room_joins_server_only", {
+          field: CREDENTIAL_FIELD,
+          detail: `room ${roomId} takes joins only from the shop's server key`,
+        });
+      }
       // As of the leader's last tick, from this process's directory: no Redis call to refuse a join.
       if (directory.room(roomId)?.stats.soldOut) {
         throw new ProblemError("room_sold_out", { field: "roomId", detail: `room ${roomId} is sold out` });
@@ -58,6 +69,17 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       const outcome = await control.admitJoin(request, () => joinRoom(redis, keys, { roomId, userId }));
       if (outcome.result === "unknown_room") {
         throw new ProblemError("not_found", { field: "roomId", detail: `no room ${roomId}` });
+      }
+      // Decided in the join's script (the room's own clock and config), not from this process's directory.
+      if (outcome.result === "closed") {
+        throw new ProblemError("room_closed", { field: "roomId", detail: `room ${roomId} is closed` });
+      }
+      if (outcome.result === "rejecting") {
+        throw new ProblemError("room_rejecting", {
+          field: "roomId",
+          detail:
+            directory.room(roomId)?.definition.message ?? `room ${roomId} is refusing every join for now`,
+        });
       }
       // An admitted join's token leaves only once its pass is in the user's slot (a second round trip, for
       // joins admitted at once only).

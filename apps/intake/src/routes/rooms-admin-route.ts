@@ -4,6 +4,7 @@
 
 import {
   DEFAULT_ABANDON_SECONDS,
+  isRoomClosed,
   type RoomDefinition,
   RoomDefinitionBusyError,
   readRoomDefinition,
@@ -59,6 +60,11 @@ async function roomView(app: FastifyInstance, roomId: string) {
     coupons: definition.coupons,
     admitBeyondStock: definition.admitBeyondStock,
     admission: definition.admission,
+    endsAt: definition.endsAt === null ? null : new Date(definition.endsAt).toISOString(),
+    closed: isRoomClosed(definition),
+    method: definition.method,
+    message: definition.message,
+    joins: definition.joins,
     unitsLeft: stats.unitsLeft,
     updatedAt: new Date(definition.updatedAt).toISOString(),
     shuffleCommitment: shuffle?.commitment ?? null,
@@ -87,6 +93,16 @@ export async function roomsAdminRoute(app: FastifyInstance) {
       const { redis, keys } = app.admission;
       // The calendar, not only the shape: 2026-02-30 is refused rather than rolled over into March.
       const startsAt = body.startsAt ? parseTimestamp("startsAt", body.startsAt) : null;
+      // A time past is taken: it closes the room at once (an operator ending a sale now).
+      const endsAt = body.endsAt ? parseTimestamp("endsAt", body.endsAt) : null;
+      if (endsAt !== null && startsAt !== null && endsAt <= startsAt) {
+        const detail = "endsAt must be after startsAt";
+        throw new ProblemError("validation_error", {
+          field: "endsAt",
+          detail,
+          errors: [{ field: "endsAt", pointer: "#/endsAt", detail }],
+        });
+      }
       const draft: RoomDefinitionDraft = {
         roomId,
         mode: body.mode,
@@ -118,6 +134,10 @@ export async function roomsAdminRoute(app: FastifyInstance) {
           coupons: draft.coupons,
           admitBeyondStock: body.admitBeyondStock ?? 0,
           admission: body.admission ?? "session",
+          endsAt,
+          method: body.method ?? "fifo",
+          message: body.message ?? null,
+          joins: body.joins ?? "anyone",
           updatedAt: Date.now(),
         };
         await writeRoomDefinition(redis, keys, room, previous);

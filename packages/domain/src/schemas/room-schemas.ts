@@ -1,9 +1,9 @@
 // Schemas of the waiting-room and rate-limit routes.
 import Type, { type Static, type TUnsafe } from "typebox";
 import { COUPON_ID_PATTERN } from "../coupon-id.ts";
-import { ROOM_ADMISSIONS, ROOM_MODES } from "../room-modes.ts";
+import { ROOM_ADMISSIONS, ROOM_JOINS, ROOM_METHODS, ROOM_MODES } from "../room-modes.ts";
 import { GUARDED_ROUTE_CLASSES, ROUTE_CLASSES, type TokenBucketPolicy } from "../route-classes.ts";
-import { nullableStringSchema, timestampSchema } from "./coupon-schemas.ts";
+import { nullableStringSchema, PRINTABLE_TEXT_PATTERN, timestampSchema } from "./coupon-schemas.ts";
 import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
 import { productIdSchema } from "./order-schemas.ts";
 
@@ -12,6 +12,8 @@ export const TICKET_ID_SCHEMA_PATTERN = "^tkt_[0-9A-HJKMNP-TV-Z]{26}$";
 export const MAX_ADMIT_PER_SECOND = 100_000;
 /** Products (or coupons) one room may guard: a sale's, not a catalogue's. */
 export const MAX_ROOM_SALE_ITEMS = 100;
+/** A room's message to the joins it refuses (method reject). */
+export const MAX_ROOM_MESSAGE_LENGTH = 500;
 
 const roomId = Type.String({ pattern: ROOM_ID_PATTERN });
 
@@ -53,6 +55,19 @@ export const roomDefinitionRequestSchema = Type.Object(
     admitBeyondStock: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
     /** session (default): a token serves until its session ends; one-shot: the one request accepted with it. */
     admission: Type.Optional(stringEnum(ROOM_ADMISSIONS)),
+    /** After it, joins are refused (room_closed) and nobody is admitted; a time past closes the room at once. */
+    endsAt: Type.Optional(Type.Union([timestampSchema, Type.Null()])),
+    /** fifo (default), random (any waiting ticket, each equally likely) or reject (an incident switch). */
+    method: Type.Optional(stringEnum(ROOM_METHODS)),
+    /** What a refused join is told while the method is reject. */
+    message: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 1, maxLength: MAX_ROOM_MESSAGE_LENGTH, pattern: PRINTABLE_TEXT_PATTERN }),
+        Type.Null(),
+      ]),
+    ),
+    /** anyone (default): shoppers join with their customer token; server: only the shop's server key joins. */
+    joins: Type.Optional(stringEnum(ROOM_JOINS)),
   },
   { additionalProperties: false },
 );
@@ -75,6 +90,12 @@ export const roomResponseSchema = Type.Object({
   coupons: Type.Array(Type.String()),
   admitBeyondStock: Type.Integer(),
   admission: stringEnum(ROOM_ADMISSIONS),
+  endsAt: nullableStringSchema,
+  /** endsAt has passed: joins are refused and nobody is admitted until endsAt moves later or is cleared. */
+  closed: Type.Boolean(),
+  method: stringEnum(ROOM_METHODS),
+  message: nullableStringSchema,
+  joins: stringEnum(ROOM_JOINS),
   /** A room with products: the units left as of the leader's last tick; null otherwise. */
   unitsLeft: Type.Union([Type.Integer(), Type.Null()]),
   updatedAt: Type.String(),

@@ -25,6 +25,11 @@
      Sold out (ARGV[10] "1": nothing left and no unpaid unit that could come back): the room admits nobody, its
      state says soldOut (joins are refused, waiting tickets read sold_out), and the tick that finds it so
      first publishes it; a tick that finds stock again (a restock) clears it and admits as before.
+     Closed (the config's endsAt has come, by this node's clock, as join-room-9.lua judges it): the room admits
+     nobody, its state says closed, and the tick that finds it so first publishes it (the one place a room
+     becomes closed); a later endsAt (or none) clears it. Method `reject` admits nobody either; method `random`
+     takes each ticket at random among those in the queue (ZRANDMEMBER: each equally likely), except while a
+     pre-queue round moves, whose order is already a shuffle anyone can check.
   7. One event on the channel for everything that happened, for the intakes holding the WebSockets.
 
   Why a tick that slips past fencing is harmless (a deposed leader ticking a room its successor has not reached
@@ -68,7 +73,8 @@ local roomEpoch = tonumber(redis.call("HGET", keys.state, "leaderEpoch")) or 0
 if not epoch or epoch < 1 or roomEpoch > epoch then
   return {-1, roomEpoch}
 end
-local config = redis.call("HMGET", keys.config, "mode", "admitPerSecond", "sessionSeconds", "abandonSeconds")
+local config = redis.call("HMGET", keys.config, "mode", "admitPerSecond", "sessionSeconds", "abandonSeconds",
+  "endsAt", "method")
 if not config[1] then
   return {-2}
 end
@@ -82,6 +88,8 @@ local abandonMs = tonumber(config[4]) * 1000
 local limit = tonumber(ARGV[6])
 local nowMs = room_now_ms()
 local event = {room = ARGV[5], admitted = {}, ended = {}}
+local endsAt = tonumber(config[5])
+local method = config[6] or "fifo"
 
 if not room_shuffle_close_if_due(keys, nowMs, mode == "off") then
   room_shuffle_step(keys)
@@ -205,9 +213,26 @@ else
   redis.call("HDEL", keys.state, "unitsLeft", "soldOut")
   redis.call("DEL", keys.unreserved)
 end
+-- Closed: nobody more, whatever the room's stock or mode; the first tick to find it so says it.
+local closedNow = false
+if endsAt and nowMs >= endsAt then
+  capacity = 0
+  closedNow = redis.call("HSETNX", keys.state, "closed", "1") == 1
+else
+  redis.call("HDEL", keys.state, "closed")
+end
+if method == "reject" then
+  capacity = 0
+end
 local function pop_head(n)
   local ids = {}
-  if admitBelow then
+  if method == "random" and not admitBelow then
+    -- Distinct members, each equally likely; a ticket not waiting (abandoned) is dropped below as at the head.
+    ids = redis.call("ZRANDMEMBER", keys.queue, n)
+    for _, ticketId in ipairs(ids) do
+      redis.call("ZREM", keys.queue, ticketId)
+    end
+  elseif admitBelow then
     ids = redis.call("ZRANGEBYSCORE", keys.queue, "-inf", "(" .. admitBelow, "LIMIT", 0, n)
     for _, ticketId in ipairs(ids) do
       redis.call("ZREM", keys.queue, ticketId)
@@ -269,7 +294,10 @@ end
 if soldOutNow then
   event.soldOut = true
 end
-if #event.admitted > 0 or #event.ended > 0 or soldOutNow then
+if closedNow then
+  event.closed = true
+end
+if #event.admitted > 0 or #event.ended > 0 or soldOutNow or closedNow then
   event.admittedAt = nowMs
   redis.call("PUBLISH", ARGV[4], cjson.encode(event))
 end

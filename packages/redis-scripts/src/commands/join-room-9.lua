@@ -4,9 +4,11 @@
   not queueing the ticket is admitted at once. Joins are rate limited per client address by take-token-1.lua,
   which the intake sends beside this call (same round trip): the address's bucket has a slot of its own.
   A join after startsAt closes the pre-queue if no tick has yet (includes/room-shuffle.lua: cheap), so it
-  queues behind all of it; ordering and moving the pre-queue are the leader's.
+  queues behind all of it; ordering and moving the pre-queue are the leader's. A room whose endsAt has come
+  (by this node's clock, as admit-room-12.lua judges it) or whose method is reject takes no join, not even the
+  user's again: nothing is written.
 
-  KEYS[1]  room config    {room-<id>}:config    mode, admitPerSecond, sessionSeconds, abandonSeconds, startsAt
+  KEYS[1]  room config    {room-<id>}:config    mode, sessionSeconds, startsAt, endsAt, method
   KEYS[2]  room state     {room-<id>}:state     queueing, seq, shuffled, admittedTotal, ...
   KEYS[3]  queue          {room-<id>}:queue     ticket -> sequence number (FIFO)
   KEYS[4]  pre-queue      {room-<id>}:early     ticket -> round (joins before startsAt)
@@ -23,7 +25,8 @@
   Returns {code, ticketId, status, position, joinedAt, admittedAt, expiresAt} (numbers as strings, "" unknown)
     code 1: a new ticket; code 2: the user's ticket, unchanged
     position: 1-based place in the queue; for a pre-queue ticket, the size of its pre-queue round
-  or {-1, ""} no such room; nothing written.
+  or {-1, ""} no such room, {-2, ""} the room is closed (endsAt has come), {-3, ""} its method is reject;
+  nothing written.
 ]]
 --- @include "room-tickets"
 --- @include "room-shuffle"
@@ -32,9 +35,16 @@ local keys = {
   seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9],
 }
 local nowMs = room_now_ms()
-local config = redis.call("HMGET", keys.config, "mode", "sessionSeconds", "startsAt")
+local config = redis.call("HMGET", keys.config, "mode", "sessionSeconds", "startsAt", "endsAt", "method")
 if not config[1] then
   return {-1, ""}
+end
+local endsAt = tonumber(config[4])
+if endsAt and nowMs >= endsAt then
+  return {-2, ""}
+end
+if config[5] == "reject" then
+  return {-3, ""}
 end
 room_shuffle_close_if_due(keys, nowMs, false)
 
