@@ -2,13 +2,14 @@
 // closes the room at once: joins refused 410 room_closed, waiting sockets told `closed`, polls read `closed`,
 // nobody admitted; a later endsAt, or none, reopens it), `method: "reject"` (every join refused 503 with the
 // room's message, nobody admitted, until switched back), `joins: "server"` (a shopper's own join refused 403),
-// and bad values refused 400 naming the field with nothing written.
+// `maxActiveSessions` (no more live sessions than that), and bad values refused 400 naming the field with
+// nothing written.
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { ADMIN_KEY, isoIn } from "./support/coupon-test-kit.ts";
-import { expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
+import { ADMIN_KEY, adminHeaders, isoIn } from "./support/coupon-test-kit.ts";
+import { documentedInject, expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
 import { getRoom, putRoom, ticksAfter } from "./support/room-admin-kit.ts";
 import { openTicketSocket, type TicketSocket } from "./support/ticket-socket.ts";
 
@@ -151,12 +152,13 @@ describe("method", () => {
     expect((await join("incident", "newcomer")).statusCode).toBe(201);
   });
 
-  it("refuses an unknown method, joins or an unprintable message, naming it, and writes nothing", async () => {
+  it("refuses an unknown method or joins, an unprintable message or a cap of 0, naming it, and writes nothing", async () => {
     for (const [field, value] of [
       ["method", "lottery"],
       ["joins", "staff"],
       ["message", "line\nbreak"],
       ["message", "x".repeat(501)],
+      ["maxActiveSessions", 0],
     ] as const) {
       expectProblem(
         await putRoom(app, "never-defined", slowRoom({ [field]: value })),
@@ -187,5 +189,44 @@ describe("joins", () => {
       authorization: `Bearer ${(await app.auth.customerTokens.mint("bob", 900)).token}`,
     });
     expect(own.statusCode, own.body).toBe(201);
+  });
+});
+
+describe("maxActiveSessions", () => {
+  it("admits no more than that many live sessions; one that ends lets the next in", async () => {
+    const defined = await putRoom(app, "capped", slowRoom({ admitPerSecond: 50, maxActiveSessions: 2 }));
+    expect(defined.json().maxActiveSessions).toBe(2);
+    const tickets = await joinMany("capped", 4);
+    const admittedOnes = async () => {
+      const statuses = await Promise.all(tickets.map((ticketId) => statusOf("capped", ticketId)));
+      return tickets.filter((_, i) => statuses[i] === "admitted");
+    };
+    const firstTwo = await waitUntil(admittedOnes, (ids) => ids.length === 2, "two admitted");
+    await ticksAfter(app, "capped");
+    expect(await admittedOnes()).toEqual(firstTwo);
+    expect(await statusOf("capped", tickets[2]!)).toBe("waiting");
+
+    // A session that ends (revoked here; expiry does the same) makes room for exactly one more.
+    const revoked = await documentedInject(app, {
+      method: "DELETE",
+      url: `/v1/rooms/capped/tokens/${firstTwo[0]}`,
+      headers: adminHeaders(),
+    });
+    expect(revoked.statusCode, revoked.body).toBe(204);
+    await waitUntil(
+      () => statusOf("capped", tickets[2]!),
+      (status) => status === "admitted",
+      "the next in line admitted",
+    );
+    await ticksAfter(app, "capped");
+    expect(await statusOf("capped", tickets[3]!)).toBe("waiting");
+
+    // No cap: the rest go at the room's rate.
+    await putRoom(app, "capped", slowRoom({ admitPerSecond: 50 }));
+    await waitUntil(
+      () => statusOf("capped", tickets[3]!),
+      (status) => status === "admitted",
+      "admitted once the cap is lifted",
+    );
   });
 });

@@ -42,6 +42,8 @@ export interface RoomDefinition {
   message: string | null;
   /** See ROOM_JOINS. */
   joins: RoomJoins;
+  /** Admission (the leader's and a join's at once) waits while this many sessions are live; null: no cap. */
+  maxActiveSessions: number | null;
   updatedAt: number;
 }
 
@@ -67,6 +69,7 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
     method: hash.method === "random" || hash.method === "reject" ? hash.method : "fifo",
     message: hash.message ? hash.message : null,
     joins: hash.joins === "server" ? "server" : "anyone",
+    maxActiveSessions: hash.maxActiveSessions ? Number(hash.maxActiveSessions) : null,
     updatedAt: Number(hash.updatedAt),
   };
 }
@@ -118,6 +121,7 @@ export async function writeRoomDefinition(
     method: room.method,
     message: room.message ?? "",
     joins: room.joins,
+    maxActiveSessions: room.maxActiveSessions ?? "",
     updatedAt: room.updatedAt,
   });
   // `on` and `off` decide at once; `auto` keeps what the leader decided (not queueing for a new room).

@@ -65,6 +65,7 @@ async function roomView(app: FastifyInstance, roomId: string) {
     method: definition.method,
     message: definition.message,
     joins: definition.joins,
+    maxActiveSessions: definition.maxActiveSessions,
     unitsLeft: stats.unitsLeft,
     updatedAt: new Date(definition.updatedAt).toISOString(),
     shuffleCommitment: shuffle?.commitment ?? null,
@@ -138,6 +139,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
           method: body.method ?? "fifo",
           message: body.message ?? null,
           joins: body.joins ?? "anyone",
+          maxActiveSessions: body.maxActiveSessions ?? null,
           updatedAt: Date.now(),
         };
         await writeRoomDefinition(redis, keys, room, previous);

@@ -90,6 +90,7 @@ export class RoomTestKit {
         method: "fifo",
         message: null,
         joins: "anyone",
+        maxActiveSessions: null,
         updatedAt: Date.now(),
         ...fields,
       },

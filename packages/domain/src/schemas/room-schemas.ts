@@ -66,6 +66,10 @@ export const roomDefinitionRequestSchema = Type.Object(
         Type.Null(),
       ]),
     ),
+    /** Admission waits while this many of the room's sessions are live; null or absent: no cap. */
+    maxActiveSessions: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000 }), Type.Null()]),
+    ),
     /** anyone (default): shoppers join with their customer token; server: only the shop's server key joins. */
     joins: Type.Optional(stringEnum(ROOM_JOINS)),
   },
@@ -96,6 +100,7 @@ export const roomResponseSchema = Type.Object({
   method: stringEnum(ROOM_METHODS),
   message: nullableStringSchema,
   joins: stringEnum(ROOM_JOINS),
+  maxActiveSessions: Type.Union([Type.Integer(), Type.Null()]),
   /** A room with products: the units left as of the leader's last tick; null otherwise. */
   unitsLeft: Type.Union([Type.Integer(), Type.Null()]),
   updatedAt: Type.String(),

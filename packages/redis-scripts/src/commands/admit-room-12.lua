@@ -30,6 +30,9 @@
      becomes closed); a later endsAt (or none) clears it. Method `reject` admits nobody either; method `random`
      takes each ticket at random among those in the queue (ZRANDMEMBER: each equally likely), except while a
      pre-queue round moves, whose order is already a shuffle anyone can check.
+     A room with maxActiveSessions admits no more than that many less its live sessions (KEYS[8], sessions not
+     yet past their end: the one count of a room's live sessions; KEYS[12] is the part of it that holds no
+     reservation); with the stock's bound, the smaller of the two holds.
   7. One event on the channel for everything that happened, for the intakes holding the WebSockets.
 
   Why a tick that slips past fencing is harmless (a deposed leader ticking a room its successor has not reached
@@ -74,7 +77,7 @@ if not epoch or epoch < 1 or roomEpoch > epoch then
   return {-1, roomEpoch}
 end
 local config = redis.call("HMGET", keys.config, "mode", "admitPerSecond", "sessionSeconds", "abandonSeconds",
-  "endsAt", "method")
+  "endsAt", "method", "maxActiveSessions")
 if not config[1] then
   return {-2}
 end
@@ -212,6 +215,12 @@ elseif (redis.call("HGET", keys.config, "products") or "") ~= "" then
 else
   redis.call("HDEL", keys.state, "unitsLeft", "soldOut")
   redis.call("DEL", keys.unreserved)
+end
+-- The cap on live sessions: they end at their expiry (step 3) or a revocation.
+local maxActive = tonumber(config[7])
+if maxActive then
+  local live = redis.call("ZCOUNT", keys.sessions, "(" .. nowMs, "+inf")
+  capacity = math.max(0, math.min(capacity, maxActive - live))
 end
 -- Closed: nobody more, whatever the room's stock or mode; the first tick to find it so says it.
 local closedNow = false

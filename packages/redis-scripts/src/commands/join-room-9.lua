@@ -6,9 +6,10 @@
   A join after startsAt closes the pre-queue if no tick has yet (includes/room-shuffle.lua: cheap), so it
   queues behind all of it; ordering and moving the pre-queue are the leader's. A room whose endsAt has come
   (by this node's clock, as admit-room-12.lua judges it) or whose method is reject takes no join, not even the
-  user's again: nothing is written.
+  user's again: nothing is written. A room with maxActiveSessions that has that many live sessions (KEYS[8],
+  not past their end) queues a new ticket even while it is not queueing; the leader admits it when one ends.
 
-  KEYS[1]  room config    {room-<id>}:config    mode, sessionSeconds, startsAt, endsAt, method
+  KEYS[1]  room config    {room-<id>}:config    mode, sessionSeconds, startsAt, endsAt, method, maxActiveSessions
   KEYS[2]  room state     {room-<id>}:state     queueing, seq, shuffled, admittedTotal, ...
   KEYS[3]  queue          {room-<id>}:queue     ticket -> sequence number (FIFO)
   KEYS[4]  pre-queue      {room-<id>}:early     ticket -> round (joins before startsAt)
@@ -35,7 +36,8 @@ local keys = {
   seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9],
 }
 local nowMs = room_now_ms()
-local config = redis.call("HMGET", keys.config, "mode", "sessionSeconds", "startsAt", "endsAt", "method")
+local config = redis.call("HMGET", keys.config, "mode", "sessionSeconds", "startsAt", "endsAt", "method",
+  "maxActiveSessions")
 if not config[1] then
   return {-1, ""}
 end
@@ -77,10 +79,14 @@ local ticketId = ARGV[1]
 local t = {userId = userId, joinedAt = nowMs}
 redis.call("HSET", keys.users, userId, ticketId)
 local queueing = redis.call("HGET", keys.state, "queueing") == "1"
+local maxActive = tonumber(config[6])
+-- Full, or others already wait for a session to end: a new ticket queues behind them.
+local full = maxActive ~= nil and (redis.call("ZCARD", keys.queue) > 0 or
+  redis.call("ZCOUNT", keys.sessions, "(" .. nowMs, "+inf") >= maxActive)
 local startsAt = tonumber(config[3])
-if not queueing then
+if not queueing and not full then
   ticket_admit(keys, ticketId, t, nowMs, tonumber(config[2]) * 1000)
-elseif startsAt and nowMs < startsAt then
+elseif queueing and startsAt and nowMs < startsAt then
   t.status = "early"
   ticket_write(keys.tickets, ticketId, t)
   redis.call("ZADD", keys.early, room_early_score(keys), ticketId)
