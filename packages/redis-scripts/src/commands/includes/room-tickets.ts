@@ -3,7 +3,7 @@
 // wrapper takes the keys it reads from RoomKeys (packages/admission admission-keys.ts builds them).
 
 export interface RoomKeys {
-  /** {room-<id>}:config: mode, admitPerSecond, sessionSeconds, abandonSeconds, startsAt. */
+  /** {room-<id>}:config: mode, admitPerSecond, sessionSeconds, abandonSeconds, startsAt, endsAt, method, ... */
   configKey: string;
   /** {room-<id>}:state: queueing, seq, shuffled, admittedTotal, leaderEpoch, the traffic counts, ... */
   stateKey: string;
