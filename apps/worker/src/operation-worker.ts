@@ -6,6 +6,7 @@
 // Routing follows the shard map the global database records (ShardMapWatch polls it): entries of a bucket
 // being moved are held aside (paused-bucket-hold.ts), and a lane's queue is routed again whenever the map
 // changed, so a moved bucket's entries go to its new shard (the old one is fenced: shard-apply.ts).
+import { AdmissionKeys } from "@floodgate/admission";
 import type { Config } from "@floodgate/config";
 import { type GlobalDatabase, type ShardDatabase, ShardMapWatch, storeUnavailable } from "@floodgate/db";
 import type { WorkerMetrics } from "@floodgate/metrics";
@@ -81,7 +82,10 @@ export class OperationWorker {
     this.#global = pools.global;
     this.#lanes = this.#shards.map((_, shard) => new ShardLane(shard));
     this.#expiry = new OrderExpiry(config, log);
-    this.#webhooks = new WorkerWebhooks(config, log, metrics);
+    this.#webhooks = new WorkerWebhooks(config, log, metrics, {
+      redis: this.#redis,
+      keys: new AdmissionKeys(this.#keys),
+    });
     this.#eventRetention = new EventRetention(config, log);
     this.#awaitingOrder = new AwaitingOrderBook(log);
     this.#entries = new EntryReader(config, this.#keys, consumer, this.#redis, this.#reader);

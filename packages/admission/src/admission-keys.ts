@@ -25,6 +25,8 @@ export interface RoomKeySet {
   proofTickets: string;
   /** A room selling products: its admitted sessions that have not reserved yet, scored by their end. */
   unreserved: string;
+  /** The shop's room events (a stream, room-events.lua), drained by the workers into the events feed. */
+  events: string;
 }
 
 export class AdmissionKeys {
@@ -94,6 +96,7 @@ export class AdmissionKeys {
       proof: `${base}shuffle`,
       proofTickets: `${base}shuffle-tickets`,
       unreserved: `${base}unreserved`,
+      events: `${base}events`,
     };
   }
 

@@ -19,5 +19,6 @@ export function roomScriptKeys(room: RoomKeySet): RoomKeys {
     proofKey: room.proof,
     proofTicketsKey: room.proofTickets,
     unreservedKey: room.unreserved,
+    eventsKey: room.events,
   };
 }

@@ -1,4 +1,4 @@
-// One tick of one room (admit-room-12.lua, through its wrapper in @floodgate/redis-scripts): the leader runs it
+// One tick of one room (admit-room-13.lua, through its wrapper in @floodgate/redis-scripts): the leader runs it
 // about every 100 ms; tests run it directly. Every key is the room's, so it runs on a Redis Cluster: the leader
 // is fenced by its epoch, which the room keeps, rather than by reading the lease (leader-lease.ts).
 import type { ScriptedRedis } from "@floodgate/redis-connections";

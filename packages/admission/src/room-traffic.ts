@@ -1,4 +1,4 @@
-// A room's guarded traffic, which the `auto` mode compares with admitPerSecond (admit-room-12.lua). The gate runs
+// A room's guarded traffic, which the `auto` mode compares with admitPerSecond (admit-room-13.lua). The gate runs
 // in the user's slot and cannot count in the room's, so each intake counts its guarded requests per room in
 // memory and flushes them here about every 100 ms (count-room-traffic-1.lua): `auto` sees a surge that much later.
 import type { ScriptedRedis } from "@floodgate/redis-connections";

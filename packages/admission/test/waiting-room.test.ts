@@ -110,7 +110,7 @@ describe("admission", () => {
     });
     expect(await kit.tickOutcome("fenced", { epoch: 0 })).toMatchObject({ result: "deposed" });
     expect(kit.admittedOrder("fenced")).toHaveLength(10);
-    // What a deposed leader can still do: tick a room its successor has not ticked yet (admit-room-12.lua says
+    // What a deposed leader can still do: tick a room its successor has not ticked yet (admit-room-13.lua says
     // why that is harmless). Once the successor has, that room refuses it too.
     expect((await kit.tickOutcome("not-reached", { epoch: deposed })).result).toBe("ticked");
     await kit.tick("not-reached");

@@ -51,6 +51,8 @@ export const clusterSuites: string[] = [
   "apps/intake/test/waiting-room-sales.test.ts",
   "apps/intake/test/waiting-room-stock.test.ts",
   "apps/intake/test/waiting-room-sold-out.test.ts",
+  // Room events: each transition recorded once in the events feed and the webhook outbox.
+  "apps/intake/test/room-events.test.ts",
   // One-shot admission: the token consumed by the order's (the issue's) commit step.
   "apps/intake/test/waiting-room-one-shot.test.ts",
   // Room controls: endsAt closes and reopens, method reject and random, joins by the shop's server only.

@@ -148,7 +148,7 @@ export class AdmissionControl {
 
   /**
    * An admitted session of a room selling products has reserved: its units are out of the stock now, so it
-   * stops counting against it (admit-room-12.lua). Sent after the answer, not waited for: until it lands (or
+   * stops counting against it (admit-room-13.lua). Sent after the answer, not waited for: until it lands (or
    * if it is lost, until the session ends) the session counts twice, so the room admits fewer, never more.
    */
   #reserved(roomId: string, ticketId: string): void {

@@ -3,15 +3,22 @@
 // own Postgres pools, so neither a relay pass nor a burst of deliveries waits for (or holds up) a batch's
 // connection. BullMQ's connections as the order expiries set them up (orders/order-expiry.ts); the queue's
 // own tagged prefix (job-queue-prefix.ts), and the jobs a previous release left under the old one still run
-// (legacy-job-drain.ts).
+// (legacy-job-drain.ts). Each pass first drains the rooms' event streams into shard 0 (room-event-drain.ts),
+// whether or not any endpoint listens: the events feed has them either way.
+import type { AdmissionKeys } from "@floodgate/admission";
 import type { Config } from "@floodgate/config";
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import { SECRET_ROTATION_OVERLAP_HOURS } from "@floodgate/domain";
 import type { WorkerMetrics } from "@floodgate/metrics";
-import { createJobQueueConnection, type RedisConnection } from "@floodgate/redis-connections";
+import {
+  createJobQueueConnection,
+  type RedisConnection,
+  type ScriptedRedis,
+} from "@floodgate/redis-connections";
 import { Queue, type Worker } from "bullmq";
 import { type Kysely, sql } from "kysely";
 import type { Logger } from "pino";
+import { drainRoomEvents } from "../events/room-event-drain.ts";
 import { bullPrefix } from "../job-queue-prefix.ts";
 import { LegacyJobDrain } from "../legacy-job-drain.ts";
 import { type RelayDependencies, ROWS_PER_PASS, relayRedeliveries, relayShard } from "./outbox-relay.ts";
@@ -24,6 +31,12 @@ const RELAY_EVERY_MS = 200;
 const IDLE_RELAY_EVERY_MS = 5000;
 const GAUGE_EVERY_MS = 5000;
 
+/** Where the rooms' event streams are (the worker's own connection; the room keys under its prefix). */
+export interface RoomEventSource {
+  redis: ScriptedRedis;
+  keys: AdmissionKeys;
+}
+
 export class WorkerWebhooks {
   readonly subscriptions: WebhookSubscriptions;
   readonly #config: Config;
@@ -33,6 +46,7 @@ export class WorkerWebhooks {
   readonly #shards: Kysely<ShardDatabase>[];
   readonly #connections: RedisConnection[] = [];
   readonly #queue: Queue<DeliveryJob>;
+  readonly #rooms: RoomEventSource | undefined;
   #worker: Worker<DeliveryJob> | undefined;
   #legacy: LegacyJobDrain | undefined;
   #loop: Promise<void> | undefined;
@@ -40,8 +54,9 @@ export class WorkerWebhooks {
   #wake: (() => void) | undefined;
   #lastGauge = 0;
 
-  constructor(config: Config, log: Logger, metrics: WorkerMetrics) {
+  constructor(config: Config, log: Logger, metrics: WorkerMetrics, rooms?: RoomEventSource) {
     this.#config = config;
+    this.#rooms = rooms;
     this.#log = log;
     this.#metrics = metrics;
     const pool = (url: string, name: string, max: number) =>
@@ -110,6 +125,12 @@ export class WorkerWebhooks {
     while (!this.#stopping) {
       let full = false;
       await this.#updateGauge(); // every 5 s, idle or not (so it falls to 0 when the last endpoint goes)
+      const rooms = this.#rooms;
+      if (rooms) {
+        await this.#pass("room events", () =>
+          drainRoomEvents(rooms.redis, rooms.keys, this.#shards[0]!, this.subscriptions.types),
+        );
+      }
       if (this.subscriptions.types.size === 0 && Date.now() - lastPass < IDLE_RELAY_EVERY_MS) {
         await this.#sleep();
         continue;

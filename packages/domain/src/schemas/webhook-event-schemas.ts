@@ -70,6 +70,24 @@ export const providerPaymentOrphanedEventSchema = event(
   providerPaymentResponseSchema,
 );
 
+/** A room's transition: which room, and when the tick that made it ran. */
+export const roomEventSchema = event(
+  ["room.queueing_started", "room.queueing_stopped", "room.sold_out", "room.closed"] as const,
+  Type.Object({ roomId: Type.String(), at: Type.String() }),
+);
+
+/** A ticket the room admitted from its queue: its session lasts until expiresAt (or its order). */
+export const ticketAdmittedEventSchema = event(
+  ["ticket.admitted"] as const,
+  Type.Object({
+    roomId: Type.String(),
+    ticketId: Type.String(),
+    userId: Type.String(),
+    admittedAt: Type.String(),
+    expiresAt: Type.String(),
+  }),
+);
+
 export const WEBHOOK_EVENT_SCHEMAS = {
   "payment.succeeded": paymentEventSchema,
   "payment.failed": paymentEventSchema,
@@ -82,4 +100,9 @@ export const WEBHOOK_EVENT_SCHEMAS = {
   "coupon.issued": couponIssueEventSchema,
   "refund.succeeded": refundEventSchema,
   "refund.failed": refundEventSchema,
+  "room.queueing_started": roomEventSchema,
+  "room.queueing_stopped": roomEventSchema,
+  "room.sold_out": roomEventSchema,
+  "room.closed": roomEventSchema,
+  "ticket.admitted": ticketAdmittedEventSchema,
 } as const satisfies Record<WebhookEventType, TSchema>;

@@ -42,14 +42,15 @@ export type AdmitRoomResult =
 
 type AdmitRoomReply = [1, "1" | "0", number, number, number, "1" | "0"] | [-1, number] | [-2];
 
-/** admit-room-12.lua: one tick of a waiting room, run by the admission leader. */
+/** admit-room-13.lua: one tick of a waiting room, run by the admission leader. */
 export const admitRoom = luaScript({
-  file: "admit-room-12.lua",
+  file: "admit-room-13.lua",
   keys: (input: AdmitRoomInput) => [
     ...queueingRoomKeys(input),
     input.endedKey,
     input.orderKey,
     input.unreservedKey,
+    input.eventsKey,
   ],
   args: (input: AdmitRoomInput) => [
     input.leaderEpoch,

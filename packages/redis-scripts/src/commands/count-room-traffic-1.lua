@@ -1,6 +1,6 @@
 --[[
   Add an intake's count of guarded requests to a room's traffic, for the leader's `auto` mode
-  (admit-room-12.lua compares the last second's traffic with admitPerSecond). Each intake counts in memory and
+  (admit-room-13.lua compares the last second's traffic with admitPerSecond). Each intake counts in memory and
   flushes about every 100 ms (apps/intake/src/admission/room-traffic.ts), so the gate, which runs in the user's
   slot, need not write the room's: a count lands in the second of the flush (Redis TIME of the room's node).
 

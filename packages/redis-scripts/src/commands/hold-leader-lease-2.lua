@@ -1,6 +1,6 @@
 --[[
   Take or keep the admission leader's lease, and name the holder's epoch: a number that grows with every new
-  holder. The leader passes its epoch to each room's tick (admit-room-12.lua), and a room refuses a tick from an
+  holder. The leader passes its epoch to each room's tick (admit-room-13.lua), and a room refuses a tick from an
   epoch below the highest it has seen, so a deposed leader cannot admit in a room its successor has ticked.
   The room remembers the epoch itself: the tick needs no key outside the room's slot.
 

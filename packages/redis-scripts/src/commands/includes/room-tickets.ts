@@ -31,12 +31,14 @@ export interface RoomKeys {
   proofTicketsKey: string;
   /** {room-<id>}:unreserved: ticket -> session end, admitted sessions of a room selling products that have not reserved yet. */
   unreservedKey: string;
+  /** {room-<id>}:events: the shop's room events (room-events.lua), a stream the workers drain. */
+  eventsKey: string;
 }
 
-/** The keys a room's join and tick take first, in their order (admit-room-12.lua adds endedKey, orderKey, unreservedKey). */
+/** The keys a room's join and tick take first, in their order (admit-room-13.lua adds endedKey, orderKey, unreservedKey, eventsKey). */
 export type QueueingRoomKeys = Omit<
   RoomKeys,
-  "endedKey" | "orderKey" | "proofKey" | "proofTicketsKey" | "unreservedKey"
+  "endedKey" | "orderKey" | "proofKey" | "proofTicketsKey" | "unreservedKey" | "eventsKey"
 >;
 
 export const queueingRoomKeys = (keys: QueueingRoomKeys): string[] => [

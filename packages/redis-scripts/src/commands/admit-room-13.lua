@@ -34,6 +34,12 @@
      yet past their end: the one count of a room's live sessions; KEYS[12] is the part of it that holds no
      reservation); with the stock's bound, the smaller of the two holds.
   7. One event on the channel for everything that happened, for the intakes holding the WebSockets.
+  8. The shop's events, appended to KEYS[13] in this call (includes/room-events.lua): room.queueing_started
+     and room.queueing_stopped when whether the room queues differs from what the shop was last told (state
+     queueingTold, absent: not queueing), which also tells a mode the admin switched on or off (room-definition.ts
+     sets queueing at once) at the next tick, and a flip undone between two ticks not at all; room.sold_out when
+     the tick finds the room sold out first; one ticket.admitted per ticket it admits (the worker records those
+     only while an endpoint subscribes to them).
 
   Why a tick that slips past fencing is harmless (a deposed leader ticking a room its successor has not reached
   yet): everything a tick decides from is in this room (allowance, lastTickAt, the queue) and the clock is this
@@ -46,6 +52,7 @@
   KEYS[8]  sessions                    KEYS[9] admissions per second       KEYS[10] ended {room-<id>}:ended
   KEYS[11] pre-queue order {room-<id>}:order (the closed round's tickets, in the order the leader computed)
   KEYS[12] unreserved {room-<id>}:unreserved  ticket -> session end: admitted sessions with no reservation yet
+  KEYS[13] events {room-<id>}:events: the shop's room events (a stream the workers drain)
 
   ARGV[1] the leader's epoch (hold-leader-lease-2.lua; >= 1)
   ARGV[2] "1" when the workers' backlog is over its limit (backpressure), else "0"
@@ -66,10 +73,11 @@
 ]]
 --- @include "room-tickets"
 --- @include "room-shuffle"
+--- @include "room-events"
 local keys = {
   config = KEYS[1], state = KEYS[2], queue = KEYS[3], early = KEYS[4], tickets = KEYS[5], users = KEYS[6],
   seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9], ended = KEYS[10], order = KEYS[11],
-  unreserved = KEYS[12],
+  unreserved = KEYS[12], events = KEYS[13],
 }
 local epoch = tonumber(ARGV[1])
 local roomEpoch = tonumber(redis.call("HGET", keys.state, "leaderEpoch")) or 0
@@ -145,7 +153,7 @@ end
 
 -- 5. Whether the room queues.
 local state = redis.call("HMGET", keys.state, "queueing", "calmSince", "trafficSec", "trafficCount", "trafficPrev",
-  "lastTickAt", "allowance", "admitsTrimmedAt")
+  "lastTickAt", "allowance", "admitsTrimmedAt", "queueingTold")
 local queueing = state[1] == "1"
 local second = math.floor(nowMs / 1000)
 local trafficSec = tonumber(state[3])
@@ -181,6 +189,10 @@ else
   end
 end
 redis.call("HSET", keys.state, "queueing", queueing and "1" or "0")
+if queueing ~= (state[9] == "1") then
+  redis.call("HSET", keys.state, "queueingTold", queueing and "1" or "0")
+  room_event(keys.events, queueing and "room.queueing_started" or "room.queueing_stopped", nowMs, {})
+end
 
 -- 6. Admission from the head.
 local lastTickAt = tonumber(state[6]) or nowMs
@@ -275,6 +287,8 @@ while admitted < capacity and looked < limit do
         end
         admitted = admitted + 1
         event.admitted[#event.admitted + 1] = {ticketId, t.userId, t.expiresAt}
+        room_event(keys.events, "ticket.admitted", nowMs, {ticketId = ticketId, userId = t.userId,
+          expiresAt = t.expiresAt})
       end
     end
   end
@@ -302,6 +316,7 @@ end
 -- 7. One event for the intakes.
 if soldOutNow then
   event.soldOut = true
+  room_event(keys.events, "room.sold_out", nowMs, {})
 end
 if closedNow then
   event.closed = true
