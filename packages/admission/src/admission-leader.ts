@@ -6,10 +6,12 @@
 // changed whether a room queues, and for every room once a second (a repair), it copies that into the room's
 // queueing mirror in every partition (room-gate.ts), where the guarded routes read it. Every few ticks it also
 // measures the workers' backlog and publishes the backpressure signal the intakes and the `auto` rooms act on.
-// A room selling products ticks with their units left (room-stock.ts), which bounds what it admits.
+// A room selling products ticks with their units left (room-stock.ts), which bounds what it admits. A room
+// whose admitPerSecond is "auto" ticks with its share of the rate the backlog readings set (auto-admit-rate.ts).
 import type { QueueKeys } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { AdmissionKeys } from "./admission-keys.ts";
+import { autoRoomShare, nextAutoAdmitRate, startingAutoAdmitRate } from "./auto-admit-rate.ts";
 import { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
 import { holdLeaderLease } from "./leader-lease.ts";
 import { type RoomDefinition, readRoomDefinition } from "./room-definition.ts";
@@ -51,6 +53,9 @@ export class AdmissionLeader {
   #epoch = 0;
   #backpressure = false;
   #lastBacklogAt = 0;
+  /** The pipeline's admit rate for `auto`-rate rooms; null until this process first measures (or reads it). */
+  #autoRate: number | null = null;
+  #autoRateAt = 0;
   #rooms: string[] = [];
   /** The rooms' definitions as of the last room list (a room's products and admitBeyondStock). */
   #definitions = new Map<string, RoomDefinition>();
@@ -205,6 +210,14 @@ export class AdmissionLeader {
   async #measureBacklog(): Promise<void> {
     const { redis, keys, queueKeys, backpressureSeconds } = this.#options;
     const reading = await this.#gauge.read(redis, queueKeys);
+    const now = Date.now();
+    if (this.#autoRate === null) {
+      // A new leader goes on from what its predecessor published (the signal expires if nobody renews it).
+      this.#autoRate = startingAutoAdmitRate(await redis.hget(keys.backlogSignal(), "autoAdmitPerSecond"));
+    } else {
+      this.#autoRate = nextAutoAdmitRate(this.#autoRate, reading, now - this.#autoRateAt);
+    }
+    this.#autoRateAt = now;
     // An unknown drain time (the workers have not been busy long enough to tell) starts nothing.
     this.#backpressure =
       backpressureSeconds > 0 &&
@@ -223,6 +236,7 @@ export class AdmissionLeader {
             : Number.isFinite(reading.drainSeconds)
               ? reading.drainSeconds.toFixed(1)
               : "inf",
+        autoAdmitPerSecond: this.#autoRate,
         at: Date.now(),
       })
       // A signal nobody renews (the leader died) goes away rather than refusing traffic forever.
@@ -234,12 +248,23 @@ export class AdmissionLeader {
   async #tickRoom(roomId: string): Promise<TickOutcome> {
     const { redis, keys, queueKeys, cooldownMs } = this.#options;
     // A room selling products: its stock, read in the products' slots just before the room's tick.
-    const stock = await readRoomStock(redis, queueKeys, this.#definitions.get(roomId));
+    const definition = this.#definitions.get(roomId);
+    const stock = await readRoomStock(redis, queueKeys, definition);
     return tickRoom(redis, keys, roomId, {
       epoch: this.#epoch,
       backpressure: this.#backpressure,
       cooldownMs,
       stock,
+      autoAdmitPerSecond: definition?.admitPerSecond === "auto" ? this.#autoShare() : null,
     });
+  }
+
+  /** One `auto`-rate room's share of the pipeline's rate (rooms turned off admit everyone and take none). */
+  #autoShare(): number {
+    let rooms = 0;
+    for (const room of this.#definitions.values()) {
+      if (room.admitPerSecond === "auto" && room.mode !== "off") rooms++;
+    }
+    return autoRoomShare(this.#autoRate ?? startingAutoAdmitRate(null), rooms);
   }
 }

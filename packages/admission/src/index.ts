@@ -8,6 +8,13 @@ export {
   type TokenRejection,
   type TokenVerdict,
 } from "./admission-token.ts";
+export {
+  AUTO_ADMIT_FLOOR_PER_SECOND,
+  AUTO_ADMIT_START_PER_SECOND,
+  AUTO_TARGET_DRAIN_SECONDS,
+  autoRoomShare,
+  nextAutoAdmitRate,
+} from "./auto-admit-rate.ts";
 export { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
 export {
   type AdmissionSigningKey,

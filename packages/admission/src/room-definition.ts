@@ -14,7 +14,8 @@ export interface RoomDefinition {
   roomId: string;
   /** See ROOM_MODES. */
   mode: RoomMode;
-  admitPerSecond: number;
+  /** "auto": the leader sets it from the workers' apply rate and lag (auto-admit-rate.ts). */
+  admitPerSecond: number | "auto";
   /** How long an admission (and its token) lasts. */
   sessionSeconds: number;
   /** A waiting ticket with no heartbeat (open WebSocket or poll) this long loses its place. */
@@ -54,7 +55,7 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
   return {
     roomId,
     mode: hash.mode as RoomMode,
-    admitPerSecond: Number(hash.admitPerSecond),
+    admitPerSecond: hash.admitPerSecond === "auto" ? "auto" : Number(hash.admitPerSecond),
     sessionSeconds: Number(hash.sessionSeconds),
     abandonSeconds: Number(hash.abandonSeconds),
     startsAt: hash.startsAt ? Number(hash.startsAt) : null,

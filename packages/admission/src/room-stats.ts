@@ -3,6 +3,7 @@
 // pipeline reads the room's keys only: one slot, as a Redis Cluster requires of a pipeline.
 import type { Cluster, Redis } from "ioredis";
 import type { AdmissionKeys } from "./admission-keys.ts";
+import { AUTO_ADMIT_START_PER_SECOND } from "./auto-admit-rate.ts";
 
 export interface RoomStats {
   queueing: boolean;
@@ -21,6 +22,8 @@ export interface RoomStats {
   unitsLeft: number | null;
   /** A room selling products with nothing left to sell (as of the leader's last tick): joins are refused. */
   soldOut: boolean;
+  /** A room whose admitPerSecond is "auto": the rate the leader last set for it; null before its first tick. */
+  autoAdmitPerSecond: number | null;
 }
 
 const MEASURED_SECONDS = 10;
@@ -36,13 +39,21 @@ export async function readRoomStats(
   const lastMinute = Array.from({ length: 60 }, (_, i) => String(second - 1 - i));
   const results = await redis
     .pipeline()
-    .hmget(room.state, "queueing", "admittedTotal", "abandonedTotal", "unitsLeft", "soldOut")
+    .hmget(
+      room.state,
+      "queueing",
+      "admittedTotal",
+      "abandonedTotal",
+      "unitsLeft",
+      "soldOut",
+      "autoAdmitPerSecond",
+    )
     .zcard(room.queue)
     .zcard(room.early)
     .hmget(room.admits, ...lastMinute)
     .exec();
   const value = <T>(i: number) => results?.[i]?.[1] as T;
-  const [queueing, admittedTotal, abandonedTotal, unitsLeft, soldOut] = value<(string | null)[]>(0);
+  const [queueing, admittedTotal, abandonedTotal, unitsLeft, soldOut, autoRate] = value<(string | null)[]>(0);
   const perSecond = value<(string | null)[]>(3).map((count) => Number(count ?? 0));
   const sum = (counts: number[]) => counts.reduce((total, count) => total + count, 0);
   const recent = perSecond.slice(0, MEASURED_SECONDS); // recent[0]: the last whole second
@@ -58,6 +69,7 @@ export async function readRoomStats(
     abandonedTotal: Number(abandonedTotal ?? 0),
     unitsLeft: unitsLeft === null || unitsLeft === undefined ? null : Number(unitsLeft),
     soldOut: soldOut === "1",
+    autoAdmitPerSecond: autoRate === null || autoRate === undefined ? null : Number(autoRate),
   };
 }
 
@@ -69,13 +81,19 @@ export async function readRoomStats(
  */
 export const MIN_MEASURED_SECONDS = 3;
 
-/** Seconds until a place is admitted: its position over the measured rate, or the configured one until that means something. */
+/**
+ * Seconds until a place is admitted: its position over the measured rate, or the configured one until that means
+ * something (an "auto" rate: the one the leader last set, else where it starts).
+ */
 export function etaSeconds(
   position: number,
-  stats: Pick<RoomStats, "measuredAdmitRate" | "measuredSeconds">,
-  admitPerSecond: number,
+  stats: Pick<RoomStats, "measuredAdmitRate" | "measuredSeconds"> &
+    Partial<Pick<RoomStats, "autoAdmitPerSecond">>,
+  admitPerSecond: number | "auto",
 ) {
   const measured = stats.measuredSeconds >= MIN_MEASURED_SECONDS && stats.measuredAdmitRate > 0;
-  const rate = measured ? stats.measuredAdmitRate : admitPerSecond;
+  const configured =
+    admitPerSecond === "auto" ? (stats.autoAdmitPerSecond ?? AUTO_ADMIT_START_PER_SECOND) : admitPerSecond;
+  const rate = measured ? stats.measuredAdmitRate : configured;
   return Math.ceil(position / Math.max(rate, 0.001));
 }

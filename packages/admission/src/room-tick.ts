@@ -41,6 +41,8 @@ export interface TickOptions {
   endedRetentionMs?: number;
   /** A room selling products: the units left (read just before) and its admitBeyondStock. */
   stock?: { unitsLeft: number; admitBeyondStock: number; soldOut: boolean } | null;
+  /** A room whose admitPerSecond is "auto": the rate the leader set for it (auto-admit-rate.ts). */
+  autoAdmitPerSecond?: number | null;
 }
 
 /**
@@ -88,5 +90,6 @@ function tickOnce(
     stepLimit: TICK_STEP_LIMIT,
     endedRetentionMs: options.endedRetentionMs ?? ENDED_TICKET_RETENTION_MS,
     stock: options.stock ?? null,
+    autoAdmitPerSecond: options.autoAdmitPerSecond ?? null,
   });
 }

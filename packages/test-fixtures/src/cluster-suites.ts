@@ -53,6 +53,9 @@ export const clusterSuites: string[] = [
   "apps/intake/test/waiting-room-sold-out.test.ts",
   // Room events: each transition recorded once in the events feed and the webhook outbox.
   "apps/intake/test/room-events.test.ts",
+  // admitPerSecond "auto": the leader's rate follows the workers.
+  "packages/admission/test/auto-admit-rate.test.ts",
+  "apps/intake/test/waiting-room-auto-rate.test.ts",
   // One-shot admission: the token consumed by the order's (the issue's) commit step.
   "apps/intake/test/waiting-room-one-shot.test.ts",
   // Room controls: endsAt closes and reopens, method reject and random, joins by the shop's server only.

@@ -52,6 +52,7 @@ async function roomView(app: FastifyInstance, roomId: string) {
     abandoned: stats.abandonedTotal,
     measuredAdmitRate: stats.measuredAdmitRate,
     admitPerSecond: definition.admitPerSecond,
+    autoAdmitPerSecond: definition.admitPerSecond === "auto" ? stats.autoAdmitPerSecond : null,
     sessionSeconds: definition.sessionSeconds,
     abandonSeconds: definition.abandonSeconds,
     startsAt: definition.startsAt === null ? null : new Date(definition.startsAt).toISOString(),

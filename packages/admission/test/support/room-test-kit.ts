@@ -120,6 +120,7 @@ export class RoomTestKit {
       backpressure: options.backpressure ?? false,
       cooldownMs: options.cooldownMs ?? 60_000,
       endedRetentionMs: options.endedRetentionMs,
+      autoAdmitPerSecond: options.autoAdmitPerSecond,
     });
     await this.flushEvents();
     return outcome;
@@ -185,6 +186,8 @@ export interface TickRunOptions {
   backpressure?: boolean;
   cooldownMs?: number;
   endedRetentionMs?: number;
+  /** A room whose admitPerSecond is "auto": the rate the leader would pass. */
+  autoAdmitPerSecond?: number | null;
 }
 
 export function paymentMessage(userId: string, amount = 100): MoneyOperationMessage {

@@ -29,7 +29,11 @@ export type TicketParams = Static<typeof ticketParamsSchema>;
 export const roomDefinitionRequestSchema = Type.Object(
   {
     mode: stringEnum(ROOM_MODES),
-    admitPerSecond: Type.Integer({ minimum: 1, maximum: MAX_ADMIT_PER_SECOND }),
+    /** "auto": the leader follows the workers' apply rate and lag (docs/api.md, waiting rooms). */
+    admitPerSecond: Type.Union([
+      Type.Integer({ minimum: 1, maximum: MAX_ADMIT_PER_SECOND }),
+      Type.Literal("auto"),
+    ]),
     sessionSeconds: Type.Integer({ minimum: 10, maximum: 86_400 }),
     abandonSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
     startsAt: Type.Optional(Type.Union([timestampSchema, Type.Null()])),
@@ -85,7 +89,9 @@ export const roomResponseSchema = Type.Object({
   admittedLastMinute: Type.Integer(),
   abandoned: Type.Integer(),
   measuredAdmitRate: Type.Number(),
-  admitPerSecond: Type.Integer(),
+  admitPerSecond: Type.Union([Type.Integer(), Type.Literal("auto")]),
+  /** A room whose admitPerSecond is "auto": the rate the leader last set; null otherwise (or before a tick). */
+  autoAdmitPerSecond: Type.Union([Type.Number(), Type.Null()]),
   sessionSeconds: Type.Integer(),
   abandonSeconds: Type.Integer(),
   startsAt: nullableStringSchema,

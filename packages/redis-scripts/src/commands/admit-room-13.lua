@@ -65,6 +65,9 @@
           "" for a room that sells none
   ARGV[9] admitBeyondStock: sessions the room may admit beyond the units left
   ARGV[10] "1" when the room's products are sold out (every `available` and `unpaid` 0), else "0"
+  ARGV[11] a room whose admitPerSecond is "auto": the rate the leader set for it (auto-admit-rate.ts), written
+           to state autoAdmitPerSecond for the ETA and the admin view; "" for the others (such a room ticked
+           without it, by a leader that has not read its definition yet, admits nobody)
 
   Returns {1, queueing ("1"/"0"), waiting, admitted now, ended now (expired + abandoned), "1" when a closed
   pre-queue round awaits the leader's order else "0"}, {-1, the room's epoch} when a later leader epoch has
@@ -94,6 +97,10 @@ if epoch > roomEpoch then
 end
 local mode = config[1]
 local admitPerSecond = tonumber(config[2])
+if not admitPerSecond then
+  admitPerSecond = tonumber(ARGV[11]) or 0
+  redis.call("HSET", keys.state, "autoAdmitPerSecond", admitPerSecond)
+end
 local sessionMs = tonumber(config[3]) * 1000
 local abandonMs = tonumber(config[4]) * 1000
 local limit = tonumber(ARGV[6])

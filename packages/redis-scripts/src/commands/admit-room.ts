@@ -20,6 +20,8 @@ export interface AdmitRoomInput extends RoomKeys {
    * sold out (nothing left, no unpaid unit that could come back).
    */
   stock: { unitsLeft: number; admitBeyondStock: number; soldOut: boolean } | null;
+  /** A room whose admitPerSecond is "auto": the rate the leader set for it; null for the others. */
+  autoAdmitPerSecond: number | null;
 }
 
 export type AdmitRoomResult =
@@ -63,6 +65,7 @@ export const admitRoom = luaScript({
     input.stock === null ? "" : input.stock.unitsLeft,
     input.stock === null ? 0 : input.stock.admitBeyondStock,
     input.stock?.soldOut ? "1" : "0",
+    input.autoAdmitPerSecond ?? "",
   ],
   decode: (reply: AdmitRoomReply): AdmitRoomResult => {
     const code = Number(reply[0]);
