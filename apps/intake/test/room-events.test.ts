@@ -111,7 +111,14 @@ describe("room events", () => {
   let roomsEndpoint: string;
 
   it("records each queueing transition and a sold-out room once, and no admission nobody asked for", async () => {
-    roomsEndpoint = await createEndpoint(["room.queueing_started", "room.queueing_stopped", "room.sold_out"]);
+    // room.closed too, for the last test: a worker reads the endpoint list once a second, so an endpoint made
+    // just before an event may miss it (docs/api.md).
+    roomsEndpoint = await createEndpoint([
+      "room.queueing_started",
+      "room.queueing_stopped",
+      "room.sold_out",
+      "room.closed",
+    ]);
     const product = await createProduct(second, { stock: 0, price: 1000 });
     await defineRoom(first, "drop", { mode: "on" });
     await defineRoom(first, "sale", { mode: "on", products: [product.id] });
@@ -202,5 +209,24 @@ describe("room events", () => {
     expect(listed.map((d) => d.eventId).sort()).toEqual(ids(recorded));
     // The room endpoint, which does not name ticket.admitted, got none of them.
     expect((await deliveries(roomsEndpoint)).filter((d) => d.eventType === "ticket.admitted")).toEqual([]);
+  });
+
+  it("records room.closed once when the room's endsAt has passed", async () => {
+    // An endsAt already past closes the room on the leader's next tick; the ticks after it tell nothing again.
+    await defineRoom(second, "last-call", { mode: "on", endsAt: new Date(Date.now() - 1_000).toISOString() });
+    const closed = await waitUntil(
+      async () => ofRoom(await feed("room.closed"), "last-call"),
+      (events) => events.length > 0,
+      "last-call closed",
+    );
+    await drained("last-call");
+    expect(ofRoom(await feed("room.closed"), "last-call")).toHaveLength(1);
+    expect(Number.isNaN(Date.parse(closed[0]!.data.at!))).toBe(false);
+    const listed = await waitUntil(
+      async () => (await deliveries(roomsEndpoint)).filter((d) => d.eventType === "room.closed"),
+      (list) => list.length >= 1,
+      "the room.closed delivery",
+    );
+    expect(listed.map((d) => d.eventId)).toEqual([closed[0]!.id]);
   });
 });

@@ -327,6 +327,7 @@ if soldOutNow then
 end
 if closedNow then
   event.closed = true
+  room_event(keys.events, "room.closed", nowMs, {})
 end
 if #event.admitted > 0 or #event.ended > 0 or soldOutNow or closedNow then
   event.admittedAt = nowMs
