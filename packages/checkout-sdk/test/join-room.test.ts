@@ -3,7 +3,7 @@
 // storage) follows the same ticket from the same place without joining again; a stored ticket the server does not
 // know joins afresh. A sale that sells out while the shopper waits is told (sold_out) and the wait goes on: a
 // restock admits. A join refused because the sale sold out, and a ticket revoked while waiting, end the wait with
-// events and a rejected admission(). A worker applies the deposit, order and payment that sell the unit.
+// events and a rejected admission(), as does a room closed by its endsAt (before the join or while waiting). A worker applies the deposit, order and payment that sell the unit.
 import {
   createTestEnvironment,
   type IntakeProcess,
@@ -206,6 +206,31 @@ describe("joinRoom on page load", () => {
     const page = loadPage(room, "too-late", storage);
     expect(await refusal(page.handle.admission())).toMatchObject({ name: "RoomSoldOutError", status: 410 });
     expect(page.seen.events).toEqual(["sold_out"]);
+    expect(storage.items.size).toBe(0);
+  });
+
+  it("tells closed when the room's endsAt passes while the shopper waits, and forgets the ticket", async () => {
+    room = "load-closing";
+    await putRoom(intake.baseUrl, room, { startsAt: later() });
+    const storage = tabStorage();
+    const page = loadPage(room, "closing", storage);
+    await eventually(() => page.seen.positions.length > 0, "a place");
+    // The operator ends the sale: an endsAt already past closes the room at the leader's next tick, which admits
+    // no one (the pre-queue it lets go is not admitted either).
+    await putRoom(intake.baseUrl, room, { endsAt: now() });
+    expect(await refusal(page.handle.admission())).toMatchObject({ code: "room_closed" });
+    expect(page.seen.events).toEqual(["closed"]);
+    expect(storage.items.size).toBe(0);
+  });
+
+  it("tells closed when a join comes after the room's endsAt, and keeps no ticket", async () => {
+    room = "load-closed";
+    await putRoom(intake.baseUrl, room, { endsAt: new Date(Date.now() - 60_000).toISOString() });
+    const storage = tabStorage();
+    const page = loadPage(room, "after-hours", storage);
+    expect(await refusal(page.handle.admission())).toMatchObject({ code: "room_closed", status: 410 });
+    expect(page.seen.events).toEqual(["closed"]);
+    expect(page.recorder.to("POST", /\/tickets$/).map((call) => call.status)).toEqual([410]);
     expect(storage.items.size).toBe(0);
   });
 });

@@ -19,6 +19,8 @@ export interface RoomChanges {
   sessionSeconds?: number;
   abandonSeconds?: number;
   startsAt?: string | null;
+  /** From this time the room is closed: joins refused 410 room_closed, waiting tickets told closed. */
+  endsAt?: string | null;
   guards?: string[];
   /** A room selling these products guards only the orders naming them, and tells each place the units left. */
   products?: string[];
