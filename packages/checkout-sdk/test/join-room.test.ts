@@ -2,8 +2,9 @@
 // (with its token), and keeps the ticket in the given storage, so a reloaded page (a new checkout, the same
 // storage) follows the same ticket from the same place without joining again; a stored ticket the server does not
 // know joins afresh. A sale that sells out while the shopper waits is told (sold_out) and the wait goes on: a
-// restock admits. A join refused because the sale sold out, and a ticket revoked while waiting, end the wait with
-// events and a rejected admission(), as does a room closed by its endsAt (before the join or while waiting). A worker applies the deposit, order and payment that sell the unit.
+// restock admits. A join refused because the sale sold out, a ticket revoked while waiting, and a room closed by
+// its endsAt (before the join or while waiting) end the wait with events and a rejected admission(). A worker
+// applies the deposit, order and payment that sell the unit.
 import {
   createTestEnvironment,
   type IntakeProcess,
