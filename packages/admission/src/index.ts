@@ -48,6 +48,7 @@ export {
   revokePass,
 } from "./room-passes.ts";
 export { etaSeconds, MIN_MEASURED_SECONDS, type RoomStats, readRoomStats } from "./room-stats.ts";
+export { markReserved, type RoomStock, readRoomStock } from "./room-stock.ts";
 export {
   type RoomTick,
   TICK_STEP_LIMIT,

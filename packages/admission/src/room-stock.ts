@@ -8,6 +8,7 @@
 // the other (an order expiring) is never missed between two reads.
 import type { QueueKeys } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
+import type { AdmissionKeys } from "./admission-keys.ts";
 import type { RoomDefinition } from "./room-definition.ts";
 
 export interface RoomStock {
@@ -31,4 +32,19 @@ export async function readRoomStock(
   const unitsLeft = states.reduce((sum, [available]) => sum + units(available), 0);
   const unpaid = states.reduce((sum, [, held]) => sum + units(held), 0);
   return { unitsLeft, admitBeyondStock: room.admitBeyondStock, soldOut: unitsLeft === 0 && unpaid === 0 };
+}
+
+/**
+ * An admitted session of a room selling products has reserved: its units are out of the stock now, so it stops
+ * counting against it, from the tick after the next (admit-room-13.lua: only then is the reservation surely in the
+ * units the leader read). XX: a session that ended meanwhile is not brought back. A mark that is lost leaves the
+ * session counted until it ends: the room admits fewer, never more.
+ */
+export async function markReserved(
+  redis: ScriptedRedis,
+  keys: AdmissionKeys,
+  roomId: string,
+  ticketId: string,
+): Promise<void> {
+  await redis.zadd(keys.room(roomId).unreserved, "XX", 0, ticketId);
 }

@@ -7,6 +7,7 @@ import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fix
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   joinRoom,
+  markReserved,
   readRoomStats,
   readShuffleProof,
   readTicket,
@@ -179,6 +180,40 @@ describe("admission", () => {
     });
     expect(kit.ended("short-session")).toEqual([[ticket.ticketId, "expired"]]);
     expect(await kit.redis.zscore(kit.keys.room("short-session").ended, ticket.ticketId)).not.toBeNull();
+  });
+});
+
+describe("a room selling products", () => {
+  it("never admits past the units left when a session reserves between the leader's read and the tick", async () => {
+    await kit.defineRoom("stock-race", { admitPerSecond: 1000, products: ["prd_race"] });
+    const tickets: string[] = [];
+    for (let i = 0; i < 4; i++) tickets.push((await join("stock-race", `racer-${i}`)).ticketId);
+    /** One tick given `unitsLeft` as the leader read them; what it admitted. 20 ms at 1,000/s: the rate never
+     * limits it, the stock does. */
+    const tick = async (unitsLeft: number) => {
+      await sleep(20);
+      const done = await kit.tick("stock-race", {
+        stock: { unitsLeft, admitBeyondStock: 0, soldOut: false },
+      });
+      return done?.admitted;
+    };
+    let admitted = 0;
+    for (let i = 0; i < 20 && admitted < 2; i++) admitted += (await tick(2)) ?? 0;
+    expect(admitted).toBe(2);
+
+    // The leader reads 2 units left; then racer-0 orders one (1 left) and the intake marks its session
+    // reserved; then the tick runs with the 2 read before. Removing racer-0 from the sessions holding no
+    // reservation now would leave room for one more: 3 sessions for 2 units.
+    await markReserved(kit.redis, kit.keys, "stock-race", tickets[0]!);
+    expect(await tick(2)).toBe(0);
+    // The next read has racer-0's unit out; racer-1 still holds the last one.
+    expect(await tick(1)).toBe(0);
+    await markReserved(kit.redis, kit.keys, "stock-race", tickets[1]!);
+    expect(await tick(0)).toBe(0);
+    expect(await tick(0)).toBe(0);
+    // A unit comes back (an order expired): the next in line is admitted for it, and only one.
+    expect(await tick(1)).toBe(1);
+    expect(kit.admittedOrder("stock-race")).toEqual(tickets.slice(0, 3));
   });
 });
 

@@ -10,6 +10,7 @@ import {
   type AdmissionKeys,
   type AdmissionTokens,
   exhaustedRateLimitHeader,
+  markReserved,
   rateLimitHeader,
 } from "@floodgate/admission";
 import type { Config } from "@floodgate/config";
@@ -147,12 +148,12 @@ export class AdmissionControl {
   }
 
   /**
-   * An admitted session of a room selling products has reserved: its units are out of the stock now, so it
-   * stops counting against it (admit-room-13.lua). Sent after the answer, not waited for: until it lands (or
-   * if it is lost, until the session ends) the session counts twice, so the room admits fewer, never more.
+   * An admitted session of a room selling products has reserved (markReserved: it stops counting against the
+   * stock two ticks on). Sent after the answer, not waited for: until it lands (or if it is lost, until the
+   * session ends) the session counts twice, so the room admits fewer, never more.
    */
   #reserved(roomId: string, ticketId: string): void {
-    this.#admissionRedis.zrem(this.#keys.room(roomId).unreserved, ticketId).catch(() => {});
+    markReserved(this.#admissionRedis, this.#keys, roomId, ticketId).catch(() => {});
   }
 
   /** What the gate counted before: every guarded request within the user's limit, admitted or not. */

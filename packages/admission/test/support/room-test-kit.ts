@@ -121,6 +121,7 @@ export class RoomTestKit {
       cooldownMs: options.cooldownMs ?? 60_000,
       endedRetentionMs: options.endedRetentionMs,
       autoAdmitPerSecond: options.autoAdmitPerSecond,
+      stock: options.stock,
     });
     await this.flushEvents();
     return outcome;
@@ -188,6 +189,8 @@ export interface TickRunOptions {
   endedRetentionMs?: number;
   /** A room whose admitPerSecond is "auto": the rate the leader would pass. */
   autoAdmitPerSecond?: number | null;
+  /** A room selling products: the units left the leader read before the tick. */
+  stock?: { unitsLeft: number; admitBeyondStock: number; soldOut: boolean } | null;
 }
 
 export function paymentMessage(userId: string, amount = 100): MoneyOperationMessage {

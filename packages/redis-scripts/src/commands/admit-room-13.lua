@@ -18,9 +18,14 @@
      none banked while the queue is empty); tickets are taken from the head in sequence order, and one found
      abandoned on the way is skipped without using the allowance. Not queueing: everyone still waiting goes.
      A room selling products (ARGV[8] not "") never has more admitted sessions holding no reservation yet than
-     the units left plus its margin (ARGV[9]): those sessions are KEYS[12], each removed by the intake once its
-     order reserved (its units are then out of ARGV[8]) or by its session's end; so a unit that comes back (an
-     order cancelled or expired) admits the next in line. A room whose config names products ticked without
+     the units left plus its margin (ARGV[9]): those sessions are KEYS[12], each removed at its session's end
+     or once its order reserved (its units are then out of ARGV[8]); so a unit that comes back (an order
+     cancelled or expired) admits the next in line. A reservation is told by the intake as a mark (score 0,
+     room-stock.ts), and a mark goes only at the tick after the one that first saw it (score 1): the leader
+     reads ARGV[8] after a tick ends, so only a mark seen by the last tick is surely in it. Removed at once, a
+     session that reserved between the leader's read and this tick left the stock read before its order and
+     the sessions counted after it, and the room admitted one more than its units (43 over 5,000 in a flash
+     sale); kept a tick longer it counts twice for a moment: the room admits fewer, never more. A room whose config names products ticked without
      ARGV[8] (a leader that has not read its definition yet) admits nobody.
      Sold out (ARGV[10] "1": nothing left and no unpaid unit that could come back): the room admits nobody, its
      state says soldOut (joins are refused, waiting tickets read sold_out), and the tick that finds it so
@@ -52,6 +57,7 @@
   KEYS[8]  sessions                    KEYS[9] admissions per second       KEYS[10] ended {room-<id>}:ended
   KEYS[11] pre-queue order {room-<id>}:order (the closed round's tickets, in the order the leader computed)
   KEYS[12] unreserved {room-<id>}:unreserved  ticket -> session end: admitted sessions with no reservation yet
+                                              (0: reserved, told by the intake; 1: reserved, seen by a tick)
   KEYS[13] events {room-<id>}:events: the shop's room events (a stream the workers drain)
 
   ARGV[1] the leader's epoch (hold-leader-lease-2.lua; >= 1)
@@ -217,7 +223,13 @@ local admitBelow = room_shuffle_admit_below(keys)
 local unitsLeft = tonumber(ARGV[8])
 local soldOutNow = false
 if unitsLeft then
-  redis.call("ZREMRANGEBYSCORE", keys.unreserved, "-inf", nowMs)
+  -- Reservations the last tick saw are in unitsLeft (read after it ended): those sessions stop counting. The
+  -- ones told since are marked seen and still count: their units may not be in unitsLeft yet.
+  redis.call("ZREMRANGEBYSCORE", keys.unreserved, 1, 1)
+  for _, ticketId in ipairs(redis.call("ZRANGEBYSCORE", keys.unreserved, 0, 0)) do
+    redis.call("ZADD", keys.unreserved, "XX", 1, ticketId)
+  end
+  redis.call("ZREMRANGEBYSCORE", keys.unreserved, "(1", nowMs)
   local room = math.max(0, unitsLeft) + tonumber(ARGV[9]) - redis.call("ZCARD", keys.unreserved)
   capacity = math.max(0, math.min(capacity, room))
   redis.call("HSET", keys.state, "unitsLeft", math.max(0, unitsLeft))
