@@ -81,7 +81,8 @@ export function watchesOverSocket(index: number, users: number, websockets: numb
 
 export class Crowd {
   readonly shoppers: Shopper[];
-  readonly sockets = { opened: 0, failed: 0, open: 0, peakOpen: 0, withPosition: 0 };
+  /** soldOutFirst: sockets whose first message said sold out (opened after the moment: no place to tell). */
+  readonly sockets = { opened: 0, failed: 0, open: 0, peakOpen: 0, withPosition: 0, soldOutFirst: 0 };
   /** Resolves once every shopper has paid, or will not (its join or its place was refused or lost). */
   readonly settled: Promise<void>;
   readonly #options: CrowdOptions;
@@ -255,6 +256,7 @@ export class Crowd {
       } else if (message.type === "admitted") {
         this.#admitted(shopper, message.admissionToken!, Date.parse(message.admittedAt!));
       } else if (message.type === "sold_out") {
+        if (!sawPosition && shopper.soldOutAt === null) sockets.soldOutFirst++;
         this.#soldOut(shopper);
       } else if (message.type === "expired" && shopper.noticedAt === null) {
         this.#done();
