@@ -52,6 +52,11 @@ async function main(args: string[]): Promise<number> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   try {
     const values = parseOptions(scenario.options, rest);
+    const refusal = scenario.preflight?.(values) ?? null;
+    if (refusal !== null) {
+      console.error(`bench ${scenario.name}: ${refusal}`);
+      return 1;
+    }
     await waitForQuietMachine();
     // Before anything of the run starts: the machine's speed now, recorded with the result.
     const calibration = await calibrateCpu();

@@ -23,5 +23,8 @@ export interface Scenario {
   name: string;
   description: string;
   options: readonly OptionSpec[];
+  /** What stops the run before anything starts (e.g. a machine that cannot make the hosts it asks for), in
+   * words the command prints before exiting non-zero; null when it can run. */
+  preflight?(values: OptionValues): string | null;
   run(values: OptionValues, context: ScenarioContext): Promise<ScenarioOutcome>;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OptionError, parseOptions } from "../src/bench-options.ts";
 import { FAULT_NAMES } from "../src/faults/fault-catalogue.ts";
 import { FAULTS_OPTION_SPECS, toFaultsOptions } from "../src/faults/faults-options.ts";
+import { HOST_FAULT_NAMES } from "../src/faults/hosts/host-faults.ts";
 
 const parse = (...args: string[]) => toFaultsOptions(parseOptions(FAULTS_OPTION_SPECS, args));
 
@@ -9,6 +10,8 @@ describe("faults options", () => {
   it("runs every fault in the suite's order with the issue's timings by default", () => {
     const options = parse();
     expect(options.faults).toEqual([...FAULT_NAMES]);
+    expect(options.hosts).toBe(false);
+    expect(options.hostFaults).toEqual([]);
     expect(options.fullDefaultRun).toBe(true);
     // 0: the overload burst offers overloadFactor x the sustainable rate the run measures first.
     expect(options).toMatchObject({ rate: 1000, overloadRate: 0, overloadFactor: 5, burstUsers: 10000 });
@@ -33,5 +36,37 @@ describe("faults options", () => {
 
   it("rejects a fault it does not know", () => {
     expect(() => parse("--faults", "worker-kill,meteor")).toThrow(OptionError);
+  });
+
+  it("runs every fault between hosts, and only those, with --hosts, partitions of 20 s and a slow link of 60 s", () => {
+    const options = parse("--hosts");
+    expect(options.hosts).toBe(true);
+    expect(options.hostFaults).toEqual([...HOST_FAULT_NAMES]);
+    expect(options.faults).toEqual([]);
+    // A run on test hosts is never the committed full default run of the other faults.
+    expect(options.fullDefaultRun).toBe(false);
+    expect(options.timings).toMatchObject({ partition: 20, slowLink: 60 });
+  });
+
+  it("picks faults between hosts with --faults, in the suite's order, and their timings", () => {
+    const options = parse(
+      "--hosts",
+      "--faults",
+      "hosts-shard-slow-link,hosts-redis-partition",
+      "--partition",
+      "5",
+      "--slow-link",
+      "7",
+    );
+    expect(options.hostFaults).toEqual(["hosts-redis-partition", "hosts-shard-slow-link"]);
+    expect(options.timings).toMatchObject({ partition: 5, slowLink: 7 });
+  });
+
+  it("refuses a fault between hosts without --hosts, and a one-host fault with it", () => {
+    expect(() => parse("--faults", "hosts-redis-partition")).toThrow(/needs --hosts/);
+    expect(() => parse("--hosts", "--faults", "worker-kill,hosts-shard-partition")).toThrow(
+      /--faults worker-kill: with --hosts only the faults between hosts run/,
+    );
+    expect(() => parse("--hosts", "--partition", "0")).toThrow(OptionError);
   });
 });

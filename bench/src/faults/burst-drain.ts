@@ -2,7 +2,7 @@
 import { log } from "../harness/progress-line.ts";
 import { auditBurst, type BurstAudit } from "./burst-audit.ts";
 import type { BurstThread } from "./burst-thread.ts";
-import type { FaultRig } from "./fault-rig.ts";
+import type { SystemRig } from "./fault-rig.ts";
 import type { BurstCounts } from "./overload-burst.ts";
 import { BURST_USER_PREFIX } from "./shop-funding.ts";
 
@@ -18,7 +18,7 @@ export interface SettledBurst {
 /** Ends the thread, waits for the burst's rows (nothing moving for 45 s, or `timeoutSeconds`, ends the wait),
  * and audits. `counts` are the steps' counts (their timeouts and socket errors are the unknown outcomes). */
 export async function settleBurst(
-  rig: FaultRig,
+  rig: SystemRig,
   thread: BurstThread,
   amount: number,
   counts: readonly BurstCounts[],

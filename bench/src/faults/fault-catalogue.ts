@@ -35,6 +35,10 @@ export interface FaultTimings {
   shardSlow: number;
   shardSlowMs: number;
   overload: number;
+  /** A host partitioned (--hosts). */
+  partition: number;
+  /** A shard's host link slow and lossy (--hosts). */
+  slowLink: number;
 }
 
 export interface FaultContext {

@@ -4,8 +4,8 @@
 // paid at the shop's provider run alongside (provider-order-client.ts) and are audited apart.
 import { formatCount, log } from "../harness/progress-line.ts";
 import { auditFault, type FaultAudit } from "./fault-audit.ts";
-import type { Fault, FaultTimings } from "./fault-catalogue.ts";
-import type { FaultRig } from "./fault-rig.ts";
+import type { FaultTimings } from "./fault-catalogue.ts";
+import type { SystemRig } from "./fault-rig.ts";
 import type { WalletInvariant } from "./ledger-reads.ts";
 import { type OverloadPlan, type OverloadResult, OverloadSession } from "./overload-session.ts";
 import { childPids, rssMiB } from "./process-tree.ts";
@@ -74,14 +74,28 @@ export interface FaultResult {
   notes: string[];
 }
 
+/** A fault as a phase runs it, on the rig it acts on (the proxies' rig, or the test hosts'). */
+export interface PhaseFault<R extends SystemRig> {
+  name: string;
+  model: string;
+  /** Seconds the fault is meant to last (0: an instant event such as a kill). */
+  seconds(timings: FaultTimings): number;
+  prepare?(rig: R): Promise<void>;
+  inject(context: {
+    rig: R;
+    timings: FaultTimings;
+    burst(seconds: number): Promise<string[]>;
+  }): Promise<string[]>;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const intakeRss = (rig: FaultRig): number =>
+const intakeRss = (rig: SystemRig): number =>
   Math.round(10 * childPids(rig.supervisorPid, "intake").reduce((sum, pid) => sum + rssMiB(pid), 0)) / 10;
 
-export async function runFaultPhase(
-  rig: FaultRig,
-  fault: Fault,
+export async function runFaultPhase<R extends SystemRig>(
+  rig: R,
+  fault: PhaseFault<R>,
   options: FaultPhaseOptions,
   firstSeq: number,
   keyPrefix: string,
@@ -261,7 +275,7 @@ function steady(
 /** Waits until every key answered 202 has its row, or nothing has moved for 45 s (a worker's unacknowledged
  * entries wait VISIBILITY_TIMEOUT_MS, 30 s, to be claimed), or the timeout. */
 async function waitForDrain(
-  rig: FaultRig,
+  rig: SystemRig,
   firstSeq: number,
   accepted: number,
   timeoutSeconds: number,

@@ -34,6 +34,10 @@ export interface FaultRig {
   close(): Promise<void>;
 }
 
+/** What a fault phase, the shop's funding and the provider orders use of a rig: the system, its shards, the
+ * ledger reads (the test hosts' rig has these too, without the proxies). */
+export type SystemRig = Pick<FaultRig, "system" | "shardUrls" | "ledger" | "supervisorPid" | "close">;
+
 const proxyUrl = (url: string, port: number): string => {
   const routed = new URL(url);
   routed.hostname = "127.0.0.1";

@@ -1,14 +1,20 @@
 // Options of `./floodgate bench faults`: which faults, the steady load, and each fault's timing (the issue's
 // values are the defaults).
-import type { OptionSpec, OptionValues } from "../bench-options.ts";
+import { OptionError, type OptionSpec, type OptionValues } from "../bench-options.ts";
 import { FAULT_NAMES, type FaultName, type FaultTimings } from "./fault-catalogue.ts";
+import { HOST_FAULT_NAMES, type HostFaultName } from "./hosts/host-faults.ts";
 
 export const FAULTS_OPTION_SPECS: readonly OptionSpec[] = [
   {
     name: "faults",
     kind: "list",
-    help: "faults to inject, in the suite's fixed order",
-    choices: FAULT_NAMES,
+    help: "faults to inject, in the suite's fixed order (the hosts-* ones with --hosts)",
+    choices: [...FAULT_NAMES, ...HOST_FAULT_NAMES],
+  },
+  {
+    name: "hosts",
+    kind: "flag",
+    help: "Redis and Postgres on test hosts of their own (network namespaces, as root) and the faults between hosts (hosts-*) instead of the others",
   },
   {
     name: "rate",
@@ -129,10 +135,30 @@ export const FAULTS_OPTION_SPECS: readonly OptionSpec[] = [
     max: 60000,
   },
   { name: "overload", kind: "int", help: "seconds of the overload", default: 30, min: 1, max: 3600 },
+  {
+    name: "partition",
+    kind: "int",
+    help: "seconds a host is partitioned (--hosts)",
+    default: 20,
+    min: 1,
+    max: 3600,
+  },
+  {
+    name: "slow-link",
+    kind: "int",
+    help: "seconds a shard's host link is slow and lossy (--hosts)",
+    default: 60,
+    min: 1,
+    max: 3600,
+  },
 ];
 
 export interface FaultsOptions {
+  /** The faults on one host (through the proxies); empty with --hosts. */
   faults: FaultName[];
+  /** With --hosts: Redis and Postgres on test hosts, and these faults between hosts instead. */
+  hosts: boolean;
+  hostFaults: HostFaultName[];
   /** True when every fault runs with the defaults: the only run whose result is committed. */
   fullDefaultRun: boolean;
   rate: number;
@@ -156,13 +182,26 @@ export interface FaultsOptions {
 export function toFaultsOptions(values: OptionValues): FaultsOptions {
   const int = (name: string) => values[name] as number;
   const listed = typeof values.faults === "string" ? values.faults.split(",") : null;
-  const faults = FAULT_NAMES.filter((name) => listed === null || listed.includes(name));
+  const hosts = values.hosts === true;
+  const hostNames: readonly string[] = HOST_FAULT_NAMES;
+  const misplaced = (listed ?? []).filter((name) => hostNames.includes(name) !== hosts);
+  if (misplaced.length > 0) {
+    throw new OptionError(
+      hosts
+        ? `--faults ${misplaced.join(",")}: with --hosts only the faults between hosts run (${HOST_FAULT_NAMES.join(", ")})`
+        : `--faults ${misplaced.join(",")}: a fault between hosts needs --hosts`,
+    );
+  }
+  const faults = hosts ? [] : FAULT_NAMES.filter((name) => listed === null || listed.includes(name));
+  const hostFaults = hosts ? HOST_FAULT_NAMES.filter((name) => listed === null || listed.includes(name)) : [];
   const defaults = FAULTS_OPTION_SPECS.every(
     (spec) => spec.kind !== "int" || values[spec.name] === spec.default,
   );
   return {
     faults,
-    fullDefaultRun: listed === null && defaults,
+    hosts,
+    hostFaults,
+    fullDefaultRun: listed === null && defaults && !hosts,
     rate: int("rate"),
     providerOrderRate: int("provider-order-rate"),
     overloadRate: int("overload-rate"),
@@ -185,6 +224,8 @@ export function toFaultsOptions(values: OptionValues): FaultsOptions {
       shardSlow: int("slow"),
       shardSlowMs: int("slow-ms"),
       overload: int("overload"),
+      partition: int("partition"),
+      slowLink: int("slow-link"),
     },
   };
 }

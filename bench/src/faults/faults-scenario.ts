@@ -14,6 +14,7 @@ import { type FaultResult, runFaultPhase } from "./fault-phase.ts";
 import { type FaultRig, startFaultRig } from "./fault-rig.ts";
 import { FAULTS_OPTION_SPECS, type FaultsOptions, toFaultsOptions } from "./faults-options.ts";
 import { faultsTable, overloadLines, providerLine, verdict } from "./faults-summary.ts";
+import { hostsRefusal, runHostsFaults } from "./hosts/hosts-faults-run.ts";
 import type { OverloadPlan } from "./overload-session.ts";
 import { type ShopSetup, setUpBurstUsers, setUpShop } from "./shop-funding.ts";
 import { measureSustainableRate, type SustainableRate } from "./sustainable-rate.ts";
@@ -23,7 +24,12 @@ export const faultsScenario: Scenario = {
   description:
     "each fault (worker/intake SIGKILL, Redis down/restarted, shard stopped/frozen/read-only/slow, global database restarted, an open-loop burst at 5x the sustainable rate) under 1,000 payments/s, then the exactly-once audit",
   options: FAULTS_OPTION_SPECS,
-  run: (values, context) => runFaults(toFaultsOptions(values), context),
+  // --hosts on a machine that cannot make them (not root, no iproute2, no Postgres binaries): stop at once.
+  preflight: (values) => (values.hosts === true ? hostsRefusal() : null),
+  run: (values, context) => {
+    const options = toFaultsOptions(values);
+    return options.hosts ? runHostsFaults(options, context) : runFaults(options, context);
+  },
 };
 
 /** A key's sequence number (its payment's amount) starts each fault's range here, so ranges never overlap. */

@@ -6,7 +6,7 @@ import type { BurstAudit } from "./burst-audit.ts";
 import { settleBurst } from "./burst-drain.ts";
 import type { BurstUser } from "./burst-request-template.ts";
 import { BurstThread } from "./burst-thread.ts";
-import type { FaultRig } from "./fault-rig.ts";
+import type { SystemRig } from "./fault-rig.ts";
 import { BURST_DEFAULTS, type BurstCounts, type BurstStepReport } from "./overload-burst.ts";
 
 /** The overload's payments carry this amount (the calibration's is 1). */
@@ -51,12 +51,12 @@ export interface OverloadResult {
 }
 
 export class OverloadSession {
-  readonly #rig: FaultRig;
+  readonly #rig: SystemRig;
   readonly #plan: OverloadPlan;
   readonly #thread: BurstThread;
   #report: BurstStepReport | null = null;
 
-  constructor(rig: FaultRig, plan: OverloadPlan, keyPrefix: string) {
+  constructor(rig: SystemRig, plan: OverloadPlan, keyPrefix: string) {
     this.#rig = rig;
     this.#plan = plan;
     const url = new URL(rig.system.baseUrl);

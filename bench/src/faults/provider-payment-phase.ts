@@ -5,7 +5,7 @@ import { auditHolds } from "@floodgate/db";
 import { auditProviderPayments, type ProviderPaymentAudit } from "../audits/provider-payment-audit.ts";
 import { log } from "../harness/progress-line.ts";
 import { StockAuditor, type StockCheck } from "../hot-product/product-stock-check.ts";
-import type { FaultRig } from "./fault-rig.ts";
+import type { SystemRig } from "./fault-rig.ts";
 import type { ProviderOrderClient, ProviderOrderCounts } from "./provider-order-client.ts";
 
 export interface ProviderPaymentsResult {
@@ -25,7 +25,7 @@ const STOCK_TRIES = 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function settleProviderPayments(
-  rig: FaultRig,
+  rig: SystemRig,
   client: ProviderOrderClient,
   options: { orderRate: number; productId: string; referencePrefix: string; drainTimeoutSeconds: number },
 ): Promise<ProviderPaymentsResult> {

@@ -6,7 +6,7 @@ import { KeepAliveClient } from "../harness/keep-alive-client.ts";
 import { benchUserId } from "../harness/payment-requests.ts";
 import { formatCount, log } from "../harness/progress-line.ts";
 import type { BurstUser } from "./burst-request-template.ts";
-import type { FaultRig } from "./fault-rig.ts";
+import type { SystemRig } from "./fault-rig.ts";
 
 /** 10^10 minor units per wallet: a million payments of at most 10^6 each stay within it. */
 const FUNDING_AMOUNT = 10_000_000_000;
@@ -24,14 +24,14 @@ export interface ShopSetup {
 /** The overload burst's users: their ids all start with this (the audit selects their rows by it). */
 export const BURST_USER_PREFIX = "burst-user-";
 
-export async function setUpShop(rig: FaultRig, users: number): Promise<ShopSetup> {
+export async function setUpShop(rig: SystemRig, users: number): Promise<ShopSetup> {
   const userIds = Array.from({ length: users }, (_, i) => benchUserId(i));
   return fundAndMint(rig, userIds);
 }
 
 /** The burst's users funded and given tokens; with them, what the burst thread sends as. */
 export async function setUpBurstUsers(
-  rig: FaultRig,
+  rig: SystemRig,
   users: number,
 ): Promise<{ setup: ShopSetup; users: BurstUser[] }> {
   const userIds = Array.from({ length: users }, (_, i) => `${BURST_USER_PREFIX}${i}`);
@@ -40,7 +40,7 @@ export async function setUpBurstUsers(
   return { setup, users: userIds.map((userId) => ({ userId, token: identity.shopperToken(userId) })) };
 }
 
-async function fundAndMint(rig: FaultRig, userIds: readonly string[]): Promise<ShopSetup> {
+async function fundAndMint(rig: SystemRig, userIds: readonly string[]): Promise<ShopSetup> {
   const users = userIds.length;
   const started = Date.now();
   const alreadyFunded = (await rig.system.shards.walletUserIds()).size;

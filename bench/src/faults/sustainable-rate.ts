@@ -14,7 +14,7 @@ import type { SettledBurst } from "./burst-drain.ts";
 import { settleBurst } from "./burst-drain.ts";
 import type { BurstUser } from "./burst-request-template.ts";
 import { BurstThread } from "./burst-thread.ts";
-import type { FaultRig } from "./fault-rig.ts";
+import type { SystemRig } from "./fault-rig.ts";
 import { BURST_DEFAULTS, type BurstStepReport } from "./overload-burst.ts";
 
 /** Six 2 s steps from 2,000/s at most: about 15 s with the waits for their last answers. */
@@ -61,7 +61,7 @@ const failuresOf = (report: BurstStepReport): number =>
   report.counts.socketErrors;
 
 export async function measureSustainableRate(
-  rig: FaultRig,
+  rig: SystemRig,
   users: readonly BurstUser[],
   options: { connections: number; keyPrefix: string; drainTimeoutSeconds: number },
 ): Promise<SustainableRate> {

@@ -43,6 +43,9 @@ export interface FloodgateSystemConfig {
   /** Addresses the system is given instead of the direct ones (e.g. TCP proxies a fault scenario cuts); the
    * bench itself (ShardSet, cleanup) keeps the direct ones. */
   routedUrls?: { redisUrl?: string; databaseUrl?: string; shardUrls?: string[] };
+  /** The shards' direct URLs when they are not the default ones beside databaseUrl (e.g. a shard on a server of
+   * its own). */
+  shardUrls?: string[];
 }
 
 export class FloodgateSystem {
@@ -55,7 +58,7 @@ export class FloodgateSystem {
 
   constructor(config: FloodgateSystemConfig) {
     this.config = config;
-    this.shardUrls = defaultShardUrls(config.databaseUrl);
+    this.shardUrls = config.shardUrls ?? defaultShardUrls(config.databaseUrl);
     this.shards = new ShardSet(this.shardUrls);
   }
 

@@ -1,0 +1,116 @@
+// What `./floodgate bench faults --hosts` acts on: Redis on a host of its own, the global database and three
+// shards on a Postgres host, the faulted shard on a Postgres host of its own (each a network namespace on one
+// bridge, Postgres running as its own user). The intakes and workers run in the root namespace and reach every
+// server over the bridge, directly (no proxy): a partition is the kernel dropping packets both ways.
+import { defaultShardUrls } from "@floodgate/config";
+import { runSecrets } from "../../harness/bench-identity.ts";
+import { FloodgateSystem } from "../../harness/floodgate-system.ts";
+import { registerCleanup } from "../../harness/interrupt-cleanup.ts";
+import { log } from "../../harness/progress-line.ts";
+import type { SystemRig } from "../fault-rig.ts";
+import { LedgerReads } from "../ledger-reads.ts";
+import { requireHosts } from "./host-preconditions.ts";
+import { type NamespacedPostgres, postgresBin, startNamespacedPostgres } from "./namespaced-postgres.ts";
+import { type NamespacedRedis, startNamespacedRedis } from "./namespaced-redis.ts";
+import { type TestHost, TestNetwork } from "./test-network.ts";
+
+/** The shard whose server sits on a host of its own (of 4): the shard faults partition or slow that host. */
+export const HOSTED_SHARD = 1;
+
+export interface HostsFaultRig extends SystemRig {
+  network: TestNetwork;
+  redisHost: TestHost;
+  /** The global database's and shards 0, 2, 3's host. */
+  postgresHost: TestHost;
+  /** Shard HOSTED_SHARD's host. */
+  shardHost: TestHost;
+  /** Where each server runs, for the result. */
+  placement: Record<string, string>;
+}
+
+/** Checks the machine first (root, iproute2, namespaces, bridges, veth, Postgres binaries and user): throws
+ * HostsUnavailableError naming what is missing before anything is made. */
+export function requireTestHosts(): void {
+  requireHosts();
+  postgresBin();
+}
+
+export async function startHostsFaultRig(options: {
+  logFile: string;
+  intakeProcesses: number;
+  workers: number;
+}): Promise<HostsFaultRig> {
+  requireTestHosts();
+  const network = TestNetwork.create();
+  let redis: NamespacedRedis | null = null;
+  const postgres: NamespacedPostgres[] = [];
+  let system: FloodgateSystem | null = null;
+  let ledger: LedgerReads | null = null;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await system?.close();
+    await ledger?.close();
+    await redis?.stop();
+    for (const server of postgres) server.stop();
+    network.close();
+  };
+  const unregister = registerCleanup(close);
+  try {
+    const redisHost = network.addHost("redis");
+    const postgresHost = network.addHost("pg");
+    const shardHost = network.addHost(`pg-shard${HOSTED_SHARD}`);
+    log(
+      `test hosts: redis ${redisHost.address}, postgres ${postgresHost.address}, shard ${HOSTED_SHARD} ${shardHost.address}`,
+    );
+    redis = await startNamespacedRedis(redisHost);
+    postgres.push(startNamespacedPostgres(postgresHost), startNamespacedPostgres(shardHost));
+    const databaseUrl = new URL(postgres[0]!.url);
+    databaseUrl.pathname = "/floodgate_bench_faults";
+    const shardUrls = defaultShardUrls(databaseUrl.toString()).map((url, index) => {
+      if (index !== HOSTED_SHARD) return url;
+      const moved = new URL(url);
+      moved.hostname = shardHost.address;
+      return moved.toString();
+    });
+    system = new FloodgateSystem({
+      databaseUrl: databaseUrl.toString(),
+      shardUrls,
+      redisUrl: redis.url,
+      redisPrefix: "fgfaults:",
+      logFile: options.logFile,
+      secrets: runSecrets(),
+      auth: "on",
+      extraEnvironment: { INTAKE_PROCESSES: String(options.intakeProcesses), RATE_LIMITS: "*.ip=off" },
+    });
+    ledger = new LedgerReads(shardUrls);
+    log(`starting Floodgate against the test hosts (log: ${options.logFile})`);
+    const service = await system.start(options.workers);
+    await system.authenticate();
+    return {
+      system,
+      shardUrls,
+      ledger,
+      supervisorPid: service.pid,
+      network,
+      redisHost,
+      postgresHost,
+      shardHost,
+      placement: {
+        redis: `${redis.url} (host ${redisHost.namespace})`,
+        globalDatabase: `${databaseUrl.host} (host ${postgresHost.namespace})`,
+        shards: shardUrls.map((url) => new URL(url).host).join(", "),
+        intakesAndWorkers: `the root namespace, over the bridge (gateway ${network.gateway})`,
+      },
+      close: async () => {
+        unregister();
+        await close();
+      },
+    };
+  } catch (error) {
+    unregister();
+    await close();
+    throw error;
+  }
+}

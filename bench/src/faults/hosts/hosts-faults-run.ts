@@ -1,0 +1,121 @@
+// `./floodgate bench faults --hosts` (issue 35): Redis and Postgres on test hosts of their own, each fault
+// between hosts under the steady load of shop clients retrying with the same Idempotency-Key, provider-paid
+// orders alongside, then the same audit per key as the other faults (every 202 applied exactly once, wallets
+// add up, the provider orders' stock adds up). A fault this machine cannot make is recorded as unavailable and
+// fails the run: it is never counted as passed.
+import { adminRequest } from "../../harness/admin-client.ts";
+import { log } from "../../harness/progress-line.ts";
+import { resultHeader } from "../../harness/result-head.ts";
+import { finishRun } from "../../harness/scenario-run.ts";
+import type { ScenarioContext, ScenarioOutcome } from "../../scenario.ts";
+import { type FaultResult, runFaultPhase } from "../fault-phase.ts";
+import type { FaultsOptions } from "../faults-options.ts";
+import { faultsTable, providerLine, verdict } from "../faults-summary.ts";
+import { type ShopSetup, setUpShop } from "../shop-funding.ts";
+import { findHostFault } from "./host-faults.ts";
+import { HostsUnavailableError } from "./host-preconditions.ts";
+import { type HostsFaultRig, requireTestHosts, startHostsFaultRig } from "./hosts-fault-rig.ts";
+
+/** A key's sequence number (its payment's amount) starts each fault's range here, so ranges never overlap. */
+const SEQ_PER_FAULT = 1_000_000;
+
+export interface UnavailableFault {
+  name: string;
+  model: string;
+  /** Starts with "unavailable:" and names what the machine lacks. */
+  reason: string;
+}
+
+/** The message `--hosts` stops with on a machine that cannot make the hosts; null when it can. */
+export function hostsRefusal(): string | null {
+  try {
+    requireTestHosts();
+    return null;
+  } catch (error) {
+    if (error instanceof HostsUnavailableError) return error.message;
+    throw error;
+  }
+}
+
+export async function runHostsFaults(
+  options: FaultsOptions,
+  context: ScenarioContext,
+): Promise<ScenarioOutcome> {
+  const result = {
+    ...resultHeader(
+      "faults",
+      context,
+      options,
+      "shop clients: node:http keep-alive in the bench process, paced every 10 ms, retrying with the same Idempotency-Key",
+    ),
+    redis:
+      "redis-server on a test host of its own (network namespace), AOF appendfsync always, reached over the bridge",
+    hosts: null as Record<string, string> | null,
+    setup: null as ShopSetup | null,
+    faults: [] as FaultResult[],
+    /** Faults this machine cannot make: not run, not passed. */
+    unavailable: [] as UnavailableFault[],
+    error: null as string | null,
+  };
+  let rig: HostsFaultRig | null = null;
+  return finishRun(
+    result,
+    async () => {
+      rig = await startHostsFaultRig({
+        logFile: context.logFile,
+        intakeProcesses: options.intakeProcesses,
+        workers: options.workers,
+      });
+      result.hosts = rig.placement;
+      result.settings.systemEnvironment = rig.system.environment(options.workers, true);
+      result.setup = await setUpShop(rig, options.users);
+      const productId = await createProviderProduct(rig);
+      for (const [index, name] of options.hostFaults.entries()) {
+        const fault = findHostFault(name);
+        const reason = fault.unavailable?.() ?? null;
+        if (reason !== null) {
+          log(`fault ${index + 1} of ${options.hostFaults.length}: ${name}: ${reason}`);
+          result.unavailable.push({ name, model: fault.model, reason });
+          continue;
+        }
+        log(`fault ${index + 1} of ${options.hostFaults.length}: ${name}`);
+        const outcome = await runFaultPhase(
+          rig,
+          fault,
+          { ...options, overloadPlan: null, productId },
+          (index + 1) * SEQ_PER_FAULT,
+          `faults-${context.stamp}-${name}`,
+        );
+        result.faults.push(outcome);
+        log(
+          `${name}: accepted ${outcome.accepted}, lost ${outcome.lost}, applied twice ${outcome.appliedTwice}, 5xx ${outcome.fiveXx}, wallets ${outcome.walletInvariant.holds ? "ok" : "OFF"}, recovered in ${outcome.secondsToRecover ?? "-"} s`,
+        );
+        log(providerLine(outcome));
+      }
+      const notRun = result.unavailable.map((fault) => `${fault.name} ${fault.reason} (not run)`);
+      result.error = [verdict(result.faults), ...notRun].filter(Boolean).join("; ") || null;
+    },
+    async () => {
+      await (rig as HostsFaultRig | null)?.close();
+    },
+    (r) => [
+      `faults between hosts at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; Redis and two Postgres servers in network namespaces on one bridge, everything on this machine)`,
+      ...faultsTable(r.faults),
+      ...r.faults.map(providerLine),
+      ...r.unavailable.map((fault) => `${fault.name}: ${fault.reason}; not run, not passed`),
+      ...(r.error ? [`FAILED: ${r.error}`] : []),
+    ],
+  );
+}
+
+/** What the provider-paid orders buy (as the other faults' run makes it). */
+async function createProviderProduct(rig: HostsFaultRig): Promise<string> {
+  const product = await adminRequest(rig.system.baseUrl, rig.system.adminKey, "POST", "/v1/products", {
+    name: "faults between hosts: provider-paid orders",
+    price: 100,
+    stock: 10_000_000,
+    maxUnitsPerUser: 1_000_000,
+  });
+  if (typeof product.id !== "string") throw new Error("creating the provider orders' product: no id");
+  return product.id;
+}
