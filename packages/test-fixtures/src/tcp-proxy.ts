@@ -14,6 +14,8 @@ export interface TcpProxy {
   holdReplies(): void;
   /** Bytes of replies held since holdReplies(). */
   heldReplyBytes(): number;
+  /** The held replies, each connection's chunks joined in order (what its client has not heard yet). */
+  heldReplies(): Buffer[];
   /** Delivers the held replies, in order, and lets replies through again. */
   releaseReplies(): void;
   /** From now on, what clients send is kept here instead of reaching the server. */
@@ -99,6 +101,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       holding = true;
     },
     heldReplyBytes: () => held.reduce((sum, { chunk }) => sum + (chunk?.length ?? 0), 0),
+    heldReplies() {
+      const byClient = new Map<Socket, Buffer[]>();
+      for (const { client, chunk } of held) {
+        if (chunk !== null) byClient.set(client, [...(byClient.get(client) ?? []), chunk]);
+      }
+      return [...byClient.values()].map((chunks) => Buffer.concat(chunks));
+    },
     releaseReplies() {
       holding = false;
       for (const { client, chunk } of held) {

@@ -1,15 +1,17 @@
 // The faults of `./floodgate bench faults --hosts`, in the order a run injects them: faults between hosts, made
 // by the kernel (a host's bridge port down: packets dropped both ways, no RST; netem for a slow, lossy link). A
 // fault the machine cannot make says so before its phase (`unavailable`): it is reported, never run as a pass.
+import type { TcpProxy } from "@floodgate/test-fixtures";
 import type { FaultTimings } from "../fault-catalogue.ts";
 import type { PhaseFault } from "../fault-phase.ts";
 import { missingForNetem } from "./host-preconditions.ts";
-import { HOSTED_SHARD, type HostsFaultRig } from "./hosts-fault-rig.ts";
+import { HOSTED_SHARD, type HostsFaultRig, PROXIED_SHARD } from "./hosts-fault-rig.ts";
 import { SLOW_LOSSY_LINK } from "./test-network.ts";
 
 export const HOST_FAULT_NAMES = [
   "hosts-redis-partition",
   "hosts-shard-partition",
+  "hosts-commit-cut",
   "hosts-shard-slow-link",
 ] as const;
 
@@ -30,6 +32,41 @@ export function netemUnavailable(missing: readonly string[] = missingForNetem())
 
 const { delayMs, jitterMs, lossPercent } = SLOW_LOSSY_LINK;
 
+/** A note starting so fails the run (hosts-faults-run.ts): the fault was not made as its model says. */
+export const FAILED_NOTE = "FAILED:";
+
+/** Postgres's CommandComplete for COMMIT: 'C', length 11, the tag "COMMIT" and its terminating zero. */
+const COMMIT_COMPLETE = Buffer.from("C\x00\x00\x00\x0bCOMMIT\x00", "latin1");
+
+/** How many COMMIT answers the held replies carry (a transaction the server committed, its client not told). */
+export function heldCommits(replies: readonly Buffer[]): number {
+  let count = 0;
+  for (const reply of replies) {
+    for (let at = reply.indexOf(COMMIT_COMPLETE); at !== -1; at = reply.indexOf(COMMIT_COMPLETE, at + 1))
+      count++;
+  }
+  return count;
+}
+
+/** Longest the commit cut tries to hold a COMMIT answer. */
+const COMMIT_WAIT_MS = 30_000;
+
+/** Holds the proxy's replies for a few ms at a time until a COMMIT answer is among them (then leaves them held)
+ * or COMMIT_WAIT_MS has gone by; returns the COMMIT answers held. A connection stalls on its first held answer,
+ * so a hold catches a COMMIT only when one was in flight as it began: a window with none is released (its
+ * answers delivered a few ms late) and another one tried. */
+async function holdACommit(proxy: TcpProxy): Promise<number> {
+  const deadline = Date.now() + COMMIT_WAIT_MS;
+  for (;;) {
+    proxy.holdReplies();
+    await sleep(0.03);
+    const commits = heldCommits(proxy.heldReplies());
+    if (commits > 0 || Date.now() > deadline) return commits;
+    proxy.releaseReplies();
+    await sleep(0.005 + Math.random() * 0.03);
+  }
+}
+
 export const HOST_FAULTS: readonly HostFault[] = [
   {
     name: "hosts-redis-partition",
@@ -45,7 +82,7 @@ export const HOST_FAULTS: readonly HostFault[] = [
   },
   {
     name: "hosts-shard-partition",
-    model: `shard ${HOSTED_SHARD}'s Postgres host (a network namespace) cut off while the workers apply: its bridge port set down, packets dropped both ways, no RST, then set up again; the workers retry`,
+    model: `the Postgres host of shards ${HOSTED_SHARD} and ${PROXIED_SHARD} (a network namespace) cut off while the workers apply: its bridge port set down, packets dropped both ways, no RST, then set up again; the workers retry`,
     seconds: (t) => t.partition,
     async inject({ rig, timings }) {
       rig.network.partition(rig.shardHost);
@@ -55,8 +92,33 @@ export const HOST_FAULTS: readonly HostFault[] = [
     },
   },
   {
+    name: "hosts-commit-cut",
+    model: `shard ${PROXIED_SHARD}'s TCP proxy holds its replies in 30 ms windows (released when they hold none) until one holds a COMMIT answer (the transaction committed, the worker not told), then its host's bridge port goes down and the proxy cuts the workers' connections (the held answers dropped: outcome unknown); after --partition seconds the link and the proxy come back; the workers retry the batch, exactly once must hold`,
+    seconds: (t) => t.partition,
+    async inject({ rig, timings }) {
+      const proxy = rig.shardProxy;
+      const commits = await holdACommit(proxy);
+      const bytes = proxy.heldReplyBytes();
+      rig.network.partition(rig.shardHost);
+      await proxy.down();
+      // Every client is gone: releasing delivers nothing, it drops the held replies and stops holding.
+      proxy.releaseReplies();
+      await sleep(timings.partition);
+      rig.network.heal(rig.shardHost);
+      await proxy.up();
+      return [
+        `${commits} COMMIT answers (of ${bytes} bytes of replies) held and dropped with their connections; shard ${PROXIED_SHARD}'s host partitioned for ${timings.partition} s`,
+        ...(commits === 0
+          ? [
+              `${FAILED_NOTE} no COMMIT answer was held within ${COMMIT_WAIT_MS / 1000} s: no outcome was unknown`,
+            ]
+          : []),
+      ];
+    },
+  },
+  {
     name: "hosts-shard-slow-link",
-    model: `shard ${HOSTED_SHARD}'s host link at ${delayMs} ms +/- ${jitterMs} ms and ${lossPercent} % loss both ways (tc netem), then healthy`,
+    model: `the link of shards ${HOSTED_SHARD} and ${PROXIED_SHARD}'s host at ${delayMs} ms +/- ${jitterMs} ms and ${lossPercent} % loss both ways (tc netem), then healthy`,
     seconds: (t: FaultTimings) => t.slowLink,
     unavailable: () => netemUnavailable(),
     async inject({ rig, timings }) {

@@ -1,8 +1,11 @@
-// What `./floodgate bench faults --hosts` acts on: Redis on a host of its own, the global database and three
-// shards on a Postgres host, the faulted shard on a Postgres host of its own (each a network namespace on one
+// What `./floodgate bench faults --hosts` acts on: Redis on a host of its own, the global database and shards 0
+// and 3 on a Postgres host, shards 1 and 2 on a Postgres host of their own (each a network namespace on one
 // bridge, Postgres running as its own user). The intakes and workers run in the root namespace and reach every
-// server over the bridge, directly (no proxy): a partition is the kernel dropping packets both ways.
+// server over the bridge, directly (no proxy): a partition is the kernel dropping packets both ways. Shard 2 is
+// the exception: reached through a TCP proxy in the root namespace, which can hold its replies while its host's
+// link goes down (a worker cut between COMMIT and its answer).
 import { defaultShardUrls } from "@floodgate/config";
+import { startTcpProxy, type TcpProxy } from "@floodgate/test-fixtures";
 import { runSecrets } from "../../harness/bench-identity.ts";
 import { FloodgateSystem } from "../../harness/floodgate-system.ts";
 import { registerCleanup } from "../../harness/interrupt-cleanup.ts";
@@ -14,16 +17,20 @@ import { type NamespacedPostgres, postgresBin, startNamespacedPostgres } from ".
 import { type NamespacedRedis, startNamespacedRedis } from "./namespaced-redis.ts";
 import { type TestHost, TestNetwork } from "./test-network.ts";
 
-/** The shard whose server sits on a host of its own (of 4): the shard faults partition or slow that host. */
+/** The shards whose server sits on a host of its own (of 4): the shard faults partition or slow that host. */
 export const HOSTED_SHARD = 1;
+/** On the same host, reached through the proxy. */
+export const PROXIED_SHARD = 2;
 
 export interface HostsFaultRig extends SystemRig {
   network: TestNetwork;
   redisHost: TestHost;
   /** The global database's and shards 0, 2, 3's host. */
   postgresHost: TestHost;
-  /** Shard HOSTED_SHARD's host. */
+  /** Shards HOSTED_SHARD's and PROXIED_SHARD's host. */
   shardHost: TestHost;
+  /** In front of PROXIED_SHARD, in the root namespace. */
+  shardProxy: TcpProxy;
   /** Where each server runs, for the result. */
   placement: Record<string, string>;
 }
@@ -46,12 +53,14 @@ export async function startHostsFaultRig(options: {
   const postgres: NamespacedPostgres[] = [];
   let system: FloodgateSystem | null = null;
   let ledger: LedgerReads | null = null;
+  let shardProxy: TcpProxy | null = null;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
     await system?.close();
     await ledger?.close();
+    await shardProxy?.close();
     await redis?.stop();
     for (const server of postgres) server.stop();
     network.close();
@@ -60,19 +69,28 @@ export async function startHostsFaultRig(options: {
   try {
     const redisHost = network.addHost("redis");
     const postgresHost = network.addHost("pg");
-    const shardHost = network.addHost(`pg-shard${HOSTED_SHARD}`);
+    const shardHost = network.addHost("pg-shards");
     log(
-      `test hosts: redis ${redisHost.address}, postgres ${postgresHost.address}, shard ${HOSTED_SHARD} ${shardHost.address}`,
+      `test hosts: redis ${redisHost.address}, postgres ${postgresHost.address}, shards ${HOSTED_SHARD} and ${PROXIED_SHARD} ${shardHost.address}`,
     );
     redis = await startNamespacedRedis(redisHost);
     postgres.push(startNamespacedPostgres(postgresHost), startNamespacedPostgres(shardHost));
     const databaseUrl = new URL(postgres[0]!.url);
     databaseUrl.pathname = "/floodgate_bench_faults";
     const shardUrls = defaultShardUrls(databaseUrl.toString()).map((url, index) => {
-      if (index !== HOSTED_SHARD) return url;
+      if (index !== HOSTED_SHARD && index !== PROXIED_SHARD) return url;
       const moved = new URL(url);
       moved.hostname = shardHost.address;
       return moved.toString();
+    });
+    const proxy = await startTcpProxy(shardHost.address, Number(new URL(shardUrls[PROXIED_SHARD]!).port));
+    shardProxy = proxy;
+    const routedShardUrls = shardUrls.map((url, index) => {
+      if (index !== PROXIED_SHARD) return url;
+      const routed = new URL(url);
+      routed.hostname = "127.0.0.1";
+      routed.port = String(proxy.port);
+      return routed.toString();
     });
     system = new FloodgateSystem({
       databaseUrl: databaseUrl.toString(),
@@ -83,6 +101,7 @@ export async function startHostsFaultRig(options: {
       secrets: runSecrets(),
       auth: "on",
       extraEnvironment: { INTAKE_PROCESSES: String(options.intakeProcesses), RATE_LIMITS: "*.ip=off" },
+      routedUrls: { shardUrls: routedShardUrls },
     });
     ledger = new LedgerReads(shardUrls);
     log(`starting Floodgate against the test hosts (log: ${options.logFile})`);
@@ -97,10 +116,12 @@ export async function startHostsFaultRig(options: {
       redisHost,
       postgresHost,
       shardHost,
+      shardProxy: proxy,
       placement: {
         redis: `${redis.url} (host ${redisHost.namespace})`,
         globalDatabase: `${databaseUrl.host} (host ${postgresHost.namespace})`,
-        shards: shardUrls.map((url) => new URL(url).host).join(", "),
+        shards: routedShardUrls.map((url) => new URL(url).host).join(", "),
+        proxiedShard: `shard ${PROXIED_SHARD}: a TCP proxy on ${new URL(routedShardUrls[PROXIED_SHARD]!).host} in front of ${new URL(shardUrls[PROXIED_SHARD]!).host}`,
         intakesAndWorkers: `the root namespace, over the bridge (gateway ${network.gateway})`,
       },
       close: async () => {

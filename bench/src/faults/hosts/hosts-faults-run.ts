@@ -12,7 +12,7 @@ import { type FaultResult, runFaultPhase } from "../fault-phase.ts";
 import type { FaultsOptions } from "../faults-options.ts";
 import { faultsTable, providerLine, verdict } from "../faults-summary.ts";
 import { type ShopSetup, setUpShop } from "../shop-funding.ts";
-import { findHostFault } from "./host-faults.ts";
+import { FAILED_NOTE, findHostFault } from "./host-faults.ts";
 import { HostsUnavailableError } from "./host-preconditions.ts";
 import { type HostsFaultRig, requireTestHosts, startHostsFaultRig } from "./hosts-fault-rig.ts";
 
@@ -93,7 +93,10 @@ export async function runHostsFaults(
         log(providerLine(outcome));
       }
       const notRun = result.unavailable.map((fault) => `${fault.name} ${fault.reason} (not run)`);
-      result.error = [verdict(result.faults), ...notRun].filter(Boolean).join("; ") || null;
+      const notMade = result.faults.flatMap((fault) =>
+        fault.notes.filter((note) => note.startsWith(FAILED_NOTE)).map((note) => `${fault.name}: ${note}`),
+      );
+      result.error = [verdict(result.faults), ...notMade, ...notRun].filter(Boolean).join("; ") || null;
     },
     async () => {
       await (rig as HostsFaultRig | null)?.close();
