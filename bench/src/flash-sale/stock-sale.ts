@@ -25,7 +25,30 @@ export async function createSaleProduct(baseUrl: string, adminKey: string, stock
   return product.id;
 }
 
-/** Orders one unit of `productId` with the admission token, then pays that order (the order is not guarded). */
+/** Tries per request while the intake sheds load (503, Retry-After 1), a second apart, as the checkout SDK retries. */
+const SHED_ATTEMPTS = 30;
+
+/** Sends until the answer is not a 503 (same body, same Idempotency-Key: a retry is never applied twice). */
+async function sendThroughShedding(
+  client: KeepAliveClient,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<PurchaseAnswer> {
+  let latencyMs = 0;
+  for (let attempt = 1; ; attempt++) {
+    const answer = await client.send("POST", path, body, headers);
+    latencyMs += answer.latencyMs;
+    if (answer.status !== 503 || attempt >= SHED_ATTEMPTS) return { ...answer, latencyMs };
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/**
+ * Orders one unit of `productId` with the admission token, then pays that order (the order is not guarded); each
+ * request retried through load shedding as a shopper's page retries it, so a busy moment does not leave units
+ * unsold (and the room never sold out).
+ */
 export function buyOneUnit(options: {
   client: KeepAliveClient;
   identity: BenchIdentity;
@@ -35,8 +58,8 @@ export function buyOneUnit(options: {
   const { client, identity, productId, keyPrefix } = options;
   return async (shopper: Shopper, admissionToken: string): Promise<PurchaseAnswer> => {
     const headers = identity.shopperHeaders(shopper.userId);
-    const order = await client.send(
-      "POST",
+    const order = await sendThroughShedding(
+      client,
       "/v1/orders",
       { userId: shopper.userId, items: [{ productId, quantity: 1 }] },
       {
@@ -47,8 +70,8 @@ export function buyOneUnit(options: {
     );
     if (order.status !== 202) return { ...order, orderStatus: order.status };
     const { id, amount } = JSON.parse(order.body) as { id: string; amount: number };
-    const payment = await client.send(
-      "POST",
+    const payment = await sendThroughShedding(
+      client,
       "/v1/payments",
       { userId: shopper.userId, amount, orderId: id },
       { ...headers, "idempotency-key": `${keyPrefix}-pay-${shopper.userId}` },
