@@ -218,6 +218,8 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
         },
         sockets: {
           watchers: sockets.length,
+          // A stock sale's late shoppers find it sold out at the join (410): they never wait, so open no socket.
+          refusedSoldOut: sockets.filter((s) => s.joinStatus === 410).length,
           ...crowd.sockets,
           positionMessages: sockets.reduce((n, s) => n + s.updates, 0),
         },
