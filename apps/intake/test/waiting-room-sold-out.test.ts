@@ -63,6 +63,13 @@ const admitted = async (ticketId: string) => {
   return view.admissionToken as string;
 };
 
+/** The operator's view of the room (GET /v1/rooms/:roomId). */
+const roomView = async () => {
+  const view = await documentedInject(app, { method: "GET", url: "/v1/rooms/sale", headers: adminHeaders() });
+  expect(view.statusCode, view.body).toBe(200);
+  return view.json();
+};
+
 describe("a room whose products sell out", () => {
   it("stays open while an unpaid unit could come back, then tells every waiting socket, poll and join, and reopens on a restock", async () => {
     const defined = await documentedInject(app, {
@@ -116,6 +123,7 @@ describe("a room whose products sell out", () => {
       expect(await statusOf(tickets[4]!)).toBe("sold_out");
       const refused = await join("late-buyer");
       expectProblem(refused, 410, "room_sold_out", "roomId");
+      expect(await roomView()).toMatchObject({ unitsLeft: 0, soldOut: true });
       expect(await app.redis.hexists(app.admission.keys.room("sale").users, "late-buyer")).toBe(0);
 
       // A restock reopens the room: the next in line is admitted, joins are taken, positions follow again.
@@ -126,6 +134,7 @@ describe("a room whose products sell out", () => {
       expect(await statusOf(tickets[4]!)).toBe("waiting");
       const reopened = await join("late-buyer");
       expect(reopened.statusCode, reopened.body).toBe(201);
+      expect(await roomView()).toMatchObject({ soldOut: false });
     } finally {
       for (const socket of sockets) socket.close();
     }

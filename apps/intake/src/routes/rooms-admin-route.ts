@@ -68,6 +68,7 @@ async function roomView(app: FastifyInstance, roomId: string) {
     joins: definition.joins,
     maxActiveSessions: definition.maxActiveSessions,
     unitsLeft: stats.unitsLeft,
+    soldOut: stats.soldOut,
     updatedAt: new Date(definition.updatedAt).toISOString(),
     shuffleCommitment: shuffle?.commitment ?? null,
   };

@@ -109,6 +109,8 @@ export const roomResponseSchema = Type.Object({
   maxActiveSessions: Type.Union([Type.Integer(), Type.Null()]),
   /** A room with products: the units left as of the leader's last tick; null otherwise. */
   unitsLeft: Type.Union([Type.Integer(), Type.Null()]),
+  /** A room with products: nothing left and nothing unpaid that could come back; joins answer 410 room_sold_out. */
+  soldOut: Type.Boolean(),
   updatedAt: Type.String(),
   /** The pre-queue shuffle's commitment (GET .../shuffle-proof): of the start to come, else of the last. */
   shuffleCommitment: Type.Unsafe<string | null>({
