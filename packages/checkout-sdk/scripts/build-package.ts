@@ -1,6 +1,7 @@
 // `pnpm build` (turbo's build task, npm's prepack): what the package ships, from nothing. The shared build
-// (@floodgate/package-build) empties dist/ and emits the ESM and its .d.ts from src (tsconfig.build.json); then
-// esbuild writes the one-file browser bundle, with the declarations of its "./browser" export beside it.
+// (@floodgate/package-build) emits the ESM and its .d.ts from src (tsconfig.build.json) into a new folder, where
+// esbuild writes the one-file browser bundle, with the declarations of its "./browser" export beside it; then
+// the folder replaces dist/.
 // Nothing is built from a src/server-types.ts that is no longer what the server's schemas write
 // (scripts/server-types.ts).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -15,8 +16,13 @@ if ((await readFile(SERVER_TYPES_FILE, "utf8")) !== renderServerTypes()) {
   process.exit(1);
 }
 
-await emitPackage(new URL("../", import.meta.url));
-await mkdir(new URL(".", BROWSER_BUNDLE_FILE), { recursive: true });
-await writeFile(BROWSER_BUNDLE_FILE, await buildBrowserBundle());
-// The bundle is the whole of src/index.ts, so its types are the package's own.
-await writeFile(BROWSER_TYPES_FILE, 'export * from "../index.js";\n');
+const packageDir = new URL("../", import.meta.url);
+const dist = new URL("dist/", packageDir);
+// Written into the new dist/ before it replaces the old one: the demo serves the bundle while tests build.
+const inNext = (file: URL, next: URL) => new URL(file.href.slice(dist.href.length), next);
+await emitPackage(packageDir, async (next) => {
+  await mkdir(new URL(".", inNext(BROWSER_BUNDLE_FILE, next)), { recursive: true });
+  await writeFile(inNext(BROWSER_BUNDLE_FILE, next), await buildBrowserBundle());
+  // The bundle is the whole of src/index.ts, so its types are the package's own.
+  await writeFile(inNext(BROWSER_TYPES_FILE, next), 'export * from "../index.js";\n');
+});
