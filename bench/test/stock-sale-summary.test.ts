@@ -14,6 +14,7 @@ function shopper(overrides: Partial<Shopper>): Shopper {
     joinBuiltAt: 0,
     joinAnsweredAt: 0,
     joinStatus: 201,
+    joinAttempts: 1,
     ticketId: "t",
     updates: 1,
     socketRequestedAt: 1,

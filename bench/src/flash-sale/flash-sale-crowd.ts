@@ -17,6 +17,8 @@ export interface Shopper {
   joinBuiltAt: number;
   joinAnsweredAt: number;
   joinStatus: number;
+  /** Join requests sent: more than one when the intake shed the first ones (503 busy) and the shopper retried. */
+  joinAttempts: number;
   ticketId: string | null;
   /**
    * Position messages (WebSocket), or answered polls (polling), the one that finds the admission included: at
@@ -71,6 +73,10 @@ export interface CrowdOptions {
   purchase?: Purchase;
 }
 
+/** Joins per shopper while the intake sheds load (503, Retry-After 1), a second apart, as a room page retries
+ * (checkout-sdk's joinRoom): a shed join is a shopper who comes back, not one who leaves. */
+export const JOIN_SHED_ATTEMPTS = 30;
+
 /** WebSocket watchers spread evenly over the joining order (every k-th shopper), not bunched at the front. */
 export function watchesOverSocket(index: number, users: number, websockets: number): boolean {
   return (
@@ -99,6 +105,7 @@ export class Crowd {
       joinBuiltAt: 0,
       joinAnsweredAt: 0,
       joinStatus: 0,
+      joinAttempts: 1,
       ticketId: null,
       updates: 0,
       socketRequestedAt: null,
@@ -156,6 +163,10 @@ export class Crowd {
   #joined(shopper: Shopper, status: number, body: string, answeredAt: number) {
     shopper.joinAnsweredAt = answeredAt;
     shopper.joinStatus = status;
+    if (status === 503 && shopper.joinAttempts < JOIN_SHED_ATTEMPTS) {
+      setTimeout(() => void this.#joinAgain(shopper), 1000);
+      return;
+    }
     if (status !== 201 && status !== 200) return this.#done();
     const ticket = JSON.parse(body) as {
       ticketId: string;
@@ -175,6 +186,23 @@ export class Crowd {
     } else {
       this.#watchByPolling(shopper);
     }
+  }
+
+  /** A shed join sent again from this loop (the join thread's paced load is over or busy with others): its
+   * answer is timed here and counts in the retries, not in the paced joins' rate and latency. */
+  async #joinAgain(shopper: Shopper) {
+    const { pollClient, roomId, identity } = this.#options;
+    shopper.joinAttempts++;
+    shopper.joinBuiltAt = Date.now();
+    const answer = await pollClient
+      .send(
+        "POST",
+        `/v1/rooms/${roomId}/tickets`,
+        { userId: shopper.userId },
+        identity.shopperHeaders(shopper.userId),
+      )
+      .catch(() => ({ status: -1, body: "" }));
+    this.#joined(shopper, answer.status, answer.body, Date.now());
   }
 
   #admitted(shopper: Shopper, token: string, admittedAt: number) {

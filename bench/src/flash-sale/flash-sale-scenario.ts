@@ -215,6 +215,14 @@ async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext)
           latencyMs: summarizeLatencies(joins.latencies),
           cpu: joinCpu,
           loadGeneratorLoopDelayMs: joins.loopDelayMs,
+          retried: (() => {
+            const again = shoppers.filter((s) => s.joinAttempts > 1);
+            return {
+              shoppers: again.length,
+              attempts: again.reduce((n, s) => n + s.joinAttempts - 1, 0),
+              finalStatusCounts: statusCounts(again.map((s) => s.joinStatus)),
+            };
+          })(),
         },
         sockets: {
           watchers: sockets.length,

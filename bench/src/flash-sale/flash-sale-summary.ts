@@ -30,6 +30,8 @@ export interface FlashSaleRun {
     cpu: CpuUsage | null;
     /** How late the join thread's event loop ran (join-thread.ts): join times are read on that loop. */
     loadGeneratorLoopDelayMs?: LoopLateness;
+    /** Shoppers whose paced join was shed (503) and who joined again a second later, and how each ended. */
+    retried?: { shoppers: number; attempts: number; finalStatusCounts: Record<string, number> };
   };
   sockets: {
     watchers: number;
@@ -175,6 +177,11 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
     const a = sale.admission;
     lines.push(
       `joins: ${formatCount(a.users)} shoppers offered at ${formatCount(sale.joins.offeredRate)}/s, answered ${formatCount(sale.joins.answeredRate)}/s (over ${sale.joins.activeS} s per slice, ${sale.joins.wallS} s wall); ${formatLatency(sale.joins.latencyMs)}; ${JSON.stringify(sale.joins.statusCounts)}`,
+      ...(sale.joins.retried && sale.joins.retried.shoppers > 0
+        ? [
+            `  shed joins retried a second later: ${formatCount(sale.joins.retried.shoppers)} shoppers, ${formatCount(sale.joins.retried.attempts)} more requests, last answers ${JSON.stringify(sale.joins.retried.finalStatusCounts)}`,
+          ]
+        : []),
       `  while joining: ${describeCpuUsage(sale.joins.cpu)}`,
       `  the join thread's event loop ran late by p50 ${sale.joins.loadGeneratorLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.joins.loadGeneratorLoopDelayMs?.p99 ?? "?"} ms, max ${sale.joins.loadGeneratorLoopDelayMs?.max ?? "?"} ms (join times are read on that loop)`,
       `sockets: ${formatCount(sale.sockets.opened)} opened of ${formatCount(sale.sockets.watchers)}, ${formatCount(sale.sockets.peakOpen)} open at once, ${formatCount(sale.sockets.withPosition)} with a live position (${formatCount(sale.sockets.positionMessages)} position messages); pollers ${formatCount(sale.pollers.watchers)} (${formatCount(sale.pollers.polls)} polls)`,
