@@ -12,7 +12,9 @@ export type OptionSpec =
   | { name: string; kind: "list"; help: string; choices: readonly string[] }
   /** One word of `choices` per occurrence (`--peer raw --peer bullmq`), kept comma-separated in the order given;
    * absent means null. */
-  | { name: string; kind: "repeated"; help: string; choices: readonly string[] };
+  | { name: string; kind: "repeated"; help: string; choices: readonly string[] }
+  /** A folder or file (`--compare-checkout ../old`), kept as given; absent means null. */
+  | { name: string; kind: "path"; help: string };
 
 export type OptionValues = Record<string, number | boolean | string | null>;
 
@@ -101,6 +103,13 @@ export function parseOptions(specs: readonly OptionSpec[], args: readonly string
       const given = typeof values[name] === "string" ? (values[name] as string).split(",") : [];
       if (given.includes(text)) throw new OptionError(`--${name} ${text} is given twice`);
       values[name] = [...given, text].join(",");
+    } else if (spec.kind === "path") {
+      const text = inline ?? args[i + 1];
+      if (text === undefined || text === "" || (inline === undefined && text.startsWith("--"))) {
+        throw new OptionError(`--${name} needs a path, e.g. --${name} ../floodgate-main`);
+      }
+      if (inline === undefined) i++;
+      values[name] = text;
     } else {
       const next = args[i + 1];
       if (inline !== undefined) values[name] = parseInteger(spec, inline);
@@ -127,9 +136,11 @@ export function describeOptions(specs: readonly OptionSpec[]): string {
                 ? `--${spec.name} a,b,...`
                 : spec.kind === "repeated"
                   ? `--${spec.name} ${spec.choices.join("|")} ...`
-                  : `--${spec.name} [N]`;
+                  : spec.kind === "path"
+                    ? `--${spec.name} DIR`
+                    : `--${spec.name} [N]`;
       const fallback =
-        spec.kind === "flag" || spec.kind === "choice" || spec.kind === "repeated"
+        spec.kind === "flag" || spec.kind === "choice" || spec.kind === "repeated" || spec.kind === "path"
           ? ""
           : spec.kind === "list"
             ? ` (default all: ${spec.choices.join(",")})`

@@ -66,6 +66,16 @@ describe("payments options", () => {
     });
   });
 
+  it("takes another checkout's intake as a target of the wrk comparison (--compare-checkout)", () => {
+    expect(parse("--max", "--generator", "wrk")).toMatchObject({ compareCheckout: null });
+    expect(
+      parse("--max", "--generator", "wrk", "--compare-checkout", "../before", "--peer", "raw"),
+    ).toMatchObject({ compareCheckout: "../before", peers: ["raw"] });
+    expect(parse("--max", "--generator", "wrk", "--compare-checkout=/tmp/old")).toMatchObject({
+      compareCheckout: "/tmp/old",
+    });
+  });
+
   it("reads values after a space or an equals sign", () => {
     expect(parse("--rate", "500", "--duration=10", "--users", "5000")).toMatchObject({
       rate: 500,
@@ -144,6 +154,15 @@ describe("payments options", () => {
     [["--max", "--generator", "wrk", "--peer", "kafka"], '--peer must be one of raw, bullmq, got "kafka"'],
     [["--max", "--generator", "wrk", "--peer"], "--peer needs one of raw, bullmq"],
     [["--max", "--generator", "wrk", "--peer", "raw", "--peer", "raw"], "--peer raw is given twice"],
+    [
+      ["--max", "--compare-checkout", "../before"],
+      "--compare-checkout is a target of the saturation comparison",
+    ],
+    [["--max", "--generator", "wrk", "--compare-checkout"], "--compare-checkout needs a path"],
+    [
+      ["--max", "--generator", "wrk", "--compare-checkout", "--peer", "raw"],
+      "--compare-checkout needs a path",
+    ],
     [["--generator", "wrk"], "--generator wrk runs the --max saturation comparison: add --max"],
     [["--generator", "ab"], '--generator must be one of autocannon, wrk, got "ab"'],
     [["--max", "--generator", "wrk", "--auth", "on"], "--generator wrk takes no --auth"],
@@ -174,7 +193,12 @@ describe("describeOptions", () => {
 
   it("lists the wrk comparison's options in payments --help", () => {
     const help = describeOptions(PAYMENTS_OPTION_SPECS);
-    for (const usage of ["--generator autocannon|wrk", "--peer raw|bullmq ...", "--rounds N"]) {
+    for (const usage of [
+      "--generator autocannon|wrk",
+      "--peer raw|bullmq ...",
+      "--compare-checkout DIR",
+      "--rounds N",
+    ]) {
       expect(help).toContain(usage);
     }
   });

@@ -127,14 +127,27 @@ describe("medians and verdicts", () => {
     expect(ratioVerdicts(medians)).toEqual([
       expect.objectContaining({ name: "floodgate / raw", ratio: 0.588, goal: 0.6, met: false }),
       expect.objectContaining({ name: "floodgate / bullmq", ratio: 0.909, goal: 1, met: false }),
+      expect.objectContaining({ name: "floodgate / compared checkout", ratio: null, met: null }),
       expect.objectContaining({ name: "auth on / AUTH=off", ratio: 0.9, goal: 0.9, met: true }),
     ]);
+  });
+
+  it("holds this checkout's intake to 95 % of the compared checkout's, on the medians", () => {
+    const keep = (rate: number) =>
+      ratioVerdicts(
+        (["floodgate", "floodgateCompared"] as const).map((key) =>
+          targetMedians(key, [stage("floodgate", 10_000), stage("floodgateCompared", rate)]),
+        ),
+      ).find((verdict) => verdict.name === "floodgate / compared checkout");
+    expect(keep(10_400)).toMatchObject({ ratio: 0.962, goal: 0.95, met: true });
+    expect(keep(10_600)).toMatchObject({ ratio: 0.943, goal: 0.95, met: false });
   });
 
   it("does not call a goal met when a stage of either side failed, and says which goals did not run", () => {
     const stages = [stage("floodgate", 10_000, false), stage("floodgateAuthOn", 9500)];
     const medians = (["floodgate", "floodgateAuthOn"] as const).map((key) => targetMedians(key, stages));
-    const [raw, bullmq, auth] = ratioVerdicts(medians);
+    const [raw, bullmq, compared, auth] = ratioVerdicts(medians);
+    expect(compared).toMatchObject({ met: null, note: "not run" });
     expect(raw).toMatchObject({ met: null, note: "not run" });
     expect(bullmq).toMatchObject({ met: null, note: "not run" });
     expect(auth).toMatchObject({ ratio: 0.95, met: false, note: "1 failed stage(s)" });

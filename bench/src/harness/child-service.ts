@@ -12,6 +12,8 @@ export interface ServiceSpec {
   name: string;
   /** Script path relative to the repository root, run with this Node. */
   script: string;
+  /** The checkout the script runs from (another worktree of this repository); default this one. */
+  checkout?: string;
   env: Record<string, string>;
   port: number;
   readyPath: string;
@@ -48,7 +50,7 @@ export async function startService(spec: ServiceSpec): Promise<RunningService> {
   const spawnedAt = Date.now();
   // Its own process group, so a stuck child and its own children can be killed together as a last resort.
   const child = spawn(process.execPath, [spec.script], {
-    cwd: REPO_ROOT,
+    cwd: spec.checkout ?? REPO_ROOT,
     env: { ...process.env, ...spec.env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

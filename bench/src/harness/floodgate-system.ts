@@ -40,6 +40,8 @@ export interface FloodgateSystemConfig {
   auth: AuthSetting;
   /** Further configuration a scenario needs (e.g. ORDER_TTL_SECONDS); recorded with the rest. */
   extraEnvironment?: Record<string, string>;
+  /** Runs the system from another checkout of this repository (payments --compare-checkout); default this one. */
+  checkout?: string;
   /** Addresses the system is given instead of the direct ones (e.g. TCP proxies a fault scenario cuts); the
    * bench itself (ShardSet, cleanup) keeps the direct ones. */
   routedUrls?: { redisUrl?: string; databaseUrl?: string; shardUrls?: string[] };
@@ -133,6 +135,7 @@ export class FloodgateSystem {
     this.#service = await startService({
       name: `floodgate (${workers} workers)`,
       script: "apps/cli/src/start-command.ts",
+      ...(this.config.checkout ? { checkout: this.config.checkout } : {}),
       env: this.environment(workers),
       port: this.#port,
       readyPath: "/readyz",

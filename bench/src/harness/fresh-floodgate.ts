@@ -38,6 +38,8 @@ export function freshFloodgate(
     instance?: string;
     /** Its own Redis instead of the bench Redis (payments --redis cluster: a private cluster's URL). */
     redisUrl?: string;
+    /** Another checkout of this repository to run it from (payments --compare-checkout). */
+    checkout?: string;
   } = {},
 ): FreshFloodgate {
   const environment = { ...benchEnvironment(), ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}) };
@@ -56,6 +58,7 @@ export function freshFloodgate(
     secrets: runSecrets(),
     auth: options.auth ?? "on",
     ...(options.extraEnvironment ? { extraEnvironment: options.extraEnvironment } : {}),
+    ...(options.checkout ? { checkout: options.checkout } : {}),
   });
   return {
     system,

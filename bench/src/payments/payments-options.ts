@@ -112,6 +112,11 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
     help: "with --max --generator wrk, also saturate a comparison target on the bench Redis, one process each: raw (Fastify + one XADD) or bullmq (Fastify + Queue.add); repeat for both",
   },
   {
+    name: "compare-checkout",
+    kind: "path",
+    help: "with --max --generator wrk, also saturate the intake (AUTH=off) of another checkout of this repository, e.g. a git worktree of the last release, built and installed: before and after a change alternate in one run",
+  },
+  {
     name: "rounds",
     kind: "int",
     help: "--generator wrk: rounds of stages, the targets' order rotating",
@@ -147,6 +152,8 @@ export interface PaymentsOptions {
   generator: Generator;
   /** --generator wrk's comparison targets, in the order given. */
   peers: PeerName[];
+  /** --generator wrk: another checkout whose intake is a target too (the "before" of a change), or null. */
+  compareCheckout: string | null;
   rounds: number;
 }
 
@@ -174,6 +181,7 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
     fixedRate: values.max !== true && values.drain === null && values.sustained !== true,
     generator: (values.generator as Generator | null) ?? "autocannon",
     peers: typeof values.peer === "string" ? (values.peer.split(",") as PeerName[]) : [],
+    compareCheckout: typeof values["compare-checkout"] === "string" ? values["compare-checkout"] : null,
     rounds: int("rounds"),
   };
   checkGenerator(options, values);
@@ -216,6 +224,11 @@ export function toPaymentsOptions(values: OptionValues): PaymentsOptions {
 
 /** --generator wrk is a mode of its own: --max only, on one Redis, with both auth settings and no other phase. */
 function checkGenerator(options: PaymentsOptions, values: OptionValues) {
+  if (options.compareCheckout !== null && (options.generator !== "wrk" || !options.max)) {
+    throw new OptionError(
+      "--compare-checkout is a target of the saturation comparison: give it with --max --generator wrk",
+    );
+  }
   if (options.peers.length > 0 && (options.generator !== "wrk" || !options.max)) {
     throw new OptionError(
       "--peer is a target of the saturation comparison: give it with --max --generator wrk",

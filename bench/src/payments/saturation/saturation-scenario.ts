@@ -49,7 +49,11 @@ export async function runSaturation(
       log(
         `--generator wrk: two Floodgate intakes (WORKERS=0, AUTH=off and auth on)${options.peers.length > 0 ? ` and peer(s) ${options.peers.join(", ")}` : ""}`,
       );
-      started = await startSaturationTargets(context, { users: SATURATION_USERS, peers: options.peers });
+      started = await startSaturationTargets(context, {
+        users: SATURATION_USERS,
+        peers: options.peers,
+        compareCheckout: options.compareCheckout,
+      });
       result.services = started.services;
       result.settings.systemEnvironment = started.environments as Record<string, string>;
       result.targets = started.targets.map(({ key, label }) => ({ key, label }));

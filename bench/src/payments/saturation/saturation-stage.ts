@@ -7,7 +7,7 @@ import { type CpuUsage, startCpuMeter } from "../../harness/cpu-meter.ts";
 import { processCpuSeconds, redisCpuSeconds } from "./process-cpu.ts";
 import { runWrk, unexpectedStatuses, type WrkReport } from "./wrk-run.ts";
 
-export const TARGET_KEYS = ["floodgate", "floodgateAuthOn", "raw", "bullmq"] as const;
+export const TARGET_KEYS = ["floodgate", "floodgateAuthOn", "floodgateCompared", "raw", "bullmq"] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 export interface SaturationTarget {

@@ -2,7 +2,8 @@
 // (WORKERS=0, one intake process, no backpressure: nothing drains, so the backlog must not refuse) with AUTH=off
 // and a second one with auth on, whose 5,000 shoppers' customer tokens are minted before any stage and handed
 // to wrk in a file; then the --peer processes on the bench Redis.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { childPids } from "../../faults/process-tree.ts";
@@ -29,7 +30,7 @@ export interface SaturationTargets {
 }
 
 function floodgateTarget(
-  key: "floodgate" | "floodgateAuthOn",
+  key: "floodgate" | "floodgateAuthOn" | "floodgateCompared",
   label: string,
   floodgate: FreshFloodgate,
   tokensFile: string | null,
@@ -44,15 +45,48 @@ function floodgateTarget(
   };
 }
 
+/** The commit a checkout is at, with "+dirty" when it has uncommitted changes (what the comparison measured). */
+function checkoutCommit(checkout: string): string {
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-C", checkout, ...args], { encoding: "utf8" }).trim();
+  return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") === "" ? "" : "+dirty"}`;
+}
+
+/** Refuses a --compare-checkout that is not a checkout of this repository with its dependencies installed. */
+export function checkComparedCheckout(checkout: string): string {
+  const root = path.resolve(checkout);
+  for (const needed of ["apps/cli/src/start-command.ts", "node_modules"]) {
+    if (!existsSync(path.join(root, needed))) {
+      throw new Error(
+        `--compare-checkout ${checkout}: ${needed} is missing there (give a checkout of this repository with \`pnpm install\` done, e.g. \`git worktree add ../before <commit>\`)`,
+      );
+    }
+  }
+  return root;
+}
+
 export async function startSaturationTargets(
   context: ScenarioContext,
-  options: { users: number; peers: readonly PeerName[] },
+  options: { users: number; peers: readonly PeerName[]; compareCheckout: string | null },
 ): Promise<SaturationTargets> {
+  const comparedRoot =
+    options.compareCheckout === null ? null : checkComparedCheckout(options.compareCheckout);
   const authOff = freshFloodgate(context, {
     auth: "off",
     instance: "wrk_auth_off",
     extraEnvironment: INTAKE_ALONE,
   });
+  // The same intake alone from the other checkout, on databases and a Redis prefix of its own.
+  const compared =
+    comparedRoot === null
+      ? null
+      : freshFloodgate(context, {
+          auth: "off",
+          instance: "wrk_compared",
+          extraEnvironment: INTAKE_ALONE,
+          checkout: comparedRoot,
+        });
+  const comparedLabel = comparedRoot === null ? "" : `floodgate AUTH=off @${checkoutCommit(comparedRoot)}`;
   const authOn = freshFloodgate(context, { auth: "on", extraEnvironment: INTAKE_ALONE });
   const peers: PeerProcess[] = [];
   const tokensDirectory = mkdtempSync(path.join(tmpdir(), "floodgate-wrk-"));
@@ -61,6 +95,7 @@ export async function startSaturationTargets(
   const unregisterTokens = registerCleanup(removeTokens);
   const close = async () => {
     for (const peer of peers) log(`peer ${peer.name} stopped, ${await peer.close()} Redis keys removed`);
+    await compared?.close();
     await authOn.close();
     await authOff.close();
     await removeTokens();
@@ -69,8 +104,13 @@ export async function startSaturationTargets(
   try {
     const recordedOff: RecordedSystem = { settings: {}, services: null };
     const recordedOn: RecordedSystem = { settings: {}, services: null };
+    const recordedCompared: RecordedSystem = { settings: {}, services: null };
     await authOff.start(0, recordedOff);
     await authOn.start(0, recordedOn);
+    if (compared !== null) {
+      log(`starting ${comparedLabel} from ${comparedRoot}`);
+      await compared.start(0, recordedCompared);
+    }
     const userIds = Array.from({ length: options.users }, (_, i) => benchUserId(i));
     await authOn.system.identity.addShoppers(userIds);
     const tokensFile = path.join(tokensDirectory, "customer-tokens.txt");
@@ -103,11 +143,21 @@ export async function startSaturationTargets(
       targets: [
         floodgateTarget("floodgate", "floodgate AUTH=off", authOff, null),
         floodgateTarget("floodgateAuthOn", "floodgate auth on", authOn, tokensFile),
+        ...(compared === null ? [] : [floodgateTarget("floodgateCompared", comparedLabel, compared, null)]),
         ...peerTargets,
       ],
       environments: {
         floodgate: recordedOff.settings.systemEnvironment,
         floodgateAuthOn: recordedOn.settings.systemEnvironment,
+        ...(compared === null
+          ? {}
+          : {
+              floodgateCompared: {
+                checkout: comparedRoot,
+                commit: checkoutCommit(comparedRoot!),
+                ...(recordedCompared.settings.systemEnvironment as Record<string, unknown>),
+              },
+            }),
       },
       services: recordedOff.services,
       redisUrl: authOff.environment.redisUrl,

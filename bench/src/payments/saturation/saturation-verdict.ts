@@ -28,6 +28,10 @@ export interface RatioVerdict {
   note: string | null;
 }
 
+/** This tree's intake keeps at least this share of the compared checkout's rate: within the few percent one
+ * target's stages spread over a run on this shared machine. */
+export const COMPARED_CHECKOUT_GOAL = 0.95;
+
 export const RATIO_GOALS: readonly {
   name: string;
   numerator: TargetKey;
@@ -36,6 +40,14 @@ export const RATIO_GOALS: readonly {
 }[] = [
   { name: "floodgate / raw", numerator: "floodgate", denominator: "raw", goal: 0.6 },
   { name: "floodgate / bullmq", numerator: "floodgate", denominator: "bullmq", goal: 1.0 },
+  // A change's cost, measured against the intake of another checkout in the same run (--compare-checkout): the
+  // goal is to keep the rate within this machine's stage-to-stage spread, not to beat it.
+  {
+    name: "floodgate / compared checkout",
+    numerator: "floodgate",
+    denominator: "floodgateCompared",
+    goal: COMPARED_CHECKOUT_GOAL,
+  },
   {
     name: "auth on / AUTH=off",
     numerator: "floodgateAuthOn",
