@@ -5,7 +5,7 @@ import { closeCodeOf } from "../src/hostile/bad-upgrade-probe.ts";
 import { fuzzRequests } from "../src/hostile/field-fuzz-probe.ts";
 import { FD_TOLERANCE, verdict } from "../src/hostile/hostile-input-suite.ts";
 import type { HostileTarget } from "../src/hostile/hostile-target.ts";
-import { ProbeTally } from "../src/hostile/probe-tally.ts";
+import { ProbeTally, SHED_STATUS } from "../src/hostile/probe-tally.ts";
 import type { RawAnswer } from "../src/hostile/raw-http-exchange.ts";
 
 const answer = (status: number | null, head = "", error: string | null = null): RawAnswer => ({
@@ -30,6 +30,22 @@ describe("ProbeTally", () => {
     expect(result.fiveXx).toBe(2);
     expect(result.connectionErrors).toBe(1);
     expect(result.notes.join("\n")).toMatch(/b: 503/);
+  });
+
+  it("counts load shedding's 503 busy with Retry-After apart, never as a 5xx; any other 503 stays one", () => {
+    const tally = new ProbeTally("p");
+    const busy = JSON.stringify({ type: "/problems/busy", status: 503, code: "busy", retryable: true });
+    tally.add({ ...answer(503, "\r\nRetry-After: 1"), body: busy }, "shed");
+    tally.add({ ...answer(503), body: busy }, "no retry-after");
+    tally.add(
+      { ...answer(503, "\r\nRetry-After: 1"), body: JSON.stringify({ code: "shard_unavailable" }) },
+      "shard",
+    );
+    tally.add({ ...answer(503, "\r\nRetry-After: 1"), body: "<html>busy</html>" }, "not json");
+    const result = tally.result();
+    expect(result.statusCounts).toEqual({ [SHED_STATUS]: 1, "503": 3 });
+    expect(result.fiveXx).toBe(3);
+    expect(result.notes.join("\n")).toMatch(/shed: 503 busy \(shed\)/);
   });
 
   it("keeps each 202 with its Location and credential for the audit", () => {

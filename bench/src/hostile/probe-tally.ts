@@ -8,7 +8,8 @@ export interface ProbeResult {
   /** "202", "400", ... "none" for a connection that ended without a status line, or a probe's own outcome
    * name ("dropped unread", "101 close 4401"). */
   statusCounts: Record<string, number>;
-  /** 5xx answers, plus server failures a status cannot show (a WebSocket closed 1011, internal error). */
+  /** 5xx answers, plus server failures a status cannot show (a WebSocket closed 1011, internal error). Load
+   * shedding's `503 busy` with Retry-After is not one: it is counted under "503 busy (shed)". */
   fiveXx: number;
   connectionErrors: number;
   notes: string[];
@@ -19,6 +20,19 @@ export interface AcceptedRequest {
   probe: string;
   location: string;
   authorization: string;
+}
+
+/** The status key of load shedding's answers: not a 5xx key (it does not start with "5"). */
+export const SHED_STATUS = "shed: 503 busy";
+
+/** Load shedding's refusal: `503` with `Retry-After` and the `busy` problem (apps/intake/src/load-shedding/). */
+export function isShedAnswer(answer: RawAnswer): boolean {
+  if (answer.status !== 503 || headerOf(answer.head, "retry-after") === null) return false;
+  try {
+    return (JSON.parse(answer.body) as { code?: unknown }).code === "busy";
+  } catch {
+    return false;
+  }
 }
 
 export class ProbeTally {
@@ -38,6 +52,13 @@ export class ProbeTally {
 
   /** Counts a raw answer; `label` names the case (kept in a note when it earned a 5xx or no answer). */
   add(answer: RawAnswer, label: string, authorization = ""): void {
+    if (isShedAnswer(answer)) {
+      // The intake refusing work it cannot answer in time (its event loop or Redis late), as designed under
+      // load: the client is told when to come back, nothing failed. Counted apart, so a real 5xx still fails.
+      this.count(SHED_STATUS, null, label);
+      this.example(`${label}: 503 busy (shed) ${answer.body.slice(0, 200)}`);
+      return;
+    }
     this.count(answer.status, answer.error, label);
     if (answer.status === 202) {
       const location = headerOf(answer.head, "location");
