@@ -95,7 +95,7 @@ describe("POST /v1/refunds: acceptance", () => {
     const before = await totalStreamLength(app);
     const asShopper = { authorization: `Bearer ${shopper}`, ...key() };
     const refused = await post(app, "/v1/refunds", { paymentId: paymentId() }, asShopper);
-    // The credential is what is at fault: errors[] names it, as README promises errors[] on every error.
+    // The credential is what is at fault: errors[] names it, as README promises wherever a field is at fault.
     const problem = expectProblem(refused, 403, "forbidden_caller", "Authorization");
     expect(problem.errors).toEqual([{ field: "Authorization", detail: problem.detail }]);
     expectDocumentedAnswer(document, "createRefund", refused);
