@@ -6,8 +6,11 @@
 // Only one header is accepted, byte for byte: no algorithm is ever taken from the token itself ("none",
 // RS/HS confusion), signatures are read in their one canonical spelling (canonical-base64url.ts) and compared in
 // constant time.
+// The intake's own gate reads the claims without the signature (read()): it admits only the exact token handed
+// out, by its digest in the user's pass (admission-token-digest.ts), which proves as much to it as a signature
+// and costs a hash. verify() is for whoever holds no pass: the previous release's passes, the shop's gate.
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
-import { decodeCanonicalBase64url } from "@floodgate/domain";
+import { decodeCanonicalBase64url, isCanonicalBase64url } from "@floodgate/domain";
 
 const ISSUER = "floodgate";
 const HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
@@ -29,6 +32,30 @@ export type TokenVerdict = { ok: true; claims: AdmissionClaims } | { ok: false; 
 export interface AdmissionTokens {
   issue(claims: AdmissionClaims): string;
   verify(token: string, nowMs?: number): TokenVerdict;
+  /**
+   * The claims of a token in our exact shape (a header of ours, canonical base64url, sizes bounded), its
+   * signature not checked: only for a caller that then admits the token by its digest (the intake's gate).
+   */
+  read(token: string, nowMs?: number): TokenVerdict;
+}
+
+/** Longer tokens are not read (ours are about 300 characters): a bound on what a request makes us decode. */
+const MAX_TOKEN_CHARS = 2048;
+const MAX_PAYLOAD_CHARS = 1024;
+const HS256_SIGNATURE_BYTES = 32;
+
+/**
+ * The three parts of a token shaped as ours: `signatureBytes` in canonical base64url, a bounded canonical payload.
+ * The header is the caller's to match. A signature in another spelling is "bad_signature", as verify() says.
+ */
+export function tokenParts(token: string, signatureBytes: number): string[] | TokenRejection {
+  if (token.length > MAX_TOKEN_CHARS) return "malformed";
+  const parts = token.split(".");
+  if (parts.length !== 3) return "malformed";
+  const payload = parts[1]!;
+  if (payload.length > MAX_PAYLOAD_CHARS || !isCanonicalBase64url(payload)) return "malformed";
+  if (decodeCanonicalBase64url(parts[2]!, signatureBytes) === undefined) return "bad_signature";
+  return parts;
 }
 
 interface Payload {
@@ -62,10 +89,17 @@ export class Hs256AdmissionTokens implements AdmissionTokens {
     const parts = token.split(".");
     if (parts.length !== 3 || parts[0] !== HEADER) return { ok: false, reason: "malformed" };
     const expected = this.#sign(`${parts[0]}.${parts[1]}`);
-    const signature = decodeCanonicalBase64url(parts[2]!, expected.length);
+    const signature = decodeCanonicalBase64url(parts[2]!, HS256_SIGNATURE_BYTES);
     if (signature === undefined || !timingSafeEqual(signature, expected)) {
       return { ok: false, reason: "bad_signature" };
     }
+    return readClaims(parts[1]!, nowMs);
+  }
+
+  read(token: string, nowMs = Date.now()): TokenVerdict {
+    const parts = tokenParts(token, HS256_SIGNATURE_BYTES);
+    if (typeof parts === "string") return { ok: false, reason: parts };
+    if (parts[0] !== HEADER) return { ok: false, reason: "malformed" };
     return readClaims(parts[1]!, nowMs);
   }
 }
@@ -84,7 +118,7 @@ export function encodeClaims(claims: AdmissionClaims): string {
   return Buffer.from(JSON.stringify(payload)).toString("base64url");
 }
 
-/** The claims of a payload part whose signature has been verified, or why they do not count. */
+/** The claims of a payload part (its signature verified, or its token's digest to be checked), or why they do not count. */
 export function readClaims(part: string, nowMs: number): TokenVerdict {
   let payload: Partial<Payload>;
   try {

@@ -6,6 +6,8 @@
 // tokens are, verified-token-cache.ts): a shopper's requests after the first cost a map lookup. (An ECDSA
 // signature has a second valid spelling, (r, n - s): only the holder of a valid token can make it, and it costs
 // one more signature check, as a cache miss, and verifies to the same claims.)
+// The intake's gate does not verify at all (read(): the claims of a token of our shape, admitted by its digest in
+// the user's pass, admission-token.ts); the remembered tokens spare it the parse of a repeated one.
 import {
   createPrivateKey,
   createPublicKey,
@@ -21,6 +23,7 @@ import {
   encodeClaims,
   readClaims,
   type TokenVerdict,
+  tokenParts,
 } from "./admission-token.ts";
 
 /** A private signing key as stored: a JWK with `d`, and from when (epoch ms) it signs. */
@@ -138,6 +141,18 @@ export class Es256AdmissionTokens implements AdmissionTokens {
     // Only a verdict that passed is remembered; its expiry is checked again on every hit.
     if (verdict.ok) this.#cache?.set(token, verdict.claims);
     return verdict;
+  }
+
+  read(token: string, nowMs = Date.now()): TokenVerdict {
+    const cached = this.#cache?.get(token);
+    if (cached !== undefined) {
+      return cached.expiresAt <= nowMs ? { ok: false, reason: "expired" } : { ok: true, claims: cached };
+    }
+    const parts = tokenParts(token, SIGNATURE_BYTES);
+    if (typeof parts === "string") return { ok: false, reason: parts };
+    if (!this.#byHeader.has(parts[0]!)) return this.#unknownHeader(parts[0]!);
+    // Not remembered: only verified and issued tokens are, so a stranger's made-up tokens cannot evict them.
+    return readClaims(parts[1]!, nowMs);
   }
 
   /** A header that is none of ours: a key we do not hold (bad_signature, and said) or no ES256 header at all. */

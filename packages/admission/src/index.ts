@@ -8,6 +8,7 @@ export {
   type TokenRejection,
   type TokenVerdict,
 } from "./admission-token.ts";
+export { ADMISSION_TOKEN_DIGEST_CHARS, admissionTokenDigest } from "./admission-token-digest.ts";
 export {
   AUTO_ADMIT_FLOOR_PER_SECOND,
   AUTO_ADMIT_START_PER_SECOND,

@@ -6,6 +6,7 @@ import { type AdmissionCheck, enqueueOperation } from "@floodgate/queue";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  admissionTokenDigest,
   bucketArgs,
   countRoomTraffic,
   grantPass,
@@ -36,7 +37,14 @@ interface GateRequest {
   user?: { rate: number; burst: number } | null;
   roomId?: string;
   ticketId?: string;
+  /** The token presented for the ticket: by default the one grant() hands out for it. */
+  token?: string;
+  /** The intake verified the token's signature (asked for by a pass without a digest). */
+  signed?: boolean;
 }
+
+/** The token grant() hands out for a ticket (the gate compares digests only; no signature here). */
+const tokenFor = (ticketId: string) => `header.claims-of-${ticketId}.signature`;
 
 function gate(request: GateRequest): AdmissionCheck {
   const { roomId, userId } = request;
@@ -47,7 +55,14 @@ function gate(request: GateRequest): AdmissionCheck {
       roomId ? kit.keys.roomGateFor(roomId, userId) : placeholder,
       roomId ? kit.keys.roomPasses(roomId, userId) : placeholder,
     ],
-    args: [...bucketArgs(request.user ?? null), roomId ? "1" : "0", userId, request.ticketId ?? ""],
+    args: [
+      ...bucketArgs(request.user ?? null),
+      roomId ? "1" : "0",
+      userId,
+      request.ticketId ?? "",
+      request.ticketId ? admissionTokenDigest(request.token ?? tokenFor(request.ticketId)) : "",
+      request.signed ? "1" : "0",
+    ],
   };
 }
 
@@ -122,8 +137,14 @@ describe("token buckets", () => {
 });
 
 /** What an intake does before a token for an admitted ticket leaves it. */
-async function grant(ticket: TicketState): Promise<boolean> {
-  return grantPass(kit.redis, kit.keys, { ...ticket, expiresAt: ticket.expiresAt ?? 0 });
+async function grant(ticket: TicketState, token = tokenFor(ticket.ticketId)): Promise<boolean> {
+  const handedOut = await grantPass(
+    kit.redis,
+    kit.keys,
+    { ...ticket, expiresAt: ticket.expiresAt ?? 0 },
+    token,
+  );
+  return handedOut !== null;
 }
 
 /** What the admin route does: the ticket in the room's slot, then the pass in the user's. */
@@ -185,6 +206,45 @@ describe("a room that queues", () => {
     expect(await grant(joined.ticket)).toBe(true);
     const admitted = await pay({ userId: "carol", roomId: "ungranted", ticketId: joined.ticket.ticketId });
     expect(admitted.result).toBe("accepted");
+  });
+
+  it("admits only the token handed out first; a pass of the previous release asks for the signature", async () => {
+    await kit.defineRoom("digest-room", { mode: "off" });
+    const joined = await joinRoom(kit.redis, kit.keys, { roomId: "digest-room", userId: "dora" });
+    const legacy = await joinRoom(kit.redis, kit.keys, { roomId: "digest-room", userId: "lee" });
+    if (joined.result !== "joined" || legacy.result !== "joined") throw new Error("joins refused");
+    await kit.defineRoom("digest-room", { mode: "on" });
+    const { ticketId } = joined.ticket;
+    const passes = { ...joined.ticket, expiresAt: joined.ticket.expiresAt ?? 0 };
+    // Every grant hands out the token the first one stored, whatever token the later caller signed.
+    expect(await grantPass(kit.redis, kit.keys, passes, "first")).toBe("first");
+    expect(await grantPass(kit.redis, kit.keys, passes, "second")).toBe("first");
+    const reasons = async (request: Partial<GateRequest>) => {
+      const outcome = await pay({ userId: "dora", roomId: "digest-room", ticketId, ...request });
+      return outcome.result === "waiting_room_required" ? outcome.reason : outcome.result;
+    };
+    expect(await reasons({ token: "second" })).toBe("not_handed_out");
+    // A signature the intake verified does not stand in for the digest a pass holds.
+    expect(await reasons({ token: "second", signed: true })).toBe("not_handed_out");
+    expect(await reasons({ token: "first" })).toBe("accepted");
+
+    // The previous release's grant: the status alone, no token stored, and none added by a later grant.
+    const lee = legacy.ticket;
+    await kit.redis.hset(
+      kit.keys.roomPasses("digest-room", "lee"),
+      lee.ticketId,
+      `admitted|${lee.expiresAt}`,
+    );
+    const leeReasons = async (signed: boolean) => {
+      const outcome = await pay({ userId: "lee", roomId: "digest-room", ticketId: lee.ticketId, signed });
+      return outcome.result === "waiting_room_required" ? outcome.reason : outcome.result;
+    };
+    expect(await leeReasons(false)).toBe("unsigned");
+    expect(await leeReasons(true)).toBe("accepted");
+    const leePasses = { ...lee, expiresAt: lee.expiresAt ?? 0 };
+    expect(await grantPass(kit.redis, kit.keys, leePasses, "mine")).toBe("mine");
+    expect(await grantPass(kit.redis, kit.keys, leePasses, "yours")).toBe("yours");
+    expect(await leeReasons(false)).toBe("unsigned");
   });
 
   it("judges by the queueing mirror in the user's slot, which the room's writers keep", async () => {

@@ -35,6 +35,25 @@ describe("admission tokens", () => {
     expect(tokens.verify(forged, during)).toEqual({ ok: false, reason: "bad_signature" });
   });
 
+  it("read the claims of a token shaped as theirs without its signature (the intake's digest check stands in)", () => {
+    const tokens = new Hs256AdmissionTokens(SECRET);
+    const [header, payload, signature] = tokens.issue(claims).split(".") as [string, string, string];
+    const otherSignature = Buffer.alloc(32, 7).toString("base64url");
+    expect(tokens.read(`${header}.${payload}.${otherSignature}`, during)).toEqual({ ok: true, claims });
+    expect(tokens.read(`${b64({ alg: "HS512", typ: "JWT" })}.${payload}.${signature}`, during)).toEqual({
+      ok: false,
+      reason: "malformed",
+    });
+    expect(tokens.read(`${header}.${payload}=.${signature}`, during)).toEqual({
+      ok: false,
+      reason: "malformed",
+    });
+    expect(tokens.read(`${header}.${payload}.${signature}A`, during)).toEqual({
+      ok: false,
+      reason: "bad_signature",
+    });
+  });
+
   it("never take the algorithm from the token: alg none and other headers are refused", () => {
     const tokens = new Hs256AdmissionTokens(SECRET);
     const payload = b64({

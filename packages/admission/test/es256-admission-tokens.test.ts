@@ -69,6 +69,28 @@ describe("ES256 admission tokens", () => {
     });
   });
 
+  it("read the claims of a token shaped as theirs without its signature, and refuse any other shape", () => {
+    const tokens = new Es256AdmissionTokens({ keys: [key] });
+    const token = new Es256AdmissionTokens({ keys: [key] }).issue(claims);
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    // The signature is the gate's digest check's business (the pass), not read()'s: any canonical 64 bytes do.
+    const otherSignature = Buffer.alloc(64, 7).toString("base64url");
+    expect(tokens.read(`${header}.${payload}.${otherSignature}`, during)).toEqual({ ok: true, claims });
+    const refusals: [string, string][] = [
+      // Not our header's bytes: an ES256 header naming a kid is taken for a key not held (as verify() says).
+      [`${b64({ alg: "ES256", typ: "JWT", kid: "k1", x: 1 })}.${payload}.${signature}`, "bad_signature"],
+      [`${b64({ alg: "HS256", typ: "JWT" })}.${payload}.${signature}`, "malformed"],
+      [`${header}.${payload}=.${signature}`, "malformed"],
+      [`${header}.${payload}.${signature}=`, "bad_signature"],
+      [`${header}.${payload}.${signature.slice(0, -4)}`, "bad_signature"],
+      [`${header}.${b64({ iss: "floodgate", sub: "x".repeat(2000) })}.${signature}`, "malformed"],
+      [`${header}.${payload}`, "malformed"],
+    ];
+    for (const [presented, reason] of refusals)
+      expect(tokens.read(presented, during), presented.slice(0, 40)).toEqual({ ok: false, reason });
+    expect(tokens.read(token, claims.expiresAt)).toEqual({ ok: false, reason: "expired" });
+  });
+
   it("say when a token names a key they do not hold", () => {
     const unknown: string[] = [];
     const tokens = new Es256AdmissionTokens({ keys: [key], onUnknownKey: (kid) => unknown.push(kid) });

@@ -82,7 +82,7 @@ const oneTokenAMinute = (userId: string): AdmissionCheck => {
       placeholder,
       placeholder,
     ],
-    args: [60_000, 1, "0", userId, ""],
+    args: [60_000, 1, "0", userId, "", "", "0"],
   };
 };
 

@@ -153,7 +153,10 @@ describe("a coupon issue in two steps", () => {
     const bucket = `${env.config.redisPrefix}{p${partition}}:rl:test:u:${userId}`;
     const stream = keys.stream(partition);
     // One token, refilled once an hour: the first request takes it.
-    const limited = { keys: [bucket, stream, stream], args: [3_600_000, 1, "0", userId, ""] } as const;
+    const limited = {
+      keys: [bucket, stream, stream],
+      args: [3_600_000, 1, "0", userId, "", "", "0"],
+    } as const;
     const send = (coupon: string) =>
       issueCouponInTwoSteps(
         redis,

@@ -58,6 +58,8 @@ export const clusterSuites: string[] = [
   "apps/intake/test/waiting-room-auto-rate.test.ts",
   // One-shot admission: the token consumed by the order's (the issue's) commit step.
   "apps/intake/test/waiting-room-one-shot.test.ts",
+  // Admission tokens admitted by their digest in the user's pass: one token per admission, every other refused.
+  "apps/intake/test/admission-token-digest.test.ts",
   // Room controls: endsAt closes and reopens, method reject and random, joins by the shop's server only.
   "apps/intake/test/waiting-room-controls.test.ts",
   "apps/intake/test/waiting-room-random.test.ts",

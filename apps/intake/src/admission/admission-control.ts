@@ -1,14 +1,22 @@
 // Admission on a guarded route, around the route's one Redis call: before it, the gate block the script checks
 // (the user's token bucket, the guarding room's queueing mirror and the user's room passes, all in the user's
-// slot, and the request's verified admission token); beside it, in the same round trip, the client address's
-// token (address-buckets.ts); after it, the problem or the RateLimit headers, and the room's traffic counted in
-// memory (room-traffic-counts.ts). What this process already knows decides without Redis: a forged or missing token while the room
-// queues, backpressure where no room guards, an address whose bucket this process knows to be empty. Nothing
-// here adds a round trip.
+// slot, and the request's admission token: the ticket it claims and its digest); beside it, in the same round
+// trip, the client address's token (address-buckets.ts); after it, the problem or the RateLimit headers, and the
+// room's traffic counted in memory (room-traffic-counts.ts). What this process already knows decides without
+// Redis: a malformed or missing token while the room queues, backpressure where no room guards, an address whose
+// bucket this process knows to be empty. Nothing here adds a round trip, but for a pass of the previous release.
+// No signature is checked here: the token's claims are read (strict shape, admission-token.ts) and the script
+// admits it only if its digest is the one its pass holds, the digest of the token handed out for the ticket
+// (includes/admission-gate.lua). To the intake that is as strong as a signature, and stricter: a token that
+// differs in any byte, or was never handed out (even one validly signed), is refused; a hash costs about a
+// microsecond, an ES256 check tens. A pass granted by the previous release holds no digest: the script answers
+// "unsigned", and the request is sent again with the token's signature verified here (one more round trip, for
+// those requests only).
 import {
   type AddressTokenAnswer,
   type AdmissionKeys,
   type AdmissionTokens,
+  admissionTokenDigest,
   exhaustedRateLimitHeader,
   markReserved,
   rateLimitHeader,
@@ -44,6 +52,9 @@ type ScriptOutcome = { result: string } & ({ admission: AdmissionInfo | null } |
 const SCRIPT_REASONS: Record<string, RefusalReason> = {
   no_token: "missing",
   unknown_ticket: "unknown_ticket",
+  // Not the token handed out: to the client, as today, a token whose signature we do not stand behind.
+  not_handed_out: "bad_signature",
+  unsigned: "bad_signature",
   revoked: "revoked",
   expired: "expired",
 };
@@ -109,7 +120,8 @@ export class AdmissionControl {
     const room = this.#guardingRoom(routeClass, touched);
     const check = this.#gateFor(request, routeClass, userId, room);
     const address = this.#takeAddressToken(this.#requestRedis, routeClass, request.ip);
-    const outcome = send(check); // in the same tick as the address's token: one write, one round trip
+    // Sent in the same tick as the address's token: one write, one round trip.
+    const outcome = this.#sendWithSignatureFallback(request, check, send);
     const roomId = room?.definition.roomId;
     if (roomId !== undefined)
       void outcome.then(
@@ -134,6 +146,24 @@ export class AdmissionControl {
       ip: addressAnswer && { remaining: addressAnswer.remaining, resetMs: addressAnswer.resetMs },
     };
     return { ...answer, admission };
+  }
+
+  /**
+   * `send(check)` at once, and once more with the token's signature verified when the script found the ticket's
+   * pass without a digest (granted by the previous release: "unsigned"). A refusal stored nothing, so the second
+   * call is the request as if it came now; the address's token is not taken twice.
+   */
+  async #sendWithSignatureFallback<T extends ScriptOutcome>(
+    request: FastifyRequest,
+    check: AdmissionCheck,
+    send: (check: AdmissionCheck) => Promise<T>,
+  ): Promise<T> {
+    const answer = await send(check);
+    if (!isUnsignedRefusal(answer)) return answer;
+    const verdict = this.#tokens.verify(request.headers[ADMISSION_TOKEN_HEADER] as string);
+    if (!verdict.ok || verdict.claims.ticketId !== check.args[4]) return answer;
+    const [rate, burst, room, userId, ticketId, digest] = check.args;
+    return send({ keys: check.keys, args: [rate, burst, room, userId, ticketId, digest, "1"] });
   }
 
   /** The room this request is checked against; a request touching two sales' rooms is refused here. */
@@ -214,12 +244,14 @@ export class AdmissionControl {
     const limits = this.#book.limits(routeClass);
     const placeholder = this.#keys.userSlotPlaceholder(userId);
     let ticketId = "";
+    let digest = "";
     if (room) {
-      const verdict = this.#verifiedTicket(request, room, userId);
-      if (typeof verdict === "string") {
-        if (room.stats.queueing) throw this.waitingRoomProblem(room.definition.roomId, verdict);
+      const presented = this.#presentedTicket(request, routeClass, room, userId);
+      if (typeof presented === "string") {
+        if (room.stats.queueing) throw this.waitingRoomProblem(room.definition.roomId, presented);
       } else {
-        ticketId = verdict.ticketId;
+        ticketId = presented.ticketId;
+        digest = presented.digest;
       }
     }
     const roomId = room?.definition.roomId;
@@ -231,23 +263,30 @@ export class AdmissionControl {
         roomId === undefined ? placeholder : this.#keys.roomGateFor(roomId, userId),
         roomId === undefined ? placeholder : this.#keys.roomPasses(roomId, userId),
       ],
-      args: [...limits.user, roomArgument, userId, ticketId],
+      args: [...limits.user, roomArgument, userId, ticketId, digest, "0"],
     };
   }
 
-  /** The request's admission token for this room and user, verified here; or why it does not count. */
-  #verifiedTicket(
+  /**
+   * The ticket the request's admission token claims for this room and user, and the token's digest, which the
+   * script compares with the pass's; or why the token does not count. The signature is checked only where no
+   * pass will be: an order in a room selling products while this process sees it not queueing, whose ticket is
+   * marked reserved (#reserved) though the script did not look at its pass.
+   */
+  #presentedTicket(
     request: FastifyRequest,
+    routeClass: GuardedRouteClass,
     room: RoomEntry,
     userId: string,
-  ): { ticketId: string } | RefusalReason {
+  ): { ticketId: string; digest: string } | RefusalReason {
     const header = request.headers[ADMISSION_TOKEN_HEADER];
     if (typeof header !== "string" || header === "") return "missing";
-    const verdict = this.#tokens.verify(header);
+    const unchecked = !room.stats.queueing && routeClass === "orders" && room.definition.products.length > 0;
+    const verdict = unchecked ? this.#tokens.verify(header) : this.#tokens.read(header);
     if (!verdict.ok) return verdict.reason;
     if (verdict.claims.roomId !== room.definition.roomId) return "wrong_room";
     if (verdict.claims.userId !== userId) return "wrong_user";
-    return { ticketId: verdict.claims.ticketId };
+    return { ticketId: verdict.claims.ticketId, digest: admissionTokenDigest(header) };
   }
 
   waitingRoomProblem(roomId: string, reason: RefusalReason): ProblemError {
@@ -324,4 +363,10 @@ export class AdmissionControl {
     }
     counter.inc();
   }
+}
+
+/** The script's answer that the ticket's pass holds no digest and the token's signature was not verified. */
+function isUnsignedRefusal(answer: ScriptOutcome): boolean {
+  const refusal = answer as { result: string; reason?: string };
+  return refusal.result === "waiting_room_required" && refusal.reason === "unsigned";
 }

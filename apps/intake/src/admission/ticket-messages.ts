@@ -1,35 +1,32 @@
 // What a waiting-room socket is sent:
 //   {type: "position", position, etaSeconds, unitsLeft?}        its place (at most once a second), and the
 //                                                               units left of a room selling products
-//   {type: "admitted", admissionToken, expiresAt, admittedAt}   the admission, with a token signed here once
-//                                                               the ticket's pass is granted (pass-grants.ts)
+//   {type: "admitted", admissionToken, expiresAt, admittedAt}   the admission, with the token its pass holds
+//                                                               once granted (pass-grants.ts)
 //   {type: "sold_out"}                                          its room has nothing left to sell (the socket
 //                                                               stays: a restock reopens the room, and
 //                                                               positions follow again)
 //   {type: "closed"}                                            its room's endsAt has passed (the socket stays:
 //                                                               a later endsAt reopens the room)
 //   {type: "expired", reason}                                   its session ended, it was abandoned or revoked
-import { type AdmissionTokens, isRoomClosed } from "@floodgate/admission";
+import { isRoomClosed } from "@floodgate/admission";
 import type { AdmissionMetrics } from "@floodgate/metrics";
 import type { WebSocket } from "ws";
 import type { PassGrants } from "./pass-grants.ts";
 import type { RoomDirectory } from "./room-directory.ts";
 import type { Watcher } from "./socket-watchers.ts";
-import { ticketView, waitingEta } from "./ticket-view.ts";
+import { waitingEta } from "./ticket-view.ts";
 
 export class TicketMessages {
-  readonly #tokens: AdmissionTokens;
   readonly #directory: RoomDirectory;
   readonly #metrics: AdmissionMetrics;
   readonly #passes: PassGrants;
 
   constructor(deps: {
-    tokens: AdmissionTokens;
     directory: RoomDirectory;
     metrics: AdmissionMetrics;
     passes: PassGrants;
   }) {
-    this.#tokens = deps.tokens;
     this.#directory = deps.directory;
     this.#metrics = deps.metrics;
     this.#passes = deps.passes;
@@ -93,33 +90,20 @@ export class TicketMessages {
   async admitted(watcher: Watcher, admittedAt: number, expiresAt: number): Promise<void> {
     const before = watcher.status;
     watcher.status = "admitted"; // a second event or round meanwhile sends nothing twice
-    const granted = await this.#passes
-      .grant(watcher.roomId, watcher.ticketId, watcher.userId, expiresAt)
-      .catch(() => false);
-    if (!granted) {
+    const { roomId, ticketId, userId } = watcher;
+    const token = await this.#passes
+      .grant({ roomId, ticketId, userId, admittedAt, expiresAt })
+      .catch(() => null);
+    if (token === null) {
       // Not "admitted": the rounds skip admitted watchers, and this one must be read again.
       watcher.status = before === "admitted" ? "waiting" : before;
       return;
     }
     watcher.position = null;
-    const view = ticketView(
-      {
-        ticketId: watcher.ticketId,
-        roomId: watcher.roomId,
-        userId: watcher.userId,
-        status: "admitted",
-        position: null,
-        joinedAt: null,
-        admittedAt,
-        expiresAt,
-      },
-      undefined,
-      this.#tokens,
-    );
     const message = {
       type: "admitted",
-      admissionToken: view.admissionToken,
-      expiresAt: view.expiresAt,
+      admissionToken: token,
+      expiresAt: new Date(expiresAt).toISOString(),
       admittedAt: new Date(admittedAt).toISOString(),
     };
     if (this.send(watcher.socket, message)) this.#metrics.pushes.inc({ type: "admitted" });

@@ -2,7 +2,7 @@
 // place as it changes, its admission the moment the leader makes it, and "expired" when its session ends (see
 // ticket-messages.ts). Admissions reach every intake on the room event channel, whichever process made them;
 // places and heartbeats go a room at a time (position-rounds.ts). Nothing here is per-socket traffic to Redis.
-import { type AdmissionKeys, type AdmissionTokens, readTicket, type TicketState } from "@floodgate/admission";
+import { type AdmissionKeys, readTicket, type TicketState } from "@floodgate/admission";
 import type { AdmissionMetrics } from "@floodgate/metrics";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import type { FastifyBaseLogger } from "fastify";
@@ -44,7 +44,6 @@ export class TicketSockets {
   constructor(deps: {
     redis: ScriptedRedis;
     keys: AdmissionKeys;
-    tokens: AdmissionTokens;
     directory: RoomDirectory;
     metrics: AdmissionMetrics;
     passes: PassGrants;

@@ -2,7 +2,7 @@
 // its position is the pre-queue's size (its place is decided at startsAt: shuffle-proof-route.ts) and startsAt
 // says when. A waiting ticket of a sold-out room is "sold_out" (it keeps its place: a restock reopens the room);
 // of a room past its endsAt, "closed" (it keeps its place too: a later endsAt reopens the room).
-import { type AdmissionTokens, etaSeconds, isRoomClosed, type TicketState } from "@floodgate/admission";
+import { etaSeconds, isRoomClosed, type TicketState } from "@floodgate/admission";
 import type { RoomEntry } from "./room-directory.ts";
 
 export type PublicTicketStatus =
@@ -33,11 +33,12 @@ export function waitingEta(position: number, room: RoomEntry | undefined, nowMs 
   return Math.ceil(untilStart) + etaSeconds(position, room.stats, room.definition.admitPerSecond);
 }
 
+/** `handedOut`: the ticket as PassGrants.beforeToken gave it, with the token an admitted one carries. */
 export function ticketView(
-  ticket: TicketState,
+  handedOut: { ticket: TicketState; admissionToken?: string },
   room: RoomEntry | undefined,
-  tokens: AdmissionTokens,
 ): TicketView {
+  const { ticket, admissionToken } = handedOut;
   const base = { ticketId: ticket.ticketId, roomId: ticket.roomId };
   if ((ticket.status === "waiting" || ticket.status === "early") && room && isRoomClosed(room.definition)) {
     return { ...base, status: "closed" };
@@ -56,16 +57,12 @@ export function ticketView(
     return view;
   }
   if (ticket.status === "admitted") {
+    if (admissionToken === undefined)
+      throw new Error(`ticket ${ticket.ticketId}: admitted without its pass's token`);
     return {
       ...base,
       status: "admitted",
-      admissionToken: tokens.issue({
-        roomId: ticket.roomId,
-        ticketId: ticket.ticketId,
-        userId: ticket.userId,
-        admittedAt: ticket.admittedAt ?? Date.now(),
-        expiresAt: ticket.expiresAt ?? Date.now(),
-      }),
+      admissionToken,
       expiresAt: new Date(ticket.expiresAt ?? Date.now()).toISOString(),
     };
   }

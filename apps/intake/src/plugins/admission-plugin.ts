@@ -66,7 +66,7 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
   const book = new RateLimitBook(config.rateLimits);
   const directory = new RoomDirectory();
   const metrics = app.metrics.admission;
-  const passes = new PassGrants(redis, keys);
+  const passes = new PassGrants(redis, keys, tokens);
   const traffic = new RoomTrafficCounts(redis, keys);
   const control = new AdmissionControl({
     config,
@@ -80,7 +80,7 @@ export const admissionPlugin = fp(async (app: FastifyInstance, { config }: { con
     parallelCommands: app.metrics.redisParallelCommands,
     traffic,
   });
-  const sockets = new TicketSockets({ redis, keys, tokens, directory, metrics, passes, log: app.log });
+  const sockets = new TicketSockets({ redis, keys, directory, metrics, passes, log: app.log });
   const leader = new AdmissionLeader({
     redis,
     keys,

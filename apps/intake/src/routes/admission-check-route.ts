@@ -1,7 +1,8 @@
 // POST /v1/rooms/:roomId/admissions/verify, public: does this admission token still admit to this room? For a
 // shop's server that verifies tokens itself (@floodgate/node's gate) and also wants what its offline check
-// cannot see: a revocation. The token is the credential, so none is asked for. Costs what a guarded request's
-// admission costs: the token's signature (remembered once verified) and one read of the user's passes.
+// cannot see: a revocation. The token is the credential, so none is asked for. Checked as a guarded request's
+// admission is: its claims read, and one read of the user's passes, which must hold its digest (the token handed
+// out for the ticket: admission-control.ts). A pass of the previous release holds none: the signature decides.
 import { readPassStanding } from "@floodgate/admission";
 import type { AdmissionCheckRequest, RoomIdParams } from "@floodgate/domain";
 import {
@@ -21,10 +22,13 @@ export async function admissionCheckRoute(app: FastifyInstance) {
       config: { auth: "public" },
       schema: {
         operationId: "verifyAdmission",
-        summary: "Whether an admission token still admits to the room (signature, expiry, revocation)",
+        summary:
+          "Whether an admission token still admits to the room (the token handed out, expiry, revocation)",
         description:
           "For a shop's server checking online what its own verification against the JWKS cannot see: " +
-          "an admission revoked since the token was signed. `valid: false` names the `reason`.",
+          "an admission revoked since the token was signed. The token must be the one handed out for its " +
+          "ticket (its digest is kept with the admission): any other is `bad_signature`, however it is signed. " +
+          "`valid: false` names the `reason`.",
         tags: ["Waiting rooms"],
         params: roomIdParamsSchema,
         body: admissionCheckRequestSchema,
@@ -34,11 +38,20 @@ export async function admissionCheckRoute(app: FastifyInstance) {
     async (request) => {
       const { roomId } = request.params;
       const { redis, keys, tokens } = app.admission;
-      const verdict = tokens.verify(request.body.token);
+      const { token } = request.body;
+      const verdict = tokens.read(token);
       if (!verdict.ok) return { valid: false, reason: verdict.reason };
       if (verdict.claims.roomId !== roomId) return { valid: false, reason: "wrong_room" };
-      const standing = await readPassStanding(redis, keys, verdict.claims);
-      return standing === "admitted" ? { valid: true, reason: null } : { valid: false, reason: standing };
+      let standing = await readPassStanding(redis, keys, verdict.claims, token, { signatureVerified: false });
+      if (standing === "unsigned") {
+        const signed = tokens.verify(token);
+        if (!signed.ok) return { valid: false, reason: signed.reason };
+        standing = await readPassStanding(redis, keys, verdict.claims, token, { signatureVerified: true });
+      }
+      if (standing === "admitted") return { valid: true, reason: null };
+      // Not the token handed out for the ticket: as a token whose signature does not hold.
+      const unsigned = standing === "not_handed_out" || standing === "unsigned";
+      return { valid: false, reason: unsigned ? "bad_signature" : standing };
     },
   );
 }

@@ -53,7 +53,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       const { roomId } = request.params;
       // The ticket, and the admission token it leads to, are bound to the verified user.
       const userId = actingUser(request.caller, request.body.userId);
-      const { redis, keys, control, directory, tokens, passes } = app.admission;
+      const { redis, keys, control, directory, passes } = app.admission;
       const room = directory.room(roomId);
       if (room?.definition.joins === "server" && request.caller.kind !== "server") {
         throw new ProblemError("room_joins_server_only", {
@@ -81,10 +81,9 @@ export async function roomTicketsRoute(app: FastifyInstance) {
             directory.room(roomId)?.definition.message ?? `room ${roomId} is refusing every join for now`,
         });
       }
-      // An admitted join's token leaves only once its pass is in the user's slot (a second round trip, for
-      // joins admitted at once only).
-      const ticket = await passes.beforeToken(outcome.ticket);
-      const view = ticketView(ticket, directory.room(roomId), tokens);
+      // An admitted join's token leaves only once its pass is in the user's slot, and is the one the pass holds
+      // (a second round trip, for joins admitted at once only).
+      const view = ticketView(await passes.beforeToken(outcome.ticket), directory.room(roomId));
       return reply
         .code(outcome.result === "joined" ? 201 : 200)
         .header("Location", `/v1/rooms/${roomId}/tickets/${view.ticketId}`)
@@ -105,7 +104,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
     },
     async (request) => {
       const { roomId, ticketId } = request.params;
-      const { redis, keys, directory, tokens, passes } = app.admission;
+      const { redis, keys, directory, passes } = app.admission;
       const ticket = await readTicket(redis, keys, roomId, ticketId);
       if (!ticket || !mayRead(request.caller, ticket.userId)) {
         throw new ProblemError("not_found", {
@@ -113,7 +112,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
           detail: `room ${roomId} has no ticket ${ticketId}`,
         });
       }
-      return ticketView(await passes.beforeToken(ticket), directory.room(roomId), tokens);
+      return ticketView(await passes.beforeToken(ticket), directory.room(roomId));
     },
   );
 

@@ -9,7 +9,7 @@
   KEYS[1..3] admission (includes/admission-gate.lua), then, numbered as the script sees them:
   KEYS[1] idempotency key {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[2] is "0")
 
-  ARGV[1..5] admission, then:
+  ARGV[1..7] admission, then:
   ARGV[1] request fingerprint
   ARGV[2] idempotency TTL in seconds, "0" without an Idempotency-Key
 

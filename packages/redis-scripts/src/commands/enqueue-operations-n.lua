@@ -6,7 +6,7 @@
   replayed one changes nothing and the next goes on; two with the same Idempotency-Key in one call are a
   request and its retry, the second answered from what the first stored.
 
-  Six KEYS and nine ARGV per request, request i's at KEYS[6i+1..6i+6] and ARGV[9i+1..9i+9] (the caller passes
+  Six KEYS and eleven ARGV per request, request i's at KEYS[6i+1..6i+6] and ARGV[11i+1..11i+11] (the caller passes
   the number of keys first: 6 x requests). On a Redis Cluster every key of a call is in one partition's slot:
   the intake gathers per partition there.
     KEYS +1..+3 admission: user bucket, room's queueing mirror, user's room passes (includes/admission-gate.lua)
@@ -16,15 +16,15 @@
                            first 22 characters
     KEYS +5 the user's other idempotency records {p}:idem:<userId>:<Key> (orders and coupon issues keep theirs
                            there, and payments did before their records moved into the status hash), a refund's
-                           {p}:refund-idem:<paymentId>:<Key>; only read, and only when ARGV +8 is not "0"
+                           {p}:refund-idem:<paymentId>:<Key>; only read, and only when ARGV +10 is not "0"
     KEYS +6 partition stream {p}:ops
     (The client address's bucket is take-token-1.lua's, sent beside this.)
 
-    ARGV +1..+5 admission (includes/admission-gate.lua)
-    ARGV +6 operation id (new, minted by the intake)
-    ARGV +7 request fingerprint (hash of kind + body)
-    ARGV +8 idempotency TTL in seconds, "0" when the request has no Idempotency-Key
-    ARGV +9 the message's body (encodeMessageBody: the message less what its id says), the stream entry's `m`
+    ARGV +1..+7 admission (includes/admission-gate.lua)
+    ARGV +8 operation id (new, minted by the intake)
+    ARGV +9 request fingerprint (hash of kind + body)
+    ARGV +10 idempotency TTL in seconds, "0" when the request has no Idempotency-Key
+    ARGV +11 the message's body (encodeMessageBody: the message less what its id says), the stream entry's `m`
             field and the status hash's `message` field
 
   The status hash: status "pending", id, message, and fp with a key. It has no TTL while pending (it must
@@ -42,7 +42,7 @@
 --- @include "admission-gate"
 --- @include "idempotency-record"
 local KEYS_PER_REQUEST = 6
-local ARGS_PER_REQUEST = 9
+local ARGS_PER_REQUEST = 11
 
 local function enqueue_one(k, a, nowMs)
   local refusal, admission, pass = admission_check(k, a, nowMs)
@@ -50,13 +50,13 @@ local function enqueue_one(k, a, nowMs)
     return refusal
   end
   local statusKey = KEYS[k + 4]
-  local operationId = ARGV[a + 6]
+  local operationId = ARGV[a + 8]
   -- 132 bits of the request's SHA-256 tell another body under the same key; the whole one would cost the
   -- key's record 21 bytes more (issue 30's memory per payment). A former record keeps the whole one.
-  local fingerprint = string.sub(ARGV[a + 7], 1, 22)
-  local body = ARGV[a + 9]
+  local fingerprint = string.sub(ARGV[a + 9], 1, 22)
+  local body = ARGV[a + 11]
 
-  local keyed = ARGV[a + 8] ~= "0"
+  local keyed = ARGV[a + 10] ~= "0"
   if keyed then
     local held = redis.call("HMGET", statusKey, "id", "fp")
     if held[1] then
@@ -67,7 +67,7 @@ local function enqueue_one(k, a, nowMs)
       -- another request's.
       return {-1, held[1]}
     end
-    local record = idempotency_lookup(KEYS[k + 5], ARGV[a + 7])
+    local record = idempotency_lookup(KEYS[k + 5], ARGV[a + 9])
     if record then
       if record.kind == "accepted" then
         return {0, record.id, admission}

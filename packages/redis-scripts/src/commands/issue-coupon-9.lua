@@ -20,7 +20,7 @@
   (packages/reservations/src/issue-coupon-in-two-steps.ts). The client address's bucket is not among the keys
   (take-token-1.lua, sent beside this).
 
-  ARGV[1..5] admission (includes/admission-gate.lua), then, numbered as the script sees them:
+  ARGV[1..7] admission (includes/admission-gate.lua), then, numbered as the script sees them:
   ARGV[1] issue id (new, minted by the intake)
   ARGV[2] user id
   ARGV[3] encoded coupon issue message: the stream entry's `m` field and the status hash's `message` field

@@ -5,7 +5,7 @@
   refusal writes nothing but its Idempotency-Key's record. The key's replay, the coupon, the amount and every
   write after the stock's are includes/order-record.lua's, shared with commit-order-5.lua.
 
-  KEYS[1..3] and ARGV[1..5]: admission (includes/admission-gate.lua). The numbers below are as the script sees
+  KEYS[1..3] and ARGV[1..7]: admission (includes/admission-gate.lua). The numbers below are as the script sees
   them once those are taken. n is the number of order lines.
 
   KEYS[1]    idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[4] is "0")

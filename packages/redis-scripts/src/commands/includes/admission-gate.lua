@@ -1,15 +1,16 @@
 --[[
   Admission control, run first by every script that accepts work on a guarded route class (payments,
   deposits, coupon issues, orders), so limits and the waiting room cost no extra round trip. It takes the first
-  3 KEYS and 5 ARGV, and hands the including script the rest, which it reads as its own KEYS and ARGV:
+  3 KEYS and 7 ARGV, and hands the including script the rest, which it reads as its own KEYS and ARGV:
     local refusal, KEYS, ARGV = admission_gate()
 
   KEYS[1] the user's token bucket     {p}:rl:<class>:u:<userId>  (a string: the bucket's theoretical arrival time)
   KEYS[2] the room's queueing mirror  {p}:gate:<roomId>          "1" while the room queues (written by the
                                       admission leader into every partition; absent or "0": it does not)
-  KEYS[3] the user's room passes      {p}:pass:<roomId>:<userId> a hash ticketId -> "<admitted|revoked>|<expiresAt>"
-                                      (grant-pass-1.lua before a token leaves an intake, revoke-pass-1.lua
-                                      after a revoke)
+  KEYS[3] the user's room passes      {p}:pass:<roomId>:<userId> a hash ticketId -> "<admitted|revoked|used>|<expiresAt>"
+                                      and "token:<ticketId>" -> the digest of the token handed out
+                                      (includes/room-passes.lua; grant-pass-1.lua before a token leaves an
+                                      intake, revoke-pass-1.lua after a revoke)
   Without a room (ARGV[3] "0") KEYS[2] and KEYS[3] are the user's stream, never touched. Every key is in the
   user's partition slot, so the including script runs on a Redis Cluster: the room's own keys stay in the
   room's slot, mirrored here by their writers.
@@ -18,13 +19,18 @@
   ARGV[3] the guarding room: "0" none, "1" a room whose tokens serve a whole session, "2" a one-shot room (its
           token is consumed by the request accepted with it: includes/one-shot-pass.lua)
   ARGV[4] the request's user id
-  ARGV[5] the ticket id of the request's verified admission token, "" for none
+  ARGV[5] the ticket id the request's admission token claims, "" for none
+  ARGV[6] the token's digest (first 16 bytes of its SHA-256, hex: admission-token-digest.ts), "" for none
+  ARGV[7] "1" when the intake verified the token's signature, else "0": asked for only by a pass without a
+          digest (written by an intake of the previous release), which this gate refuses with "unsigned"
 
   The client address's bucket is not here: it has its own slot, so the intake takes it with take-token-1.lua,
   sent beside this script in the same round trip (apps/intake/src/admission/address-buckets.ts). The guarded
   traffic the `auto` mode measures is counted by each intake and flushed to the room (count-room-traffic-1.lua).
-  That the token belongs to the request's user is checked by the intake from the token's signed claims: a
-  ticket of another user is not among this user's passes ("unknown_ticket").
+  The token is proven ours by its digest: the pass holds the digest of the one token handed out for the
+  ticket, so a token changed in any byte, a token never handed out (even one validly signed) and a ticket of
+  another user (not among this user's passes) are refused, with no signature checked on the request path.
+  The intake reads the claims unverified and refuses a token of another user or room from them first.
 
   Token buckets are GCRA on Redis TIME (includes/token-bucket.lua), so intake processes with skewed clocks
   agree.
@@ -32,7 +38,10 @@
   A refusal returns from the including script before it reads or writes anything of its own:
     {-90, "user,<retryAfterMs>"}                         over the user's limit; nothing consumed
     {-91, "<reason>"}                                     the room queues and the request holds no admission:
-                                                          no_token | unknown_ticket | revoked | expired |
+                                                          no_token | unknown_ticket | not_handed_out
+                                                          (digest differs) | unsigned (a pass without a
+                                                          digest, signature not verified: the intake verifies
+                                                          and sends again) | revoked | expired |
                                                           used (a one-shot token, after the replay: below)
   A pass consumes one token from the user's bucket and sets ADMISSION_INFO, which the script appends to its
   accepting answer: "<userRemaining>,<userResetMs>" (-1 without a user limit).
@@ -43,12 +52,13 @@
 ]]
 --- @include "token-bucket"
 --- @include "one-shot-pass"
+--- @include "room-passes"
 local ADMISSION_KEYS = 3
-local ADMISSION_ARGS = 5
+local ADMISSION_ARGS = 7
 local ADMISSION_INFO = ""
 local ADMISSION_PASS = nil
 
--- The gate for the request whose block is KEYS[k+1..k+3] and ARGV[a+1..a+5] (a script that accepts many
+-- The gate for the request whose block is KEYS[k+1..k+3] and ARGV[a+1..a+7] (a script that accepts many
 -- requests in one call, enqueue-operations-n.lua, has one block per request), at `nowMs`. Returns the refusal,
 -- or nil, the admission info of a pass, whose token it has taken, and what accepting the request does to a
 -- one-shot pass (nil: nothing; {used = true}: refuse after the replay check; else the pass to consume).
@@ -69,6 +79,15 @@ local function admission_check(k, a, nowMs)
     local status, expiresAt = one_shot_pass_read(KEYS[k + 3], ticketId)
     if not status then
       return {-91, "unknown_ticket"}
+    end
+    -- The exact token handed out, before anything is said about the ticket's standing.
+    local handedOut = redis.call("HGET", KEYS[k + 3], pass_token_field(ticketId))
+    if handedOut then
+      if string.sub(handedOut, 1, 32) ~= ARGV[a + 6] then
+        return {-91, "not_handed_out"}
+      end
+    elseif ARGV[a + 7] ~= "1" then
+      return {-91, "unsigned"}
     end
     if status == "revoked" then
       return {-91, "revoked"}

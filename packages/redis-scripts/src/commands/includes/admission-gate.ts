@@ -1,4 +1,4 @@
-// The block every guarded script takes first (admission-gate.lua, beside this): 3 keys and 5 arguments. The
+// The block every guarded script takes first (admission-gate.lua, beside this): 3 keys and 7 arguments. The
 // intake's admission control builds it (packages/queue admission-check.ts); a wrapper puts it in front.
 import type { ScriptArgument } from "../../lua-script.ts";
 
@@ -8,8 +8,12 @@ export type RoomGateArgument = "0" | "1" | "2";
 export interface AdmissionGate {
   /** User bucket, room's queueing mirror, user's room passes (without a room: the user's stream, never touched). */
   keys: readonly [string, string, string];
-  /** User ms per token, user burst, the room ("0" none, "1" session, "2" one-shot), user id, ticket id. */
-  args: readonly [number, number, RoomGateArgument, string, string];
+  /**
+   * User ms per token, user burst, the room ("0" none, "1" session, "2" one-shot), user id, the ticket id the
+   * token claims, the token's digest (admission-token-digest.ts), "1" when its signature was verified (asked
+   * for only by a pass without a digest) else "0".
+   */
+  args: readonly [number, number, RoomGateArgument, string, string, string, "0" | "1"];
 }
 
 /** KEYS of a guarded script: the gate's 3 first, then the script's own. */
