@@ -1,4 +1,5 @@
 // Every scenario `./floodgate bench` knows. A new one is a file exporting a Scenario, added here.
+import { admissionTokensScenario } from "./admission-tokens/guarded-requests-scenario.ts";
 import { couponDropScenario } from "./coupon-drop/coupon-drop-scenario.ts";
 import { faultsScenario } from "./faults/faults-scenario.ts";
 import { flashSaleScenario } from "./flash-sale/flash-sale-scenario.ts";
@@ -12,6 +13,7 @@ export const SCENARIOS: readonly Scenario[] = [
   hotProductScenario,
   flashSaleScenario,
   faultsScenario,
+  admissionTokensScenario,
 ];
 
 export function findScenario(name: string): Scenario | undefined {

@@ -9,6 +9,9 @@
 // alternates between rounds), so a change of machine load hits both; each rate printed is the median of the
 // rounds. Every verdict is checked: a token that does not verify stops the run. Verification only: a guarded
 // request also costs its parse, auth, Lua call and answer, which this does not measure. Prints; writes no file.
+// (A guarded request no longer verifies at all: the intake reads the claims and its script compares the token's
+// digest with the pass's. Whole guarded requests: guarded-requests-scenario.ts, `./floodgate bench
+// admission-tokens`. This measures the signature check the previous release's passes and shops' gates still make.)
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 // By path: the bench package does not depend on the server packages, and this script needs only these files.

@@ -1,0 +1,73 @@
+// Shoppers holding real admissions: each joins the bench's room through the intake and polls its ticket until
+// the leader admits it, and keeps the token the intake handed out (the one whose digest its pass holds), as a
+// shopper's browser would. The room guards payments and admits as fast as a room may, so the joins wait a
+// leader tick or two. Joins and polls go CONCURRENCY at a time; AUTH=off, so no credential is sent.
+import { adminRequest } from "../harness/admin-client.ts";
+
+export const BENCH_ROOM = "bench-gate";
+const CONCURRENCY = 32;
+const POLL_EVERY_MS = 100;
+/** A ticket not admitted in this long means the room does not admit: the run stops. */
+const ADMISSION_TIMEOUT_MS = 60_000;
+
+export interface AdmittedShopper {
+  userId: string;
+  token: string;
+}
+
+/** The room every guarded payment of the run goes through: queueing, and admitting at its highest rate. */
+export async function defineBenchRoom(baseUrl: string, adminKey: string): Promise<void> {
+  await adminRequest(baseUrl, adminKey, "PUT", `/v1/rooms/${BENCH_ROOM}`, {
+    mode: "on",
+    admitPerSecond: 100_000,
+    sessionSeconds: 3600,
+    abandonSeconds: 3600,
+    guards: ["payments"],
+  });
+}
+
+export async function admitShoppers(baseUrl: string, userIds: readonly string[]): Promise<AdmittedShopper[]> {
+  const shoppers: AdmittedShopper[] = new Array(userIds.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < userIds.length) {
+      const index = next++;
+      const userId = userIds[index]!;
+      shoppers[index] = { userId, token: await admittedToken(baseUrl, userId) };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, userIds.length) }, worker));
+  return shoppers;
+}
+
+interface TicketAnswer {
+  ticketId: string;
+  status: string;
+  admissionToken?: string;
+}
+
+async function admittedToken(baseUrl: string, userId: string): Promise<string> {
+  let ticket = await call<TicketAnswer>(`${baseUrl}/v1/rooms/${BENCH_ROOM}/tickets`, { userId });
+  const deadline = Date.now() + ADMISSION_TIMEOUT_MS;
+  while (ticket.status !== "admitted") {
+    if (ticket.status !== "waiting") throw new Error(`${userId}'s ticket is ${ticket.status}, not admitted`);
+    if (Date.now() > deadline)
+      throw new Error(`${userId} was not admitted within ${ADMISSION_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
+    ticket = await call<TicketAnswer>(`${baseUrl}/v1/rooms/${BENCH_ROOM}/tickets/${ticket.ticketId}`);
+  }
+  if (ticket.admissionToken === undefined) throw new Error(`${userId} was admitted without a token`);
+  return ticket.admissionToken;
+}
+
+async function call<T>(url: string, body?: unknown): Promise<T> {
+  const response = await fetch(url, {
+    method: body === undefined ? "GET" : "POST",
+    ...(body === undefined
+      ? {}
+      : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
