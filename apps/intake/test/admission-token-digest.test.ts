@@ -71,10 +71,10 @@ describe.each(ALGORITHMS)("%s admission tokens at the intake", (alg) => {
       })
     ).json();
   /** Why a payment with the token is refused (403 waiting_room_required), or its status when it is not. */
-  const refusal = async (userId: string, token: string) => {
+  const refusal = async (userId: string, token: string): Promise<string | number> => {
     const answer = await pay(second, userId, token);
     if (answer.statusCode !== 403) return answer.statusCode;
-    return expectProblem(answer, 403, "waiting_room_required", "Admission-Token").reason;
+    return String(expectProblem(answer, 403, "waiting_room_required", "Admission-Token").reason);
   };
 
   async function admitted(roomId: string, userId: string): Promise<{ ticketId: string; token: string }> {
