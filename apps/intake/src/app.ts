@@ -29,6 +29,7 @@ import { couponsAdminRoute } from "./routes/coupons-admin-route.ts";
 import { customerSessionsRoute } from "./routes/customer-sessions-route.ts";
 import { eventsRoute } from "./routes/events-route.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { joinPassesRoute } from "./routes/join-passes-route.ts";
 import { jwksRoute } from "./routes/jwks-route.ts";
 import { operationSocketRoute } from "./routes/operation-socket-route.ts";
 import { orderListRoute } from "./routes/order-list-route.ts";
@@ -148,6 +149,7 @@ export async function buildApp(
   await app.register(orderListRoute);
   await app.register(providerPaymentsRoute);
   await app.register(roomsAdminRoute);
+  await app.register(joinPassesRoute);
   await app.register(roomTicketsRoute);
   await app.register(shuffleProofRoute);
   await app.register(jwksRoute);

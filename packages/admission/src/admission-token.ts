@@ -28,6 +28,11 @@ export type TokenRejection = "malformed" | "bad_signature" | "expired";
 
 export type TokenVerdict = { ok: true; claims: AdmissionClaims } | { ok: false; reason: TokenRejection };
 
+/** A token of another kind signed with the same keys (join-pass.ts): its payload, once its signature holds. */
+export type TypedVerdict =
+  | { ok: true; payload: Record<string, unknown> }
+  | { ok: false; reason: "malformed" | "bad_signature" };
+
 /** What the intake needs of a signer, whichever the algorithm. */
 export interface AdmissionTokens {
   issue(claims: AdmissionClaims): string;
@@ -37,6 +42,13 @@ export interface AdmissionTokens {
    * signature not checked: only for a caller that then admits the token by its digest (the intake's gate).
    */
   read(token: string, nowMs?: number): TokenVerdict;
+  /**
+   * Signs a token of another kind under a header `typ` of its own (RFC 8725 3.11, explicit typing): verify()
+   * matches the admission header byte for byte, so such a token never reads as an admission.
+   */
+  signTyped(typ: string, payload: Record<string, unknown>): string;
+  /** The payload of a token signTyped made with this `typ`; the caller checks its claims and expiry. */
+  verifyTyped(typ: string, token: string): TypedVerdict;
 }
 
 /** Longer tokens are not read (ours are about 300 characters): a bound on what a request makes us decode. */
@@ -85,6 +97,24 @@ export class Hs256AdmissionTokens implements AdmissionTokens {
     return `${body}.${this.#sign(body).toString("base64url")}`;
   }
 
+  signTyped(typ: string, payload: Record<string, unknown>): string {
+    const body = `${typedHeader({ alg: "HS256", typ })}.${encodePayload(payload)}`;
+    return `${body}.${this.#sign(body).toString("base64url")}`;
+  }
+
+  verifyTyped(typ: string, token: string): TypedVerdict {
+    const parts = token.split(".");
+    if (parts.length !== 3 || parts[0] !== typedHeader({ alg: "HS256", typ })) {
+      return { ok: false, reason: "malformed" };
+    }
+    const expected = this.#sign(`${parts[0]}.${parts[1]}`);
+    const signature = decodeCanonicalBase64url(parts[2]!, expected.length);
+    if (signature === undefined || !timingSafeEqual(signature, expected)) {
+      return { ok: false, reason: "bad_signature" };
+    }
+    return readPayload(parts[1]!);
+  }
+
   verify(token: string, nowMs = Date.now()): TokenVerdict {
     const parts = token.split(".");
     if (parts.length !== 3 || parts[0] !== HEADER) return { ok: false, reason: "malformed" };
@@ -102,6 +132,27 @@ export class Hs256AdmissionTokens implements AdmissionTokens {
     if (parts[0] !== HEADER) return { ok: false, reason: "malformed" };
     return readClaims(parts[1]!, nowMs);
   }
+}
+
+/** A JWS header part, its fields in the order given (the verifier compares the text). */
+export const typedHeader = (header: Record<string, string>): string =>
+  Buffer.from(JSON.stringify(header)).toString("base64url");
+
+export const encodePayload = (payload: Record<string, unknown>): string =>
+  Buffer.from(JSON.stringify(payload)).toString("base64url");
+
+/** A signed payload part as an object, or malformed. */
+export function readPayload(part: string): TypedVerdict {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    return { ok: false, reason: "malformed" };
+  }
+  return { ok: true, payload: payload as Record<string, unknown> };
 }
 
 /** The payload part of a token carrying these claims (base64url of its JSON). */

@@ -21,9 +21,13 @@ import {
   type AdmissionClaims,
   type AdmissionTokens,
   encodeClaims,
+  encodePayload,
   readClaims,
+  readPayload,
   type TokenVerdict,
   tokenParts,
+  type TypedVerdict,
+  typedHeader,
 } from "./admission-token.ts";
 
 /** A private signing key as stored: a JWK with `d`, and from when (epoch ms) it signs. */
@@ -120,6 +124,33 @@ export class Es256AdmissionTokens implements AdmissionTokens {
     return token;
   }
 
+  signTyped(typ: string, payload: Record<string, unknown>, nowMs = Date.now()): string {
+    const key = this.#signingKey(nowMs);
+    if (key === undefined) throw new Error("no admission signing key is loaded yet");
+    const body = `${typedHeader({ alg: "ES256", typ, kid: key.kid })}.${encodePayload(payload)}`;
+    const signature = sign("sha256", Buffer.from(body), { key: key.privateKey, dsaEncoding: "ieee-p1363" });
+    return `${body}.${signature.toString("base64url")}`;
+  }
+
+  /** Not remembered: a typed token (a join pass) is verified once, where it is used. */
+  verifyTyped(typ: string, token: string): TypedVerdict {
+    const parts = token.split(".");
+    if (parts.length !== 3) return { ok: false, reason: "malformed" };
+    const key = this.#bySigningOrder.find(
+      (candidate) => typedHeader({ alg: "ES256", typ, kid: candidate.kid }) === parts[0],
+    );
+    if (key === undefined) return { ok: false, reason: "malformed" };
+    const signature = decodeCanonicalBase64url(parts[2]!, SIGNATURE_BYTES);
+    const input = Buffer.from(`${parts[0]}.${parts[1]}`);
+    if (
+      signature === undefined ||
+      !verify("sha256", input, { key: key.publicKey, dsaEncoding: "ieee-p1363" }, signature)
+    ) {
+      return { ok: false, reason: "bad_signature" };
+    }
+    return readPayload(parts[1]!);
+  }
+
   verify(token: string, nowMs = Date.now()): TokenVerdict {
     const cached = this.#cache?.get(token);
     if (cached !== undefined) {
@@ -163,8 +194,10 @@ export class Es256AdmissionTokens implements AdmissionTokens {
     } catch {
       return { ok: false, reason: "malformed" };
     }
-    const { alg, kid } = (header ?? {}) as { alg?: unknown; kid?: unknown };
-    if (alg !== "ES256" || typeof kid !== "string") return { ok: false, reason: "malformed" };
+    const { alg, kid, typ } = (header ?? {}) as { alg?: unknown; kid?: unknown; typ?: unknown };
+    // Another kind of token (a join pass, its own typ) is no admission, whatever key signed it: no reload.
+    if (alg !== "ES256" || typeof kid !== "string" || typ !== "JWT")
+      return { ok: false, reason: "malformed" };
     this.#onUnknownKey(kid);
     return { ok: false, reason: "bad_signature" };
   }

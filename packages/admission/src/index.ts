@@ -7,6 +7,7 @@ export {
   Hs256AdmissionTokens,
   type TokenRejection,
   type TokenVerdict,
+  type TypedVerdict,
 } from "./admission-token.ts";
 export { ADMISSION_TOKEN_DIGEST_CHARS, admissionTokenDigest } from "./admission-token-digest.ts";
 export {
@@ -23,6 +24,18 @@ export {
   type PublicAdmissionJwk,
   type VerifiedAdmissionCache,
 } from "./es256-admission-tokens.ts";
+export {
+  DEFAULT_JOIN_PASS_SECONDS,
+  JOIN_PASS_TYP,
+  type JoinPassClaims,
+  type JoinPassKind,
+  type JoinPassVerdict,
+  joinPassKind,
+  MAX_JOIN_PASS_SECONDS,
+  MIN_JOIN_PASS_SECONDS,
+  mintJoinPass,
+  verifyJoinPass,
+} from "./join-pass.ts";
 export { holdLeaderLease } from "./leader-lease.ts";
 export { type OrderOutcome, orderClosedRound } from "./pre-queue-order.ts";
 export {
@@ -36,6 +49,7 @@ export {
   isSaleRoom,
   parseRoomDefinition,
   type RoomDefinition,
+  type RoomLane,
   readRoomDefinition,
   writeRoomDefinition,
 } from "./room-definition.ts";

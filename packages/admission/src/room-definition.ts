@@ -45,8 +45,25 @@ export interface RoomDefinition {
   joins: RoomJoins;
   /** Admission (the leader's and a join's at once) waits while this many sessions are live; null: no cap. */
   maxActiveSessions: number | null;
+  /** Lanes a join pass may name, each with its share of the admissions (includes/room-lanes.lua); [] none. */
+  lanes: RoomLane[];
   updatedAt: number;
 }
+
+/** A lane: its name (what a join pass names) and its share of the room's admissions, in (0, 1]. */
+export interface RoomLane {
+  name: string;
+  share: number;
+}
+
+/** Stored as "<name>=<share>,..." (names hold neither "," nor "="): what room-lanes.lua reads. */
+const lanesField = (lanes: RoomLane[]): string =>
+  lanes.map(({ name, share }) => `${name}=${share}`).join(",");
+const readLanes = (value: string | undefined): RoomLane[] =>
+  listOf(value).map((lane) => {
+    const [name, share] = lane.split("=");
+    return { name: name!, share: Number(share) };
+  });
 
 export const DEFAULT_ABANDON_SECONDS = 60;
 
@@ -71,6 +88,7 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
     message: hash.message ? hash.message : null,
     joins: hash.joins === "server" ? "server" : "anyone",
     maxActiveSessions: hash.maxActiveSessions ? Number(hash.maxActiveSessions) : null,
+    lanes: readLanes(hash.lanes),
     updatedAt: Number(hash.updatedAt),
   };
 }
@@ -123,6 +141,7 @@ export async function writeRoomDefinition(
     message: room.message ?? "",
     joins: room.joins,
     maxActiveSessions: room.maxActiveSessions ?? "",
+    lanes: lanesField(room.lanes),
     updatedAt: room.updatedAt,
   });
   // `on` and `off` decide at once; `auto` keeps what the leader decided (not queueing for a new room).

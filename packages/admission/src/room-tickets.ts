@@ -13,6 +13,7 @@ import {
   type TicketStatus,
 } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
+import type { JoinPassKind } from "./join-pass.ts";
 import { roomScriptKeys } from "./room-script-keys.ts";
 
 export { type RevokedTicket, TICKET_STATUSES, type TicketStatus } from "@floodgate/redis-scripts";
@@ -55,12 +56,13 @@ export type JoinOutcome =
 export async function joinRoom(
   redis: ScriptedRedis,
   keys: AdmissionKeys,
-  request: { roomId: string; userId: string },
+  request: { roomId: string; userId: string; pass?: JoinPassKind | null },
 ): Promise<JoinOutcome> {
   const joined = await joinRoomScript.run(redis, {
     ...roomScriptKeys(keys.room(request.roomId)),
     ticketId: newTicketId(),
     userId: request.userId,
+    pass: request.pass ?? null,
   });
   if (joined.result === "unknown_room" || joined.result === "closed" || joined.result === "rejecting") {
     return { result: joined.result };

@@ -43,6 +43,9 @@ export interface JoinRoomOptions {
   gatePath?: string;
   /** Ends the wait (socket, polls) with the signal's reason; the ticket stays stored. */
   signal?: AbortSignal;
+  /** A join pass the shop's server minted for this shopper (POST /v1/rooms/{roomId}/passes): a bypass or a
+   * lane. With one, the join is sent even when a ticket is stored: a bypass admits the waiting ticket. */
+  pass?: string;
 }
 
 export interface RoomHandle {
@@ -64,7 +67,7 @@ export function joinRoom(
   roomId: string,
   options: JoinRoomOptions = {},
 ): RoomHandle {
-  const { userId, signal, gatePath = "/.floodgate/admit" } = options;
+  const { userId, signal, pass, gatePath = "/.floodgate/admit" } = options;
   let storage = options.storage;
   try {
     // null: the page asked for none.
@@ -82,7 +85,7 @@ export function joinRoom(
     // biome-ignore lint/suspicious/noExplicitAny: the server's ticket, read by ticketStep.
     let ticket: any;
     const stored = storage?.getItem(key);
-    if (stored) {
+    if (stored && !pass) {
       try {
         ticket = await apiRequest(context, `${room}/${encodeURIComponent(stored)}`, { signal });
       } catch (error) {
@@ -92,7 +95,7 @@ export function joinRoom(
       }
       if (ENDED.includes(ticket?.status)) ticket = undefined;
     }
-    ticket ??= await apiRequest(context, room, { method: "POST", body: userId ? { userId } : {}, signal });
+    ticket ??= await apiRequest(context, room, { method: "POST", body: { userId, pass }, signal });
     storage?.setItem(key, ticket.ticketId);
     const path = `${room}/${encodeURIComponent(ticket.ticketId)}`;
     const step = ticketStep(

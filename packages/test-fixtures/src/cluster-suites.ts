@@ -63,6 +63,8 @@ export const clusterSuites: string[] = [
   // Room controls: endsAt closes and reopens, method reject and random, joins by the shop's server only.
   "apps/intake/test/waiting-room-controls.test.ts",
   "apps/intake/test/waiting-room-random.test.ts",
+  // Join passes (a bypass, lanes by share): minted, verified at the join, the lanes split by the tick.
+  "apps/intake/test/waiting-room-passes.test.ts",
   "apps/intake/test/payments-accept.test.ts",
   // Payments, deposits and refunds end to end (a worker applying them), their idempotency, the queue gauges and
   // backpressure read per partition, webhook events staged with them.

@@ -34,6 +34,17 @@ export const ERRORS = {
     title: "This waiting room takes joins only from the shop's server",
     retryable: false,
   },
+  // A join's pass (POST /v1/rooms/:roomId/passes): refused whole, nothing written; the join without it is taken.
+  join_pass_invalid: {
+    status: 403,
+    title: "The join pass is not valid: malformed, not signed by this deployment, tampered with or expired",
+    retryable: false,
+  },
+  join_pass_mismatch: {
+    status: 403,
+    title: "The join pass was minted for another user or another room",
+    retryable: false,
+  },
   not_open: { status: 403, title: "This coupon is not open for issue now", retryable: false },
   // Not retryable as it is: the client must join the room (joinUrl) and come back with its admission token.
   waiting_room_required: {

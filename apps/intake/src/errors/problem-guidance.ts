@@ -68,6 +68,10 @@ export const PROBLEM_GUIDANCE: Record<ErrorCode, string> = {
     "The room's endsAt has passed: it takes no join and admits nobody more. Its operator reopens it by setting a later endsAt (or none).",
   room_rejecting:
     "The room's operator has switched it to refuse everyone (method reject); `detail` carries the room's message. Try again later: no place was given.",
+  join_pass_invalid:
+    "The join's `pass` is not one this deployment signed, was altered, or has expired: ask the shop's server for a new one (POST /v1/rooms/{roomId}/passes), or join without it. Nothing was written.",
+  join_pass_mismatch:
+    "The join's `pass` was minted for another user or another room: a pass serves only the shopper and room it names. Nothing was written.",
   room_joins_server_only:
     "This room gives places only through the shop's server (server key), which runs the shop's own checks first: join through the shop's page or API, not with a customer token.",
   upgrade_required:

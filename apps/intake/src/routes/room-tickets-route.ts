@@ -1,7 +1,7 @@
 // Joining a waiting room and watching the place: POST a ticket (rate limited per client IP), poll it (a poll is
 // a heartbeat), or open its WebSocket for live positions and the admission token.
 
-import { joinRoom, readTicket } from "@floodgate/admission";
+import { type JoinPassKind, joinRoom, readTicket, verifyJoinPass } from "@floodgate/admission";
 import type { RoomIdParams, TicketJoinRequest, TicketParams } from "@floodgate/domain";
 import {
   problemResponseSchema,
@@ -32,7 +32,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
           location: "/v1/rooms/{roomId}/tickets/{ticketId}",
           admission: "room-joins",
           answers: {
-            403: "room_joins_server_only: the room takes joins only from the shop's server key (`joins: \"server\"`); a customer token's join is refused, nothing written.",
+            403: "room_joins_server_only: the room takes joins only from the shop's server key (`joins: \"server\"`); a customer token's join is refused, nothing written. join_pass_invalid: `pass` is malformed, not signed by this deployment, tampered with or expired. join_pass_mismatch: `pass` was minted for another user or another room. Nothing written.",
             410: "room_sold_out: the room's products are sold out (none left, none awaiting payment); nothing was written. A restock reopens the room. room_closed: the room's endsAt has passed; nothing was written. A later endsAt (or none) reopens it.",
             503: "room_rejecting: the room's method is reject (an operator's incident switch); `detail` is the room's message. Nothing was written.",
           },
@@ -61,12 +61,22 @@ export async function roomTicketsRoute(app: FastifyInstance) {
           detail: `room ${roomId} takes joins only from the shop's server key`,
         });
       }
+      // A join pass is checked here, by its signature alone: the join stays one round trip.
+      let pass: JoinPassKind | null = null;
+      if (request.body.pass !== undefined) {
+        const verdict = verifyJoinPass(tokens, request.body.pass, { roomId, userId });
+        if (!verdict.ok) {
+          const code = verdict.reason === "mismatch" ? "join_pass_mismatch" : "join_pass_invalid";
+          throw new ProblemError(code, { field: "pass", detail: verdict.detail });
+        }
+        pass = verdict.claims.pass;
+      }
       // As of the leader's last tick, from this process's directory: no Redis call to refuse a join.
       if (directory.room(roomId)?.stats.soldOut) {
         throw new ProblemError("room_sold_out", { field: "roomId", detail: `room ${roomId} is sold out` });
       }
       // The address's token goes beside the join (its own slot), in the same round trip.
-      const outcome = await control.admitJoin(request, () => joinRoom(redis, keys, { roomId, userId }));
+      const outcome = await control.admitJoin(request, () => joinRoom(redis, keys, { roomId, userId, pass }));
       if (outcome.result === "unknown_room") {
         throw new ProblemError("not_found", { field: "roomId", detail: `no room ${roomId}` });
       }

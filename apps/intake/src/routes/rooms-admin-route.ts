@@ -29,6 +29,7 @@ import {
   refuseGuardsBesideSale,
   refuseRoomConflicts,
 } from "../admission/room-conflicts.ts";
+import { checkedLanes } from "../admission/room-lanes-input.ts";
 import { adminRoutes } from "../auth/admin-auth.ts";
 import { parseTimestamp } from "../coupons/coupon-input.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
@@ -67,6 +68,7 @@ async function roomView(app: FastifyInstance, roomId: string) {
     message: definition.message,
     joins: definition.joins,
     maxActiveSessions: definition.maxActiveSessions,
+    lanes: definition.lanes,
     unitsLeft: stats.unitsLeft,
     soldOut: stats.soldOut,
     updatedAt: new Date(definition.updatedAt).toISOString(),
@@ -106,6 +108,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
           errors: [{ field: "endsAt", pointer: "#/endsAt", detail }],
         });
       }
+      const lanes = checkedLanes(body.lanes ?? [], body.method ?? "fifo");
       const draft: RoomDefinitionDraft = {
         roomId,
         mode: body.mode,
@@ -142,6 +145,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
           message: body.message ?? null,
           joins: body.joins ?? "anyone",
           maxActiveSessions: body.maxActiveSessions ?? null,
+          lanes,
           updatedAt: Date.now(),
         };
         await writeRoomDefinition(redis, keys, room, previous);

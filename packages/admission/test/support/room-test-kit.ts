@@ -91,6 +91,7 @@ export class RoomTestKit {
         message: null,
         joins: "anyone",
         maxActiveSessions: null,
+        lanes: [],
         updatedAt: Date.now(),
         ...fields,
       },

@@ -4,7 +4,7 @@ import { COUPON_ID_PATTERN } from "../coupon-id.ts";
 import { ROOM_ADMISSIONS, ROOM_JOINS, ROOM_METHODS, ROOM_MODES } from "../room-modes.ts";
 import { GUARDED_ROUTE_CLASSES, ROUTE_CLASSES, type TokenBucketPolicy } from "../route-classes.ts";
 import { nullableStringSchema, PRINTABLE_TEXT_PATTERN, timestampSchema } from "./coupon-schemas.ts";
-import { requestUserIdSchema, stringEnum } from "./operation-schemas.ts";
+import { requestUserIdSchema, stringEnum, userIdSchema } from "./operation-schemas.ts";
 import { productIdSchema } from "./order-schemas.ts";
 
 export const ROOM_ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
@@ -12,6 +12,10 @@ export const TICKET_ID_SCHEMA_PATTERN = "^tkt_[0-9A-HJKMNP-TV-Z]{26}$";
 export const MAX_ADMIT_PER_SECOND = 100_000;
 /** Products (or coupons) one room may guard: a sale's, not a catalogue's. */
 export const MAX_ROOM_SALE_ITEMS = 100;
+/** Lanes one room may have beside its default queue (each a score band of the queue: room-lanes.lua). */
+export const MAX_ROOM_LANES = 8;
+/** A lane's name: what a join pass names ("bypass" is not one: the route refuses it). */
+export const LANE_NAME_PATTERN = "^[A-Za-z0-9_-]{1,32}$";
 /** A room's message to the joins it refuses (method reject). */
 export const MAX_ROOM_MESSAGE_LENGTH = 500;
 
@@ -76,6 +80,22 @@ export const roomDefinitionRequestSchema = Type.Object(
     ),
     /** anyone (default): shoppers join with their customer token; server: only the shop's server key joins. */
     joins: Type.Optional(stringEnum(ROOM_JOINS)),
+    /**
+     * Lanes a join pass may name: each takes its share of the admissions while someone waits in it; the
+     * default queue has 1 minus their sum. Names unique, shares summing to at most 1, method fifo.
+     */
+    lanes: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({ pattern: LANE_NAME_PATTERN }),
+            share: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: MAX_ROOM_LANES },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -107,6 +127,8 @@ export const roomResponseSchema = Type.Object({
   message: nullableStringSchema,
   joins: stringEnum(ROOM_JOINS),
   maxActiveSessions: Type.Union([Type.Integer(), Type.Null()]),
+  /** The room's lanes and their shares; the default queue has 1 minus their sum. */
+  lanes: Type.Array(Type.Object({ name: Type.String(), share: Type.Number() })),
   /** A room with products: the units left as of the leader's last tick; null otherwise. */
   unitsLeft: Type.Union([Type.Integer(), Type.Null()]),
   /** A room with products: nothing left and nothing unpaid that could come back; joins answer 410 room_sold_out. */
@@ -165,7 +187,11 @@ export const shuffleProofResponseSchema = Type.Object({
 export type ShuffleProofResponse = Static<typeof shuffleProofResponseSchema>;
 
 export const ticketJoinRequestSchema = Type.Object(
-  { userId: requestUserIdSchema },
+  {
+    userId: requestUserIdSchema,
+    /** A join pass (POST /v1/rooms/{roomId}/passes) for this user and room: a bypass or a lane. */
+    pass: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  },
   { additionalProperties: false },
 );
 export type TicketJoinRequest = Static<typeof ticketJoinRequestSchema>;
@@ -181,6 +207,28 @@ export const ticketResponseSchema = Type.Object({
   admissionToken: Type.Optional(Type.String()),
   expiresAt: Type.Optional(Type.String()),
   startsAt: Type.Optional(Type.String()),
+});
+
+/** POST /v1/rooms/:roomId/passes: a join pass for one shopper. */
+export const joinPassRequestSchema = Type.Object(
+  {
+    /** The shopper the pass is for: only their join may carry it. */
+    userId: userIdSchema,
+    /** "bypass" (admitted at once, within the room's caps) or the name of one of the room's lanes. */
+    kind: Type.String({ pattern: LANE_NAME_PATTERN }),
+    /** How long the pass may be used to join (default 300). */
+    expiresInSeconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 86_400 })),
+  },
+  { additionalProperties: false },
+);
+export type JoinPassRequest = Static<typeof joinPassRequestSchema>;
+
+export const joinPassResponseSchema = Type.Object({
+  pass: Type.String(),
+  roomId: Type.String(),
+  userId: Type.String(),
+  kind: Type.String(),
+  expiresAt: Type.String(),
 });
 
 /** A token bucket: `burst` tokens at most, one more every 1/`rate` seconds. */

@@ -30,7 +30,7 @@
      Sold out (ARGV[10] "1": nothing left and no unpaid unit that could come back): the room admits nobody, its
      state says soldOut (joins are refused, waiting tickets read sold_out), and the tick that finds it so
      first publishes it; a tick that finds stock again (a restock) clears it and admits as before.
-     Closed (the config's endsAt has come, by this node's clock, as join-room-9.lua judges it): the room admits
+     Closed (the config's endsAt has come, by this node's clock, as join-room-11.lua judges it): the room admits
      nobody, its state says closed, and the tick that finds it so first publishes it (the one place a room
      becomes closed); a later endsAt (or none) clears it. Method `reject` admits nobody either; method `random`
      takes each ticket at random among those in the queue (ZRANDMEMBER: each equally likely), except while a
@@ -38,6 +38,9 @@
      A room with maxActiveSessions admits no more than that many less its live sessions (KEYS[8], sessions not
      yet past their end: the one count of a room's live sessions; KEYS[12] is the part of it that holds no
      reservation); with the stock's bound, the smaller of the two holds.
+     Lanes (config `lanes`, method fifo): what the tick admits is split among the lanes with someone waiting by
+     their shares, FIFO inside each (includes/room-lanes.lua); a bypass waiting for room is at the default
+     queue's head.
   7. One event on the channel for everything that happened, for the intakes holding the WebSockets.
   8. The shop's events, appended to KEYS[13] in this call (includes/room-events.lua): room.queueing_started
      and room.queueing_stopped when whether the room queues differs from what the shop was last told (state
@@ -83,6 +86,7 @@
 --- @include "room-tickets"
 --- @include "room-shuffle"
 --- @include "room-events"
+--- @include "room-lanes"
 local keys = {
   config = KEYS[1], state = KEYS[2], queue = KEYS[3], early = KEYS[4], tickets = KEYS[5], users = KEYS[6],
   seen = KEYS[7], sessions = KEYS[8], admits = KEYS[9], ended = KEYS[10], order = KEYS[11],
@@ -264,9 +268,13 @@ end
 if method == "reject" then
   capacity = 0
 end
+-- Lanes split the admissions by share (random rooms have none: the definition refuses both).
+local lanes = room_lanes_read(redis.call("HGET", keys.config, "lanes"))
 local function pop_head(n)
   local ids = {}
-  if method == "random" and not admitBelow then
+  if #lanes > 0 and method ~= "random" then
+    ids = room_lanes_pop(keys, lanes, n, admitBelow)
+  elseif method == "random" and not admitBelow then
     -- Distinct members, each equally likely; a ticket not waiting (abandoned) is dropped below as at the head.
     ids = redis.call("ZRANDMEMBER", keys.queue, n)
     for _, ticketId in ipairs(ids) do

@@ -14,6 +14,7 @@
 ]]
 --- @include "room-tickets"
 --- @include "room-shuffle"
+--- @include "room-lanes"
 local ticketId = ARGV[1]
 local t = ticket_read(KEYS[1], ticketId)
 if not t then
@@ -21,8 +22,7 @@ if not t then
 end
 local position = ""
 if t.status == "waiting" then
-  local rank = redis.call("ZRANK", KEYS[2], ticketId)
-  position = rank and tostring(rank + 1) or ""
+  position = tostring(room_lane_position(KEYS[2], ticketId) or "") -- its place in its lane
   redis.call("ZADD", KEYS[4], "XX", room_now_ms(), ticketId)
 elseif t.status == "early" then
   position = room_early_position(KEYS[3], ticketId)

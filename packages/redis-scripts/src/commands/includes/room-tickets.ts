@@ -57,7 +57,7 @@ export const queueingRoomKeys = (keys: QueueingRoomKeys): string[] => [
 export const TICKET_STATUSES = ["early", "waiting", "admitted", "expired", "abandoned", "revoked"] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
-/** A ticket's place and times as join-room-9.lua and read-ticket-4.lua answer them. */
+/** A ticket's place and times as join-room-11.lua and read-ticket-4.lua answer them. */
 export interface TicketReading {
   status: TicketStatus;
   /** 1-based place in the queue; for a pre-queue ticket, the size of its pre-queue round; null otherwise. */
