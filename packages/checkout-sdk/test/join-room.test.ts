@@ -19,7 +19,7 @@ import { createProduct } from "./support/catalog-admin.ts";
 import { eventually } from "./support/eventually.ts";
 import { recordingFetch } from "./support/recording-fetch.ts";
 import { refusal } from "./support/refusal.ts";
-import { ADMIN_API_KEY, joinAhead, putRoom, revokeTicket } from "./support/room-admin.ts";
+import { ADMIN_API_KEY, joinAhead, mintJoinPass, putRoom, revokeTicket } from "./support/room-admin.ts";
 
 let env: TestEnvironment;
 let intake: IntakeProcess;
@@ -55,7 +55,7 @@ const tabStorage = () => {
 };
 
 /** One load of the room page: a new checkout (the shop's server joins for `userId`) and its events. */
-function loadPage(roomId: string, userId: string, storage: ReturnType<typeof tabStorage>) {
+function loadPage(roomId: string, userId: string, storage: ReturnType<typeof tabStorage>, pass?: string) {
   const recorder = recordingFetch();
   const checkout = createCheckout({
     baseUrl: intake.baseUrl,
@@ -64,7 +64,7 @@ function loadPage(roomId: string, userId: string, storage: ReturnType<typeof tab
   });
   // Closing the tab or reloading ends the page's wait.
   const tab = new AbortController();
-  const handle: RoomHandle = checkout.joinRoom(roomId, { userId, storage, signal: tab.signal });
+  const handle: RoomHandle = checkout.joinRoom(roomId, { userId, storage, signal: tab.signal, pass });
   const seen = { positions: [] as PositionEvent[], admitted: [] as RoomAdmission[], events: [] as string[] };
   handle.on("position", (place) => seen.positions.push(place));
   handle.on("admitted", (admission) => {
@@ -121,6 +121,28 @@ describe("joinRoom on page load", () => {
     const afterwards = loadPage(room, "loader", storage);
     expect(await afterwards.handle.admission()).toMatchObject({ roomId: room, ticketId });
     expect(afterwards.recorder.to("POST", /\/tickets$/)).toEqual([]);
+  });
+
+  it("sends a join pass: a bypass admits at once, the ticket a reload had stored included", async () => {
+    room = "load-bypass";
+    await putRoom(intake.baseUrl, room, { startsAt: later() });
+    await joinAhead(intake.baseUrl, env.serverKey, room, ["early-1"]);
+    const storage = tabStorage();
+    const first = loadPage(room, "staff", storage);
+    await eventually(() => first.seen.positions.length > 0, "a place");
+    const ticketId = storage.items.get(`floodgate.room.${room}`);
+    first.unload();
+
+    // With a pass the page joins again (not only reads the stored ticket), and the bypass admits that ticket.
+    const pass = await mintJoinPass(intake.baseUrl, room, "staff", "bypass");
+    const withPass = loadPage(room, "staff", storage, pass);
+    expect(await withPass.handle.admission()).toMatchObject({
+      roomId: room,
+      ticketId,
+      token: expect.any(String),
+    });
+    const joins = withPass.recorder.to("POST", /\/tickets$/);
+    expect(joins.map((call) => JSON.parse(call.sent!))).toEqual([{ userId: "staff", pass }]);
   });
 
   it("joins afresh when the stored ticket is one the server does not know", async () => {

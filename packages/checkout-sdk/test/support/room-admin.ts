@@ -82,3 +82,19 @@ export async function joinAhead(
     await expectStatus(response, [201], `join of ${userId}`);
   }
 }
+
+/** A join pass the operator mints for one shopper (what the shop's server hands that shopper's page). */
+export async function mintJoinPass(
+  baseUrl: string,
+  roomId: string,
+  userId: string,
+  kind: string,
+): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/rooms/${roomId}/passes`, {
+    method: "POST",
+    headers: adminHeaders,
+    body: JSON.stringify({ userId, kind }),
+  });
+  await expectStatus(response, [201], `pass for ${userId}`);
+  return ((await response.json()) as { pass: string }).pass;
+}
