@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import { documentedInject, expectProblem, get, post } from "./support/intake-test-kit.ts";
+import { createProduct } from "./support/product-test-kit.ts";
 import { getRoom, putRoom } from "./support/room-admin-kit.ts";
 
 let env: TestEnvironment;
@@ -47,14 +48,15 @@ async function defineRoom(roomId: string, changes: Record<string, unknown> = {})
   return defined.json();
 }
 
-/** One tick with a full allowance: it admits exactly ADMIT_PER_TICK if that many wait. */
-async function tick(roomId: string) {
+/** One tick with a full allowance: it admits exactly ADMIT_PER_TICK if that many wait (and the stock allows). */
+async function tick(roomId: string, unitsLeft?: number) {
   const { redis, keys } = app.admission;
   await redis.hset(keys.room(roomId).state, "allowance", ADMIT_PER_TICK, "lastTickAt", Date.now());
   const outcome = await tickRoom(redis, keys, roomId, {
     epoch: TEST_EPOCH,
     backpressure: false,
     cooldownMs: 5000,
+    stock: unitsLeft === undefined ? null : { unitsLeft, admitBeyondStock: 0, soldOut: false },
   });
   expect(outcome.result).toBe("ticked");
 }
@@ -131,6 +133,19 @@ describe("bypass", () => {
     await joinWaiting("capped", "shopper-1");
     const second = await join("capped", "staff-b", await passFor("capped", "staff-b", "bypass"));
     expect(second.json()).toMatchObject({ status: "waiting", position: 1 });
+  });
+
+  it("never takes a room selling products past its stock: a second bypass for the last unit waits first in line", async () => {
+    const { id: productId } = await createProduct(app, { stock: 1, price: 1000 });
+    await defineRoom("last-unit", { products: [productId] });
+    await tick("last-unit", 1);
+    const first = await join("last-unit", "staff-x", await passFor("last-unit", "staff-x", "bypass"));
+    expect(first.json().status).toBe("admitted");
+    const second = await join("last-unit", "staff-y", await passFor("last-unit", "staff-y", "bypass"));
+    expect(second.json()).toMatchObject({ status: "waiting", position: 1 });
+    // The first bypass holds the unit (no reservation yet): the tick admits nobody more either.
+    await tick("last-unit", 1);
+    expect(await statusOf("last-unit", second.json().ticketId)).toBe("waiting");
   });
 });
 
