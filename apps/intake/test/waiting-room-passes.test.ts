@@ -14,6 +14,7 @@ import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
 import { documentedInject, expectProblem, get, post } from "./support/intake-test-kit.ts";
 import { createProduct } from "./support/product-test-kit.ts";
 import { getRoom, putRoom } from "./support/room-admin-kit.ts";
+import { openTicketSocket } from "./support/ticket-socket.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -23,7 +24,7 @@ beforeAll(async () => {
     env: { ADMIN_API_KEY: ADMIN_KEY, RATE_LIMITS: "room-joins.ip=off" },
   });
   app = await buildApp(env.config, { logger: false });
-  await app.ready();
+  await app.listen({ port: 0, host: "127.0.0.1" });
   await app.admission.leader.stop();
 });
 
@@ -239,12 +240,21 @@ describe("lanes", () => {
     expect((await get(app, `/v1/rooms/laned/tickets/${press[0]}`)).json().position).toBe(1);
     expect((await get(app, `/v1/rooms/laned/tickets/${members[11]}`)).json().position).toBe(12);
 
+    // The socket pushes the place in the lane too (the fourth in press, then the first once three have gone).
+    const baseUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const socket = await openTicketSocket(baseUrl, "laned", press[3]!, env.serverKey);
+    await socket.next((m) => m.type === "position" && m.position === 4, "the fourth in its lane");
+
     const admittedOf = async (tickets: string[]) => {
       const statuses = await Promise.all(tickets.map((ticketId) => statusOf("laned", ticketId)));
       return tickets.filter((_, i) => statuses[i] === "admitted");
     };
     for (let ticks = 1; ticks <= 3; ticks++) {
       await tick("laned");
+      if (ticks === 1) {
+        await socket.next((m) => m.type === "position" && m.position === 1, "the first in its lane");
+        socket.close();
+      }
       // Each tick: one member, three press, in the order they joined.
       expect(await admittedOf(members)).toEqual(members.slice(0, ticks));
       expect(await admittedOf(press)).toEqual(press.slice(0, 3 * ticks));

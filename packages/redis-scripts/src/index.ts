@@ -29,6 +29,7 @@ export { grantPass } from "./commands/grant-pass.ts";
 export { holdLeaderLease } from "./commands/hold-leader-lease.ts";
 export { holdLease } from "./commands/hold-lease.ts";
 export type { AdmissionGate } from "./commands/includes/admission-gate.ts";
+export { LANE_BAND, laneBand } from "./commands/includes/room-lanes.ts";
 export {
   type RoomKeys,
   TICKET_STATUSES,

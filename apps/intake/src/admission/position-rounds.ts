@@ -3,7 +3,9 @@
 //   heartbeats every few seconds, one ZADD (XX) per 1,000 open sockets keeps their tickets' places
 // Nothing here is per-socket traffic to Redis.
 import { type AdmissionKeys, readTicket, ThrottledWarning } from "@floodgate/admission";
+import { MAX_ROOM_LANES } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
+import { LANE_BAND, laneBand } from "@floodgate/redis-scripts";
 import type { FastifyBaseLogger } from "fastify";
 import type { RoomDirectory } from "./room-directory.ts";
 import type { SocketWatchers, Watcher } from "./socket-watchers.ts";
@@ -100,30 +102,42 @@ export class PositionRounds {
     // One room's keys only: one slot, as a Redis Cluster requires of a pipeline (never mix rooms in one).
     const pipeline = this.#redis.pipeline();
     pipeline.zcard(room.early);
+    // A room with lanes: a place is counted in the ticket's lane (as a poll counts it), so each ticket's score
+    // (its band) and the queue below each band are read too (room-lanes.lua).
+    const laned = (this.#directory.room(roomId)?.definition.lanes.length ?? 0) > 0;
+    if (laned) {
+      for (let band = 1; band <= MAX_ROOM_LANES; band++)
+        pipeline.zcount(room.queue, "-inf", `(${band * LANE_BAND}`);
+    }
     // A pre-queue socket also asks whether its ticket is still in the pre-queue. Without that, a pre-queue
     // ticket revoked or abandoned while its socket attached (the event went out before the watcher existed)
     // kept its socket waiting, told the pre-queue's size, until the page gave up.
-    const replyIndex: { rank: number; early: number | null }[] = [];
-    let next = 1;
+    const replyIndex: { rank: number; score: number | null; early: number | null }[] = [];
+    let next = laned ? 1 + MAX_ROOM_LANES : 1;
     for (const watcher of waiting) {
       pipeline.zrank(room.queue, watcher.ticketId);
-      const early = watcher.status === "early" ? next + 1 : null;
+      const score = laned ? next + 1 : null;
+      if (score !== null) pipeline.zscore(room.queue, watcher.ticketId);
+      const early = watcher.status === "early" ? next + (score === null ? 1 : 2) : null;
       if (early !== null) pipeline.zscore(room.early, watcher.ticketId);
-      replyIndex.push({ rank: next, early });
-      next += early === null ? 1 : 2;
+      replyIndex.push({ rank: next, score, early });
+      next += 1 + (score === null ? 0 : 1) + (early === null ? 0 : 1);
     }
     const results = (await pipeline.exec()) ?? [];
     const earlyCount = Number(results[0]?.[1] ?? 0);
+    /** Tickets queued before lane `band` (the default queue and the lanes before it). */
+    const queuedBefore = (band: number) => (band === 0 ? 0 : Number(results[band]?.[1] ?? 0));
     const lost: Watcher[] = [];
     waiting.forEach((watcher, i) => {
       if (watcher.status === "admitted") return; // admitted while the pipeline was out
       const replies = replyIndex[i]!;
       const rank = results[replies.rank]?.[1] as number | null | undefined;
+      const score = replies.score === null ? null : results[replies.score]?.[1];
       const inPreQueue = replies.early !== null && results[replies.early]?.[1] != null;
       let position: number | null;
       if (typeof rank === "number") {
         watcher.status = "waiting";
-        position = rank + 1;
+        position = rank + 1 - (score == null ? 0 : queuedBefore(laneBand(Number(score))));
       } else if (watcher.status === "early" && inPreQueue) {
         position = earlyCount;
       } else {

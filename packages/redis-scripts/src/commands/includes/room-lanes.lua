@@ -14,7 +14,7 @@
   waiting has its credit cleared: no share is banked while idle. Tickets left in a band no lane names any more (a
   lane removed while they waited) go after the named ones, by sequence.
 ]]
-local LANE_BAND = 1099511627776 -- 2^40: a room's sequence numbers stay far below it
+local LANE_BAND = 1099511627776 -- 2^40 (room-lanes.ts too): a room's sequence numbers stay far below it
 
 -- The configured lanes, {{name = ..., share = ...}, ...} in band order (band = index).
 local function room_lanes_read(spec)
