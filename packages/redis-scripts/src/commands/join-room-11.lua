@@ -13,12 +13,14 @@
   less the sessions holding no reservation, KEYS[10]) is reached: then it waits before everyone in the default
   queue, the next admitted (before startsAt too: staff and early access). A lane's pass queues in that lane
   (includes/room-lanes.lua); a lane the room no longer has, the default queue; before startsAt, the pre-queue like
-  anyone (the draw knows no lanes). A ticket admitted here is told
-  to the shop as ticket.admitted (KEYS[11], as the tick does: the worker records it only for a subscriber).
+  anyone (the draw knows no lanes). A bypass joining again while its ticket waits is admitted then. A ticket
+  admitted here is told to the shop as ticket.admitted (KEYS[11], as the tick does: the worker records it only
+  for a subscriber).
 
-  KEYS[1]  room config    {room-<id>}:config    mode, sessionSeconds, startsAt, endsAt, method, maxActiveSessions
+  KEYS[1]  room config    {room-<id>}:config    mode, sessionSeconds, startsAt, endsAt, method, maxActiveSessions;
+                                                with a pass: lanes, products, admitBeyondStock
   KEYS[2]  room state     {room-<id>}:state     queueing, seq, shuffled, admittedTotal, ...
-  KEYS[3]  queue          {room-<id>}:queue     ticket -> sequence number (FIFO)
+  KEYS[3]  queue          {room-<id>}:queue     ticket -> its lane's band + sequence number (room-lanes.lua)
   KEYS[4]  pre-queue      {room-<id>}:early     ticket -> round (joins before startsAt)
   KEYS[5]  tickets        {room-<id>}:tickets   ticket -> record (includes/room-tickets.lua)
   KEYS[6]  users          {room-<id>}:users     userId -> ticket
