@@ -25,8 +25,8 @@ import {
   readClaims,
   readPayload,
   type TokenVerdict,
-  tokenParts,
   type TypedVerdict,
+  tokenParts,
   typedHeader,
 } from "./admission-token.ts";
 

@@ -134,7 +134,7 @@ describe("joinRoom on page load", () => {
     first.unload();
 
     // With a pass the page joins again (not only reads the stored ticket), and the bypass admits that ticket.
-    const pass = await mintJoinPass(intake.baseUrl, room, "staff", "bypass");
+    const pass = await mintJoinPass(intake.baseUrl, env.serverKey, room, "staff", "bypass");
     const withPass = loadPage(room, "staff", storage, pass);
     expect(await withPass.handle.admission()).toMatchObject({
       roomId: room,

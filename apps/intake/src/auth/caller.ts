@@ -53,8 +53,8 @@ export function requireServer(caller: Caller, what: string): void {
   if (caller.kind === "server") return;
   throw new ProblemError("forbidden_caller", {
     field: CREDENTIAL_FIELD,
-    detail: `${what} needs the shop's server key (Authorization: Bearer fg_sk_…); a ${
-      caller.kind === "customer" ? "customer token" : "admin key"
+    detail: `${what} needs the shop's server key (Authorization: Bearer fg_sk_…); ${
+      caller.kind === "customer" ? "a customer token" : "the admin key"
     } may not`,
   });
 }

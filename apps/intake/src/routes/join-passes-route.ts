@@ -1,5 +1,5 @@
-// Join passes, minted by the operator's key as the room routes are (Authorization: Bearer <ADMIN_API_KEY>): a
-// bypass or a lane for one shopper in one room, signed with the admission signing keys (join-pass.ts in
+// Join passes, minted by the shop's server (its server key: the shop decides who is staff or a VIP, as it
+// decides deposits) - a bypass or a lane for one shopper in one room, signed with the admission signing keys (join-pass.ts in
 // @floodgate/admission), for the shop to hand that shopper's page, whose join carries it. The path says
 // "passes"; the code says "join pass", apart from the admissions kept in the user's slot (room-passes.ts).
 
@@ -17,14 +17,12 @@ import {
   roomIdParamsSchema,
 } from "@floodgate/domain";
 import type { FastifyInstance } from "fastify";
-import { adminRoutes } from "../auth/admin-auth.ts";
+import { requireServer } from "../auth/caller.ts";
 import { ProblemError } from "../errors/error-catalogue.ts";
 
 const problems = { "4xx": problemResponseSchema, "5xx": problemResponseSchema };
 
 export async function joinPassesRoute(app: FastifyInstance) {
-  adminRoutes(app);
-
   app.post<{ Params: RoomIdParams; Body: JoinPassRequest }>(
     "/v1/rooms/:roomId/passes",
     {
@@ -36,6 +34,7 @@ export async function joinPassesRoute(app: FastifyInstance) {
           answers: {
             201: "The pass, for this shopper's join in this room only (`pass` in POST /v1/rooms/{roomId}/tickets), until `expiresAt`.",
             400: 'validation_error: `kind` is neither "bypass" nor one of the room\'s lanes, or a field is malformed.',
+            403: "forbidden_caller: only the shop's server key mints passes (not a customer token, not the admin key).",
             404: "not_found: no such room.",
           },
         },
@@ -44,12 +43,14 @@ export async function joinPassesRoute(app: FastifyInstance) {
         response: {
           201: joinPassResponseSchema,
           400: problemResponseSchema,
+          403: problemResponseSchema,
           404: problemResponseSchema,
           ...problems,
         },
       },
     },
     async (request, reply) => {
+      requireServer(request.caller, "minting a join pass");
       const { roomId } = request.params;
       const { userId, kind, expiresInSeconds } = request.body;
       const { redis, keys, tokens } = app.admission;

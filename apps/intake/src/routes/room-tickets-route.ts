@@ -53,7 +53,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       const { roomId } = request.params;
       // The ticket, and the admission token it leads to, are bound to the verified user.
       const userId = actingUser(request.caller, request.body.userId);
-      const { redis, keys, control, directory, passes } = app.admission;
+      const { redis, keys, control, directory, passes, tokens } = app.admission;
       const room = directory.room(roomId);
       if (room?.definition.joins === "server" && request.caller.kind !== "server") {
         throw new ProblemError("room_joins_server_only", {

@@ -83,16 +83,17 @@ export async function joinAhead(
   }
 }
 
-/** A join pass the operator mints for one shopper (what the shop's server hands that shopper's page). */
+/** A join pass the shop's server mints with its server key for one shopper, and hands that shopper's page. */
 export async function mintJoinPass(
   baseUrl: string,
+  serverKey: string,
   roomId: string,
   userId: string,
   kind: string,
 ): Promise<string> {
   const response = await fetch(`${baseUrl}/v1/rooms/${roomId}/passes`, {
     method: "POST",
-    headers: adminHeaders,
+    headers: { authorization: `Bearer ${serverKey}`, "content-type": "application/json" },
     body: JSON.stringify({ userId, kind }),
   });
   await expectStatus(response, [201], `pass for ${userId}`);
