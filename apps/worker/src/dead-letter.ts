@@ -136,6 +136,7 @@ export function deadLetteredOrders(poisoned: Poisoned[]): EndedOrder[] {
         items: message.items,
         couponIssueId: message.couponIssueId ?? null,
         status: "failed",
+        session: message.session ?? null,
       });
     } catch {
       // Undecodable: it reserved nothing we could name.

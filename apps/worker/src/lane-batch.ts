@@ -3,6 +3,7 @@
 // publish (one call per order or partition, never a command across partitions: it runs on a cluster too).
 // Settles every entry of the group: done (acknowledged, waiting for its order, or left for redelivery) or
 // given back to the lane for a retry with backoff. A worker touches each shard once per batch.
+import { AdmissionKeys, endOrderSessions } from "@floodgate/admission";
 import { type DoublingBackoff, doublingDelayMs } from "@floodgate/backoff";
 import type { Config } from "@floodgate/config";
 import { type GlobalDatabase, type ShardDatabase, storeUnavailable } from "@floodgate/db";
@@ -19,6 +20,7 @@ import { isRetryable } from "./classify-error.ts";
 import { deadLetter, deadLetteredOrders, type Poisoned } from "./dead-letter.ts";
 import { ordersChangedBy } from "./orders/order-changes.ts";
 import type { OrderExpiry } from "./orders/order-expiry.ts";
+import { sessionsOf } from "./orders/order-session.ts";
 import { reserveLaneStock } from "./orders/reserve-lane-stock.ts";
 import { moveStock } from "./orders/stock-ledger.ts";
 import { applyOnShard, nothingApplied } from "./shard-apply.ts";
@@ -57,10 +59,15 @@ export interface LaneBatchDependencies {
 
 export class LaneBatchRunner {
   readonly #deps: LaneBatchDependencies;
+  readonly #admissionKeys: AdmissionKeys;
 
   constructor(deps: LaneBatchDependencies) {
     this.#deps = deps;
+    this.#admissionKeys = new AdmissionKeys(deps.keys);
   }
+
+  /** A session's pass, closed by the order's release or settlement in the user's slot (no call of its own). */
+  readonly #passesKey = (roomId: string, userId: string) => this.#admissionKeys.roomPasses(roomId, userId);
 
   async run(lane: ShardLane, group: DecodedEntry[]): Promise<void> {
     const { config, log, metrics, keys, redis, global, expiry, awaitingOrder } = this.#deps;
@@ -106,6 +113,12 @@ export class LaneBatchRunner {
         metrics.orderSqlStatements.inc();
       }
       await expiry.schedule(outcome.awaiting);
+      // Waiting-room sessions whose orders ended or were paid: each leaves its room's live count.
+      const sessions = sessionsOf(
+        endedOnce,
+        outcome.paid,
+        outcome.checkedOut.map((session) => ({ session })),
+      );
       if (outcome.statuses.length > 0 || outcome.acked.length > 0 || endedOnce.length > 0) {
         // After the commit, in Redis: releases and settlements of paid orders' unpaid units first, and only
         // once they all answered, the statuses and XACKs (per partition), then the publish (finishOperations).
@@ -113,10 +126,18 @@ export class LaneBatchRunner {
         // next order: on a cluster the two may be on different nodes, so the order is kept by waiting, not by
         // the order of commands on one connection. A batch without orders waits for nothing extra. A failure
         // here leaves the entries pending: they are retried, the shard recognises them, and all of this is
-        // written again (each step is idempotent).
+        // written again (each step is idempotent). Sessions end in one call per room (room-sessions.ts), never
+        // one per order.
         await Promise.all([
-          releaseOrders(redis, keys, endedOnce, config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS),
-          settlePaidOrders(redis, keys, outcome.paid),
+          releaseOrders(
+            redis,
+            keys,
+            endedOnce,
+            config.orderTtlSeconds + ORDER_STATE_GRACE_SECONDS,
+            this.#passesKey,
+          ),
+          settlePaidOrders(redis, keys, outcome.paid, this.#passesKey),
+          endOrderSessions(redis, this.#admissionKeys, sessions),
         ]);
         await finishOperations(
           redis,

@@ -2,7 +2,7 @@
 // its messages, applied one by one so that message is found and the rest go through. What fails for the
 // store's sake (isRetryable) comes back in `retry`, for the lane to retry with backoff.
 import type { ShardDatabase } from "@floodgate/db";
-import type { OperationMessage } from "@floodgate/domain";
+import type { OperationMessage, OrderSession } from "@floodgate/domain";
 import type { FinalStatus, StreamEntry } from "@floodgate/queue";
 import type { PaidOrder } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
@@ -23,6 +23,8 @@ export interface ShardApplyOutcome {
   ended: EndedOrder[];
   awaiting: AwaitingOrder[];
   paid: PaidOrder[];
+  /** Sessions of orders paid once recorded (the rest come with `ended` and `paid`). */
+  checkedOut: OrderSession[];
   retry: DecodedEntry[];
   retryError: unknown;
 }
@@ -34,6 +36,7 @@ export const nothingApplied = (): ShardApplyOutcome => ({
   ended: [],
   awaiting: [],
   paid: [],
+  checkedOut: [],
   retry: [],
   retryError: undefined,
 });
@@ -81,6 +84,7 @@ export async function applyOnShard(
       ended: result.orders.ended,
       awaiting: result.orders.awaiting,
       paid: result.orders.paidOrders,
+      checkedOut: result.orders.checkedOut,
       retry: [],
       retryError: undefined,
     };
@@ -109,6 +113,7 @@ async function applyOneByOne(context: ShardApplyContext, group: DecodedEntry[]):
       outcome.ended.push(...result.orders.ended);
       outcome.awaiting.push(...result.orders.awaiting);
       outcome.paid.push(...result.orders.paidOrders);
+      outcome.checkedOut.push(...result.orders.checkedOut);
     } catch (single) {
       if (single instanceof BucketMovedError) context.onBucketMoved();
       if (isRetryable(single)) {

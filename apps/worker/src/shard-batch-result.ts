@@ -5,6 +5,7 @@ import type {
   MoneyOperationMessage,
   OperationMessage,
   OrderCancelMessage,
+  OrderSession,
   ProviderPaymentMessage,
   RefundMessage,
 } from "@floodgate/domain";
@@ -33,6 +34,8 @@ export interface ShardBatchResult {
     /** Orders the batch's payments name that are paid (now or before): their unpaid units are settled. */
     paidOrders: PaidOrder[];
     endedNow: { orderId: string; status: "cancelled" | "expired" }[];
+    /** Sessions of orders paid once recorded (nothing to pay): checkout done (orders/apply-orders.ts). */
+    checkedOut: OrderSession[];
     /** Statements spent on orders and their ends (BEGIN/COMMIT are shared with the batch). */
     statements: number;
   };
@@ -105,6 +108,7 @@ export function shardBatchResult(parts: BatchParts): ShardBatchResult {
       paid: money.paid,
       paidOrders: money.paidOrders,
       endedNow: ends.endedNow,
+      checkedOut: orders.checkedOut,
       statements: orders.statements + ends.statements,
     },
   };

@@ -27,6 +27,8 @@ export interface RoomKeySet {
   unreserved: string;
   /** The shop's room events (a stream, room-events.lua), drained by the workers into the events feed. */
   events: string;
+  /** A room with sessionIdleSeconds: ticket -> when its session could next be idle (room-idle-sessions.ts). */
+  idle: string;
 }
 
 export class AdmissionKeys {
@@ -97,6 +99,7 @@ export class AdmissionKeys {
       proofTickets: `${base}shuffle-tickets`,
       unreserved: `${base}unreserved`,
       events: `${base}events`,
+      idle: `${base}idle`,
     };
   }
 

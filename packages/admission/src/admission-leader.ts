@@ -16,6 +16,7 @@ import { BacklogGauge, type BacklogReading } from "./backlog-gauge.ts";
 import { holdLeaderLease } from "./leader-lease.ts";
 import { type RoomDefinition, readRoomDefinition } from "./room-definition.ts";
 import { writeRoomGate } from "./room-gate.ts";
+import { endRoomIdleSessions } from "./room-idle-sessions.ts";
 import { readRoomStock } from "./room-stock.ts";
 import { type RoomTick, type TickOutcome, tickRoom } from "./room-tick.ts";
 import { ThrottledWarning } from "./throttled-warning.ts";
@@ -250,6 +251,8 @@ export class AdmissionLeader {
     // A room selling products: its stock, read in the products' slots just before the room's tick.
     const definition = this.#definitions.get(roomId);
     const stock = await readRoomStock(redis, queueKeys, definition);
+    // Idle sessions end before the tick, which then admits the next in line for them.
+    await endRoomIdleSessions(redis, keys, roomId, definition?.sessionIdleSeconds ?? null);
     return tickRoom(redis, keys, roomId, {
       epoch: this.#epoch,
       backpressure: this.#backpressure,

@@ -55,6 +55,7 @@ export {
 } from "./room-definition.ts";
 export { RoomDefinitionBusyError, withRoomDefinitionLock } from "./room-definition-lock.ts";
 export { writeRoomGate } from "./room-gate.ts";
+export { endRoomIdleSessions, IDLE_LOOKS_PER_TICK } from "./room-idle-sessions.ts";
 export {
   grantPass,
   type PassStanding,
@@ -62,6 +63,7 @@ export {
   readPassStanding,
   revokePass,
 } from "./room-passes.ts";
+export { endOrderSessions } from "./room-sessions.ts";
 export { etaSeconds, MIN_MEASURED_SECONDS, type RoomStats, readRoomStats } from "./room-stats.ts";
 export { markReserved, type RoomStock, readRoomStock } from "./room-stock.ts";
 export {

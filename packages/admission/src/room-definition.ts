@@ -47,6 +47,8 @@ export interface RoomDefinition {
   maxActiveSessions: number | null;
   /** Lanes a join pass may name, each with its share of the admissions (includes/room-lanes.lua); [] none. */
   lanes: RoomLane[];
+  /** A session with no guarded request using its token this long ends (room-idle-sessions.ts); null: never. */
+  sessionIdleSeconds: number | null;
   updatedAt: number;
 }
 
@@ -89,6 +91,7 @@ export function parseRoomDefinition(roomId: string, hash: Record<string, string>
     joins: hash.joins === "server" ? "server" : "anyone",
     maxActiveSessions: hash.maxActiveSessions ? Number(hash.maxActiveSessions) : null,
     lanes: readLanes(hash.lanes),
+    sessionIdleSeconds: hash.sessionIdleSeconds ? Number(hash.sessionIdleSeconds) : null,
     updatedAt: Number(hash.updatedAt),
   };
 }
@@ -142,6 +145,7 @@ export async function writeRoomDefinition(
     joins: room.joins,
     maxActiveSessions: room.maxActiveSessions ?? "",
     lanes: lanesField(room.lanes),
+    sessionIdleSeconds: room.sessionIdleSeconds ?? "",
     updatedAt: room.updatedAt,
   });
   // `on` and `off` decide at once; `auto` keeps what the leader decided (not queueing for a new room).

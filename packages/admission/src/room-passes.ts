@@ -4,7 +4,8 @@
 //   - grantPass before any admission token for the ticket leaves an intake (join, poll, socket push): the first
 //     stores the token and its digest, and every grant answers that token, the only one the gate admits;
 //   - revokePass after revoke-ticket (the admin's DELETE), also when no pass was granted yet.
-// Session ends need no write: the pass carries the admission's end.
+// A session's expiry needs no write: the pass carries the admission's end. A session that ends on its order
+// is closed by the worker's per-order call in the user's slot (includes/ended-session-pass.lua).
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { grantPass as grantPassScript, revokePass as revokePassScript } from "@floodgate/redis-scripts";
 import type { AdmissionKeys } from "./admission-keys.ts";
@@ -94,5 +95,7 @@ export async function readPassStanding(
   }
   const [status, expiresAt] = pass.split("|");
   if (status === "revoked") return "revoked";
+  // A session that ended on its order (includes/ended-session-pass.lua): over, as an expired one is.
+  if (status === "ended") return "expired";
   return Number(expiresAt) > (options.nowMs ?? Date.now()) ? "admitted" : "expired";
 }

@@ -71,6 +71,9 @@ export interface OrdersTable {
   provider_reference: ColumnType<string | null, string | null | undefined, string | null>;
   /** A refund returned its units to stock. */
   restocked: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The waiting-room session the order was accepted with; null without one. */
+  session_room_id: ColumnType<string | null, string | null | undefined, string | null>;
+  session_ticket_id: ColumnType<string | null, string | null | undefined, string | null>;
   expires_at: Timestamp;
   created_at: Timestamp;
   completed_at: DefaultedTimestamp;

@@ -15,6 +15,13 @@ export { type CommitCouponIssueInput, commitCouponIssue } from "./commands/commi
 export { type CommitOrderInput, commitOrder } from "./commands/commit-order.ts";
 export { countRoomTraffic } from "./commands/count-room-traffic.ts";
 export {
+  type EndedIdleSession,
+  type EndIdleSessionsInput,
+  endIdleSessions,
+} from "./commands/end-idle-sessions.ts";
+export { type EndSessionPassInput, endSessionPass } from "./commands/end-session-pass.ts";
+export { type EndSessionsInput, endSessions } from "./commands/end-sessions.ts";
+export {
   type EnqueueOperationInput,
   enqueueOperations,
   SELF_BATCHED_COMMANDS,
@@ -28,8 +35,13 @@ export {
 export { grantPass } from "./commands/grant-pass.ts";
 export { holdLeaderLease } from "./commands/hold-leader-lease.ts";
 export { holdLease } from "./commands/hold-lease.ts";
-export type { AdmissionGate } from "./commands/includes/admission-gate.ts";
 export { LANE_BAND, laneBand } from "./commands/includes/room-lanes.ts";
+export {
+  type DueSession,
+  type IdleSessionsDueInput,
+  idleSessionsDue,
+} from "./commands/idle-sessions-due.ts";
+export { type AdmissionGate, roomGateArgument } from "./commands/includes/admission-gate.ts";
 export {
   type RoomKeys,
   TICKET_STATUSES,
@@ -52,6 +64,7 @@ export { readTicket } from "./commands/read-ticket.ts";
 export { type RecordRefusalInput, recordRefusal } from "./commands/record-refusal.ts";
 export { releaseCoupon } from "./commands/release-coupon.ts";
 export {
+  type EndedSessionPass,
   type ReleasedLine,
   type ReleaseOrderInput,
   type ReleaseOrderResult,

@@ -7,7 +7,12 @@ export { deleteCouponState, readIssuedCounts, writeCouponState } from "./coupon-
 export { issueCoupon } from "./issue-coupon.ts";
 export { IssueCouponCode, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 export * from "./product-state.ts";
-export { ORDER_STATE_GRACE_SECONDS, type OrderRelease, releaseOrders } from "./release-order.ts";
+export {
+  ORDER_STATE_GRACE_SECONDS,
+  type OrderRelease,
+  releaseOrders,
+  type SessionPassesKey,
+} from "./release-order.ts";
 export { type OrderEndOutcome, requestOrderEnd } from "./request-order-end.ts";
 export {
   SWEEP_AFTER_MS,

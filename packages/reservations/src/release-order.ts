@@ -1,6 +1,11 @@
-import type { OrderLine } from "@floodgate/domain";
+import type { OrderLine, OrderSession } from "@floodgate/domain";
 import type { QueueKeys } from "@floodgate/queue";
-import { releaseOrder, returnStock, type ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  type EndedSessionPass,
+  releaseOrder,
+  returnStock,
+  type ScriptedRedis,
+} from "@floodgate/redis-scripts";
 import { NO_COUPON } from "./reserve-order-request.ts";
 
 export interface OrderRelease {
@@ -8,6 +13,20 @@ export interface OrderRelease {
   userId: string;
   items: Pick<OrderLine, "productId" | "quantity">[];
   couponIssueId?: string | null;
+  /** The waiting-room session it was accepted with: its pass stops admitting with the release. */
+  session?: OrderSession | null;
+}
+
+/** A room's pass key of a user ({p}:pass:<roomId>:<userId>, AdmissionKeys.roomPasses in @floodgate/admission). */
+export type SessionPassesKey = (roomId: string, userId: string) => string;
+
+/** The pass an order's end closes, when the order has a session and the caller names the passes. */
+export function endedSessionPass(
+  order: { userId: string; session?: OrderSession | null },
+  passesKey: SessionPassesKey | undefined,
+): EndedSessionPass | undefined {
+  if (!order.session || passesKey === undefined) return undefined;
+  return { passesKey: passesKey(order.session.roomId, order.userId), ticketId: order.session.ticketId };
 }
 
 /**
@@ -36,12 +55,15 @@ export async function releaseOrders(
   keys: QueueKeys,
   releases: OrderRelease[],
   orderStateTtlSeconds: number,
+  passesKey?: SessionPassesKey,
 ): Promise<void> {
   await Promise.all(
     releases.map(async (release) => {
       const partition = keys.partitionForUser(release.userId);
       const standIn = keys.couponIssue(partition, NO_COUPON);
+      const endedSession = endedSessionPass(release, passesKey);
       const { orderStateFound } = await releaseOrder.run(redis, {
+        ...(endedSession ? { endedSession } : {}),
         orderStateKey: keys.orderState(partition, release.orderId),
         couponIssueKey: keys.couponIssue(partition, release.couponIssueId ?? NO_COUPON),
         orderId: release.orderId,

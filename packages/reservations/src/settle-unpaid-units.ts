@@ -1,15 +1,20 @@
 // The other way an order stops counting against its user's cap: it was paid (release-order.ts is the
 // way of an order that ended without a sale).
 
+import type { OrderSession } from "@floodgate/domain";
 import type { QueueKeys } from "@floodgate/queue";
 import { type ScriptedRedis, settleProductUnits, settleUnpaidUnits } from "@floodgate/redis-scripts";
-import type { OrderRelease } from "./release-order.ts";
+import { endedSessionPass, type OrderRelease, type SessionPassesKey } from "./release-order.ts";
 
 /** An order a batch found paid: its units no longer count against the user's cap. */
-export type PaidOrder = Pick<OrderRelease, "orderId" | "userId" | "items">;
+export type PaidOrder = Pick<OrderRelease, "orderId" | "userId" | "items"> & {
+  /** The waiting-room session it was accepted with: checkout done, the session ends (room-sessions.ts). */
+  session?: OrderSession | null;
+};
 
 /**
- * One settle-unpaid-units-n.lua call per paid order, and one settle-product-units-1.lua per product of it (its
+ * One settle-unpaid-units-n.lua call per paid order (with a waiting-room session: its pass stops admitting in
+ * the same call, `passesKey` naming it), and one settle-product-units-1.lua per product of it (its
  * units no longer unpaid in the product's state, which a sale's room reads to tell it is sold out), all at once,
  * each its own command (never pipelined with another's: on a cluster a pipeline may not span slots). Idempotent
  * (the order's `unpaid` mark and its field in each product's state go with the first), so a batch sends them for
@@ -19,10 +24,12 @@ export async function settlePaidOrders(
   redis: ScriptedRedis,
   keys: QueueKeys,
   paid: PaidOrder[],
+  passesKey?: SessionPassesKey,
 ): Promise<void> {
   await Promise.all(
     paid.flatMap((order) => [
       settleUnpaidUnits.run(redis, {
+        ...withEndedSession(order, passesKey),
         orderStateKey: keys.orderState(keys.partitionForUser(order.userId), order.orderId),
         lines: order.items.map((item) => ({
           unpaidUnitsKey: keys.unpaidUnits(item.productId, order.userId),
@@ -33,6 +40,11 @@ export async function settlePaidOrders(
     ]),
   );
 }
+
+const withEndedSession = (order: PaidOrder, passesKey: SessionPassesKey | undefined) => {
+  const endedSession = endedSessionPass(order, passesKey);
+  return endedSession ? { endedSession } : {};
+};
 
 /** settle-product-units-1.lua for each product of an order (each once). */
 export function settleOrderProducts(

@@ -26,6 +26,7 @@ import type { GuardedRouteClass, RouteClass } from "@floodgate/domain";
 import type { AdmissionMetrics } from "@floodgate/metrics";
 import type { AdmissionCheck, AdmissionInfo, AdmissionRefusal } from "@floodgate/queue";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
+import { roomGateArgument } from "@floodgate/redis-scripts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { AddressBuckets } from "./address-buckets.ts";
@@ -255,8 +256,17 @@ export class AdmissionControl {
       }
     }
     const roomId = room?.definition.roomId;
-    // A one-shot room's token is consumed by the request accepted with it (includes/one-shot-pass.lua).
-    const roomArgument = room === undefined ? "0" : room.definition.admission === "one-shot" ? "2" : "1";
+    // A one-shot room's token is consumed by the request accepted with it (includes/one-shot-pass.lua); a room
+    // whose sessions end when idle has the gate record each use and refuse an idle token (session-idle.lua).
+    const idleSeconds = room?.definition.sessionIdleSeconds ?? null;
+    const roomArgument = roomGateArgument(
+      room === undefined
+        ? null
+        : {
+            oneShot: room.definition.admission === "one-shot",
+            idleMs: idleSeconds === null ? null : idleSeconds * 1000,
+          },
+    );
     return {
       keys: [
         this.#keys.userBucket(routeClass, userId),
@@ -264,14 +274,19 @@ export class AdmissionControl {
         roomId === undefined ? placeholder : this.#keys.roomPasses(roomId, userId),
       ],
       args: [...limits.user, roomArgument, userId, ticketId, digest, "0"],
+      // An order carries its session to the worker, which ends it with the order (room-sessions.ts). Its
+      // ticket is proven: by the script's digest check while the room queues, by the signature otherwise
+      // (#presentedTicket), so a made-up token cannot name another shopper's session for the worker to end.
+      ...(roomId !== undefined && ticketId !== "" ? { session: { roomId, ticketId } } : {}),
     };
   }
 
   /**
    * The ticket the request's admission token claims for this room and user, and the token's digest, which the
    * script compares with the pass's; or why the token does not count. The signature is checked only where no
-   * pass will be: an order in a room selling products while this process sees it not queueing, whose ticket is
-   * marked reserved (#reserved) though the script did not look at its pass.
+   * pass will be: an order while this process sees its room not queueing (no crowd, so the check's cost is off
+   * the peak), whose ticket is marked reserved (#reserved) and whose session the worker ends with the order,
+   * though the script did not look at its pass.
    */
   #presentedTicket(
     request: FastifyRequest,
@@ -281,7 +296,7 @@ export class AdmissionControl {
   ): { ticketId: string; digest: string } | RefusalReason {
     const header = request.headers[ADMISSION_TOKEN_HEADER];
     if (typeof header !== "string" || header === "") return "missing";
-    const unchecked = !room.stats.queueing && routeClass === "orders" && room.definition.products.length > 0;
+    const unchecked = !room.stats.queueing && routeClass === "orders";
     const verdict = unchecked ? this.#tokens.verify(header) : this.#tokens.read(header);
     if (!verdict.ok) return verdict.reason;
     if (verdict.claims.roomId !== room.definition.roomId) return "wrong_room";

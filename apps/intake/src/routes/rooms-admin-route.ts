@@ -69,6 +69,7 @@ async function roomView(app: FastifyInstance, roomId: string) {
     joins: definition.joins,
     maxActiveSessions: definition.maxActiveSessions,
     lanes: definition.lanes,
+    sessionIdleSeconds: definition.sessionIdleSeconds,
     unitsLeft: stats.unitsLeft,
     soldOut: stats.soldOut,
     updatedAt: new Date(definition.updatedAt).toISOString(),
@@ -146,6 +147,7 @@ export async function roomsAdminRoute(app: FastifyInstance) {
           joins: body.joins ?? "anyone",
           maxActiveSessions: body.maxActiveSessions ?? null,
           lanes,
+          sessionIdleSeconds: body.sessionIdleSeconds ?? null,
           updatedAt: Date.now(),
         };
         await writeRoomDefinition(redis, keys, room, previous);

@@ -12,6 +12,7 @@ import type { ShardDatabase } from "@floodgate/db";
 import type { OrderCancelMessage } from "@floodgate/domain";
 import { sql, type Transaction } from "kysely";
 import type { EndedOrder } from "./order-outcomes.ts";
+import { type OrderSessionColumns, orderSessionOf } from "./order-session.ts";
 import { mayStillBeRecorded } from "./pay-orders.ts";
 
 /**
@@ -60,15 +61,18 @@ export async function applyOrderEnds(
     statements += 1;
   }
 
-  const rows = await sql<{
-    id: string;
-    user_id: string;
-    status: string;
-    coupon_issue_id: string | null;
-    product_id: string;
-    quantity: number;
-  }>`
-    select o.id, o.user_id, o.status, o.coupon_issue_id, i.product_id, i.quantity
+  const rows = await sql<
+    {
+      id: string;
+      user_id: string;
+      status: string;
+      coupon_issue_id: string | null;
+      product_id: string;
+      quantity: number;
+    } & OrderSessionColumns
+  >`
+    select o.id, o.user_id, o.status, o.coupon_issue_id, i.product_id, i.quantity, o.session_room_id,
+           o.session_ticket_id
     from orders o join order_items i on i.order_id = o.id
     where o.id = any(${orderIds}::text[])
     order by o.id, i.line`.execute(trx);
@@ -93,6 +97,7 @@ export async function applyOrderEnds(
         items: [],
         couponIssueId: row.coupon_issue_id,
         status: row.status,
+        session: orderSessionOf(row),
       };
       byOrder.set(row.id, ended);
     }

@@ -3,7 +3,7 @@
 // (a coupon is used at most once, whatever Redis says). An order whose coupon cannot be redeemed is recorded
 // as failed (coupon_unavailable) and its reservation is released after the commit.
 import type { ShardDatabase } from "@floodgate/db";
-import type { FailureReason, OrderMessage } from "@floodgate/domain";
+import type { FailureReason, OrderMessage, OrderSession } from "@floodgate/domain";
 import type { FinalStatus } from "@floodgate/queue";
 import { sql, type Transaction } from "kysely";
 import type { AwaitingOrder, EndedOrder } from "./order-outcomes.ts";
@@ -24,6 +24,8 @@ export interface OrdersApplied {
   }[];
   ended: EndedOrder[];
   awaiting: AwaitingOrder[];
+  /** Sessions of orders paid once recorded (nothing to pay), now or before: checkout done, they end. */
+  checkedOut: OrderSession[];
   statements: number;
 }
 
@@ -34,6 +36,7 @@ export const noOrders = (): OrdersApplied => ({
   redelivered: [],
   ended: [],
   awaiting: [],
+  checkedOut: [],
   statements: 0,
 });
 
@@ -44,14 +47,19 @@ export async function applyOrders(
   const unique = [...new Map(messages.map((m) => [m.id, m])).values()].sort(byId);
   // An order of amount 0 (a coupon covered it) has nothing to pay: it is paid when recorded.
   const inserted = await sql<{ id: string }>`
-    insert into orders (id, user_id, status, amount, discount, currency, coupon_issue_id, expires_at, created_at, completed_at)
+    insert into orders (id, user_id, status, amount, discount, currency, coupon_issue_id, expires_at, created_at,
+                        completed_at, session_room_id, session_ticket_id)
     select id, user_id, case when amount = 0 then 'paid' else 'awaiting_payment' end, amount, discount, currency,
-           coupon_issue_id, to_timestamp(expires_ms / 1000.0), to_timestamp(created_ms / 1000.0), clock_timestamp()
+           coupon_issue_id, to_timestamp(expires_ms / 1000.0), to_timestamp(created_ms / 1000.0), clock_timestamp(),
+           session_room_id, session_ticket_id
     from unnest(${unique.map((m) => m.id)}::text[], ${unique.map((m) => m.userId)}::text[],
                 ${unique.map((m) => m.amount)}::bigint[], ${unique.map((m) => m.discount)}::bigint[],
                 ${unique.map((m) => m.currency)}::text[], ${unique.map((m) => m.couponIssueId ?? null)}::text[],
-                ${unique.map((m) => m.expiresAt)}::float8[], ${unique.map((m) => m.createdAt)}::float8[])
-      as v(id, user_id, amount, discount, currency, coupon_issue_id, expires_ms, created_ms)
+                ${unique.map((m) => m.expiresAt)}::float8[], ${unique.map((m) => m.createdAt)}::float8[],
+                ${unique.map((m) => m.session?.roomId ?? null)}::text[],
+                ${unique.map((m) => m.session?.ticketId ?? null)}::text[])
+      as v(id, user_id, amount, discount, currency, coupon_issue_id, expires_ms, created_ms, session_room_id,
+           session_ticket_id)
     on conflict (id) do nothing
     returning id`.execute(trx);
   let statements = 1;
@@ -97,6 +105,9 @@ export async function applyOrders(
   const awaiting: AwaitingOrder[] = fresh
     .filter((m) => !unredeemed.has(m.id) && m.amount > 0)
     .map((m) => ({ orderId: m.id, userId: m.userId, expiresAt: m.expiresAt }));
+  const checkedOut: OrderSession[] = fresh
+    .filter((m) => !unredeemed.has(m.id) && m.amount === 0)
+    .flatMap((m) => (m.session ? [m.session] : []));
 
   // Redeliveries: report what the shard holds, and redo the after-commit steps their first delivery may not
   // have reached (a release, an expiry job); both are idempotent.
@@ -123,10 +134,12 @@ export async function applyOrders(
         ended.push(endedOrder(message, row.status));
       } else if (row.status === "awaiting_payment") {
         awaiting.push({ orderId: message.id, userId: message.userId, expiresAt: message.expiresAt });
+      } else if (message.session) {
+        checkedOut.push(message.session); // paid (or refunded since): its session ends, again (idempotent)
       }
     }
   }
-  return { decisions, redelivered, ended, awaiting, statements };
+  return { decisions, redelivered, ended, awaiting, checkedOut, statements };
 }
 
 function endedOrder(message: OrderMessage, status: EndedOrder["status"]): EndedOrder {
@@ -136,5 +149,6 @@ function endedOrder(message: OrderMessage, status: EndedOrder["status"]): EndedO
     items: message.items,
     couponIssueId: message.couponIssueId ?? null,
     status,
+    session: message.session ?? null,
   };
 }

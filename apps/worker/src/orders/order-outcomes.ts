@@ -1,6 +1,6 @@
 // What a shard batch learned about orders, for the steps after its commit: give back the reservations of
 // orders that ended without a sale, and schedule the expiry of orders that await payment.
-import type { OrderLine } from "@floodgate/domain";
+import type { OrderLine, OrderSession } from "@floodgate/domain";
 
 export interface EndedOrder {
   orderId: string;
@@ -9,6 +9,8 @@ export interface EndedOrder {
   couponIssueId: string | null;
   /** refunded: a refund with restock gives a paid order's units back (refunds/apply-refunds.ts). */
   status: "cancelled" | "expired" | "failed" | "refunded";
+  /** The waiting-room session it was accepted with, ended with it (room-sessions.ts); null without one. */
+  session?: OrderSession | null;
 }
 
 export interface AwaitingOrder {

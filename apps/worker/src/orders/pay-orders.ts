@@ -6,11 +6,13 @@ import {
   type FailureReason,
   type MoneyOperationMessage,
   type OrderLine,
+  type OrderSession,
   parseOperationId,
 } from "@floodgate/domain";
 import type { PaidOrder } from "@floodgate/reservations";
 import { bucketForUser } from "@floodgate/shard-router";
 import { sql, type Transaction } from "kysely";
+import { type OrderSessionColumns, orderSessionOf } from "./order-session.ts";
 
 /**
  * How long after an order was accepted a payment naming it, not finding it on the shard, waits for it instead of
@@ -40,6 +42,7 @@ interface PayableOrder {
   status: string;
   amount: number;
   items: Pick<OrderLine, "productId" | "quantity">[];
+  session: OrderSession | null;
 }
 
 export class OrderPayments {
@@ -57,22 +60,30 @@ export class OrderPayments {
   static async lock(trx: Transaction<ShardDatabase>, payments: MoneyOperationMessage[]) {
     const ids = [...new Set(payments.flatMap((m) => (m.orderId ? [m.orderId] : [])))].sort();
     if (ids.length === 0) return { orders: new OrderPayments(new Map()), statements: 0 };
-    const rows = await sql<{
-      id: string;
-      user_id: string;
-      status: string;
-      amount: number;
-      product_id: string | null;
-      quantity: number | null;
-    }>`
-      select o.id, o.user_id, o.status, o.amount, i.product_id, i.quantity
+    const rows = await sql<
+      {
+        id: string;
+        user_id: string;
+        status: string;
+        amount: number;
+        product_id: string | null;
+        quantity: number | null;
+      } & OrderSessionColumns
+    >`
+      select o.id, o.user_id, o.status, o.amount, i.product_id, i.quantity, o.session_room_id, o.session_ticket_id
       from orders o left join order_items i on i.order_id = o.id
       where o.id = any(${ids}::text[]) order by o.id, i.line for update of o`.execute(trx);
     const orders = new Map<string, PayableOrder>();
     for (const row of rows.rows) {
       let order = orders.get(row.id);
       if (!order) {
-        order = { userId: row.user_id, status: row.status, amount: row.amount, items: [] };
+        order = {
+          userId: row.user_id,
+          status: row.status,
+          amount: row.amount,
+          items: [],
+          session: orderSessionOf(row),
+        };
         orders.set(row.id, order);
       }
       if (row.product_id !== null) order.items.push({ productId: row.product_id, quantity: row.quantity! });
@@ -117,7 +128,12 @@ export class OrderPayments {
   paidOrders(): PaidOrder[] {
     return [...this.#orders]
       .filter(([, order]) => order.status === "paid")
-      .map(([orderId, order]) => ({ orderId, userId: order.userId, items: order.items }));
+      .map(([orderId, order]) => ({
+        orderId,
+        userId: order.userId,
+        items: order.items,
+        session: order.session,
+      }));
   }
 
   /** Writes the paid statuses; returns the statements sent. */

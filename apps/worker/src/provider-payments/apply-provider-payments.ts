@@ -15,6 +15,7 @@ import type { FinalStatus } from "@floodgate/queue";
 import type { PaidOrder } from "@floodgate/reservations";
 import { sql, type Transaction } from "kysely";
 import { ConcurrentApplyError } from "../classify-error.ts";
+import { type OrderSessionColumns, orderSessionOf } from "../orders/order-session.ts";
 import { CLOCK_SKEW_MS, ORDER_IN_FLIGHT_MS } from "../orders/pay-orders.ts";
 import type { ShardBatchResult } from "../shard-batch-result.ts";
 import {
@@ -95,22 +96,30 @@ export async function applyProviderPayments(
 /** The orders the payments name, locked in id order (as the wallet payments lock them), with their lines. */
 async function lockOrders(trx: Transaction<ShardDatabase>, messages: ProviderPaymentMessage[]) {
   const ids = [...new Set(messages.map((m) => m.orderId))].sort();
-  const rows = await sql<{
-    id: string;
-    user_id: string;
-    status: string;
-    amount: string;
-    product_id: string | null;
-    quantity: number | null;
-  }>`
-    select o.id, o.user_id, o.status, o.amount, i.product_id, i.quantity
+  const rows = await sql<
+    {
+      id: string;
+      user_id: string;
+      status: string;
+      amount: string;
+      product_id: string | null;
+      quantity: number | null;
+    } & OrderSessionColumns
+  >`
+    select o.id, o.user_id, o.status, o.amount, i.product_id, i.quantity, o.session_room_id, o.session_ticket_id
     from orders o left join order_items i on i.order_id = o.id
     where o.id = any(${ids}::text[]) order by o.id, i.line for update of o`.execute(trx);
   const orders = new Map<string, LockedOrder>();
   for (const row of rows.rows) {
     let order = orders.get(row.id);
     if (!order) {
-      order = { userId: row.user_id, status: row.status, amount: Number(row.amount), items: [] };
+      order = {
+        userId: row.user_id,
+        status: row.status,
+        amount: Number(row.amount),
+        items: [],
+        session: orderSessionOf(row),
+      };
       orders.set(row.id, order);
     }
     if (row.product_id !== null) order.items.push({ productId: row.product_id, quantity: row.quantity! });

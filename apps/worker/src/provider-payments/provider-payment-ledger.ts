@@ -11,6 +11,7 @@ export interface LockedOrder {
   status: string;
   amount: number;
   items: PaidOrder["items"];
+  session?: PaidOrder["session"];
 }
 
 /** The first payment recorded for a (provider, reference). */
@@ -122,6 +123,11 @@ export class ProviderPaymentLedger {
   paidOrders(): PaidOrder[] {
     return [...this.#orders]
       .filter(([, order]) => order.status === "paid")
-      .map(([orderId, order]) => ({ orderId, userId: order.userId, items: order.items }));
+      .map(([orderId, order]) => ({
+        orderId,
+        userId: order.userId,
+        items: order.items,
+        session: order.session,
+      }));
   }
 }

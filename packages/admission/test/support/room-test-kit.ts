@@ -92,6 +92,7 @@ export class RoomTestKit {
         joins: "anyone",
         maxActiveSessions: null,
         lanes: [],
+        sessionIdleSeconds: null,
         updatedAt: Date.now(),
         ...fields,
       },

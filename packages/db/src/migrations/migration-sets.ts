@@ -21,6 +21,7 @@ import * as shardMovedBuckets from "./shard/2026-11-26-0301-moved-buckets.ts";
 import * as shardOrdersListingIndex from "./shard/2026-11-28-0101-orders-listing-index.ts";
 import * as shardProviderPayments from "./shard/2026-11-28-0201-provider-payments.ts";
 import * as shardEvents from "./shard/2026-11-28-0301-events.ts";
+import * as shardOrderSessions from "./shard/2026-11-29-0101-order-sessions.ts";
 
 export const globalMigrations: Record<string, Migration> = {
   "2026-11-22-0001-shard-map": globalShardMap,
@@ -46,4 +47,5 @@ export const shardMigrations: Record<string, Migration> = {
   "2026-11-28-0101-orders-listing-index": shardOrdersListingIndex,
   "2026-11-28-0201-provider-payments": shardProviderPayments,
   "2026-11-28-0301-events": shardEvents,
+  "2026-11-29-0101-order-sessions": shardOrderSessions,
 };

@@ -11,6 +11,7 @@ import { amountSchema, currencySchema, MAX_AMOUNT, stringEnum, userIdSchema } fr
 import { couponIssueIdSchema, lineQuantitySchema, productIdSchema } from "./order-schemas.ts";
 import { providerPaymentFields } from "./provider-payment-schemas.ts";
 import { refundFields } from "./refund-schemas.ts";
+import { ROOM_ID_PATTERN, TICKET_ID_SCHEMA_PATTERN } from "./room-schemas.ts";
 
 export const MESSAGE_VERSION = 1;
 
@@ -60,6 +61,13 @@ export type OrderLine = Static<typeof orderLineSchema>;
  * script from the prices it read (so the worker and the client agree on what the payment must be). That
  * equation is the decoder's to check.
  */
+/** A waiting room's session: its room and its ticket. */
+export const orderSessionSchema = Type.Object({
+  roomId: Type.String({ pattern: ROOM_ID_PATTERN }),
+  ticketId: Type.String({ pattern: TICKET_ID_SCHEMA_PATTERN }),
+});
+export type OrderSession = Static<typeof orderSessionSchema>;
+
 export const orderMessageSchema = Type.Object({
   ...messageBase,
   kind: Type.Literal("order"),
@@ -70,6 +78,11 @@ export const orderMessageSchema = Type.Object({
   couponIssueId: Type.Optional(couponIssueIdSchema),
   /** Epoch ms after which an unpaid order expires. */
   expiresAt: epochMs,
+  /**
+   * The waiting-room session the order was accepted with (its verified admission token's room and ticket):
+   * the session ends when the order does (paid, cancelled, expired, failed), so the room admits the next.
+   */
+  session: Type.Optional(orderSessionSchema),
 });
 export type OrderMessage = Static<typeof orderMessageSchema>;
 

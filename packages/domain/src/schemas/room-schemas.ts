@@ -78,6 +78,13 @@ export const roomDefinitionRequestSchema = Type.Object(
     maxActiveSessions: Type.Optional(
       Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000 }), Type.Null()]),
     ),
+    /**
+     * A session with no guarded request using its token this long ends (leaves the live count, its token stops
+     * admitting); null or absent: sessions end only at their expiry or on their order.
+     */
+    sessionIdleSeconds: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 86_400 }), Type.Null()]),
+    ),
     /** anyone (default): shoppers join with their customer token; server: only the shop's server key joins. */
     joins: Type.Optional(stringEnum(ROOM_JOINS)),
     /**
@@ -129,6 +136,8 @@ export const roomResponseSchema = Type.Object({
   maxActiveSessions: Type.Union([Type.Integer(), Type.Null()]),
   /** The room's lanes and their shares; the default queue has 1 minus their sum. */
   lanes: Type.Array(Type.Object({ name: Type.String(), share: Type.Number() })),
+  /** A session idle this long ends; null: no idle end. */
+  sessionIdleSeconds: Type.Union([Type.Integer(), Type.Null()]),
   /** A room with products: the units left as of the leader's last tick; null otherwise. */
   unitsLeft: Type.Union([Type.Integer(), Type.Null()]),
   /** A room with products: nothing left and nothing unpaid that could come back; joins answer 410 room_sold_out. */

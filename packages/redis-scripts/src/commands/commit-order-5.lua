@@ -26,6 +26,8 @@
   ARGV[16+4n..18+4n] a one-shot room's token (includes/one-shot-pass.lua): the room's queueing mirror
            {p}:gate:<roomId>, the user's passes {p}:pass:<roomId>:<userId> (both in the user's slot, named here
            for the reason above), the ticket id ("" when the order carries no one-shot token)
+  ARGV[19+4n] ARGV[20+4n] the order's waiting-room session: room id and ticket id of the verified admission
+           token ("" "" without one), carried in the stream message (includes/order-record.lua)
 
   Returns as reserve-order-n.lua (codes -4 .. -8 only: the products' slots answered -2 and -3), plus
     {-101, ""}  too late: nothing written

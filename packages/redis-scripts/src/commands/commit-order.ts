@@ -1,6 +1,6 @@
 import { luaScript } from "../lua-script.ts";
 import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
-import { type AdmissionGate, oneShotCommitArgs } from "./includes/admission-gate.ts";
+import { type AdmissionGate, oneShotCommitArgs, sessionArgs } from "./includes/admission-gate.ts";
 import { type OrderFields, type OrderKeys, orderFieldArgs, orderKeyList } from "./reserve-order.ts";
 
 export interface CommitOrderInput {
@@ -12,7 +12,10 @@ export interface CommitOrderInput {
   commitWindowMs: number;
   /** Every line, with what its product's reservation answered. */
   lines: { productId: string; quantity: number; unitPrice: number; maxUnitsPerUser: number | null }[];
-  /** The first step's gate: a one-shot room's token is consumed here, with the order's record. */
+  /**
+   * The first step's gate: a one-shot room's token is consumed here, with the order's record; its session (the
+   * room and ticket of its admission token) goes into the order's stream message.
+   */
   admission?: AdmissionGate;
 }
 
@@ -36,6 +39,7 @@ export const commitOrder = luaScript({
       line.maxUnitsPerUser ?? "",
     ]),
     ...oneShotCommitArgs(input.admission),
+    ...sessionArgs(input.admission),
   ],
   decode: (reply: ScriptAnswerReply): ScriptAnswer => scriptAnswer(reply),
 });

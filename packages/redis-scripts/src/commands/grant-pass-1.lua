@@ -16,7 +16,8 @@
 
   Returns
     {1, token}  the pass holds the admission: hand out `token` (the one stored by the first grant)
-    {0, ""}     the ticket's pass was revoked (a revoke won the race with the read that led here): hand out none
+    {0, ""}     the ticket's pass was revoked (a revoke won the race with the read that led here), or its
+                session ended on its order or idleness (includes/ended-session-pass.lua): hand out none
   A one-shot pass already used stays used (includes/one-shot-pass.lua): {1, its token}, refused as used.
   A pass an intake of the previous release granted has no token stored: it is left so (the tokens that intake
   handed out are checked by their signature, as before) and the caller's token is answered.
@@ -24,7 +25,7 @@
 --- @include "room-passes"
 local tokenField = pass_token_field(ARGV[1])
 local existing = redis.call("HGET", KEYS[1], ARGV[1])
-if existing and string.sub(existing, 1, 8) == "revoked|" then
+if existing and (string.sub(existing, 1, 8) == "revoked|" or string.sub(existing, 1, 6) == "ended|") then
   return {0, ""}
 end
 if existing then

@@ -10,21 +10,26 @@
   KEYS[2]      coupon redemption  {p}:cis:<couponIssueId> (a key that never exists when the order has none)
   KEYS[2+i]    product state      {prd_...}:product of line i
   KEYS[2+n+i]  unpaid units       {p}:unpaid:<productId>:<userId> of line i's product
+  KEYS[3+2n]   the user's passes of the order's waiting room {p}:pass:<roomId>:<userId>, only when ARGV[2+n]
+               is not "": the session ended with the order (includes/ended-session-pass.lua), on every call
   ARGV[1]      order id
   ARGV[1+i]    quantity of line i
+  ARGV[2+n]    the ticket id of the order's waiting-room session, "" for none
 
   Returns 1 released now, 0 released before, -1 no order state (nothing touched: reconcile repairs counters
   that a lost Redis state leaves behind; the unpaid counters expire).
 ]]
 --- @include "unpaid-units"
 --- @include "product-unpaid-units"
+--- @include "ended-session-pass"
+local lines = #ARGV - 2
+ended_session_pass(KEYS[3 + 2 * lines], ARGV[2 + lines])
 if redis.call("EXISTS", KEYS[1]) == 0 then
   return -1
 end
 if redis.call("HSETNX", KEYS[1], "released", "1") == 0 then
   return 0
 end
-local lines = (#KEYS - 2) / 2
 local counters = {}
 local quantities = {}
 for i = 1, lines do

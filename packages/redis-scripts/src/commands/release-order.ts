@@ -17,6 +17,14 @@ export interface ReleaseOrderInput {
   couponIssueKey: string;
   orderId: string;
   lines: readonly ReleasedLine[];
+  /** The order's waiting-room session: its pass stops admitting (includes/ended-session-pass.lua). */
+  endedSession?: EndedSessionPass;
+}
+
+/** A session's pass in the user's slot ({p}:pass:<roomId>:<userId>) and its ticket. */
+export interface EndedSessionPass {
+  passesKey: string;
+  ticketId: string;
 }
 
 export interface ReleaseOrderResult {
@@ -37,7 +45,12 @@ export const releaseOrder = luaScript({
     input.couponIssueKey,
     ...input.lines.map((line) => line.productStateKey),
     ...input.lines.map((line) => line.unpaidUnitsKey),
+    ...(input.endedSession ? [input.endedSession.passesKey] : []),
   ],
-  args: (input: ReleaseOrderInput) => [input.orderId, ...input.lines.map((line) => line.quantity)],
+  args: (input: ReleaseOrderInput) => [
+    input.orderId,
+    ...input.lines.map((line) => line.quantity),
+    input.endedSession?.ticketId ?? "",
+  ],
   decode: (code: number): ReleaseOrderResult => ({ orderStateFound: code !== -1, releasedNow: code === 1 }),
 });

@@ -42,6 +42,8 @@
   ARGV[12] TTL in seconds of an unpaid-units counter, renewed by each order that raises it (a safety net for a
            lost order state; the counters go down when orders are paid or end)
   ARGV[12+i] quantity of line i
+  ARGV[13+n] ARGV[14+n] the order's waiting-room session: room id and ticket id of the verified admission
+           token ("" "" without one), carried in the stream message (includes/order-record.lua)
 
   Returns {code, value}; codes are mapped by ReserveOrderCode (packages/reservations/src/reserve-order-outcome.ts)
     { 1, amount, admission}    accepted

@@ -1,6 +1,6 @@
 import { luaScript, type ScriptArgument } from "../lua-script.ts";
 import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
-import { type AdmissionGate, gateArgs, gateKeys } from "./includes/admission-gate.ts";
+import { type AdmissionGate, gateArgs, gateKeys, sessionArgs } from "./includes/admission-gate.ts";
 
 /** The user's slot's keys of an order (reserve-order-n.lua's and commit-order-5.lua's first five). */
 export interface OrderKeys {
@@ -88,6 +88,11 @@ export const reserveOrder = luaScript({
       ...input.lines.map((line) => line.unpaidUnitsKey),
     ),
   args: (input: ReserveOrderInput) =>
-    gateArgs(input.admission, ...orderFieldArgs(input.fields), ...input.lines.map((line) => line.quantity)),
+    gateArgs(
+      input.admission,
+      ...orderFieldArgs(input.fields),
+      ...input.lines.map((line) => line.quantity),
+      ...sessionArgs(input.admission),
+    ),
   decode: (reply: ScriptAnswerReply): ScriptAnswer => scriptAnswer(reply),
 });

@@ -1,4 +1,5 @@
 import { luaScript } from "../lua-script.ts";
+import type { EndedSessionPass } from "./release-order.ts";
 
 /** One order line: the user's unpaid units of its product. */
 export interface UnpaidLine {
@@ -11,6 +12,8 @@ export interface SettleUnpaidUnitsInput {
   /** {p}:order:<orderId>, the order's state (its `unpaid` mark). */
   orderStateKey: string;
   lines: readonly UnpaidLine[];
+  /** The order's waiting-room session: checkout done, its pass stops admitting (includes/ended-session-pass.lua). */
+  endedSession?: EndedSessionPass;
 }
 
 export interface SettleUnpaidUnitsResult {
@@ -26,8 +29,12 @@ export const settleUnpaidUnits = luaScript({
   keys: (input: SettleUnpaidUnitsInput) => [
     input.orderStateKey,
     ...input.lines.map((line) => line.unpaidUnitsKey),
+    ...(input.endedSession ? [input.endedSession.passesKey] : []),
   ],
-  args: (input: SettleUnpaidUnitsInput) => input.lines.map((line) => line.quantity),
+  args: (input: SettleUnpaidUnitsInput) => [
+    ...input.lines.map((line) => line.quantity),
+    input.endedSession?.ticketId ?? "",
+  ],
   decode: (code: number): SettleUnpaidUnitsResult => ({
     orderStateFound: code !== -1,
     loweredNow: code === 1,

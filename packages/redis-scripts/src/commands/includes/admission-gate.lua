@@ -7,17 +7,23 @@
   KEYS[1] the user's token bucket     {p}:rl:<class>:u:<userId>  (a string: the bucket's theoretical arrival time)
   KEYS[2] the room's queueing mirror  {p}:gate:<roomId>          "1" while the room queues (written by the
                                       admission leader into every partition; absent or "0": it does not)
-  KEYS[3] the user's room passes      {p}:pass:<roomId>:<userId> a hash ticketId -> "<admitted|revoked|used>|<expiresAt>"
-                                      and "token:<ticketId>" -> the digest of the token handed out
-                                      (includes/room-passes.lua; grant-pass-1.lua before a token leaves an
-                                      intake, revoke-pass-1.lua after a revoke)
+  KEYS[3] the user's room passes      {p}:pass:<roomId>:<userId> a hash ticketId -> "<status>|<expiresAt>",
+                                      status admitted | revoked | used | ended (grant-pass-1.lua before a
+                                      token leaves an intake, revoke-pass-1.lua after a revoke,
+                                      includes/one-shot-pass.lua, includes/ended-session-pass.lua);
+                                      "token:<ticketId>" -> the digest of the token handed out
+                                      (includes/room-passes.lua); and "<ticketId>:used" -> a session's last
+                                      use (includes/session-idle.lua)
   Without a room (ARGV[3] "0") KEYS[2] and KEYS[3] are the user's stream, never touched. Every key is in the
   user's partition slot, so the including script runs on a Redis Cluster: the room's own keys stay in the
   room's slot, mirrored here by their writers.
 
   ARGV[1] user bucket: ms between tokens ("0": no user limit)   ARGV[2] user bucket: burst (tokens it holds)
   ARGV[3] the guarding room: "0" none, "1" a room whose tokens serve a whole session, "2" a one-shot room (its
-          token is consumed by the request accepted with it: includes/one-shot-pass.lua)
+          token is consumed by the request accepted with it: includes/one-shot-pass.lua); either followed by
+          "/<idleMs>" for a room whose sessions end when idle (sessionIdleSeconds: includes/session-idle.lua):
+          a request that passes with a token records its use, and while the room queues a token idle that long
+          is refused `expired`
   ARGV[4] the request's user id
   ARGV[5] the ticket id the request's admission token claims, "" for none
   ARGV[6] the token's digest (first 16 bytes of its SHA-256, hex: admission-token-digest.ts), "" for none
@@ -53,6 +59,7 @@
 --- @include "token-bucket"
 --- @include "one-shot-pass"
 --- @include "room-passes"
+--- @include "session-idle"
 local ADMISSION_KEYS = 3
 local ADMISSION_ARGS = 7
 local ADMISSION_INFO = ""
@@ -71,8 +78,11 @@ local function admission_check(k, a, nowMs)
   end
 
   local oneShot = nil
-  if ARGV[a + 3] ~= "0" and redis.call("GET", KEYS[k + 2]) == "1" then
-    local ticketId = ARGV[a + 5]
+  local room, idleMs = string.match(ARGV[a + 3], "^(%d)/?(%d*)$")
+  idleMs = tonumber(idleMs)
+  local ticketId = ARGV[a + 5]
+  local pass = nil
+  if room ~= "0" and redis.call("GET", KEYS[k + 2]) == "1" then
     if ticketId == "" then
       return {-91, "no_token"}
     end
@@ -95,15 +105,37 @@ local function admission_check(k, a, nowMs)
     if (status ~= "admitted" and status ~= "used") or expiresAt <= nowMs then
       return {-91, "expired"}
     end
+    if idleMs and session_idle(session_last_use(KEYS[k + 3], ticketId), nowMs, idleMs) then
+      return {-91, "expired"}
+    end
+    pass = expiresAt
     if status == "used" then
       return nil, userLeft .. "," .. userReset, {used = true}
     end
-    if ARGV[a + 3] == "2" then
+    if room == "2" then
       oneShot = {key = KEYS[k + 3], ticketId = ticketId, expiresAt = expiresAt}
     end
   end
 
   token_bucket_take(userBucket, userTat, userReset)
+  if idleMs and ticketId ~= "" then
+    -- The use that keeps the session alive (checked above while the room queues; recorded whether it queues or
+    -- not, for a pass that admits: one read more then).
+    if not pass then
+      -- The room did not queue, so nothing above checked the token: only the token handed out keeps its
+      -- session alive (a made-up one naming this user's ticket touches nothing).
+      local status, expiresAt = one_shot_pass_read(KEYS[k + 3], ticketId)
+      local handedOut = redis.call("HGET", KEYS[k + 3], pass_token_field(ticketId))
+      local genuine = (handedOut and string.sub(handedOut, 1, 32) == ARGV[a + 6]) or
+        (not handedOut and ARGV[a + 7] == "1")
+      if genuine and (status == "admitted" or status == "used") then
+        pass = expiresAt
+      end
+    end
+    if pass then
+      session_touch(KEYS[k + 3], ticketId, nowMs, pass)
+    end
+  end
   return nil, userLeft .. "," .. userReset, oneShot
 end
 

@@ -11,9 +11,12 @@
     args[1] order id  args[2] user id  args[3] fingerprint  args[4] idempotency TTL s  args[5] order state TTL s
     args[6] createdAt  args[7] expiresAt  args[8] currency  args[9] coupon issue id ("" none)
     args[10] largest amount  args[12] unpaid-units counter TTL s
+  and each script's last two ARGV are the order's waiting-room session (order_session): the room id and the
+  ticket id of the request's verified admission token, "" and "" without one.
   Needs includes/idempotency-record.lua.
 ]]
 --- @include "idempotency-record"
+--- @include "ended-session-pass"
 
 -- The answer of an order whose Idempotency-Key already holds a record, or nil (idempotency_replay, conflict
 -- code -1): an accepted order replays "<orderId> <amount>", the amount read from {p}:order:<orderId> (named from
@@ -55,6 +58,16 @@ local function order_amount(keys, args, subtotal)
   return nil, discount, amount
 end
 
+-- The order's waiting-room session from the script's last two arguments, nil without one: it rides in the
+-- stream message, so the worker ends the session when the order ends (a sale or none).
+local function order_session(args)
+  local roomId, ticketId = args[#args - 1], args[#args]
+  if roomId == "" or ticketId == "" then
+    return nil
+  end
+  return {roomId = roomId, ticketId = ticketId}
+end
+
 -- Records an accepted order: counterKeys[i] (the user's unpaid units of a product) goes up by quantities[i],
 -- in that order, when the order has something to pay; items are the stream message's lines.
 local function order_record(keys, args, items, discount, amount, counterKeys, quantities)
@@ -79,6 +92,15 @@ local function order_record(keys, args, items, discount, amount, counterKeys, qu
   }
   if couponIssueId ~= "" then
     message.couponIssueId = couponIssueId
+  end
+  message.session = order_session(args)
+  if message.session and not unpaid then
+    -- Nothing to pay: checkout is done now, so the session's token stops admitting here (its pass, in this slot,
+    -- named from the order state's key as the unpaid counters are); the worker ends it in the room.
+    local passes = string.gsub(keys[4], "order:[^:]+$", function()
+      return "pass:" .. message.session.roomId .. ":" .. userId
+    end)
+    ended_session_pass(passes, message.session.ticketId)
   end
   local encoded = cjson.encode(message)
   redis.call("HSET", keys[4], "userId", userId, "amount", amount, "couponIssueId", couponIssueId)
