@@ -164,13 +164,21 @@ describe("a session ends on its order", () => {
       await join("unsold", "unsold-c"),
     ];
 
-    const cancelled = await placeOrder("unsold-a", productId, await admitted("unsold", a, "a admitted"));
+    const tokenA = await admitted("unsold", a, "a admitted");
+    const cancelled = await placeOrder("unsold-a", productId, tokenA);
     await ticksAfter(app, "unsold");
     expect((await ticket("unsold", b)).status).toBe("waiting");
     expect((await post(app, `/v1/orders/${cancelled}/cancel`, {})).statusCode).toBe(202);
     const tokenB = await admitted("unsold", b, "b admitted once a's order is cancelled");
     expect(await orderStatus(cancelled)).toBe("cancelled");
     expect((await ticket("unsold", c)).status).toBe("waiting");
+    const refused = expectProblem(
+      await order("unsold-a", productId, tokenA),
+      403,
+      "waiting_room_required",
+      "Admission-Token",
+    );
+    expect(refused.reason).toBe("expired");
 
     // Nobody pays b's order: it expires after ORDER_TTL_SECONDS, and c goes in.
     const expiring = await placeOrder("unsold-b", productId, tokenB);

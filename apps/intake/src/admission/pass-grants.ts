@@ -35,7 +35,9 @@ export class PassGrants {
 
   /**
    * The ticket as a client may see it and, when admitted, the token to hand out with it: an admitted ticket
-   * only once its pass is granted, and as revoked when a revoke came first. Throws when Redis cannot be reached
+   * only once its pass is granted, as revoked when a revoke came first, and as expired when its session ended on
+   * its order before the room's record says so (the worker closes the pass and ends the session in the room at
+   * once, each in its own slot: one read more, on a refused grant only). Throws when Redis cannot be reached
    * (the answer then carries no token).
    */
   async beforeToken(ticket: TicketState): Promise<{ ticket: TicketState; admissionToken?: string }> {
@@ -48,7 +50,9 @@ export class PassGrants {
       admittedAt: ticket.admittedAt ?? now,
       expiresAt: ticket.expiresAt ?? now,
     });
-    return token === null ? { ticket: { ...ticket, status: "revoked" } } : { ticket, admissionToken: token };
+    if (token !== null) return { ticket, admissionToken: token };
+    const pass = await this.#redis.hget(this.#keys.roomPasses(ticket.roomId, ticket.userId), ticket.ticketId);
+    return { ticket: { ...ticket, status: pass?.startsWith("ended|") ? "expired" : "revoked" } };
   }
 
   /** The token to hand out for the admission (the pass's), or null when the ticket's pass was revoked. */
