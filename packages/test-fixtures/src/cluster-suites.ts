@@ -67,6 +67,7 @@ export const clusterSuites: string[] = [
   "apps/intake/test/waiting-room-passes.test.ts",
   // Sessions that end on their order (a worker batch ends them in the room's slot) and on idleness.
   "apps/intake/test/waiting-room-session-ends.test.ts",
+  "packages/admission/test/room-sessions.test.ts",
   "apps/intake/test/payments-accept.test.ts",
   // Payments, deposits and refunds end to end (a worker applying them), their idempotency, the queue gauges and
   // backpressure read per partition, webhook events staged with them.
