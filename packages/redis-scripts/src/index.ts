@@ -35,13 +35,13 @@ export {
 export { grantPass } from "./commands/grant-pass.ts";
 export { holdLeaderLease } from "./commands/hold-leader-lease.ts";
 export { holdLease } from "./commands/hold-lease.ts";
-export { LANE_BAND, laneBand } from "./commands/includes/room-lanes.ts";
 export {
   type DueSession,
   type IdleSessionsDueInput,
   idleSessionsDue,
 } from "./commands/idle-sessions-due.ts";
 export { type AdmissionGate, roomGateArgument } from "./commands/includes/admission-gate.ts";
+export { LANE_BAND, laneBand } from "./commands/includes/room-lanes.ts";
 export {
   type RoomKeys,
   TICKET_STATUSES,
