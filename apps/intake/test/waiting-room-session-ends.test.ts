@@ -188,6 +188,39 @@ describe("a session ends on its order", () => {
   });
 });
 
+describe("a token the intake cannot prove names no session", () => {
+  it("an order with another shopper's ticket in made-up claims, while the room does not queue, ends nobody's session", async () => {
+    const productId = (await createProduct(app, { stock: 10, price: 500 })).id;
+    // auto and calm: joins are admitted at once and the room does not queue, so the script checks no pass.
+    await defineRoom("forged", {
+      mode: "auto",
+      admitPerSecond: 1000,
+      sessionSeconds: 600,
+      guards: ["orders"],
+    });
+    const victim = await join("forged", "forged-victim");
+    const own = await join("forged", "forged-attacker");
+    const victimToken = await admitted("forged", victim, "the victim admitted at once");
+    const ownToken = await admitted("forged", own, "the attacker admitted at once");
+    // The attacker's own token with the victim's ticket in its claims: its signature no longer holds.
+    const [header, payload, signature] = ownToken.split(".");
+    const claims = JSON.parse(Buffer.from(payload!, "base64url").toString("utf8"));
+    const madeUp = `${header}.${Buffer.from(JSON.stringify({ ...claims, tkt: victim })).toString("base64url")}.${signature}`;
+    expect(madeUp).not.toBe(victimToken);
+    const orderId = await placeOrder("forged-attacker", productId, madeUp);
+    expect((await post(app, `/v1/orders/${orderId}/cancel`, {})).statusCode).toBe(202);
+    await waitUntil(
+      () => orderStatus(orderId),
+      (status) => status === "cancelled",
+      "the made-up token's order cancelled",
+      SETTLED_ATTEMPTS,
+    );
+    // The worker ended no session for it: the victim's and the attacker's own tickets are still admitted.
+    expect((await ticket("forged", victim)).status).toBe("admitted");
+    expect((await ticket("forged", own)).status).toBe("admitted");
+  });
+});
+
 describe("a room selling products", () => {
   it("keeps the stock-aware count right as sessions end on their orders: never admitted beyond the units left", async () => {
     const productId = (await createProduct(app, { stock: 2, price: 500 })).id;
