@@ -62,6 +62,20 @@ describe("faults options", () => {
     expect(options.timings).toMatchObject({ partition: 5, slowLink: 7 });
   });
 
+  it("runs the partition during shards add last among the faults between hosts, with --partition", () => {
+    const options = parse(
+      "--hosts",
+      "--faults",
+      "hosts-shards-add-partition,hosts-redis-partition",
+      "--partition",
+      "9",
+    );
+    expect(options.hostFaults).toEqual(["hosts-redis-partition", "hosts-shards-add-partition"]);
+    expect(HOST_FAULT_NAMES.at(-1)).toBe("hosts-shards-add-partition");
+    expect(options.timings.partition).toBe(9);
+    expect(() => parse("--faults", "hosts-shards-add-partition")).toThrow(/needs --hosts/);
+  });
+
   it("refuses a fault between hosts without --hosts, and a one-host fault with it", () => {
     expect(() => parse("--faults", "hosts-redis-partition")).toThrow(/needs --hosts/);
     expect(() => parse("--hosts", "--faults", "worker-kill,hosts-shard-partition")).toThrow(

@@ -4,8 +4,10 @@
 import type { TcpProxy } from "@floodgate/test-fixtures";
 import type { FaultTimings } from "../fault-catalogue.ts";
 import type { PhaseFault } from "../fault-phase.ts";
+import { FAILED_NOTE } from "./failed-note.ts";
 import { missingForNetem } from "./host-preconditions.ts";
-import { HOSTED_SHARD, type HostsFaultRig, PROXIED_SHARD } from "./hosts-fault-rig.ts";
+import { HOSTED_SHARD, type HostsFaultRig, PROXIED_SHARD, SPARE_SHARD } from "./hosts-fault-rig.ts";
+import { partitionDuringShardsAdd } from "./shards-add-partition.ts";
 import { SLOW_LOSSY_LINK } from "./test-network.ts";
 
 export const HOST_FAULT_NAMES = [
@@ -13,6 +15,8 @@ export const HOST_FAULT_NAMES = [
   "hosts-shard-partition",
   "hosts-commit-cut",
   "hosts-shard-slow-link",
+  // Last: it leaves the spare shard owning buckets, so the faults before it run on the four shards as before.
+  "hosts-shards-add-partition",
 ] as const;
 
 export type HostFaultName = (typeof HOST_FAULT_NAMES)[number];
@@ -31,9 +35,6 @@ export function netemUnavailable(missing: readonly string[] = missingForNetem())
 }
 
 const { delayMs, jitterMs, lossPercent } = SLOW_LOSSY_LINK;
-
-/** A note starting so fails the run (hosts-faults-run.ts): the fault was not made as its model says. */
-export const FAILED_NOTE = "FAILED:";
 
 /** Postgres's CommandComplete for COMMIT: 'C', length 11, the tag "COMMIT" and its terminating zero. */
 const COMMIT_COMPLETE = Buffer.from("C\x00\x00\x00\x0bCOMMIT\x00", "latin1");
@@ -130,6 +131,12 @@ export const HOST_FAULTS: readonly HostFault[] = [
       }
       return [`netem on ${rig.shardHost.namespace}'s link for ${timings.slowLink} s`];
     },
+  },
+  {
+    name: "hosts-shards-add-partition",
+    model: `\`./floodgate shards add\` of the spare shard ${SPARE_SHARD} (on the host of shards ${HOSTED_SHARD} and ${PROXIED_SHARD}) under load; after its first bucket switched and while another is paused (fenced, copying or verifying), that host's bridge port down for --partition seconds, then up; the move goes on, or is run again as docs/operations.md says (a run still going 5 min after the heal is killed first); then no move unfinished, the new shard owning the planned buckets, every user's rows on the one shard owning their bucket, and the audit`,
+    seconds: (t) => t.partition,
+    inject: ({ rig, timings }) => partitionDuringShardsAdd(rig, timings.partition),
   },
 ];
 

@@ -3,8 +3,11 @@
 // bridge, Postgres running as its own user). The intakes and workers run in the root namespace and reach every
 // server over the bridge, directly (no proxy): a partition is the kernel dropping packets both ways. Shard 2 is
 // the exception: reached through a TCP proxy in the root namespace, which can hold its replies while its host's
-// link goes down (a worker cut between COMMIT and its answer).
+// link goes down (a worker cut between COMMIT and its answer). Shard 4, on the shards' host too, is a spare: the
+// map is recorded over shards 0-3 before the system starts with all five listed (as an operator lists a shard
+// before `shards add`), so it owns no bucket until the shards-add fault moves some to it.
 import { defaultShardUrls } from "@floodgate/config";
+import { ensureDatabases, migrateAll } from "@floodgate/db";
 import { startTcpProxy, type TcpProxy } from "@floodgate/test-fixtures";
 import { runSecrets } from "../../harness/bench-identity.ts";
 import { FloodgateSystem } from "../../harness/floodgate-system.ts";
@@ -21,16 +24,20 @@ import { type TestHost, TestNetwork } from "./test-network.ts";
 export const HOSTED_SHARD = 1;
 /** On the same host, reached through the proxy. */
 export const PROXIED_SHARD = 2;
+/** On the same host, listed in SHARD_URLS but owning no bucket until `shards add` moves buckets to it. */
+export const SPARE_SHARD = 4;
 
 export interface HostsFaultRig extends SystemRig {
   network: TestNetwork;
   redisHost: TestHost;
   /** The global database's and shards 0, 2, 3's host. */
   postgresHost: TestHost;
-  /** Shards HOSTED_SHARD's and PROXIED_SHARD's host. */
+  /** Shards HOSTED_SHARD's, PROXIED_SHARD's and SPARE_SHARD's host. */
   shardHost: TestHost;
   /** In front of PROXIED_SHARD, in the root namespace. */
   shardProxy: TcpProxy;
+  /** Worker processes the system runs with. */
+  workers: number;
   /** Where each server runs, for the result. */
   placement: Record<string, string>;
 }
@@ -71,14 +78,14 @@ export async function startHostsFaultRig(options: {
     const postgresHost = network.addHost("pg");
     const shardHost = network.addHost("pg-shards");
     log(
-      `test hosts: redis ${redisHost.address}, postgres ${postgresHost.address}, shards ${HOSTED_SHARD} and ${PROXIED_SHARD} ${shardHost.address}`,
+      `test hosts: redis ${redisHost.address}, postgres ${postgresHost.address}, shards ${HOSTED_SHARD}, ${PROXIED_SHARD} and the spare ${SPARE_SHARD} ${shardHost.address}`,
     );
     redis = await startNamespacedRedis(redisHost);
     postgres.push(startNamespacedPostgres(postgresHost), startNamespacedPostgres(shardHost));
     const databaseUrl = new URL(postgres[0]!.url);
     databaseUrl.pathname = "/floodgate_bench_faults";
-    const shardUrls = defaultShardUrls(databaseUrl.toString()).map((url, index) => {
-      if (index !== HOSTED_SHARD && index !== PROXIED_SHARD) return url;
+    const shardUrls = defaultShardUrls(databaseUrl.toString(), SPARE_SHARD + 1).map((url, index) => {
+      if (index !== HOSTED_SHARD && index !== PROXIED_SHARD && index !== SPARE_SHARD) return url;
       const moved = new URL(url);
       moved.hostname = shardHost.address;
       return moved.toString();
@@ -104,6 +111,11 @@ export async function startHostsFaultRig(options: {
       routedUrls: { shardUrls: routedShardUrls },
     });
     ledger = new LedgerReads(shardUrls);
+    // The map is recorded over the shards before the spare (a first migrate records SHARD_URLS' contiguous
+    // ranges); the start then migrates the spare too, which owns nothing.
+    const owning = shardUrls.slice(0, SPARE_SHARD);
+    await ensureDatabases([databaseUrl.toString(), ...owning]);
+    await migrateAll(databaseUrl.toString(), owning);
     log(`starting Floodgate against the test hosts (log: ${options.logFile})`);
     const service = await system.start(options.workers);
     await system.authenticate();
@@ -112,6 +124,7 @@ export async function startHostsFaultRig(options: {
       shardUrls,
       ledger,
       supervisorPid: service.pid,
+      workers: options.workers,
       network,
       redisHost,
       postgresHost,
@@ -121,6 +134,7 @@ export async function startHostsFaultRig(options: {
         redis: `${redis.url} (host ${redisHost.namespace})`,
         globalDatabase: `${databaseUrl.host} (host ${postgresHost.namespace})`,
         shards: routedShardUrls.map((url) => new URL(url).host).join(", "),
+        spareShard: `shard ${SPARE_SHARD} on ${new URL(shardUrls[SPARE_SHARD]!).host}: listed, owning no bucket until hosts-shards-add-partition moves some to it`,
         proxiedShard: `shard ${PROXIED_SHARD}: a TCP proxy on ${new URL(routedShardUrls[PROXIED_SHARD]!).host} in front of ${new URL(shardUrls[PROXIED_SHARD]!).host}`,
         intakesAndWorkers: `the root namespace, over the bridge (gateway ${network.gateway})`,
       },

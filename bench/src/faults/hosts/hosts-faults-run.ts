@@ -12,7 +12,8 @@ import { type FaultResult, runFaultPhase } from "../fault-phase.ts";
 import type { FaultsOptions } from "../faults-options.ts";
 import { faultsTable, providerLine, verdict } from "../faults-summary.ts";
 import { type ShopSetup, setUpShop } from "../shop-funding.ts";
-import { FAILED_NOTE, findHostFault } from "./host-faults.ts";
+import { FAILED_NOTE } from "./failed-note.ts";
+import { findHostFault } from "./host-faults.ts";
 import { HostsUnavailableError } from "./host-preconditions.ts";
 import { type HostsFaultRig, requireTestHosts, startHostsFaultRig } from "./hosts-fault-rig.ts";
 
