@@ -1,13 +1,15 @@
 // The faults of `./floodgate bench faults --hosts`, in the order a run injects them: faults between hosts, made
-// by the kernel (a host's bridge port down: packets dropped both ways, no RST; netem for a slow, lossy link). A
-// fault the machine cannot make says so before its phase (`unavailable`): it is reported, never run as a pass.
+// by the kernel (a host's bridge port down: packets dropped both ways, no RST; netem for a slow, lossy link, or
+// where the kernel has none an emulation from iptables and NFQUEUE, named as such). A fault the machine cannot
+// make says so before its phase (`unavailable`): it is reported, never run as a pass.
 import type { TcpProxy } from "@floodgate/test-fixtures";
 import type { FaultTimings } from "../fault-catalogue.ts";
 import type { PhaseFault } from "../fault-phase.ts";
 import { FAILED_NOTE } from "./failed-note.ts";
-import { missingForNetem } from "./host-preconditions.ts";
 import { HOSTED_SHARD, type HostsFaultRig, PROXIED_SHARD, SPARE_SHARD } from "./hosts-fault-rig.ts";
 import { partitionDuringShardsAdd } from "./shards-add-partition.ts";
+import { slowLinkFor } from "./slow-link-injection.ts";
+import { describeSlowLink, slowLinkHere } from "./slow-link-mechanism.ts";
 import { SLOW_LOSSY_LINK } from "./test-network.ts";
 
 export const HOST_FAULT_NAMES = [
@@ -25,14 +27,11 @@ export interface HostFault extends PhaseFault<HostsFaultRig> {
   name: HostFaultName;
   /** Why this machine cannot make the fault (null: it can), checked before the phase's load starts. */
   unavailable?(): string | null;
+  /** The model as this machine makes it (when the mechanism depends on the machine), once it is available. */
+  modelHere?(): string;
 }
 
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-
-/** Why netem cannot run here, in the words the result carries; null when it can. */
-export function netemUnavailable(missing: readonly string[] = missingForNetem()): string | null {
-  return missing.length === 0 ? null : `unavailable: the kernel has no sch_netem (${missing.join("; ")})`;
-}
 
 const { delayMs, jitterMs, lossPercent } = SLOW_LOSSY_LINK;
 
@@ -119,17 +118,22 @@ export const HOST_FAULTS: readonly HostFault[] = [
   },
   {
     name: "hosts-shard-slow-link",
-    model: `the link of shards ${HOSTED_SHARD} and ${PROXIED_SHARD}'s host at ${delayMs} ms +/- ${jitterMs} ms and ${lossPercent} % loss both ways (tc netem), then healthy`,
+    model: `the link of shards ${HOSTED_SHARD} and ${PROXIED_SHARD}'s host at ${delayMs} ms +/- ${jitterMs} ms and ${lossPercent} % loss both ways (tc netem where the kernel has it, else emulated with iptables and NFQUEUE), then healthy`,
     seconds: (t: FaultTimings) => t.slowLink,
-    unavailable: () => netemUnavailable(),
+    unavailable: () => {
+      const choice = slowLinkHere();
+      return "unavailable" in choice ? choice.unavailable : null;
+    },
+    modelHere: () => {
+      const choice = slowLinkHere();
+      if ("unavailable" in choice)
+        return `the link of shards ${HOSTED_SHARD} and ${PROXIED_SHARD}'s host slowed: ${choice.unavailable}`;
+      return `the link of shards ${HOSTED_SHARD} and ${PROXIED_SHARD}'s host at ${delayMs} ms +/- ${jitterMs} ms and ${lossPercent} % loss both ways, ${describeSlowLink(choice.mechanism, SLOW_LOSSY_LINK)}; then healthy`;
+    },
     async inject({ rig, timings }) {
-      rig.network.impair(rig.shardHost);
-      try {
-        await sleep(timings.slowLink);
-      } finally {
-        rig.network.restore(rig.shardHost);
-      }
-      return [`netem on ${rig.shardHost.namespace}'s link for ${timings.slowLink} s`];
+      const choice = slowLinkHere();
+      if ("unavailable" in choice) throw new Error(choice.unavailable);
+      return slowLinkFor(rig.network, rig.shardHost, SLOW_LOSSY_LINK, choice.mechanism, timings.slowLink);
     },
   },
   {

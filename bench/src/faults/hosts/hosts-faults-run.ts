@@ -82,7 +82,7 @@ export async function runHostsFaults(
         log(`fault ${index + 1} of ${options.hostFaults.length}: ${name}`);
         const outcome = await runFaultPhase(
           rig,
-          fault,
+          { ...fault, model: fault.modelHere?.() ?? fault.model },
           { ...options, overloadPlan: null, productId },
           (index + 1) * SEQ_PER_FAULT,
           `faults-${context.stamp}-${name}`,
