@@ -174,7 +174,9 @@ export async function runFaultPhase<R extends SystemRig>(
     const series = backlogs();
     const input = { bins, backlog: series, rate: options.rate, faultStartSecond, faultEndSecond };
     if (secondsToRecover(input) !== null && complete - faultEndSecond >= RECOVERED_SECONDS + 2) break;
-    if (steady(input, 10) && complete - faultEndSecond >= 20) break;
+    // Not before the recovery rule could have said so for a backlog drained by then: at 20 s it stopped the
+    // watch of a shard stopped 30 s whose backlog drained 11 s after the fault, one healthy second short.
+    if (steady(input, 10) && complete - faultEndSecond >= 2 * RECOVERED_SECONDS + 10) break;
     const last = samples.at(-1);
     if (last) {
       log(
