@@ -117,14 +117,23 @@ async function runScenario(values: OptionValues, context: ScenarioContext): Prom
 
       const users = (name: string, count: number) =>
         Array.from({ length: count }, (_, i) => `${name}-${context.stamp}-${i}`);
-      log(`admitting ${sizes.tokens * sizes.rounds * 2 + REPEATED_SHOPPERS * 2} shoppers`);
+      const total = sizes.tokens * sizes.rounds * 2 + REPEATED_SHOPPERS * 2;
+      log(`admitting ${total} shoppers (each joins and polls until admitted: not measured)`);
+      let done = 0;
+      const admit = async (baseUrl: string, userIds: string[]) => {
+        const admitted = await admitShoppers(baseUrl, userIds, (n) =>
+          log(`admitted ${done + n} of ${total} shoppers`),
+        );
+        done += admitted.length;
+        return admitted;
+      };
       const once: Record<"hs256Once" | "es256Once", AdmittedShopper[][]> = { hs256Once: [], es256Once: [] };
       for (let round = 0; round < sizes.rounds; round++) {
-        once.hs256Once.push(await admitShoppers(hs.baseUrl, users(`hs-${round}`, sizes.tokens)));
-        once.es256Once.push(await admitShoppers(es.baseUrl, users(`es-${round}`, sizes.tokens)));
+        once.hs256Once.push(await admit(hs.baseUrl, users(`hs-${round}`, sizes.tokens)));
+        once.es256Once.push(await admit(es.baseUrl, users(`es-${round}`, sizes.tokens)));
       }
-      const repeated = await admitShoppers(es.baseUrl, users("es-repeated", REPEATED_SHOPPERS));
-      const hsWarm = await admitShoppers(hs.baseUrl, users("hs-warm", REPEATED_SHOPPERS));
+      const repeated = await admit(es.baseUrl, users("es-repeated", REPEATED_SHOPPERS));
+      const hsWarm = await admit(hs.baseUrl, users("hs-warm", REPEATED_SHOPPERS));
 
       const run = (baseUrl: string, label: string, shoppers: AdmittedShopper[], amount: number) =>
         guardedRun(baseUrl, label, shoppers, amount, sizes.connections);
