@@ -2,6 +2,7 @@
 import type { Panel } from "./chart-model.ts";
 import { renderPage } from "./chart-page.ts";
 import { chartTitle, wrap } from "./chart-title.ts";
+import { admissionTokensPanels } from "./layouts/admission-tokens-chart.ts";
 import { couponDropPanels } from "./layouts/coupon-drop-chart.ts";
 import { faultsPanels } from "./layouts/faults-chart.ts";
 import { flashSalePanels } from "./layouts/flash-sale-chart.ts";
@@ -22,6 +23,7 @@ const LAYOUTS: Record<string, Layout> = {
   "hot-product": { panels: hotProductPanels },
   "flash-sale": { panels: flashSalePanels },
   faults: { panels: faultsPanels },
+  "admission-tokens": { panels: admissionTokensPanels },
 };
 
 /** `file` names the result in error messages. */
