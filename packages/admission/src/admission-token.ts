@@ -36,8 +36,6 @@ export type TypedVerdict =
 /** What the intake needs of a signer, whichever the algorithm. */
 export interface AdmissionTokens {
   issue(claims: AdmissionClaims): string;
-  /** issue(), off the event loop where signing is costly (ES256: the thread pool); HS256 signs in place. */
-  issueAsync(claims: AdmissionClaims): Promise<string>;
   verify(token: string, nowMs?: number): TokenVerdict;
   /**
    * The claims of a token in our exact shape (a header of ours, canonical base64url, sizes bounded), its
@@ -97,11 +95,6 @@ export class Hs256AdmissionTokens implements AdmissionTokens {
   issue(claims: AdmissionClaims): string {
     const body = `${HEADER}.${encodeClaims(claims)}`;
     return `${body}.${this.#sign(body).toString("base64url")}`;
-  }
-
-  /** An HMAC costs less than a hop to the thread pool: signed in place. */
-  async issueAsync(claims: AdmissionClaims): Promise<string> {
-    return this.issue(claims);
   }
 
   signTyped(typ: string, payload: Record<string, unknown>): string {

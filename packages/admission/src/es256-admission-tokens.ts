@@ -113,27 +113,6 @@ export class Es256AdmissionTokens implements AdmissionTokens {
     if (key === undefined) throw new Error("no admission signing key is loaded yet");
     const body = `${key.header}.${encodeClaims(claims)}`;
     const signature = sign("sha256", Buffer.from(body), { key: key.privateKey, dsaEncoding: "ieee-p1363" });
-    return this.#issued(body, signature, claims);
-  }
-
-  /**
-   * issue(), the signature made on libuv's thread pool: an ES256 signature costs about 45 us of CPU against 4 us
-   * for HS256, and a sale hands out one per admission (2,000 a second in the flash-sale bench) while the same
-   * event loop answers the joins; on the pool it takes a core the loop is not using.
-   */
-  async issueAsync(claims: AdmissionClaims, nowMs = Date.now()): Promise<string> {
-    const key = this.#signingKey(nowMs);
-    if (key === undefined) throw new Error("no admission signing key is loaded yet");
-    const body = `${key.header}.${encodeClaims(claims)}`;
-    const signature = await new Promise<Buffer>((resolve, reject) =>
-      sign("sha256", Buffer.from(body), { key: key.privateKey, dsaEncoding: "ieee-p1363" }, (error, made) =>
-        error ? reject(error) : resolve(made),
-      ),
-    );
-    return this.#issued(body, signature, claims);
-  }
-
-  #issued(body: string, signature: Buffer, claims: AdmissionClaims): string {
     const token = `${body}.${signature.toString("base64url")}`;
     // Signed here, so valid here: the shopper's first guarded request, when it reaches this process, costs a
     // lookup too. Remembered as verify() would read it back (NumericDates are whole seconds).

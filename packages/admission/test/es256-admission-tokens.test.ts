@@ -47,24 +47,6 @@ describe("ES256 admission tokens", () => {
     expect(impostor.verify(token, during)).toEqual({ ok: false, reason: "bad_signature" });
   });
 
-  it("sign off the event loop (issueAsync) a token as issue() does: same header and claims, verified elsewhere, remembered", async () => {
-    const cache = new CountingCache();
-    const signer = new Es256AdmissionTokens({ keys: [key], cache });
-    const token = await signer.issueAsync(claims);
-    const [header, payload] = token.split(".");
-    const [syncHeader, syncPayload] = signer.issue(claims).split(".");
-    expect([header, payload]).toEqual([syncHeader, syncPayload]);
-    expect(new Es256AdmissionTokens({ keys: [key] }).verify(token, during)).toEqual({ ok: true, claims });
-    expect(new Es256AdmissionTokens({ keys: [newKey("k1")] }).verify(token, during)).toEqual({
-      ok: false,
-      reason: "bad_signature",
-    });
-    expect(cache.entries.has(token)).toBe(true);
-    await expect(new Es256AdmissionTokens({ keys: [] }).issueAsync(claims)).rejects.toThrow(
-      /no admission signing key/,
-    );
-  });
-
   it("refuse a changed payload, alg none, an HS256 header and a non-canonical signature", () => {
     const tokens = new Es256AdmissionTokens({ keys: [key] });
     const [header, payload, signature] = tokens.issue(claims).split(".");

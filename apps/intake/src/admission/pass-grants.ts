@@ -61,7 +61,7 @@ export class PassGrants {
     const recent = this.#recent.get(remembered);
     if (recent !== undefined && Date.now() - recent.grantedAt < RECENT_MS) return recent.token;
     // Signed only when this process holds none for the ticket: a grant that finds a token stored answers it.
-    const token = recent?.token ?? (await this.#tokens.issueAsync(ticket));
+    const token = recent?.token ?? this.#tokens.issue(ticket);
     const handedOut = await grantPass(this.#redis, this.#keys, ticket, token);
     this.#recent.delete(remembered);
     if (handedOut !== null) {
