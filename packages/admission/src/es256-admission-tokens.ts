@@ -8,14 +8,7 @@
 // one more signature check, as a cache miss, and verifies to the same claims.)
 // The intake's gate does not verify at all (read(): the claims of a token of our shape, admitted by its digest in
 // the user's pass, admission-token.ts); the remembered tokens spare it the parse of a repeated one.
-import {
-  createPrivateKey,
-  createPublicKey,
-  type JsonWebKey,
-  type KeyObject,
-  sign,
-  verify,
-} from "node:crypto";
+import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject, verify } from "node:crypto";
 import { decodeCanonicalBase64url } from "@floodgate/domain";
 import {
   type AdmissionClaims,
@@ -29,6 +22,7 @@ import {
   tokenParts,
   typedHeader,
 } from "./admission-token.ts";
+import { signEs256 } from "./ecdsa-signature.ts";
 
 /** A private signing key as stored: a JWK with `d`, and from when (epoch ms) it signs. */
 export interface AdmissionSigningKey {
@@ -112,7 +106,7 @@ export class Es256AdmissionTokens implements AdmissionTokens {
     const key = this.#signingKey(nowMs);
     if (key === undefined) throw new Error("no admission signing key is loaded yet");
     const body = `${key.header}.${encodeClaims(claims)}`;
-    const signature = sign("sha256", Buffer.from(body), { key: key.privateKey, dsaEncoding: "ieee-p1363" });
+    const signature = signEs256(body, key.privateKey);
     const token = `${body}.${signature.toString("base64url")}`;
     // Signed here, so valid here: the shopper's first guarded request, when it reaches this process, costs a
     // lookup too. Remembered as verify() would read it back (NumericDates are whole seconds).
@@ -128,7 +122,7 @@ export class Es256AdmissionTokens implements AdmissionTokens {
     const key = this.#signingKey(nowMs);
     if (key === undefined) throw new Error("no admission signing key is loaded yet");
     const body = `${typedHeader({ alg: "ES256", typ, kid: key.kid })}.${encodePayload(payload)}`;
-    const signature = sign("sha256", Buffer.from(body), { key: key.privateKey, dsaEncoding: "ieee-p1363" });
+    const signature = signEs256(body, key.privateKey);
     return `${body}.${signature.toString("base64url")}`;
   }
 
