@@ -2,7 +2,7 @@
 // it back, while the real Postgres behind it keeps running for the other shards. It can also hold the server's
 // replies: a query has run (its snapshot taken) but the client has not heard back, so a test can decide what
 // happens in between. Or hold what the client sends: the server never hears it (a frozen server, or a client
-// whose last requests never left it).
+// whose last requests never left it), from now on or from the moment a connection sends a given command.
 import { connect, createServer, type Server, type Socket } from "node:net";
 
 export interface TcpProxy {
@@ -20,7 +20,14 @@ export interface TcpProxy {
   releaseReplies(): void;
   /** From now on, what clients send is kept here instead of reaching the server. */
   holdRequests(): void;
-  /** Bytes of requests held since holdRequests(). */
+  /**
+   * From now on, a connection that sends `marker` (e.g. a script's SHA1, as EVALSHA sends it) has what it sends
+   * held from the chunk that completes the marker on: that request and everything after it on the connection
+   * (so its stream stays in order); other connections go through. Set before a client starts, it makes a request
+   * that never arrives without waiting for the moment it is sent.
+   */
+  holdRequestsFrom(marker: string): void;
+  /** Bytes of requests held since holdRequests() or holdRequestsFrom(). */
   heldRequestBytes(): number;
   /** Delivers the held requests, in order, and lets requests through again. */
   releaseRequests(): void;
@@ -38,6 +45,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let held: { client: Socket; chunk: Buffer | null }[] = [];
   let holdingRequests = false;
   let heldRequests: { upstream: Socket; chunk: Buffer | null }[] = [];
+  let requestMarker: Buffer | undefined;
+  // Connections whose client sent the marker: everything they send from then on is held.
+  const markedClients = new Set<Socket>();
   let replyDelayMs = 0;
   // Delivers a reply now, or after the delay; one delay for all keeps each connection's replies in order.
   const deliver = (client: Socket, chunk: Buffer | null) => {
@@ -55,18 +65,32 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         const upstream = connect(targetPort, targetHost);
         for (const socket of [client, upstream]) {
           sockets.add(socket);
-          socket.on("close", () => sockets.delete(socket));
+          socket.on("close", () => {
+            sockets.delete(socket);
+            markedClients.delete(socket);
+          });
           socket.on("error", () => {
             client.destroy();
             upstream.destroy();
           });
         }
+        // The last bytes sent, so a marker split over two chunks is still found.
+        let tail = Buffer.alloc(0);
+        const marked = (chunk: Buffer) => {
+          if (markedClients.has(client)) return true;
+          if (requestMarker === undefined) return false;
+          const seen = Buffer.concat([tail, chunk]);
+          tail = seen.subarray(Math.max(0, seen.length - requestMarker.length + 1));
+          if (!seen.includes(requestMarker)) return false;
+          markedClients.add(client);
+          return true;
+        };
         client.on("data", (chunk: Buffer) => {
-          if (holdingRequests) heldRequests.push({ upstream, chunk });
+          if (holdingRequests || marked(chunk)) heldRequests.push({ upstream, chunk });
           else upstream.write(chunk);
         });
         client.on("end", () => {
-          if (holdingRequests) heldRequests.push({ upstream, chunk: null });
+          if (holdingRequests || markedClients.has(client)) heldRequests.push({ upstream, chunk: null });
           else upstream.end();
         });
         upstream.on("data", (chunk: Buffer) => {
@@ -120,9 +144,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     holdRequests() {
       holdingRequests = true;
     },
+    holdRequestsFrom(marker) {
+      requestMarker = Buffer.from(marker);
+    },
     heldRequestBytes: () => heldRequests.reduce((sum, { chunk }) => sum + (chunk?.length ?? 0), 0),
     releaseRequests() {
       holdingRequests = false;
+      requestMarker = undefined;
+      markedClients.clear();
       for (const { upstream, chunk } of heldRequests) {
         if (upstream.destroyed) continue;
         if (chunk === null) upstream.end();
