@@ -122,3 +122,4 @@ export {
 } from "./define-scripts.ts";
 export { type LuaScript, luaScript, type ScriptArgument } from "./lua-script.ts";
 export { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "./script-answer.ts";
+export { scriptSha } from "./script-sha.ts";
