@@ -1,9 +1,10 @@
 // Exactly once when a worker is SIGKILLed mid-batch: some of its shard transactions committed but their
-// acknowledgements never reached Redis (a TCP proxy in front of Redis holds what the worker sends), another
-// waits on a row lock. The entries are reclaimed after the visibility timeout and the shards recognise the
-// applied ones by id.
+// acknowledgements never reached Redis (a TCP proxy in front of Redis holds what the worker sends to finish a
+// batch), another waits on a row lock. The entries are reclaimed after the visibility timeout and the shards
+// recognise the applied ones by id.
 import { QueueKeys } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
+import { finishOperations, scriptSha } from "@floodgate/redis-scripts";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,
@@ -47,9 +48,8 @@ let snapshot: Ledger;
 let redisProxy: TcpProxy;
 
 beforeAll(async () => {
-  // The worker's lock wait is bounded by half the visibility timeout: the state this test needs (a batch
-  // committed on some shards while the hot wallet's shard waits) lasts that long. 12 s keeps it open 6 s, long
-  // enough to be seen on a loaded machine (at 4 s it was missed there); the reclaim after the kill waits 12 s.
+  // The survivors reclaim the killed worker's entries once they have been idle 12 s; the worker's lock wait is
+  // half of that (the hot shard's batch gives up and is retried, still unapplied while the test holds the lock).
   env = await createTestEnvironment("worker-killed", {
     env: { VISIBILITY_TIMEOUT_MS: "12000", MAX_DELIVERIES: "3" },
   });
@@ -68,18 +68,18 @@ beforeAll(async () => {
   accepted = await acceptOperations(redis, keys, requests);
 
   // The victim reaches Redis through a proxy. The batch that holds the hot user's first operation waits on its
-  // shard; once the victim has applied some, what it sends Redis is held: the batches it commits from then on
-  // are never acknowledged (each shard's batch is acknowledged on its own as soon as it commits).
+  // shard. Each other shard's batch is acknowledged on its own once it commits, by a finish-operations call:
+  // held from before the victim starts, so every batch it commits is unacknowledged, whenever it commits (its
+  // reads and claims go through until its connection sends that call, and all it sends after it is held too).
   const hotShard = ShardMap.contiguous(env.config.shardUrls.length).shardForBucket(bucketForUser(HOT_USER));
   const lock = await lockWallet(env.config.shardUrls[hotShard]!, HOT_USER);
   const redisUrl = new URL(env.config.redisUrl);
   redisProxy = await startTcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
+  redisProxy.holdRequestsFrom(scriptSha(finishOperations));
   redisUrl.port = String(redisProxy.port);
   try {
     const victim = await startWorkerProcess({ ...env.config, redisUrl: redisUrl.toString() });
     workers.push(victim);
-    await waitFor(async () => (await ledger.count()) > 0, "the worker to apply");
-    redisProxy.holdRequests();
     const present = (ids: string[]) => ledger.presentIds(ids);
     await waitFor(async () => {
       const state = await appliedButUnacknowledged(redis, keys, consumerOf(victim), present);
