@@ -27,7 +27,8 @@ import {
 } from "./provider-payments/apply-provider-payments.ts";
 import { applyRefunds, type RefundsApplied, withRefunds } from "./refunds/apply-refunds.ts";
 import { type BatchParts, type ShardBatchResult, shardBatchResult } from "./shard-batch-result.ts";
-import { type BatchOutcomes, type SubscribedTypes, writeWebhookOutbox } from "./webhooks/outbox-writer.ts";
+import type { SubscribedTypes } from "./webhooks/event-recording.ts";
+import { type BatchOutcomes, writeWebhookOutbox } from "./webhooks/outbox-writer.ts";
 
 export interface ApplyOptions {
   /**
@@ -58,6 +59,7 @@ export async function applyShardBatch(
 ): Promise<ShardBatchResult> {
   const mayBeApplied = options.mayBeApplied ?? (() => true);
   const mayAwaitOrder = options.mayAwaitOrder ?? true;
+  const webhookEvents = options.webhookEvents ?? NO_WEBHOOK_EVENTS;
   const { money, coupons, orders, ends } = byKind(messages);
   const { refunds, providerPayments, ...parts } = await db.transaction().execute(async (trx) => {
     if (options.buckets !== undefined) await fenceBuckets(trx, options.buckets);
@@ -67,7 +69,7 @@ export async function applyShardBatch(
       orders: orders.length > 0 ? await applyOrders(trx, orders) : noOrders(),
       money:
         money.length > 0
-          ? await applyMoneyOperations(trx, money, money.filter(mayBeApplied), mayAwaitOrder)
+          ? await applyMoneyOperations(trx, money, money.filter(mayBeApplied), mayAwaitOrder, webhookEvents)
           : noMoneyOperations(),
       // Before the ends: an order's provider payment and its expiry meet under the order's row lock.
       providerPayments: await applyProviderPayments(trx, messages, mayAwaitOrder),
@@ -75,12 +77,9 @@ export async function applyShardBatch(
       // A payment and its refund in one batch: the refund finds the payment on the shard.
       refunds: await applyRefunds(trx, messages, mayAwaitOrder),
     };
-    // The events of what became final, committed with it (the one webhook call of the batch).
-    const outbox = await writeWebhookOutbox(
-      trx,
-      outcomesOf(parts),
-      options.webhookEvents ?? NO_WEBHOOK_EVENTS,
-    );
+    // The events of what became final, committed with it: the payments' and deposits' own went with their
+    // rows (money-write.ts); the rest, in at most one statement.
+    const outbox = await writeWebhookOutbox(trx, outcomesOf(parts), webhookEvents);
     // + BEGIN, COMMIT, and the bucket fence's
     const statements = 2 + (options.buckets !== undefined ? FENCE_STATEMENTS : 0) + outbox;
     return { ...parts, statements };
@@ -110,7 +109,6 @@ function outcomesOf(
 ): BatchOutcomes {
   return {
     decisions: [
-      ...parts.money.decisions,
       ...parts.coupons.decisions,
       ...parts.orders.decisions,
       // A refund message names no user: the event carries the payment's, and the amount given back.
@@ -119,6 +117,7 @@ function outcomesOf(
         message: { ...d.message, userId: d.userId ?? "", amount: d.amount ?? d.message.amount },
       })),
     ],
+    moneyDecisions: parts.money.decisions,
     providerPayments: parts.providerPayments.decisions,
     endedOrders: parts.ends.endedNow,
   };

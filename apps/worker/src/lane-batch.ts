@@ -26,7 +26,7 @@ import { moveStock } from "./orders/stock-ledger.ts";
 import { applyOnShard, nothingApplied } from "./shard-apply.ts";
 import { type DecodedEntry, mayBeApplied } from "./shard-groups.ts";
 import type { ShardLane } from "./shard-lane.ts";
-import type { SubscribedTypes } from "./webhooks/outbox-writer.ts";
+import type { SubscribedTypes } from "./webhooks/event-recording.ts";
 
 /**
  * A day: far longer than MAX_DELIVERIES redeliveries take. A message that failed once and then went through

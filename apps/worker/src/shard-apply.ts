@@ -14,7 +14,7 @@ import { isRetryable } from "./classify-error.ts";
 import type { AwaitingOrder, EndedOrder } from "./orders/order-outcomes.ts";
 import type { ShardBatchResult } from "./shard-batch-result.ts";
 import { bucketOf, type DecodedEntry } from "./shard-groups.ts";
-import type { SubscribedTypes } from "./webhooks/outbox-writer.ts";
+import type { SubscribedTypes } from "./webhooks/event-recording.ts";
 
 export interface ShardApplyOutcome {
   statuses: FinalStatus[];

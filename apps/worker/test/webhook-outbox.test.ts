@@ -1,6 +1,7 @@
 // The event rows a shard batch writes, against a real shard: every event to the events feed, whether or not an
-// endpoint wants it, and to the outbox only those one does, in one statement either way; a redelivered batch
-// adds none; event ids are derived, not drawn.
+// endpoint wants it, and to the outbox only those one does; a batch of payments and deposits records its events
+// in the statement that writes its rows (no statement of their own), any other in one statement; a redelivered
+// batch adds none; event ids are derived, not drawn.
 import { createKysely, type ShardDatabase } from "@floodgate/db";
 import { webhookEventId } from "@floodgate/domain";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
@@ -52,6 +53,38 @@ describe("the webhook outbox of a shard batch", () => {
     ]);
   });
 
+  it("records a batch of payments' events in the statement of its rows: BEGIN, lock, write, COMMIT", async () => {
+    const funded = operationMessage({ kind: "deposit", userId: "rides-a", amount: 500 });
+    await applyShardBatch(db, [funded]);
+    const payments = [
+      operationMessage({ kind: "payment", userId: "rides-a", amount: 200 }),
+      operationMessage({ kind: "payment", userId: "rides-a", amount: 400 }), // more than is left
+    ];
+    const result = await applyShardBatch(db, payments, { mayBeApplied: () => false });
+    expect(result.statements).toBe(4);
+    const recorded = await db
+      .selectFrom("events")
+      .select(["event_id", "event_type", "data"])
+      .where(
+        "operation_id",
+        "in",
+        payments.map((p) => p.id),
+      )
+      .orderBy("position")
+      .execute();
+    expect(recorded.map((r) => [r.event_id, r.event_type])).toEqual([
+      [webhookEventId(payments[0]!.id, "payment.succeeded"), "payment.succeeded"],
+      [webhookEventId(payments[1]!.id, "payment.failed"), "payment.failed"],
+    ]);
+    expect(recorded[1]!.data).toMatchObject({
+      id: payments[1]!.id,
+      userId: "rides-a",
+      amount: 400,
+      status: "failed",
+      failureReason: "insufficient_funds",
+    });
+  });
+
   it("writes the subscribed events of the batch in its transaction, once, with derived ids", async () => {
     const deposit = operationMessage({ kind: "deposit", userId: "sub-a", amount: 1000 });
     const paid = operationMessage({ kind: "payment", userId: "sub-a", amount: 300 });
@@ -61,8 +94,8 @@ describe("the webhook outbox of a shard batch", () => {
     const unsubscribed = await applyShardBatch(db, [
       operationMessage({ kind: "deposit", userId: "sub-c", amount: 1 }),
     ]);
-    // The same one events statement as a batch nobody subscribes to (+ the payments' insert).
-    expect(first.statements).toBe(unsubscribed.statements + 1);
+    // Deposits, payments, balances and their events in one statement, whoever subscribes.
+    expect(first.statements).toBe(unsubscribed.statements);
     const rows = await outbox();
     expect(rows.map((r) => [r.event_id, r.event_type, r.operation_id])).toEqual(
       [

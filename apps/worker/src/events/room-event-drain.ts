@@ -2,29 +2,27 @@
 // into the events feed and the webhook outbox. A room's script appends each one to the room's stream in the
 // call that makes the transition (includes/room-events.lua), whichever process leads; here a worker reads each
 // room's stream, records its entries on shard 0 (one statement per room: the feed's insert and the outbox's,
-// as outbox-writer.ts does for operations), then deletes them from the stream. Each event's id is derived from
+// event-recording.ts), then deletes them from the stream. Each event's id is derived from
 // the room's entry (a ticket.admitted: from its ticket), and shard 0 holds every room event, so a drain
 // repeated (a worker killed between its commit and the delete, two workers draining at once) records nothing
 // twice: each transition is one event. Opt-in types (ticket.admitted) are recorded only while an enabled
 // endpoint subscribes to them, else deleted unread by anyone. Off the hot path: the relay's loop, its pool.
 import type { AdmissionKeys } from "@floodgate/admission";
 import type { ShardDatabase } from "@floodgate/db";
-import { OPT_IN_EVENT_TYPES, ROOM_EVENT_TYPES, webhookEventId } from "@floodgate/domain";
+import { OPT_IN_EVENT_TYPES, ROOM_EVENT_TYPES } from "@floodgate/domain";
 import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { type Kysely, sql } from "kysely";
-import type { SubscribedTypes } from "../webhooks/outbox-writer.ts";
+import {
+  type EventRow,
+  eventRow,
+  recordEventsCtes,
+  type SubscribedTypes,
+} from "../webhooks/event-recording.ts";
 
 /** Entries per room per pass. */
 export const ROOM_EVENTS_PER_PASS = 500;
 
 type StreamEntry = [id: string, fields: string[]];
-
-interface RoomEventRow {
-  eventId: string;
-  type: string;
-  operationId: string;
-  data: string;
-}
 
 const KNOWN = new Set<string>(ROOM_EVENT_TYPES);
 const iso = (ms: string | undefined) => new Date(Number(ms)).toISOString();
@@ -34,7 +32,7 @@ export function roomEventRow(
   roomId: string,
   [entryId, list]: StreamEntry,
   subscribed: SubscribedTypes,
-): RoomEventRow | null {
+): EventRow | null {
   const fields: Record<string, string> = {};
   for (let i = 0; i + 1 < list.length; i += 2) fields[list[i]!] = list[i + 1]!;
   const type = fields.type ?? "";
@@ -42,27 +40,17 @@ export function roomEventRow(
   if (OPT_IN_EVENT_TYPES.has(type as never) && !subscribed.has(type)) return null;
   if (type === "ticket.admitted") {
     const ticketId = fields.ticketId ?? entryId;
-    return {
-      eventId: webhookEventId(ticketId, type),
-      type,
-      operationId: ticketId,
-      data: JSON.stringify({
-        roomId,
-        ticketId,
-        userId: fields.userId ?? "",
-        admittedAt: iso(fields.at),
-        expiresAt: iso(fields.expiresAt),
-      }),
-    };
+    return eventRow(ticketId, type, {
+      roomId,
+      ticketId,
+      userId: fields.userId ?? "",
+      admittedAt: iso(fields.at),
+      expiresAt: iso(fields.expiresAt),
+    });
   }
   // A room's transition: the room and the entry's id (unique in its stream, and time-ordered) name it.
   const operationId = `${roomId}:${entryId}`;
-  return {
-    eventId: webhookEventId(operationId, type),
-    type,
-    operationId,
-    data: JSON.stringify({ roomId, at: iso(fields.at) }),
-  };
+  return eventRow(operationId, type, { roomId, at: iso(fields.at) });
 }
 
 /** One pass over every room's stream; returns the entries it took (recorded or not). */
@@ -88,22 +76,8 @@ export async function drainRoomEvents(
 
 async function recordRoomEvents(
   shard: Kysely<ShardDatabase>,
-  rows: RoomEventRow[],
+  rows: EventRow[],
   subscribed: SubscribedTypes,
 ): Promise<void> {
-  await sql`
-    with v as (
-      select * from unnest(${rows.map((r) => r.eventId)}::text[], ${rows.map((r) => r.type)}::text[],
-                           ${rows.map((r) => r.operationId)}::text[], ${rows.map((r) => r.data)}::jsonb[])
-        as v(event_id, event_type, operation_id, data)
-    ), recorded as (
-      insert into events (event_id, event_type, operation_id, data)
-      select event_id, event_type, operation_id, data from v
-      on conflict (event_id) do nothing
-      returning event_id, event_type, operation_id, data, created_at
-    )
-    insert into webhook_outbox (event_id, event_type, operation_id, data, created_at)
-    select event_id, event_type, operation_id, data, created_at from recorded
-    where event_type = any(${[...subscribed]}::text[])
-    on conflict (event_id) do nothing`.execute(shard);
+  await sql`with ${recordEventsCtes(rows, subscribed)} select 1`.execute(shard);
 }

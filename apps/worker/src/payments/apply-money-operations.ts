@@ -8,9 +8,11 @@ import type { MoneyOperationMessage } from "@floodgate/domain";
 import type { PaidOrder } from "@floodgate/reservations";
 import type { Transaction } from "kysely";
 import { OrderPayments } from "../orders/pay-orders.ts";
+import type { SubscribedTypes } from "../webhooks/event-recording.ts";
 import { decideMoneyOperations, type MoneyDecision } from "./money-decisions.ts";
-import { type AppliedRow, findApplied, insertMoneyRows } from "./money-rows.ts";
-import { applyBalanceDeltas, lockWallets } from "./wallet-ledger.ts";
+import { type AppliedRow, findApplied } from "./money-rows.ts";
+import { writeMoneyDecisions } from "./money-write.ts";
+import { lockWallets } from "./wallet-ledger.ts";
 
 export interface MoneyOperationsApplied {
   /** Decided in this transaction (redeliveries excluded). */
@@ -44,6 +46,8 @@ export async function applyMoneyOperations(
   messages: MoneyOperationMessage[],
   suspects: MoneyOperationMessage[],
   mayAwaitOrder: boolean,
+  /** Event types some enabled endpoint wants: the operations' own events go to the outbox too. */
+  subscribed: SubscribedTypes,
 ): Promise<MoneyOperationsApplied> {
   const wallets = await lockWallets(trx, messages);
   let statements = wallets.statements;
@@ -62,8 +66,8 @@ export async function applyMoneyOperations(
     payable,
     mayAwaitOrder,
   );
-  statements += await insertMoneyRows(trx, decisions);
-  statements += await applyBalanceDeltas(trx, decisions);
+  // Rows, balances and the operations' own events: one statement (money-write.ts).
+  statements += await writeMoneyDecisions(trx, decisions, subscribed);
   statements += await payable.write(trx);
   return {
     decisions,

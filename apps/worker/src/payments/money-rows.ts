@@ -3,8 +3,7 @@
 import type { ShardDatabase } from "@floodgate/db";
 import type { FailureReason, MoneyOperationMessage } from "@floodgate/domain";
 import type { FinalStatus } from "@floodgate/queue";
-import { sql, type Transaction } from "kysely";
-import { ConcurrentApplyError } from "../classify-error.ts";
+import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { MoneyDecision } from "./money-decisions.ts";
 
 /** An operation already on the shard: its recorded outcome, reported again to a redelivery. */
@@ -30,31 +29,24 @@ export async function findApplied(
   return found.rows;
 }
 
-/** One insert per table with rows (deposits, then payments); returns the statements spent. */
-export async function insertMoneyRows(
-  trx: Transaction<ShardDatabase>,
+/** The CTE that inserts one table's new rows (`kind`: deposits or payments), returning one row per insert;
+ * null when the batch decided none of that kind. Named `<table>_rows` in the money statement (money-write.ts). */
+export function moneyRowsCte(
+  kind: MoneyOperationMessage["kind"],
   decisions: MoneyDecision[],
-): Promise<number> {
-  let statements = 0;
-  for (const kind of ["deposit", "payment"] as const) {
-    const rows = decisions.filter((d) => d.message.kind === kind);
-    if (rows.length === 0) continue;
-    const table = sql.table(kind === "deposit" ? "deposits" : "payments");
-    const inserted = await sql`
-      insert into ${table} (id, user_id, amount, currency, status, failure_reason, created_at, completed_at${kind === "payment" ? sql`, order_id` : sql``})
+): RawBuilder<unknown> | null {
+  const rows = decisions.filter((d) => d.message.kind === kind);
+  if (rows.length === 0) return null;
+  const table = kind === "deposit" ? "deposits" : "payments";
+  return sql`${sql.raw(`${table}_rows`)} as (
+      insert into ${sql.table(table)} (id, user_id, amount, currency, status, failure_reason, created_at, completed_at${kind === "payment" ? sql`, order_id` : sql``})
       select id, user_id, amount, currency, status, failure_reason, to_timestamp(created_ms / 1000.0), clock_timestamp()${kind === "payment" ? sql`, order_id` : sql``}
       from unnest(${rows.map((d) => d.message.id)}::text[], ${rows.map((d) => d.message.userId)}::text[],
                   ${rows.map((d) => d.message.amount)}::bigint[], ${rows.map((d) => d.message.currency)}::text[],
                   ${rows.map((d) => d.status)}::text[], ${rows.map((d) => d.failureReason ?? null)}::text[],
                   ${rows.map((d) => d.message.createdAt)}::float8[], ${rows.map((d) => d.message.orderId ?? null)}::text[])
         as v(id, user_id, amount, currency, status, failure_reason, created_ms, order_id)
-      on conflict (id) do nothing`.execute(trx);
-    statements += 1;
-    if (Number(inserted.numAffectedRows ?? 0) !== rows.length) {
-      throw new ConcurrentApplyError(
-        `${rows.length - Number(inserted.numAffectedRows ?? 0)} ${kind} ids already present`,
-      );
-    }
-  }
-  return statements;
+      on conflict (id) do nothing
+      returning 1
+    )`;
 }

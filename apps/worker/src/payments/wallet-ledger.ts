@@ -2,8 +2,7 @@
 // two workers cannot deadlock, and changed once at the end by each user's total.
 import type { ShardDatabase } from "@floodgate/db";
 import type { MoneyOperationMessage } from "@floodgate/domain";
-import { sql, type Transaction } from "kysely";
-import { ConcurrentApplyError } from "../classify-error.ts";
+import { type RawBuilder, sql, type Transaction } from "kysely";
 import type { MoneyDecision } from "./money-decisions.ts";
 
 /** Locks the batch's wallets (creating the depositors' first) and returns their balances. */
@@ -25,28 +24,27 @@ export async function lockWallets(trx: Transaction<ShardDatabase>, messages: Mon
   return { balances: new Map(locked.rows.map((row) => [row.user_id, row.balance])), statements };
 }
 
-/**
- * Conditional update by delta: even if the lock reasoning were wrong, no balance goes below zero (and the
- * CHECK constraint stands behind this). Returns the statements spent.
- */
-export async function applyBalanceDeltas(
-  trx: Transaction<ShardDatabase>,
-  decisions: MoneyDecision[],
-): Promise<number> {
+/** Each user's total change of the batch's succeeded decisions, the users whose balance does not move left out. */
+export function balanceDeltas(decisions: MoneyDecision[]): [userId: string, delta: number][] {
   const deltas = new Map<string, number>();
   for (const d of decisions) {
     if (d.status !== "succeeded") continue;
     const sign = d.message.kind === "deposit" ? 1 : -1;
     deltas.set(d.message.userId, (deltas.get(d.message.userId) ?? 0) + sign * d.message.amount);
   }
-  const changed = [...deltas].filter(([, delta]) => delta !== 0);
-  if (changed.length === 0) return 0;
-  const updated = await sql`
-    update wallets w set balance = w.balance + v.delta, updated_at = now()
-    from unnest(${changed.map(([user]) => user)}::text[], ${changed.map(([, delta]) => delta)}::bigint[]) as v(user_id, delta)
-    where w.user_id = v.user_id and w.balance + v.delta >= 0`.execute(trx);
-  if (Number(updated.numAffectedRows ?? 0) !== changed.length) {
-    throw new ConcurrentApplyError("a wallet changed under its lock");
-  }
-  return 1;
+  return [...deltas].filter(([, delta]) => delta !== 0);
+}
+
+/**
+ * The CTE `wallet_rows` (money-write.ts): a conditional update by delta, one row returned per wallet changed.
+ * Even if the lock reasoning were wrong, no balance goes below zero (and the CHECK constraint stands behind
+ * this): the statement's caller compares the count with the deltas'.
+ */
+export function balanceUpdateCte(changed: [userId: string, delta: number][]): RawBuilder<unknown> {
+  return sql`wallet_rows as (
+      update wallets w set balance = w.balance + v.delta, updated_at = now()
+      from unnest(${changed.map(([user]) => user)}::text[], ${changed.map(([, delta]) => delta)}::bigint[]) as v(user_id, delta)
+      where w.user_id = v.user_id and w.balance + v.delta >= 0
+      returning 1
+    )`;
 }
