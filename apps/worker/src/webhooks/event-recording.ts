@@ -33,13 +33,17 @@ export function eventRow(operationId: string, type: string, data: Record<string,
  * the batch forever. Postgres runs every data-modifying CTE to completion whether the statement reads it or not.
  */
 export function recordEventsCtes(rows: EventRow[], subscribed: SubscribedTypes): RawBuilder<unknown> {
+  // Rows that all carry their data (a batch of payments, a room's events) leave the order look-up out of the
+  // statement: Postgres plans every statement it is sent, and that subquery is most of this one's plan.
+  const data = rows.every((row) => row.data !== null)
+    ? sql`v.data`
+    : sql`coalesce(v.data, ${finalOrderJson(sql`v.operation_id`)}, jsonb_build_object('id', v.operation_id))`;
   return sql`event_values as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as v(event_id text, event_type text, operation_id text, data jsonb)
     ), recorded_events as (
       insert into events (event_id, event_type, operation_id, data)
-      select v.event_id, v.event_type, v.operation_id,
-             coalesce(v.data, ${finalOrderJson(sql`v.operation_id`)}, jsonb_build_object('id', v.operation_id))
+      select v.event_id, v.event_type, v.operation_id, ${data}
       from event_values v
       on conflict (event_id) do nothing
       returning event_id, event_type, operation_id, data, created_at
