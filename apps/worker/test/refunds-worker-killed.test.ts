@@ -1,11 +1,12 @@
 // Exactly once for refunds when a worker is SIGKILLed mid-batch: some of its shard transactions committed
-// refunds whose acknowledgements never reached Redis (a TCP proxy in front of Redis holds what the worker sends),
-// another waits on a wallet's row lock. The entries are reclaimed after the visibility timeout, the shards
-// recognise the applied refunds by id, and every wallet, payment total, order and unit of stock ends as if each
-// refund had been applied once.
+// refunds whose acknowledgements never reached Redis (a TCP proxy in front of Redis holds what the worker
+// sends to finish a batch), another waits on a wallet's row lock. The entries are reclaimed after the
+// visibility timeout, the shards recognise the applied refunds by id, and every wallet, payment total, order
+// and unit of stock ends as if each refund had been applied once.
 import { createKysely, type GlobalDatabase, type ShardDatabase } from "@floodgate/db";
 import { QueueKeys } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
+import { finishOperations, scriptSha } from "@floodgate/redis-scripts";
 import { bucketForUser, ShardMap } from "@floodgate/shard-router";
 import {
   createTestEnvironment,
@@ -114,23 +115,26 @@ beforeAll(async () => {
   const full = orderPayments.map((paymentId) => refund(app, { paymentId, restock: true }));
   refundIds = await Promise.all([...partial, ...full]);
 
+  // The victim reaches Redis through a proxy. The batch that holds the hot user's refunds waits on its
+  // shard. Each other shard's batch is acknowledged on its own once it commits, by a finish-operations call:
+  // held from before the victim starts, so every batch it commits is unacknowledged, whenever it commits (its
+  // reads and claims go through until its connection sends that call, and all it sends after it is held too).
   const hotShard = ShardMap.contiguous(shards.length).shardForBucket(bucketForUser(HOT_USER));
   const lock = await lockWallet(env.config.shardUrls[hotShard]!, HOT_USER);
   const redisUrl = new URL(env.config.redisUrl);
   redisProxy = await startTcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
+  redisProxy.holdRequestsFrom(scriptSha(finishOperations));
   redisUrl.port = String(redisProxy.port);
   try {
     const victim = await startWorkerProcess({ ...env.config, redisUrl: redisUrl.toString() });
     workers.push(victim);
-    await waitFor(async () => (await refundRows()).length > 0, "the worker to apply refunds");
-    redisProxy.holdRequests();
     await waitFor(async () => {
       const state = await appliedButUnacknowledged(redis, keys, consumerOf(victim), refundsPresent);
       killed = { consumer: consumerOf(victim), ...state };
       return state.applied.length > 0;
     }, "a worker with refunds committed on some shards but not acknowledged");
     await victim.kill();
-    await redisProxy.close();
+    await redisProxy.close(); // what it held dies with the worker
     workers.splice(workers.indexOf(victim), 1);
     expect((await refundRows()).length).toBeLessThan(refundIds.length); // killed mid-run
     workers.push(...(await Promise.all([startWorkerProcess(env.config), startWorkerProcess(env.config)])));
