@@ -1,7 +1,8 @@
 // Where a worker's entries come from: entries other consumers left pending past the visibility timeout
 // (claimed every half timeout), then new entries from every partition, with a linger that lets a small read
 // grow into a batch. An entry once read is pending for this worker: a read that partly fails still hands over
-// what it got (PartialReadError), never drops it to wait out the visibility timeout.
+// what it got (PartialReadError), never drops it to wait out the visibility timeout. With REDIS_WAIT_REPLICAS,
+// only what a replica confirmed is handed over (replicated-entries.ts).
 import { type Config, parseRedisUrl } from "@floodgate/config";
 import {
   claimStaleEntries,
@@ -13,6 +14,7 @@ import {
 } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis } from "@floodgate/redis-connections";
 import { lingerAfterRead } from "./batch-linger.ts";
+import type { ReplicatedEntries } from "./replicated-entries.ts";
 
 const READ_BLOCK_MS = 100;
 const BUSY_READ_BLOCK_MS = 20; // lanes have entries queued: come back to them soon
@@ -41,6 +43,7 @@ export class EntryReader {
   readonly #reader: ScriptedRedis;
   /** On a cluster: partitions whose master did not answer, left out of reads for a while. */
   readonly backoff = new PartitionBackoff();
+  readonly #replicated: ReplicatedEntries;
   #lastClaim = 0;
 
   constructor(
@@ -49,7 +52,9 @@ export class EntryReader {
     consumer: string,
     redis: ScriptedRedis,
     reader: ScriptedRedis,
+    replicated: ReplicatedEntries,
   ) {
+    this.#replicated = replicated;
     this.#config = config;
     this.#keys = keys;
     this.#consumer = consumer;
@@ -61,17 +66,22 @@ export class EntryReader {
   async claimStale(now: number): Promise<StreamEntry[]> {
     if (now - this.#lastClaim < this.#config.visibilityTimeoutMs / 2) return [];
     this.#lastClaim = now;
-    return claimStaleEntries(
+    const claimed = claimStaleEntries(
       this.#redis,
       this.#keys,
       this.#consumer,
       this.#config.visibilityTimeoutMs,
       CLAIM_COUNT,
     );
+    return this.#replicated.confirmed(this.#redis, claimed);
   }
 
   /** New entries of every partition; blocks briefly when there are none, shorter while `busy`. */
-  async readNew(busy: boolean): Promise<StreamEntry[]> {
+  readNew(busy: boolean): Promise<StreamEntry[]> {
+    return this.#replicated.confirmed(this.#reader, this.#readNew(busy));
+  }
+
+  async #readNew(busy: boolean): Promise<StreamEntry[]> {
     const perPartition = Math.max(16, Math.ceil(this.#config.batchSize / this.#keys.partitions));
     const block = busy ? BUSY_READ_BLOCK_MS : READ_BLOCK_MS;
     const fresh = await readNewEntries(

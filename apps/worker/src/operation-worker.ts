@@ -19,7 +19,12 @@ import {
   QueueKeys,
   type StreamEntry,
 } from "@floodgate/queue";
-import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
+import {
+  createRedis,
+  replicaWaitOf,
+  type ScriptedRedis,
+  waitForRedis,
+} from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { AwaitingOrderBook } from "./awaiting-order-book.ts";
@@ -31,6 +36,7 @@ import { Housekeeping } from "./housekeeping.ts";
 import { LaneBatchRunner } from "./lane-batch.ts";
 import { OrderExpiry } from "./orders/order-expiry.ts";
 import { PausedBucketHold } from "./paused-bucket-hold.ts";
+import { ReplicatedEntries, type Unconfirmed } from "./replicated-entries.ts";
 import { ReservationSweeper } from "./reservation-sweeper.ts";
 import { type DecodedEntry, routeDecoded, sortByShard } from "./shard-groups.ts";
 import { ShardLane } from "./shard-lane.ts";
@@ -64,6 +70,7 @@ export class OperationWorker {
   readonly #eventRetention: EventRetention;
   #stopping = false;
   #lastPartialFailureLog = 0;
+  #lastUnconfirmedLog = 0;
   #loop: Promise<void> | undefined;
 
   constructor(config: Config, consumer: string, log: Logger, metrics: WorkerMetrics) {
@@ -88,7 +95,10 @@ export class OperationWorker {
     });
     this.#eventRetention = new EventRetention(config, log);
     this.#awaitingOrder = new AwaitingOrderBook(log);
-    this.#entries = new EntryReader(config, this.#keys, consumer, this.#redis, this.#reader);
+    const replicated = new ReplicatedEntries(replicaWaitOf(config), this.#keys, (unconfirmed) =>
+      this.#unconfirmed(unconfirmed),
+    );
+    this.#entries = new EntryReader(config, this.#keys, consumer, this.#redis, this.#reader, replicated);
     this.#batches = new LaneBatchRunner({
       config,
       log,
@@ -242,6 +252,18 @@ export class OperationWorker {
     this.#log.warn(
       { err: (cause as Error)?.message, partitions: this.#entries.backoff.failing },
       "some partitions' Redis did not answer; reading the others, retrying those after a backoff",
+    );
+  }
+
+  /** Entries read but left unapplied for want of a replica's confirmation: counted, logged every 5 s at most. */
+  #unconfirmed({ count, partitions, cause }: Unconfirmed): void {
+    this.#metrics.unconfirmedEntries.inc(count);
+    const now = Date.now();
+    if (now - this.#lastUnconfirmedLog < PARTIAL_FAILURE_LOG_MS) return;
+    this.#lastUnconfirmedLog = now;
+    this.#log.warn(
+      { count, partitions, err: cause.message },
+      "entries read but no replica confirmed them (REDIS_WAIT_REPLICAS): left pending, claimed again after the visibility timeout",
     );
   }
 

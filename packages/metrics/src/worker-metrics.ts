@@ -84,6 +84,11 @@ export function createWorkerMetrics(registry = new Registry()) {
       help: "Messages moved to the dead-letter stream",
       registers: [registry],
     }),
+    unconfirmedEntries: new Counter({
+      name: "floodgate_worker_unconfirmed_entries_total",
+      help: "Stream entries read but not applied because fewer than REDIS_WAIT_REPLICAS replicas of their master confirmed them within REDIS_WAIT_TIMEOUT_MS (left pending, claimed again after VISIBILITY_TIMEOUT_MS)",
+      registers: [registry],
+    }),
     shardRetries: new Counter({
       name: "floodgate_shard_retries_total",
       help: "Shard transactions retried because the shard was unreachable or busy",

@@ -19,6 +19,7 @@ export { hashSlot } from "./hash-slot.ts";
 export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export {
   acceptingScript,
+  confirmReplicated,
   NO_REPLICA_WAIT,
   ReplicaShortfallError,
   type ReplicaWait,

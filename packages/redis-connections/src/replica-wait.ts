@@ -77,6 +77,15 @@ export async function sendAccepting<Result extends { code: number }>(
 }
 
 /**
+ * Resolves once `wait.replicas` replicas of `slotKey`'s master have everything that master wrote before now, as
+ * the connection `redis` sees that master (ReplicaConfirmer); else rejects with ReplicaShortfallError. For a
+ * reader: entries `redis` read from the slot are on the replicas once this resolves (they were written before).
+ */
+export function confirmReplicated(redis: ScriptedRedis, wait: ReplicaWait, slotKey: string): Promise<void> {
+  return confirmerOf(redis, wait).confirm(redis, slotKey);
+}
+
+/**
  * One WAIT for many requests. WAIT blocks the connection it is sent on until replicas acknowledge, and confirms
  * only that connection's writes: sent behind each script on the intake's one connection per master, it let a
  * master confirm one request per replica round trip (measured at commit 44d31e8,
