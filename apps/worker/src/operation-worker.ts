@@ -19,12 +19,7 @@ import {
   QueueKeys,
   type StreamEntry,
 } from "@floodgate/queue";
-import {
-  createRedis,
-  replicaWaitOf,
-  type ScriptedRedis,
-  waitForRedis,
-} from "@floodgate/redis-connections";
+import { createRedis, replicaWaitOf, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import { AwaitingOrderBook } from "./awaiting-order-book.ts";
@@ -95,8 +90,11 @@ export class OperationWorker {
     });
     this.#eventRetention = new EventRetention(config, log);
     this.#awaitingOrder = new AwaitingOrderBook(log);
-    const replicated = new ReplicatedEntries(replicaWaitOf(config), this.#keys, (unconfirmed) =>
-      this.#unconfirmed(unconfirmed),
+    const replicated = new ReplicatedEntries(
+      replicaWaitOf(config),
+      this.#keys,
+      config.visibilityTimeoutMs,
+      (unconfirmed) => this.#unconfirmed(unconfirmed),
     );
     this.#entries = new EntryReader(config, this.#keys, consumer, this.#redis, this.#reader, replicated);
     this.#batches = new LaneBatchRunner({
@@ -255,15 +253,15 @@ export class OperationWorker {
     );
   }
 
-  /** Entries read but left unapplied for want of a replica's confirmation: counted, logged every 5 s at most. */
-  #unconfirmed({ count, partitions, cause }: Unconfirmed): void {
-    this.#metrics.unconfirmedEntries.inc(count);
+  /** Entries read but held unapplied for want of a replica's confirmation: counted, logged every 5 s at most. */
+  #unconfirmed({ newlyHeld, held, partitions, cause }: Unconfirmed): void {
+    this.#metrics.unconfirmedEntries.inc(newlyHeld);
     const now = Date.now();
     if (now - this.#lastUnconfirmedLog < PARTIAL_FAILURE_LOG_MS) return;
     this.#lastUnconfirmedLog = now;
     this.#log.warn(
-      { count, partitions, err: cause.message },
-      "entries read but no replica confirmed them (REDIS_WAIT_REPLICAS): left pending, claimed again after the visibility timeout",
+      { held, partitions, err: cause.message },
+      "entries read but no replica confirmed them (REDIS_WAIT_REPLICAS): held unapplied, confirmed again with the next read",
     );
   }
 

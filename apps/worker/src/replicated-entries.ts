@@ -6,56 +6,115 @@
 // entry is on the replica that may be promoted, with its Idempotency-Key record (same slot), so the retry is
 // answered as a replay of it.
 //
-// How: after a read, one confirmation per partition read (packages/redis-connections replica-wait.ts: a fence
-// write in the partition's slot and WAIT behind it, one in flight per master, shared by every partition of that
-// master). An entry not confirmed stays pending for this worker, unapplied: claimed again (and confirmed again)
-// once its VISIBILITY_TIMEOUT_MS is over, or gone with its master if a replica was promoted without it (its
-// request was never answered 202; the shop's retry stores it on the new master). With REDIS_WAIT_REPLICAS=0
-// nothing is sent: reads cost what they did.
+// How: each read's entries of a partition are one group, confirmed by its master (packages/redis-connections
+// replica-wait.ts: a fence write in the partition's slot and WAIT behind it, one in flight per master, shared
+// by every partition of that master). A group is handed over once confirmed, after the groups read before it
+// from its partition (stream order). The read loop does not wait out a WAIT that times out: confirmations run
+// on their own, each read hands over what got confirmed by then (after at most CONFIRM_WAIT_MS for those just
+// started), so partitions on healthy masters keep their pace. A group not confirmed is held, unapplied (pending
+// for this worker in Redis), and confirmed again while its partition has the master it was read from; its
+// partition's master changed (a failover: the new one may not have it), or held for half VISIBILITY_TIMEOUT_MS,
+// it is dropped: what the master still has is claimed after the visibility timeout and confirmed then. With
+// REDIS_WAIT_REPLICAS=0 nothing is sent: reads cost what they did.
 import { PartialReadError, type QueueKeys, type StreamEntry } from "@floodgate/queue";
-import { confirmReplicated, type ReplicaWait, type ScriptedRedis } from "@floodgate/redis-connections";
+import {
+  confirmReplicated,
+  masterOf,
+  type ReplicaWait,
+  type ScriptedRedis,
+} from "@floodgate/redis-connections";
+
+/** How long a read waits for the confirmations it started (a healthy master answers in a round trip). */
+const CONFIRM_WAIT_MS = 50;
 
 export interface Unconfirmed {
-  count: number;
+  /** Entries whose confirmation just failed for the first time. */
+  newlyHeld: number;
+  /** Every entry read and not handed over yet. */
+  held: number;
   partitions: number[];
   cause: Error;
+}
+
+interface Group {
+  /** The master they were read from ("host:port", or "single"). */
+  master: string;
+  entries: StreamEntry[];
+  readAt: number;
+  state: "confirming" | "confirmed" | "unconfirmed";
+  failures: number;
 }
 
 export class ReplicatedEntries {
   readonly #wait: ReplicaWait;
   readonly #keys: QueueKeys;
+  readonly #holdMs: number;
   readonly #onUnconfirmed: (unconfirmed: Unconfirmed) => void;
+  /** Per partition, the groups read and not handed over, in stream order. */
+  readonly #groups = new Map<number, Group[]>();
+  /** Since the last report: entries whose confirmation failed a first time, the partitions that failed, why. */
+  #newlyHeld = 0;
+  readonly #failedPartitions = new Set<number>();
+  #cause: Error | null = null;
 
-  constructor(wait: ReplicaWait, keys: QueueKeys, onUnconfirmed: (unconfirmed: Unconfirmed) => void) {
+  constructor(
+    wait: ReplicaWait,
+    keys: QueueKeys,
+    visibilityTimeoutMs: number,
+    onUnconfirmed: (unconfirmed: Unconfirmed) => void,
+  ) {
     this.#wait = wait;
     this.#keys = keys;
+    this.#holdMs = visibilityTimeoutMs / 2;
     this.#onUnconfirmed = onUnconfirmed;
   }
 
-  /** The entries `reader` read whose master's replicas confirmed them, in their order. */
-  async keep(reader: ScriptedRedis, entries: StreamEntry[]): Promise<StreamEntry[]> {
-    if (this.#wait.replicas === 0 || entries.length === 0) return entries;
-    const partitions = [...new Set(entries.map((entry) => entry.partition))];
-    const failed = new Map<number, Error>();
-    await Promise.all(
-      partitions.map((partition) =>
-        confirmReplicated(reader, this.#wait, this.#keys.stream(partition)).catch((error: Error) => {
-          failed.set(partition, error);
-        }),
-      ),
-    );
-    if (failed.size === 0) return entries;
-    const kept = entries.filter((entry) => !failed.has(entry.partition));
-    this.#onUnconfirmed({
-      count: entries.length - kept.length,
-      partitions: [...failed.keys()].sort((a, b) => a - b),
-      cause: failed.values().next().value!,
-    });
-    return kept;
+  /** Entries read and not handed over yet. */
+  get heldCount(): number {
+    let count = 0;
+    for (const groups of this.#groups.values()) for (const group of groups) count += group.entries.length;
+    return count;
   }
 
-  /** The entries of `read` (a read on `reader`) that keep() keeps; a read that partly failed throws its
-   * PartialReadError again, with the entries keep() keeps. */
+  /** Of the entries `reader` read and those of earlier reads, the ones confirmed by now, per partition in
+   * stream order. */
+  async keep(reader: ScriptedRedis, entries: StreamEntry[]): Promise<StreamEntry[]> {
+    if (this.#wait.replicas === 0) return entries;
+    const now = Date.now();
+    const started: Promise<void>[] = [];
+    for (const [partition, read] of groupByPartition(entries)) {
+      const group: Group = {
+        master: masterOf(reader, this.#keys.stream(partition)),
+        entries: read,
+        readAt: now,
+        state: "confirming",
+        failures: 0,
+      };
+      this.#groups.set(partition, [...(this.#groups.get(partition) ?? []), group]);
+      started.push(this.#confirm(reader, partition, group));
+    }
+    for (const [partition, groups] of this.#groups) {
+      for (const group of groups) {
+        if (group.state !== "unconfirmed") continue;
+        if (masterOf(reader, this.#keys.stream(partition)) !== group.master) continue; // dropped below
+        started.push(this.#confirm(reader, partition, group));
+      }
+    }
+    if (started.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(started),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, CONFIRM_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    return this.#handOver(reader, Date.now());
+  }
+
+  /** The entries of `read` (a read on `reader`) that keep() hands over; a read that partly failed throws its
+   * PartialReadError again, with those. */
   async confirmed(reader: ScriptedRedis, read: Promise<StreamEntry[]>): Promise<StreamEntry[]> {
     try {
       return await this.keep(reader, await read);
@@ -64,4 +123,58 @@ export class ReplicatedEntries {
       throw new PartialReadError(error.message, await this.keep(reader, error.entries), error.cause);
     }
   }
+
+  #confirm(reader: ScriptedRedis, partition: number, group: Group): Promise<void> {
+    group.state = "confirming";
+    return confirmReplicated(reader, this.#wait, this.#keys.stream(partition)).then(
+      () => {
+        group.state = "confirmed";
+      },
+      (error: Error) => {
+        group.state = "unconfirmed";
+        group.failures++;
+        if (group.failures === 1) this.#newlyHeld += group.entries.length;
+        this.#failedPartitions.add(partition);
+        this.#cause = error;
+      },
+    );
+  }
+
+  /** Confirmed groups at the head of each partition's list; held ones past their time, or read from a master
+   * the partition no longer has, dropped. Reports the confirmations that failed since the last report. */
+  #handOver(reader: ScriptedRedis, now: number): StreamEntry[] {
+    const out: StreamEntry[] = [];
+    for (const [partition, groups] of this.#groups) {
+      const master = masterOf(reader, this.#keys.stream(partition));
+      const left = groups.filter(
+        (group) =>
+          group.state !== "unconfirmed" || (group.master === master && now - group.readAt <= this.#holdMs),
+      );
+      while (left[0]?.state === "confirmed") out.push(...left.shift()!.entries);
+      if (left.length === 0) this.#groups.delete(partition);
+      else this.#groups.set(partition, left);
+    }
+    if (this.#cause !== null) {
+      this.#onUnconfirmed({
+        newlyHeld: this.#newlyHeld,
+        held: this.heldCount,
+        partitions: [...this.#failedPartitions].sort((a, b) => a - b),
+        cause: this.#cause,
+      });
+      this.#newlyHeld = 0;
+      this.#failedPartitions.clear();
+      this.#cause = null;
+    }
+    return out;
+  }
+}
+
+function groupByPartition(entries: readonly StreamEntry[]): Map<number, StreamEntry[]> {
+  const groups = new Map<number, StreamEntry[]>();
+  for (const entry of entries) {
+    const group = groups.get(entry.partition);
+    if (group === undefined) groups.set(entry.partition, [entry]);
+    else group.push(entry);
+  }
+  return groups;
 }

@@ -2,7 +2,12 @@
 // values are the defaults).
 import { OptionError, type OptionSpec, type OptionValues } from "../bench-options.ts";
 import { FAULT_NAMES, type FaultName, type FaultTimings } from "./fault-catalogue.ts";
-import { HOST_FAULT_NAMES, type HostFaultName } from "./hosts/host-faults.ts";
+import {
+  CLUSTER_HOST_FAULTS,
+  HOST_FAULT_NAMES,
+  type HostFaultName,
+  SINGLE_REDIS_HOST_FAULTS,
+} from "./hosts/host-faults.ts";
 
 export const FAULTS_OPTION_SPECS: readonly OptionSpec[] = [
   {
@@ -15,6 +20,20 @@ export const FAULTS_OPTION_SPECS: readonly OptionSpec[] = [
     name: "hosts",
     kind: "flag",
     help: "Redis and Postgres on test hosts of their own (network namespaces, as root) and the faults between hosts (hosts-*) instead of the others",
+  },
+  {
+    name: "redis",
+    kind: "choice",
+    choices: ["single", "cluster"],
+    help: "with --hosts: single, one Redis on a host of its own (default); cluster, a Redis Cluster of 3 masters and a replica each, every node on a host of its own, and by default only hosts-cluster-master-partition",
+  },
+  {
+    name: "wait-replicas",
+    kind: "int",
+    help: "with --hosts --redis cluster: REDIS_WAIT_REPLICAS the system runs with (1: a 202 only once a replica has the request)",
+    default: 0,
+    min: 0,
+    max: 1,
   },
   {
     name: "rate",
@@ -159,6 +178,10 @@ export interface FaultsOptions {
   /** With --hosts: Redis and Postgres on test hosts, and these faults between hosts instead. */
   hosts: boolean;
   hostFaults: HostFaultName[];
+  /** With --hosts: one Redis, or a Redis Cluster on six hosts. */
+  hostsRedis: "single" | "cluster";
+  /** REDIS_WAIT_REPLICAS of the system on the hosts' cluster (0 on one Redis). */
+  waitReplicas: number;
   /** True when every fault runs with the defaults: the only run whose result is committed. */
   fullDefaultRun: boolean;
   rate: number;
@@ -192,8 +215,28 @@ export function toFaultsOptions(values: OptionValues): FaultsOptions {
         : `--faults ${misplaced.join(",")}: a fault between hosts needs --hosts`,
     );
   }
+  const hostsRedis = (values.redis as "single" | "cluster" | null) ?? "single";
+  const waitReplicas = int("wait-replicas");
+  if (!hosts && values.redis !== null) throw new OptionError("--redis is for --hosts");
+  if (hostsRedis !== "cluster" && waitReplicas > 0) {
+    throw new OptionError(
+      "--wait-replicas needs --hosts --redis cluster (one Redis has no replica to wait for)",
+    );
+  }
+  const offered: readonly HostFaultName[] =
+    hostsRedis === "cluster" ? CLUSTER_HOST_FAULTS : SINGLE_REDIS_HOST_FAULTS;
+  const unoffered = (listed ?? []).filter((name) => hosts && !(offered as readonly string[]).includes(name));
+  if (unoffered.length > 0) {
+    throw new OptionError(
+      `--faults ${unoffered.join(",")}: with --redis ${hostsRedis} the faults between hosts are ${offered.join(", ")}`,
+    );
+  }
   const faults = hosts ? [] : FAULT_NAMES.filter((name) => listed === null || listed.includes(name));
-  const hostFaults = hosts ? HOST_FAULT_NAMES.filter((name) => listed === null || listed.includes(name)) : [];
+  const byDefault: readonly HostFaultName[] =
+    hostsRedis === "cluster" ? ["hosts-cluster-master-partition"] : SINGLE_REDIS_HOST_FAULTS;
+  const hostFaults = hosts
+    ? HOST_FAULT_NAMES.filter((name) => (listed === null ? byDefault.includes(name) : listed.includes(name)))
+    : [];
   const defaults = FAULTS_OPTION_SPECS.every(
     (spec) => spec.kind !== "int" || values[spec.name] === spec.default,
   );
@@ -201,6 +244,8 @@ export function toFaultsOptions(values: OptionValues): FaultsOptions {
     faults,
     hosts,
     hostFaults,
+    hostsRedis,
+    waitReplicas,
     fullDefaultRun: listed === null && defaults && !hosts,
     rate: int("rate"),
     providerOrderRate: int("provider-order-rate"),

@@ -86,7 +86,7 @@ export function createWorkerMetrics(registry = new Registry()) {
     }),
     unconfirmedEntries: new Counter({
       name: "floodgate_worker_unconfirmed_entries_total",
-      help: "Stream entries read but not applied because fewer than REDIS_WAIT_REPLICAS replicas of their master confirmed them within REDIS_WAIT_TIMEOUT_MS (left pending, claimed again after VISIBILITY_TIMEOUT_MS)",
+      help: "Stream entries read but held unapplied because fewer than REDIS_WAIT_REPLICAS replicas of their master confirmed them within REDIS_WAIT_TIMEOUT_MS (confirmed again with the next reads while their master is the same; else claimed again after VISIBILITY_TIMEOUT_MS)",
       registers: [registry],
     }),
     shardRetries: new Counter({

@@ -20,6 +20,7 @@ export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export {
   acceptingScript,
   confirmReplicated,
+  masterOf,
   NO_REPLICA_WAIT,
   ReplicaShortfallError,
   type ReplicaWait,

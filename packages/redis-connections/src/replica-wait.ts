@@ -222,10 +222,10 @@ function nodeNamed(connection: Connection, master: string): Redis | undefined {
 }
 
 /**
- * The master a connection would send `key` to: its slot's first node on a cluster. One Redis is its own: both
- * connections are made from one REDIS_URL and are taken to reach the same server.
+ * The master a connection would send `key` to ("host:port"): its slot's first node on a cluster. One Redis is
+ * its own ("single"): both connections are made from one REDIS_URL and are taken to reach the same server.
  */
-function masterOf(connection: Connection, key: string): string {
+export function masterOf(connection: Connection, key: string): string {
   if (!connection.isCluster) return "single";
   return (connection as Cluster).slots[hashSlot(key)]?.[0] ?? "";
 }

@@ -2,7 +2,13 @@ export { configToEnv } from "./config-env.ts";
 export { freePort } from "./free-port.ts";
 export { type IntakeProcess, startIntakeProcess } from "./intake-process.ts";
 export { connectRedis } from "./redis-by-url.ts";
-export { type RedisCluster, type RedisClusterOptions, startRedisCluster } from "./redis-cluster.ts";
+export {
+  type ClusterRoles,
+  type RedisCluster,
+  type RedisClusterOptions,
+  startRedisCluster,
+  waitUntilClusterFormed,
+} from "./redis-cluster.ts";
 export {
   countKeys,
   forEachMaster,

@@ -67,11 +67,16 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         `redis-cli --cluster create failed: ${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`,
       );
     });
-    const roles = await waitUntilFormed(nodes, masters, replicasPerMaster, deadline);
+    const roles = await waitUntilClusterFormed(
+      nodes.map((node) => ({ host: "127.0.0.1", port: node.port })),
+      masters,
+      replicasPerMaster,
+      deadline,
+    );
     return {
       url: `redis+cluster://${addresses.join(",")}`,
-      masters: roles.masters,
-      replicas: roles.replicas,
+      masters: roles.masters.map((index) => nodes[index]!.port),
+      replicas: roles.replicas.map((index) => nodes[index]!.port),
       killNode: async (port) => {
         const node = nodes.find((candidate) => candidate.port === port);
         if (!node) throw new Error(`no node of this cluster listens on ${port}`);
@@ -86,20 +91,22 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   }
 }
 
-interface Roles {
+/** Which of the nodes given are masters and which replicas, by their index in that list. */
+export interface ClusterRoles {
   masters: number[];
   replicas: number[];
 }
 
-/** Polls every node until all agree the cluster is whole; a condition, never a fixed sleep. */
-async function waitUntilFormed(
-  nodes: ClusterNodeProcess[],
+/** Polls every node until all agree the cluster is whole (all slots served, every node known with its role,
+ * every replica in sync); a condition, never a fixed sleep. Throws after `deadline` naming what is missing. */
+export async function waitUntilClusterFormed(
+  nodes: readonly { host: string; port: number }[],
   masters: number,
   replicasPerMaster: number,
   deadline: number,
-): Promise<Roles> {
+): Promise<ClusterRoles> {
   const clients = nodes.map(
-    (node) => new Redis(node.port, "127.0.0.1", { maxRetriesPerRequest: 1, retryStrategy: () => 100 }),
+    (node) => new Redis(node.port, node.host, { maxRetriesPerRequest: 1, retryStrategy: () => 100 }),
   );
   for (const client of clients) client.on("error", () => {});
   let lastProblem = "not checked yet";
@@ -107,15 +114,17 @@ async function waitUntilFormed(
     for (;;) {
       const problems = await Promise.all(
         clients.map((client, i) =>
-          nodeProblem(client, nodes.length, masters).then((p) => p && `${nodes[i]!.port}: ${p}`),
+          nodeProblem(client, nodes.length, masters).then(
+            (p) => p && `${nodes[i]!.host}:${nodes[i]!.port}: ${p}`,
+          ),
         ),
       );
       lastProblem = problems.filter(Boolean).join("; ");
       if (lastProblem === "") {
         const roles = await Promise.all(clients.map((client) => client.call("ROLE") as Promise<[string]>));
-        const result: Roles = { masters: [], replicas: [] };
+        const result: ClusterRoles = { masters: [], replicas: [] };
         roles.forEach(([role], i) => {
-          (role === "master" ? result.masters : result.replicas).push(nodes[i]!.port);
+          (role === "master" ? result.masters : result.replicas).push(i);
         });
         if (result.masters.length === masters && result.replicas.length === masters * replicasPerMaster) {
           return result;

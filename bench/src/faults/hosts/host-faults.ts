@@ -5,7 +5,9 @@
 import type { TcpProxy } from "@floodgate/test-fixtures";
 import type { FaultTimings } from "../fault-catalogue.ts";
 import type { PhaseFault } from "../fault-phase.ts";
+import { partitionClusterMaster } from "./cluster-master-partition.ts";
 import { FAILED_NOTE } from "./failed-note.ts";
+import { cutLinksUnavailable } from "./host-link-cut.ts";
 import { HOSTED_SHARD, type HostsFaultRig, PROXIED_SHARD, SPARE_SHARD } from "./hosts-fault-rig.ts";
 import { partitionDuringShardsAdd } from "./shards-add-partition.ts";
 import { slowLinkFor } from "./slow-link-injection.ts";
@@ -14,6 +16,8 @@ import { SLOW_LOSSY_LINK } from "./test-network.ts";
 
 export const HOST_FAULT_NAMES = [
   "hosts-redis-partition",
+  // On a Redis Cluster only (--redis cluster).
+  "hosts-cluster-master-partition",
   "hosts-shard-partition",
   "hosts-commit-cut",
   "hosts-shard-slow-link",
@@ -23,10 +27,18 @@ export const HOST_FAULT_NAMES = [
 
 export type HostFaultName = (typeof HOST_FAULT_NAMES)[number];
 
+/** The faults a run on one Redis offers (all but the cluster's), and on a cluster (all but one Redis's). */
+export const SINGLE_REDIS_HOST_FAULTS: readonly HostFaultName[] = HOST_FAULT_NAMES.filter(
+  (name) => name !== "hosts-cluster-master-partition",
+);
+export const CLUSTER_HOST_FAULTS: readonly HostFaultName[] = HOST_FAULT_NAMES.filter(
+  (name) => name !== "hosts-redis-partition",
+);
+
 export interface HostFault extends PhaseFault<HostsFaultRig> {
   name: HostFaultName;
-  /** Why this machine cannot make the fault (null: it can), checked before the phase's load starts. */
-  unavailable?(): string | null;
+  /** Why this machine (or this rig) cannot make the fault (null: it can), checked before the phase's load starts. */
+  unavailable?(rig: HostsFaultRig): string | null;
   /** The model as this machine makes it (when the mechanism depends on the machine), once it is available. */
   modelHere?(): string;
 }
@@ -73,12 +85,27 @@ export const HOST_FAULTS: readonly HostFault[] = [
     model:
       "Redis's host (a network namespace) cut off from the intakes and the workers: its bridge port set down, packets dropped both ways, no RST (clients' kernels retransmit), then the port set up again",
     seconds: (t) => t.partition,
+    unavailable: (rig) =>
+      rig.redisHost === null ? "unavailable: Redis is a cluster here (hosts-cluster-master-partition)" : null,
     async inject({ rig, timings }) {
-      rig.network.partition(rig.redisHost);
+      const host = rig.redisHost;
+      if (host === null) throw new Error("no single Redis host");
+      rig.network.partition(host);
       await sleep(timings.partition);
-      rig.network.heal(rig.redisHost);
-      return [`${rig.redisHost.namespace} (${rig.redisHost.address}) partitioned for ${timings.partition} s`];
+      rig.network.heal(host);
+      return [`${host.namespace} (${host.address}) partitioned for ${timings.partition} s`];
     },
+  },
+  {
+    name: "hosts-cluster-master-partition",
+    model:
+      "a Redis Cluster master (of 3, each with a replica, every node on a host of its own) cut from its replica and the other Redis hosts, both ways at the packet level (iptables INPUT DROP in each namespace), while the intakes and the workers still reach it; its replica promoted by the majority; after --partition seconds the cut healed and the old master rejoins as a replica of the new one",
+    seconds: (t) => t.partition,
+    unavailable: (rig) =>
+      rig.redisCluster === null
+        ? "unavailable: needs a Redis Cluster (--redis cluster)"
+        : cutLinksUnavailable(),
+    inject: ({ rig, timings }) => partitionClusterMaster(rig, timings.partition),
   },
   {
     name: "hosts-shard-partition",

@@ -18,6 +18,11 @@ import { LedgerReads } from "../ledger-reads.ts";
 import { requireHosts } from "./host-preconditions.ts";
 import { type NamespacedPostgres, postgresBin, startNamespacedPostgres } from "./namespaced-postgres.ts";
 import { type NamespacedRedis, startNamespacedRedis } from "./namespaced-redis.ts";
+import {
+  CLUSTER_MASTERS,
+  type NamespacedRedisCluster,
+  startNamespacedRedisCluster,
+} from "./namespaced-redis-cluster.ts";
 import { type TestHost, TestNetwork } from "./test-network.ts";
 
 /** The shards whose server sits on a host of its own (of 4): the shard faults partition or slow that host. */
@@ -29,7 +34,12 @@ export const SPARE_SHARD = 4;
 
 export interface HostsFaultRig extends SystemRig {
   network: TestNetwork;
-  redisHost: TestHost;
+  /** One Redis's host; null on a cluster. */
+  redisHost: TestHost | null;
+  /** With --redis cluster: its six nodes, each on a host of its own; else null. */
+  redisCluster: NamespacedRedisCluster | null;
+  /** REDIS_WAIT_REPLICAS the system runs with. */
+  waitReplicas: number;
   /** The global database's and shards 0, 2, 3's host. */
   postgresHost: TestHost;
   /** Shards HOSTED_SHARD's, PROXIED_SHARD's and SPARE_SHARD's host. */
@@ -53,10 +63,13 @@ export async function startHostsFaultRig(options: {
   logFile: string;
   intakeProcesses: number;
   workers: number;
+  redis: "single" | "cluster";
+  waitReplicas: number;
 }): Promise<HostsFaultRig> {
   requireTestHosts();
   const network = TestNetwork.create();
   let redis: NamespacedRedis | null = null;
+  let redisCluster: NamespacedRedisCluster | null = null;
   const postgres: NamespacedPostgres[] = [];
   let system: FloodgateSystem | null = null;
   let ledger: LedgerReads | null = null;
@@ -69,18 +82,21 @@ export async function startHostsFaultRig(options: {
     await ledger?.close();
     await shardProxy?.close();
     await redis?.stop();
+    await redisCluster?.stop();
     for (const server of postgres) server.stop();
     network.close();
   };
   const unregister = registerCleanup(close);
   try {
-    const redisHost = network.addHost("redis");
+    const redisHost = options.redis === "single" ? network.addHost("redis") : null;
     const postgresHost = network.addHost("pg");
     const shardHost = network.addHost("pg-shards");
+    if (redisHost !== null) redis = await startNamespacedRedis(redisHost);
+    else redisCluster = await startNamespacedRedisCluster(network);
+    const redisUrl = redis?.url ?? redisCluster!.url;
     log(
-      `test hosts: redis ${redisHost.address}, postgres ${postgresHost.address}, shards ${HOSTED_SHARD}, ${PROXIED_SHARD} and the spare ${SPARE_SHARD} ${shardHost.address}`,
+      `test hosts: redis ${redisHost?.address ?? `cluster ${redisCluster!.nodes.map((node) => node.address).join(", ")}`}, postgres ${postgresHost.address}, shards ${HOSTED_SHARD}, ${PROXIED_SHARD} and the spare ${SPARE_SHARD} ${shardHost.address}`,
     );
-    redis = await startNamespacedRedis(redisHost);
     postgres.push(startNamespacedPostgres(postgresHost), startNamespacedPostgres(shardHost));
     const databaseUrl = new URL(postgres[0]!.url);
     databaseUrl.pathname = "/floodgate_bench_faults";
@@ -102,12 +118,16 @@ export async function startHostsFaultRig(options: {
     system = new FloodgateSystem({
       databaseUrl: databaseUrl.toString(),
       shardUrls,
-      redisUrl: redis.url,
+      redisUrl,
       redisPrefix: "fgfaults:",
       logFile: options.logFile,
       secrets: runSecrets(),
       auth: "on",
-      extraEnvironment: { INTAKE_PROCESSES: String(options.intakeProcesses), RATE_LIMITS: "*.ip=off" },
+      extraEnvironment: {
+        INTAKE_PROCESSES: String(options.intakeProcesses),
+        RATE_LIMITS: "*.ip=off",
+        REDIS_WAIT_REPLICAS: String(options.waitReplicas),
+      },
       routedUrls: { shardUrls: routedShardUrls },
     });
     ledger = new LedgerReads(shardUrls);
@@ -127,11 +147,16 @@ export async function startHostsFaultRig(options: {
       workers: options.workers,
       network,
       redisHost,
+      redisCluster,
+      waitReplicas: options.waitReplicas,
       postgresHost,
       shardHost,
       shardProxy: proxy,
       placement: {
-        redis: `${redis.url} (host ${redisHost.namespace})`,
+        redis:
+          redis !== null
+            ? `${redis.url} (host ${redisHost!.namespace})`
+            : `a Redis Cluster of ${CLUSTER_MASTERS} masters and a replica each: ${redisCluster!.nodes.map((node) => `${node.address} (host ${node.host.namespace})`).join(", ")}; REDIS_WAIT_REPLICAS=${options.waitReplicas}`,
         globalDatabase: `${databaseUrl.host} (host ${postgresHost.namespace})`,
         shards: routedShardUrls.map((url) => new URL(url).host).join(", "),
         spareShard: `shard ${SPARE_SHARD} on ${new URL(shardUrls[SPARE_SHARD]!).host}: listed, owning no bucket until hosts-shards-add-partition moves some to it`,

@@ -17,7 +17,11 @@ export interface NamespacedRedis {
 
 const PORT = 6379;
 
-export async function startNamespacedRedis(host: TestHost): Promise<NamespacedRedis> {
+/** `extraArgs` follow the defaults (a cluster node's `--cluster-enabled yes` and its settings). */
+export async function startNamespacedRedis(
+  host: TestHost,
+  extraArgs: readonly string[] = [],
+): Promise<NamespacedRedis> {
   const dir = mkdtempSync(path.join(os.tmpdir(), ownedNames().folder("redis")));
   const { file, args } = host.command("redis-server", [
     "--bind",
@@ -35,6 +39,7 @@ export async function startNamespacedRedis(host: TestHost): Promise<NamespacedRe
     "always",
     "--save",
     "",
+    ...extraArgs,
   ]);
   const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
