@@ -19,6 +19,10 @@ export interface ServiceSpec {
   readyPath: string;
   readyTimeoutMs: number;
   logFile: string;
+  /** Runs the script through another command (e.g. `ip netns exec <host>`: a process on a test host). */
+  launcher?: (file: string, args: string[]) => { file: string; args: string[] };
+  /** Where it is reached (default 127.0.0.1). */
+  host?: string;
 }
 
 export interface RunningService {
@@ -49,7 +53,11 @@ export async function startService(spec: ServiceSpec): Promise<RunningService> {
   let tail = "";
   const spawnedAt = Date.now();
   // Its own process group, so a stuck child and its own children can be killed together as a last resort.
-  const child = spawn(process.execPath, [spec.script], {
+  const launched = spec.launcher?.(process.execPath, [spec.script]) ?? {
+    file: process.execPath,
+    args: [spec.script],
+  };
+  const child = spawn(launched.file, launched.args, {
     cwd: spec.checkout ?? REPO_ROOT,
     env: { ...process.env, ...spec.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -67,7 +75,7 @@ export async function startService(spec: ServiceSpec): Promise<RunningService> {
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${spec.name}: could not spawn ${spec.script}`);
-  const baseUrl = `http://127.0.0.1:${spec.port}`;
+  const baseUrl = `http://${spec.host ?? "127.0.0.1"}:${spec.port}`;
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {

@@ -48,6 +48,15 @@ export interface FloodgateSystemConfig {
   /** The shards' direct URLs when they are not the default ones beside databaseUrl (e.g. a shard on a server of
    * its own). */
   shardUrls?: string[];
+  /** Runs the start command on a host of its own (a network namespace, faults --hosts): through `launcher`,
+   * listening on and reached at `address`. */
+  placement?: {
+    launcher: (file: string, args: string[]) => { file: string; args: string[] };
+    address: string;
+  };
+  /** The workers run apart (faults --hosts starts them on a host of their own): WORKERS=0 here is no backlog
+   * on purpose, so backpressure stays as configured. */
+  workersApart?: boolean;
 }
 
 export class FloodgateSystem {
@@ -69,7 +78,7 @@ export class FloodgateSystem {
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.#port}`;
+    return `http://${this.config.placement?.address ?? "127.0.0.1"}:${this.#port}`;
   }
 
   /** The start command's pid (its intake and workers are its children); null while stopped. */
@@ -105,10 +114,10 @@ export class FloodgateSystem {
       // keep their default per-user limits, as in production.
       RATE_LIMITS: "*.ip=off",
       // Queueing with no worker (--drain) is a backlog on purpose: backpressure would refuse it.
-      ...(workers === 0 ? { BACKPRESSURE_SECONDS: "0" } : {}),
+      ...(workers === 0 && !this.config.workersApart ? { BACKPRESSURE_SECONDS: "0" } : {}),
       ...passed,
       PORT: String(this.#port),
-      HOST: "127.0.0.1",
+      HOST: this.config.placement?.address ?? "127.0.0.1",
       REDIS_URL: this.config.routedUrls?.redisUrl ?? this.config.redisUrl,
       REDIS_PREFIX: this.config.redisPrefix,
       DATABASE_URL: this.config.routedUrls?.databaseUrl ?? this.config.databaseUrl,
@@ -138,6 +147,9 @@ export class FloodgateSystem {
       ...(this.config.checkout ? { checkout: this.config.checkout } : {}),
       env: this.environment(workers),
       port: this.#port,
+      ...(this.config.placement
+        ? { launcher: this.config.placement.launcher, host: this.config.placement.address }
+        : {}),
       readyPath: "/readyz",
       // The first start creates and migrates five databases.
       readyTimeoutMs: 90_000,

@@ -36,7 +36,13 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+/** `listenHost`: where it listens (default loopback; a test host's processes reach the root namespace only at
+ * its bridge address). */
+export async function startTcpProxy(
+  targetHost: string,
+  targetPort: number,
+  listenHost = "127.0.0.1",
+): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
@@ -102,7 +108,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
           else deliver(client, null);
         });
       });
-      server.listen(port, "127.0.0.1", () => {
+      server.listen(port, listenHost, () => {
         port = (server!.address() as { port: number }).port;
         resolve();
       });

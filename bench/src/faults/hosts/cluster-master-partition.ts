@@ -9,21 +9,25 @@
 import { log } from "../../harness/progress-line.ts";
 import { FAILED_NOTE } from "./failed-note.ts";
 import { cutLinks } from "./host-link-cut.ts";
-import type { HostsFaultRig } from "./hosts-fault-rig.ts";
 import { CLUSTER_NODE_TIMEOUT_MS, type NamespacedRedisCluster } from "./namespaced-redis-cluster.ts";
 
 /** The victim: whichever master serves this slot when the fault begins. */
 const VICTIM_SLOT = 0;
+/** Longest partition: a replica not promoted by then fails the fault. */
+const PROMOTION_WAIT_MS = 60_000;
 /** Longest wait, after the heal, for the old master to rejoin as a replica and the cluster to be whole. */
 const REJOIN_WAIT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Cuts the master for `partitionSeconds`, longer if its replica is not promoted by then (at most
+ * PROMOTION_WAIT_MS), heals, and waits for the old master to rejoin as a replica; returns the fault's notes
+ * (a FAILED_NOTE when the promotion or the rejoin did not happen). */
 export async function partitionClusterMaster(
-  rig: HostsFaultRig,
+  cluster: NamespacedRedisCluster,
+  waitReplicas: number,
   partitionSeconds: number,
 ): Promise<string[]> {
-  const cluster = rig.redisCluster as NamespacedRedisCluster;
   const { master, replicas } = await cluster.masterOf(VICTIM_SLOT);
   const replica = replicas[0];
   if (replica === undefined)
@@ -40,7 +44,10 @@ export async function partitionClusterMaster(
   let promotedAfterMs: number | null = null;
   let oldMasterRefusedAfterMs: number | null = null;
   try {
-    while (Date.now() - cutAt < partitionSeconds * 1000) {
+    for (;;) {
+      const elapsed = Date.now() - cutAt;
+      if (elapsed >= partitionSeconds * 1000 && (promotedAfterMs !== null || elapsed >= PROMOTION_WAIT_MS))
+        break;
       if (promotedAfterMs === null && (await cluster.role(replica)) === "master")
         promotedAfterMs = Date.now() - cutAt;
       if (oldMasterRefusedAfterMs === null && !(await cluster.stateOk(master)))
@@ -51,6 +58,7 @@ export async function partitionClusterMaster(
     cut.heal();
   }
   const healedAt = Date.now();
+  const cutSeconds = (healedAt - cutAt) / 1000;
   let rejoinedAfterMs: number | null = null;
   while (Date.now() - healedAt < REJOIN_WAIT_MS) {
     if ((await cluster.role(master)) === "slave" && (await cluster.healthy())) {
@@ -61,11 +69,11 @@ export async function partitionClusterMaster(
   }
   const seconds = (ms: number | null) => (ms === null ? "never" : `${(ms / 1000).toFixed(1)} s`);
   const notes = [
-    `master ${master.address} (${master.host.namespace}, slot ${VICTIM_SLOT}) cut from its replica ${replica.address} and the ${others.length - 1} other Redis hosts (iptables INPUT DROP both ways) for ${partitionSeconds} s, the intakes and workers still reaching it; cluster-node-timeout ${CLUSTER_NODE_TIMEOUT_MS} ms; REDIS_WAIT_REPLICAS=${rig.waitReplicas}`,
+    `master ${master.address} (${master.host.namespace}, slot ${VICTIM_SLOT}) cut from its replica ${replica.address} and the ${others.length - 1} other Redis hosts (iptables INPUT DROP both ways) for ${cutSeconds.toFixed(1)} s, the intakes and workers still reaching it; cluster-node-timeout ${CLUSTER_NODE_TIMEOUT_MS} ms; REDIS_WAIT_REPLICAS=${waitReplicas}`,
     `the old master refused queries (CLUSTERDOWN) after ${seconds(oldMasterRefusedAfterMs)}; its replica was promoted after ${seconds(promotedAfterMs)}; after the heal the old master was a replica of it, and every node's cluster_state ok, after ${seconds(rejoinedAfterMs)}`,
   ];
   if (promotedAfterMs === null)
-    notes.push(`${FAILED_NOTE} the replica was not promoted within the ${partitionSeconds} s partition`);
+    notes.push(`${FAILED_NOTE} the replica was not promoted within ${PROMOTION_WAIT_MS / 1000} s of the cut`);
   if (rejoinedAfterMs === null)
     notes.push(
       `${FAILED_NOTE} the old master did not rejoin as a replica within ${REJOIN_WAIT_MS / 1000} s of the heal`,

@@ -99,13 +99,16 @@ export const HOST_FAULTS: readonly HostFault[] = [
   {
     name: "hosts-cluster-master-partition",
     model:
-      "a Redis Cluster master (of 3, each with a replica, every node on a host of its own) cut from its replica and the other Redis hosts, both ways at the packet level (iptables INPUT DROP in each namespace), while the intakes and the workers still reach it; its replica promoted by the majority; after --partition seconds the cut healed and the old master rejoins as a replica of the new one",
+      "a Redis Cluster master (of 3, each with a replica, every node on a host of its own) cut from its replica and the other Redis hosts, both ways at the packet level (iptables INPUT DROP in each namespace), while the intakes and the workers still reach it; its replica promoted by the majority; after --partition seconds (longer if the replica is not promoted yet, at most 60 s) the cut healed and the old master rejoins as a replica of the new one",
     seconds: (t) => t.partition,
     unavailable: (rig) =>
       rig.redisCluster === null
         ? "unavailable: needs a Redis Cluster (--redis cluster)"
         : cutLinksUnavailable(),
-    inject: ({ rig, timings }) => partitionClusterMaster(rig, timings.partition),
+    async inject({ rig, timings }) {
+      if (rig.redisCluster === null) throw new Error("no Redis Cluster");
+      return partitionClusterMaster(rig.redisCluster, rig.waitReplicas, timings.partition);
+    },
   },
   {
     name: "hosts-shard-partition",

@@ -1,11 +1,13 @@
-// What `./floodgate bench faults --hosts` acts on: Redis on a host of its own, the global database and shards 0
-// and 3 on a Postgres host, shards 1 and 2 on a Postgres host of their own (each a network namespace on one
-// bridge, Postgres running as its own user). The intakes and workers run in the root namespace and reach every
-// server over the bridge, directly (no proxy): a partition is the kernel dropping packets both ways. Shard 2 is
-// the exception: reached through a TCP proxy in the root namespace, which can hold its replies while its host's
-// link goes down (a worker cut between COMMIT and its answer). Shard 4, on the shards' host too, is a spare: the
-// map is recorded over shards 0-3 before the system starts with all five listed (as an operator lists a shard
-// before `shards add`), so it owns no bucket until the shards-add fault moves some to it.
+// What `./floodgate bench faults --hosts` acts on, every part on a test host of its own (each a network namespace
+// on one bridge): Redis (one node, or with --redis cluster six: 3 masters and a replica each), the global database
+// and shards 0 and 3 on a Postgres host, shards 1 and 2 on a Postgres host of their own (Postgres running as its
+// own user), the intakes (the start command, WORKERS=0) on one host and the workers on another, all reaching
+// each other over the bridge, directly (no proxy): a partition is the kernel dropping packets both ways. Shard 2
+// is the exception: reached through a TCP proxy in the root namespace (at the bridge's address), which can hold
+// its replies while its host's link goes down (a worker cut between COMMIT and its answer). Shard 4, on the
+// shards' host too, is a spare: the map is recorded over shards 0-3 before the system starts with all five
+// listed (as an operator lists a shard before `shards add`), so it owns no bucket until the shards-add fault
+// moves some to it. The load generator stays in the root namespace and reaches the intakes over the bridge.
 import { defaultShardUrls } from "@floodgate/config";
 import { ensureDatabases, migrateAll } from "@floodgate/db";
 import { startTcpProxy, type TcpProxy } from "@floodgate/test-fixtures";
@@ -23,6 +25,7 @@ import {
   type NamespacedRedisCluster,
   startNamespacedRedisCluster,
 } from "./namespaced-redis-cluster.ts";
+import { type NamespacedWorkers, startNamespacedWorkers } from "./namespaced-workers.ts";
 import { type TestHost, TestNetwork } from "./test-network.ts";
 
 /** The shards whose server sits on a host of its own (of 4): the shard faults partition or slow that host. */
@@ -48,6 +51,11 @@ export interface HostsFaultRig extends SystemRig {
   shardProxy: TcpProxy;
   /** Worker processes the system runs with. */
   workers: number;
+  /** The intakes' host (the start command with WORKERS=0) and the workers' host. */
+  intakesHost: TestHost;
+  workersHost: TestHost;
+  /** The worker processes' pids, on workersHost. */
+  workerPids(): number[];
   /** Where each server runs, for the result. */
   placement: Record<string, string>;
 }
@@ -74,10 +82,12 @@ export async function startHostsFaultRig(options: {
   let system: FloodgateSystem | null = null;
   let ledger: LedgerReads | null = null;
   let shardProxy: TcpProxy | null = null;
+  let workers: NamespacedWorkers | null = null;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
+    await workers?.stop();
     await system?.close();
     await ledger?.close();
     await shardProxy?.close();
@@ -91,11 +101,13 @@ export async function startHostsFaultRig(options: {
     const redisHost = options.redis === "single" ? network.addHost("redis") : null;
     const postgresHost = network.addHost("pg");
     const shardHost = network.addHost("pg-shards");
+    const intakesHost = network.addHost("intakes");
+    const workersHost = network.addHost("workers");
     if (redisHost !== null) redis = await startNamespacedRedis(redisHost);
     else redisCluster = await startNamespacedRedisCluster(network);
     const redisUrl = redis?.url ?? redisCluster!.url;
     log(
-      `test hosts: redis ${redisHost?.address ?? `cluster ${redisCluster!.nodes.map((node) => node.address).join(", ")}`}, postgres ${postgresHost.address}, shards ${HOSTED_SHARD}, ${PROXIED_SHARD} and the spare ${SPARE_SHARD} ${shardHost.address}`,
+      `test hosts: redis ${redisHost?.address ?? `cluster ${redisCluster!.nodes.map((node) => node.address).join(", ")}`}, postgres ${postgresHost.address}, shards ${HOSTED_SHARD}, ${PROXIED_SHARD} and the spare ${SPARE_SHARD} ${shardHost.address}, intakes ${intakesHost.address}, workers ${workersHost.address}`,
     );
     postgres.push(startNamespacedPostgres(postgresHost), startNamespacedPostgres(shardHost));
     const databaseUrl = new URL(postgres[0]!.url);
@@ -106,12 +118,17 @@ export async function startHostsFaultRig(options: {
       moved.hostname = shardHost.address;
       return moved.toString();
     });
-    const proxy = await startTcpProxy(shardHost.address, Number(new URL(shardUrls[PROXIED_SHARD]!).port));
+    // On the bridge's root-namespace address: the workers' host reaches the root namespace there.
+    const proxy = await startTcpProxy(
+      shardHost.address,
+      Number(new URL(shardUrls[PROXIED_SHARD]!).port),
+      network.gateway,
+    );
     shardProxy = proxy;
     const routedShardUrls = shardUrls.map((url, index) => {
       if (index !== PROXIED_SHARD) return url;
       const routed = new URL(url);
-      routed.hostname = "127.0.0.1";
+      routed.hostname = network.gateway;
       routed.port = String(proxy.port);
       return routed.toString();
     });
@@ -127,8 +144,15 @@ export async function startHostsFaultRig(options: {
         INTAKE_PROCESSES: String(options.intakeProcesses),
         RATE_LIMITS: "*.ip=off",
         REDIS_WAIT_REPLICAS: String(options.waitReplicas),
+        // Off a loopback HOST the intakes would wait out a load balancer's drain window at every stop.
+        SHUTDOWN_DRAIN_SECONDS: "0",
       },
       routedUrls: { shardUrls: routedShardUrls },
+      placement: {
+        launcher: (file, args) => intakesHost.command(file, args),
+        address: intakesHost.address,
+      },
+      workersApart: true,
     });
     ledger = new LedgerReads(shardUrls);
     // The map is recorded over the shards before the spare (a first migrate records SHARD_URLS' contiguous
@@ -137,7 +161,13 @@ export async function startHostsFaultRig(options: {
     await ensureDatabases([databaseUrl.toString(), ...owning]);
     await migrateAll(databaseUrl.toString(), owning);
     log(`starting Floodgate against the test hosts (log: ${options.logFile})`);
-    const service = await system.start(options.workers);
+    const service = await system.start(0);
+    workers = startNamespacedWorkers({
+      host: workersHost,
+      count: options.workers,
+      environment: system.environment(options.workers),
+      logFile: options.logFile,
+    });
     await system.authenticate();
     return {
       system,
@@ -145,6 +175,9 @@ export async function startHostsFaultRig(options: {
       ledger,
       supervisorPid: service.pid,
       workers: options.workers,
+      intakesHost,
+      workersHost,
+      workerPids: () => workers?.pids() ?? [],
       network,
       redisHost,
       redisCluster,
@@ -161,7 +194,8 @@ export async function startHostsFaultRig(options: {
         shards: routedShardUrls.map((url) => new URL(url).host).join(", "),
         spareShard: `shard ${SPARE_SHARD} on ${new URL(shardUrls[SPARE_SHARD]!).host}: listed, owning no bucket until hosts-shards-add-partition moves some to it`,
         proxiedShard: `shard ${PROXIED_SHARD}: a TCP proxy on ${new URL(routedShardUrls[PROXIED_SHARD]!).host} in front of ${new URL(shardUrls[PROXIED_SHARD]!).host}`,
-        intakesAndWorkers: `the root namespace, over the bridge (gateway ${network.gateway})`,
+        intakes: `${options.intakeProcesses} processes (the start command, WORKERS=0) on ${intakesHost.address} (host ${intakesHost.namespace}); the load generator reaches them from the root namespace over the bridge`,
+        workers: `${options.workers} processes on ${workersHost.address} (host ${workersHost.namespace})`,
       },
       close: async () => {
         unregister();
