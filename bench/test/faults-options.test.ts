@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { OptionError, parseOptions } from "../src/bench-options.ts";
 import { FAULT_NAMES } from "../src/faults/fault-catalogue.ts";
 import { FAULTS_OPTION_SPECS, toFaultsOptions } from "../src/faults/faults-options.ts";
-import { HOST_FAULT_NAMES } from "../src/faults/hosts/host-faults.ts";
+import { HOST_FAULT_NAMES, SINGLE_REDIS_HOST_FAULTS } from "../src/faults/hosts/host-faults.ts";
+import { lossCountedFaults } from "../src/faults/hosts/hosts-faults-run.ts";
 
 const parse = (...args: string[]) => toFaultsOptions(parseOptions(FAULTS_OPTION_SPECS, args));
 
@@ -38,10 +39,13 @@ describe("faults options", () => {
     expect(() => parse("--faults", "worker-kill,meteor")).toThrow(OptionError);
   });
 
-  it("runs every fault between hosts, and only those, with --hosts, partitions of 20 s and a slow link of 60 s", () => {
+  it("runs every fault between hosts on one Redis, and only those, with --hosts, partitions of 20 s and a slow link of 60 s", () => {
     const options = parse("--hosts");
     expect(options.hosts).toBe(true);
-    expect(options.hostFaults).toEqual([...HOST_FAULT_NAMES]);
+    expect(options.hostsRedis).toBe("single");
+    expect(options.waitReplicas).toBe(0);
+    expect(options.hostFaults).toEqual([...SINGLE_REDIS_HOST_FAULTS]);
+    expect(options.hostFaults).not.toContain("hosts-cluster-master-partition");
     expect(options.faults).toEqual([]);
     // A run on test hosts is never the committed full default run of the other faults.
     expect(options.fullDefaultRun).toBe(false);
@@ -82,5 +86,36 @@ describe("faults options", () => {
       /--faults worker-kill: with --hosts only the faults between hosts run/,
     );
     expect(() => parse("--hosts", "--partition", "0")).toThrow(OptionError);
+  });
+
+  it("runs the cluster master partition on a Redis Cluster, with or without REDIS_WAIT_REPLICAS", () => {
+    const waiting = parse("--hosts", "--redis", "cluster", "--wait-replicas", "1");
+    expect(waiting).toMatchObject({ hostsRedis: "cluster", waitReplicas: 1 });
+    expect(waiting.hostFaults).toEqual(["hosts-cluster-master-partition"]);
+    // With WAIT a loss fails the run; without, it is counted.
+    expect(lossCountedFaults(waiting)).toEqual([]);
+    const notWaiting = parse("--hosts", "--redis", "cluster");
+    expect(notWaiting.waitReplicas).toBe(0);
+    expect(lossCountedFaults(notWaiting)).toEqual(["hosts-cluster-master-partition"]);
+    expect(lossCountedFaults(parse("--hosts"))).toEqual([]);
+    // The Postgres faults run on a cluster when named; one Redis's partition does not.
+    expect(
+      parse(
+        "--hosts",
+        "--redis",
+        "cluster",
+        "--faults",
+        "hosts-shard-partition,hosts-cluster-master-partition",
+      ).hostFaults,
+    ).toEqual(["hosts-cluster-master-partition", "hosts-shard-partition"]);
+    expect(() => parse("--hosts", "--redis", "cluster", "--faults", "hosts-redis-partition")).toThrow(
+      /with --redis cluster the faults between hosts are/,
+    );
+    expect(() => parse("--hosts", "--faults", "hosts-cluster-master-partition")).toThrow(
+      /with --redis single the faults between hosts are/,
+    );
+    expect(() => parse("--hosts", "--wait-replicas", "1")).toThrow(/needs --hosts --redis cluster/);
+    expect(() => parse("--redis", "cluster")).toThrow(/--redis is for --hosts/);
+    expect(HOST_FAULT_NAMES).toContain("hosts-cluster-master-partition");
   });
 });
