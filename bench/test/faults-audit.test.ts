@@ -68,6 +68,14 @@ describe("verdict", () => {
   it("fails a wallet that does not add up, whatever the setting", () => {
     expect(verdict([result("redis-restart-none", 0, 0, false)])).toContain("off by 5");
   });
+
+  it("counts the losses of a fault named in lossCounted (a failover without WAIT), but never a payment twice", () => {
+    const counted = new Set(["hosts-cluster-master-partition"]);
+    expect(verdict([result("hosts-cluster-master-partition", 3, 0)], counted)).toBeNull();
+    expect(verdict([result("hosts-cluster-master-partition", 3, 0)])).toContain("lost 3");
+    expect(verdict([result("hosts-cluster-master-partition", 0, 1)], counted)).toContain("twice 1");
+    expect(verdict([result("hosts-shard-partition", 1, 0)], counted)).toContain("hosts-shard-partition");
+  });
 });
 
 describe("provider-paid orders in the verdict", () => {

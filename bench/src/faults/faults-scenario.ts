@@ -100,7 +100,7 @@ async function runFaults(options: FaultsOptions, context: ScenarioContext): Prom
     (r) => [
       `faults at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; load generator, intake, workers, Redis and Postgres share this machine)`,
       ...faultsTable(r.faults),
-      ...r.faults.map(providerLine),
+      ...r.faults.map((fault) => providerLine(fault)),
       ...overloadLines(r.faults.find((fault) => fault.name === "overload")),
       ...Object.entries(r.afterFaults).map(
         ([name, outcome]) =>

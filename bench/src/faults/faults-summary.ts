@@ -98,11 +98,12 @@ export function providerFailures(fault: FaultResult, lossCounted = false): strin
   return failures;
 }
 
-export function providerLine(fault: FaultResult): string {
+/** `lossCounted` as for providerFailures: a loss counted, not a failure. */
+export function providerLine(fault: FaultResult, lossCounted = false): string {
   const p = fault.providerPayments;
   if (!p) return `${fault.name}: provider payments: none`;
   const a = p.audit;
-  const failures = providerFailures(fault);
+  const failures = providerFailures(fault, lossCounted);
   return `${fault.name}: provider payments: orders ${p.counts.ordersAccepted}/${p.counts.orders} accepted, charges ${a.accepted}/${a.keys} accepted, lost ${a.lost}, applied twice ${a.appliedTwice}, provider-paid ${a.providerPaid}, orphaned ${a.orphaned} (without event ${a.orphanedWithoutEvent}), duplicates ${a.duplicates}, half applied ${a.paidNotRecorded}, wallet payments ${a.walletPayments}, failures ${JSON.stringify(a.failureReasons)}, stock ${p.stock === null ? "unchecked" : p.stock.postgresHolds ? "ok" : "OFF"}; ${failures.length === 0 ? "passed" : `FAILED: ${failures.join("; ")}`}`;
 }
 

@@ -1,7 +1,7 @@
-// `./floodgate bench faults --hosts` (issue 35): Redis and Postgres on test hosts of their own, each fault
-// between hosts under the steady load of shop clients retrying with the same Idempotency-Key, provider-paid
-// orders alongside, then the same audit per key as the other faults (every 202 applied exactly once, wallets
-// add up, the provider orders' stock adds up). A fault this machine cannot make is recorded as unavailable and
+// `./floodgate bench faults --hosts` (issue 35): Redis (one node or a cluster), Postgres, the intakes and the
+// workers on test hosts of their own, each fault between hosts under the steady load of shop clients retrying
+// with the same Idempotency-Key, provider-paid orders alongside, then the same audit per key as the other faults
+// (every 202 applied exactly once, wallets add up, the provider orders' stock adds up). A fault this machine cannot make is recorded as unavailable and
 // fails the run: it is never counted as passed.
 import { adminRequest } from "../../harness/admin-client.ts";
 import { log } from "../../harness/progress-line.ts";
@@ -97,7 +97,7 @@ export async function runHostsFaults(
         log(
           `${name}: accepted ${outcome.accepted}, lost ${outcome.lost}, applied twice ${outcome.appliedTwice}, 5xx ${outcome.fiveXx}, wallets ${outcome.walletInvariant.holds ? "ok" : "OFF"}, recovered in ${outcome.secondsToRecover ?? "-"} s`,
         );
-        log(providerLine(outcome));
+        log(providerLine(outcome, result.lossCounted.includes(name)));
       }
       const notRun = result.unavailable.map((fault) => `${fault.name} ${fault.reason} (not run)`);
       const notMade = result.faults.flatMap((fault) =>
@@ -112,10 +112,10 @@ export async function runHostsFaults(
       await (rig as HostsFaultRig | null)?.close();
     },
     (r) => [
-      `faults between hosts at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; ${options.hostsRedis === "cluster" ? `a Redis Cluster (3 masters, a replica each, REDIS_WAIT_REPLICAS=${options.waitReplicas})` : "Redis"} and two Postgres servers in network namespaces on one bridge, everything on this machine)`,
+      `faults between hosts at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; ${options.hostsRedis === "cluster" ? `a Redis Cluster (3 masters, a replica each, REDIS_WAIT_REPLICAS=${options.waitReplicas})` : "Redis"} , two Postgres servers, the intakes and the workers in network namespaces on one bridge, everything on this machine)`,
       ...faultsTable(r.faults),
       ...r.lossCounted.map((name) => `${name}: lost payments counted, not a failure (REDIS_WAIT_REPLICAS=0)`),
-      ...r.faults.map(providerLine),
+      ...r.faults.map((fault) => providerLine(fault, r.lossCounted.includes(fault.name))),
       ...r.unavailable.map((fault) => `${fault.name}: ${fault.reason}; not run, not passed`),
       ...(r.error ? [`FAILED: ${r.error}`] : []),
     ],
