@@ -66,19 +66,20 @@ export class EntryReader {
   async claimStale(now: number): Promise<StreamEntry[]> {
     if (now - this.#lastClaim < this.#config.visibilityTimeoutMs / 2) return [];
     this.#lastClaim = now;
-    const claimed = claimStaleEntries(
-      this.#redis,
-      this.#keys,
-      this.#consumer,
-      this.#config.visibilityTimeoutMs,
-      CLAIM_COUNT,
+    return this.#replicated.confirmed(this.#redis, () =>
+      claimStaleEntries(
+        this.#redis,
+        this.#keys,
+        this.#consumer,
+        this.#config.visibilityTimeoutMs,
+        CLAIM_COUNT,
+      ),
     );
-    return this.#replicated.confirmed(this.#redis, claimed);
   }
 
   /** New entries of every partition; blocks briefly when there are none, shorter while `busy`. */
   readNew(busy: boolean): Promise<StreamEntry[]> {
-    return this.#replicated.confirmed(this.#reader, this.#readNew(busy));
+    return this.#replicated.confirmed(this.#reader, () => this.#readNew(busy));
   }
 
   async #readNew(busy: boolean): Promise<StreamEntry[]> {

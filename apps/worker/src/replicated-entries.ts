@@ -8,7 +8,9 @@
 //
 // How: each read's entries of a partition are one group, confirmed by its master (packages/redis-connections
 // replica-wait.ts: a fence write in the partition's slot and WAIT behind it, one in flight per master, shared
-// by every partition of that master). A group is handed over once confirmed, after the groups read before it
+// by every partition of that master), the master being the one the partition had both before the read was sent
+// and once it answered (else the entries are dropped: left pending, claimed later). A group is handed over once
+// confirmed, after the groups read before it
 // from its partition (stream order). The read loop does not wait out a WAIT that times out: confirmations run
 // on their own, each read hands over what got confirmed by then (after at most CONFIRM_WAIT_MS for those just
 // started), so partitions on healthy masters keep their pace. A group not confirmed is held, unapplied (pending
@@ -76,15 +78,37 @@ export class ReplicatedEntries {
     return count;
   }
 
-  /** Of the entries `reader` read and those of earlier reads, the ones confirmed by now, per partition in
-   * stream order. */
-  async keep(reader: ScriptedRedis, entries: StreamEntry[]): Promise<StreamEntry[]> {
+  /** Each partition's master as `reader` sees it now: taken before a read, for keep() to check after it. */
+  masters(reader: ScriptedRedis): string[] {
+    if (this.#wait.replicas === 0) return [];
+    return Array.from({ length: this.#keys.partitions }, (_, p) => masterOf(reader, this.#keys.stream(p)));
+  }
+
+  /**
+   * Of the entries `reader` read and those of earlier reads, the ones confirmed by now, per partition in stream
+   * order. `before`: masters(reader) taken before the read; a partition whose master changed during it (a
+   * failover seen, a MOVED followed) has its entries dropped: which master they came from is unknown.
+   */
+  async keep(
+    reader: ScriptedRedis,
+    entries: StreamEntry[],
+    before: readonly string[],
+  ): Promise<StreamEntry[]> {
     if (this.#wait.replicas === 0) return entries;
     const now = Date.now();
     const started: Promise<void>[] = [];
     for (const [partition, read] of groupByPartition(entries)) {
+      const master = masterOf(reader, this.#keys.stream(partition));
+      if (before[partition] !== master) {
+        this.#newlyHeld += read.length;
+        this.#failedPartitions.add(partition);
+        this.#cause = new Error(
+          `the partition's master changed during the read (${before[partition]} -> ${master})`,
+        );
+        continue;
+      }
       const group: Group = {
-        master: masterOf(reader, this.#keys.stream(partition)),
+        master,
         entries: read,
         readAt: now,
         state: "confirming",
@@ -113,14 +137,15 @@ export class ReplicatedEntries {
     return this.#handOver(reader, Date.now());
   }
 
-  /** The entries of `read` (a read on `reader`) that keep() hands over; a read that partly failed throws its
-   * PartialReadError again, with those. */
-  async confirmed(reader: ScriptedRedis, read: Promise<StreamEntry[]>): Promise<StreamEntry[]> {
+  /** The entries of `read` (a read on `reader`, started here once the masters are taken) that keep() hands
+   * over; a read that partly failed throws its PartialReadError again, with those. */
+  async confirmed(reader: ScriptedRedis, read: () => Promise<StreamEntry[]>): Promise<StreamEntry[]> {
+    const before = this.masters(reader);
     try {
-      return await this.keep(reader, await read);
+      return await this.keep(reader, await read(), before);
     } catch (error) {
       if (!(error instanceof PartialReadError)) throw error;
-      throw new PartialReadError(error.message, await this.keep(reader, error.entries), error.cause);
+      throw new PartialReadError(error.message, await this.keep(reader, error.entries, before), error.cause);
     }
   }
 

@@ -70,8 +70,12 @@ export async function sendAccepting<Result extends { code: number }>(
   slotKey: string,
   send: () => Promise<Result>,
 ): Promise<Result> {
+  // The master the script goes to: a slot map that changed while it ran (a failover seen by a refresh, a MOVED
+  // followed) leaves no telling which master stored it, so no confirmation of the new one can stand for it.
+  const sentTo = wait.replicas === 0 ? "" : masterOf(redis, slotKey);
   const reply = await send();
   if (wait.replicas === 0 || (reply.code !== 1 && reply.code !== 0)) return reply;
+  if (masterOf(redis, slotKey) !== sentTo) throw new ReplicaShortfallError(wait.replicas, 0);
   await confirmerOf(redis, wait).confirm(redis, slotKey);
   return reply;
 }

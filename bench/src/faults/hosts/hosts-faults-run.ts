@@ -112,7 +112,7 @@ export async function runHostsFaults(
       await (rig as HostsFaultRig | null)?.close();
     },
     (r) => [
-      `faults between hosts at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; ${options.hostsRedis === "cluster" ? `a Redis Cluster (3 masters, a replica each, REDIS_WAIT_REPLICAS=${options.waitReplicas})` : "Redis"} , two Postgres servers, the intakes and the workers in network namespaces on one bridge, everything on this machine)`,
+      `faults between hosts at ${options.rate} payments/s (${options.users} users, ${options.intakeProcesses} intake processes, ${options.workers} workers; ${options.hostsRedis === "cluster" ? `a Redis Cluster (3 masters, a replica each, REDIS_WAIT_REPLICAS=${options.waitReplicas})` : "Redis"}, two Postgres servers, the intakes and the workers in network namespaces on one bridge, everything on this machine)`,
       ...faultsTable(r.faults),
       ...r.lossCounted.map((name) => `${name}: lost payments counted, not a failure (REDIS_WAIT_REPLICAS=0)`),
       ...r.faults.map((fault) => providerLine(fault, r.lossCounted.includes(fault.name))),
