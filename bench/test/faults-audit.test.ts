@@ -1,3 +1,4 @@
+import { parseOperationId } from "@floodgate/domain";
 import { describe, expect, it } from "vitest";
 import { auditFault, type PaymentRow } from "../src/faults/fault-audit.ts";
 import { providerFailures, redisSettingOf, verdict } from "../src/faults/faults-summary.ts";
@@ -39,6 +40,20 @@ describe("auditFault", () => {
     expect(audit.appliedTwice).toBe(1);
     expect(audit.rowsWithUnansweredId).toBe(1);
     expect(audit.examples.appliedTwice).toEqual([7]);
+    // Each row with the time its id was minted (-1: not an operation id), beside the ids the answers named.
+    const minted = "pay_01M8K051YD0C3DHNZGFM9PDTPW";
+    const detailed = auditFault([key(8, [minted])], [row(8, minted), row(8, "p8-again")]);
+    expect(detailed.appliedTwiceRows).toEqual([
+      {
+        seq: 8,
+        attempts: 1,
+        answered: [minted],
+        rows: [
+          { id: minted, mintedMs: parseOperationId(minted)!.createdAtMs },
+          { id: "p8-again", mintedMs: -1 },
+        ],
+      },
+    ]);
   });
 
   it("reports a payment applied without a 202 as legal, not lost", () => {

@@ -1,5 +1,6 @@
 // The exactly-once audit of one fault's payments, per Idempotency-Key: each key's payment has an amount no other
 // key has (its sequence number), so a row on a shard names its key. Pure, so it is tested.
+import { parseOperationId } from "@floodgate/domain";
 import type { KeyRecord } from "./shop-client.ts";
 
 export interface PaymentRow {
@@ -30,6 +31,14 @@ export interface FaultAudit {
   failed: number;
   /** A few examples of each problem, for the person reading the result. */
   examples: { lost: number[]; appliedTwice: number[] };
+  /** The keys applied twice among the examples, each row's id with the time it was minted (ms since the epoch,
+   * from the id) and the ids the key's answers named: which attempt made which row. */
+  appliedTwiceRows?: {
+    seq: number;
+    attempts: number;
+    answered: string[];
+    rows: { id: string; mintedMs: number }[];
+  }[];
 }
 
 const EXAMPLES = 5;
@@ -53,6 +62,7 @@ export function auditFault(records: readonly KeyRecord[], rows: readonly Payment
     succeeded: 0,
     failed: 0,
     examples: { lost: [], appliedTwice: [] },
+    appliedTwiceRows: [],
   };
   const known = new Set(records.map((record) => record.seq));
   for (const row of rows) if (!known.has(row.amount)) audit.foreignRows++;
@@ -71,7 +81,15 @@ export function auditFault(records: readonly KeyRecord[], rows: readonly Payment
     }
     if (keyRows.length > 1) {
       audit.appliedTwice++;
-      if (audit.examples.appliedTwice.length < EXAMPLES) audit.examples.appliedTwice.push(record.seq);
+      if (audit.examples.appliedTwice.length < EXAMPLES) {
+        audit.examples.appliedTwice.push(record.seq);
+        audit.appliedTwiceRows!.push({
+          seq: record.seq,
+          attempts: record.attempts,
+          answered: record.ids,
+          rows: keyRows.map((row) => ({ id: row.id, mintedMs: parseOperationId(row.id)?.createdAtMs ?? -1 })),
+        });
+      }
     }
     if (record.accepted && keyRows.length === 0) {
       audit.lost++;

@@ -70,7 +70,7 @@ export async function partitionClusterMaster(
   const seconds = (ms: number | null) => (ms === null ? "never" : `${(ms / 1000).toFixed(1)} s`);
   const notes = [
     `master ${master.address} (${master.host.namespace}, slot ${VICTIM_SLOT}) cut from its replica ${replica.address} and the ${others.length - 1} other Redis hosts (iptables INPUT DROP both ways) for ${cutSeconds.toFixed(1)} s, the intakes and workers still reaching it; cluster-node-timeout ${CLUSTER_NODE_TIMEOUT_MS} ms; REDIS_WAIT_REPLICAS=${waitReplicas}`,
-    `the old master refused queries (CLUSTERDOWN) after ${seconds(oldMasterRefusedAfterMs)}; its replica was promoted after ${seconds(promotedAfterMs)}; after the heal the old master was a replica of it, and every node's cluster_state ok, after ${seconds(rejoinedAfterMs)}`,
+    `cut at ${new Date(cutAt).toISOString()}, healed at ${new Date(healedAt).toISOString()}; the old master refused queries (CLUSTERDOWN) after ${seconds(oldMasterRefusedAfterMs)}; its replica was promoted after ${seconds(promotedAfterMs)}; after the heal the old master was a replica of it, and every node's cluster_state ok, after ${seconds(rejoinedAfterMs)}`,
   ];
   if (promotedAfterMs === null)
     notes.push(`${FAILED_NOTE} the replica was not promoted within ${PROMOTION_WAIT_MS / 1000} s of the cut`);
