@@ -8,13 +8,7 @@
 import type { ShardDatabase } from "@floodgate/db";
 import { sql, type Transaction } from "kysely";
 import { ConcurrentApplyError } from "../classify-error.ts";
-import { EVENT_BY_OUTCOME, operationData } from "../webhooks/event-catalogue.ts";
-import {
-  type EventRow,
-  eventRow,
-  recordEventsCtes,
-  type SubscribedTypes,
-} from "../webhooks/event-recording.ts";
+import { ownEventRows, recordEventsCtes, type SubscribedTypes } from "../webhooks/event-recording.ts";
 import type { MoneyDecision } from "./money-decisions.ts";
 import { moneyRowsCte } from "./money-rows.ts";
 import { balanceDeltas, balanceUpdateCte } from "./wallet-ledger.ts";
@@ -35,7 +29,7 @@ export async function writeMoneyDecisions(
   const deposits = moneyRowsCte("deposit", decisions);
   const payments = moneyRowsCte("payment", decisions);
   const changed = balanceDeltas(decisions);
-  const events = moneyEvents(decisions);
+  const events = ownEventRows(decisions, Date.now());
   const ctes = [
     deposits,
     payments,
@@ -59,17 +53,4 @@ export async function writeMoneyDecisions(
   }
   if (row.wallets !== changed.length) throw new ConcurrentApplyError("a wallet changed under its lock");
   return 1;
-}
-
-/** The operations' own events (payment.succeeded or .failed, deposit.succeeded), dated now. */
-function moneyEvents(decisions: MoneyDecision[]): EventRow[] {
-  const completedAt = Date.now();
-  const rows: EventRow[] = [];
-  for (const decided of decisions) {
-    const type = EVENT_BY_OUTCOME[decided.message.kind]?.[decided.status];
-    if (type !== undefined) {
-      rows.push(eventRow(decided.message.id, type, operationData(decided, completedAt)));
-    }
-  }
-  return rows;
 }

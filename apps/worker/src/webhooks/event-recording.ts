@@ -9,6 +9,7 @@
 import { webhookEventId } from "@floodgate/domain";
 import { type RawBuilder, sql } from "kysely";
 import { finalOrderJson } from "../events/final-order-json.ts";
+import { type DecidedOperation, EVENT_BY_OUTCOME, operationData } from "./event-catalogue.ts";
 
 /** Which event types some enabled endpoint wants (written to the outbox too); empty: none. */
 export type SubscribedTypes = ReadonlySet<string>;
@@ -24,6 +25,17 @@ export interface EventRow {
 
 export function eventRow(operationId: string, type: string, data: Record<string, unknown> | null): EventRow {
   return { event_id: webhookEventId(operationId, type), event_type: type, operation_id: operationId, data };
+}
+
+/** The operations' own events (payment.succeeded, coupon.issued, ...), their data as of `completedAt`. */
+export function ownEventRows(decisions: readonly DecidedOperation[], completedAt: number): EventRow[] {
+  const rows: EventRow[] = [];
+  for (const decided of decisions) {
+    const type = EVENT_BY_OUTCOME[decided.message.kind]?.[decided.status];
+    if (type !== undefined)
+      rows.push(eventRow(decided.message.id, type, operationData(decided, completedAt)));
+  }
+  return rows;
 }
 
 /**

@@ -13,12 +13,10 @@ import type { MoneyDecision } from "../payments/money-decisions.ts";
 import type { ProviderPaymentDecision } from "../provider-payments/provider-payment-ledger.ts";
 import {
   type DecidedOperation,
-  EVENT_BY_OUTCOME,
   ORDER_EVENT_BY_STATUS,
-  operationData,
   PROVIDER_PAYMENT_ORPHANED,
 } from "./event-catalogue.ts";
-import { type EventRow, eventRow, recordEventsCtes, type SubscribedTypes } from "./event-recording.ts";
+import { eventRow, ownEventRows, recordEventsCtes, type SubscribedTypes } from "./event-recording.ts";
 
 export interface BatchOutcomes {
   /** Decided now, their own events still to record (not payments and deposits: money-write.ts records those). */
@@ -39,14 +37,10 @@ export async function writeWebhookOutbox(
   subscribed: SubscribedTypes,
 ): Promise<number> {
   const completedAt = Date.now();
-  const rows: EventRow[] = [];
+  const rows = ownEventRows(outcomes.decisions, completedAt);
   const add = (operationId: string, type: string, data: Record<string, unknown> | null) => {
     rows.push(eventRow(operationId, type, data));
   };
-  for (const decided of outcomes.decisions) {
-    const type = EVENT_BY_OUTCOME[decided.message.kind]?.[decided.status];
-    if (type !== undefined) add(decided.message.id, type, operationData(decided, completedAt));
-  }
   for (const { message, status } of outcomes.moneyDecisions ?? []) {
     if (message.kind === "payment" && status === "succeeded" && typeof message.orderId === "string") {
       add(message.orderId, ORDER_EVENT_BY_STATUS.paid, null);
