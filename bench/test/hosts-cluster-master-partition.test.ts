@@ -4,43 +4,24 @@
 // intakes and the workers still reach it, until its replica is promoted; then healed, and the old master rejoins
 // as a replica. Afterwards every 202 is applied exactly once and the wallets add up. A machine that cannot make
 // namespaces fails this file with what it lacks.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { partitionClusterMaster } from "../src/faults/hosts/cluster-master-partition.ts";
 import { FAILED_NOTE } from "../src/faults/hosts/failed-note.ts";
-import { type HostsFaultRig, startHostsFaultRig } from "../src/faults/hosts/hosts-fault-rig.ts";
-import { auditShopLoad, startShopLoad } from "./support/rig-shop-load.ts";
+import { acceptedAtLeast, auditShopLoad, hostsRigForFile, startShopLoad } from "./support/rig-shop-load.ts";
 
 const USERS = 10;
 const RATE = 40;
 /** At least this long; longer until the replica is promoted (cluster-node-timeout 3 s, then an election). */
 const PARTITION_SECONDS = 4;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-let rig: HostsFaultRig;
-
-beforeAll(async () => {
-  rig = await startHostsFaultRig({
-    logFile: "/dev/null",
-    intakeProcesses: 1,
-    workers: 2,
-    redis: "cluster",
-    waitReplicas: 1,
-  });
-  // Eight redis-servers and two Postgres servers started, five databases migrated, the system started: on two
-  // cores shared by the suite's other files this outlasts the default hook timeout.
-}, 300_000);
-
-afterAll(async () => {
-  await rig?.close();
-}, 120_000);
+const rigOf = hostsRigForFile({ redis: "cluster", waitReplicas: 1 });
 
 describe("a cluster master cut from its replica and the majority, REDIS_WAIT_REPLICAS=1", () => {
   it("is failed over, rejoins as a replica after the heal, and every 202 is applied exactly once", async () => {
+    const rig = rigOf();
     const client = await startShopLoad(rig, USERS, RATE);
-    await sleep(2000);
-    const before = client.acceptedKeys;
+    const before = await acceptedAtLeast(client, RATE, "payments accepted before the cut");
     const notes = await partitionClusterMaster(rig.redisCluster!, rig.waitReplicas, PARTITION_SECONDS);
-    await sleep(4000);
+    await acceptedAtLeast(client, client.acceptedKeys + RATE, "payments accepted after the heal");
     await client.stop();
     const { audit, wallets } = await auditShopLoad(rig, client);
 

@@ -3,38 +3,22 @@
 // workers' host cut from Redis's host (iptables, both ways) while the intakes still reach it: payments go on
 // being accepted and wait for the workers, then every 202 is applied exactly once after the heal. A machine that
 // cannot make namespaces fails this file with what it lacks.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { run } from "../src/faults/hosts/host-command.ts";
 import { cutLinks } from "../src/faults/hosts/host-link-cut.ts";
-import { type HostsFaultRig, startHostsFaultRig } from "../src/faults/hosts/hosts-fault-rig.ts";
 import { childPids } from "../src/faults/process-tree.ts";
-import { auditShopLoad, startShopLoad } from "./support/rig-shop-load.ts";
+import { acceptedAtLeast, auditShopLoad, hostsRigForFile, startShopLoad } from "./support/rig-shop-load.ts";
 
 const USERS = 10;
 const RATE = 40;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-let rig: HostsFaultRig;
-
-beforeAll(async () => {
-  rig = await startHostsFaultRig({
-    logFile: "/dev/null",
-    intakeProcesses: 1,
-    workers: 2,
-    redis: "single",
-    waitReplicas: 0,
-  });
-}, 300_000);
-
-afterAll(async () => {
-  await rig?.close();
-}, 120_000);
+const rigOf = hostsRigForFile({ redis: "single", waitReplicas: 0 });
 
 /** The network namespace a process runs in, by `ip netns identify` ("" for the root namespace). */
 const namespaceOf = (pid: number) => run("ip", ["netns", "identify", String(pid)]).trim();
 
 describe("the intakes and the workers on hosts of their own", () => {
   it("runs each in its host's namespace, reached over the bridge", async () => {
+    const rig = rigOf();
     const intakes = childPids(rig.supervisorPid, "intake");
     expect(intakes.length).toBe(1);
     expect(namespaceOf(rig.supervisorPid)).toBe(rig.intakesHost.namespace);
@@ -47,22 +31,23 @@ describe("the intakes and the workers on hosts of their own", () => {
   });
 
   it("keeps accepting while the workers' host is cut from Redis, and applies every 202 once after the heal", async () => {
+    const rig = rigOf();
     const client = await startShopLoad(rig, USERS, RATE);
-    await sleep(2000);
+    await acceptedAtLeast(client, RATE, "payments accepted before the cut");
     const redisHost = rig.redisHost!;
     const cut = cutLinks(rig.workersHost, [redisHost]);
     let acceptedDuring: number;
     let appliedAtHeal: number;
     try {
       const acceptedAtCut = client.acceptedKeys;
-      await sleep(4000);
+      await acceptedAtLeast(client, acceptedAtCut + RATE, "payments accepted while the workers' host is cut");
       acceptedDuring = client.acceptedKeys - acceptedAtCut;
       appliedAtHeal = await rig.ledger.appliedSince(1);
     } finally {
       cut.heal();
     }
     const acceptedAtHeal = client.acceptedKeys;
-    await sleep(3000);
+    await acceptedAtLeast(client, acceptedAtHeal + RATE, "payments accepted after the heal");
     await client.stop();
     const { audit, wallets } = await auditShopLoad(rig, client);
 
