@@ -1,6 +1,7 @@
 // The saturation comparison's bookkeeping: which answers fail a stage, the order of each round, each target's
 // medians and the goals' verdicts.
 import { describe, expect, it } from "vitest";
+import { median } from "../src/harness/median.ts";
 import { roundOrder } from "../src/payments/saturation/round-order.ts";
 import {
   restOfMachine,
@@ -9,7 +10,7 @@ import {
   type TargetKey,
   withWrk,
 } from "../src/payments/saturation/saturation-stage.ts";
-import { median, ratioVerdicts, targetMedians } from "../src/payments/saturation/saturation-verdict.ts";
+import { ratioVerdicts, targetMedians } from "../src/payments/saturation/saturation-verdict.ts";
 import type { WrkReport } from "../src/payments/saturation/wrk-run.ts";
 
 const report = (statuses: Record<string, number>, errors: Partial<WrkReport["errors"]> = {}): WrkReport => ({

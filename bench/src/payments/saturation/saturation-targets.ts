@@ -2,11 +2,11 @@
 // (WORKERS=0, one intake process, no backpressure: nothing drains, so the backlog must not refuse) with AUTH=off
 // and a second one with auth on, whose 5,000 shoppers' customer tokens are minted before any stage and handed
 // to wrk in a file; then the --peer processes on the bench Redis.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { childPids } from "../../faults/process-tree.ts";
+import { checkComparedCheckout, checkoutCommit } from "../../harness/compared-checkout.ts";
 import { type FreshFloodgate, freshFloodgate, type RecordedSystem } from "../../harness/fresh-floodgate.ts";
 import { registerCleanup } from "../../harness/interrupt-cleanup.ts";
 import { benchUserId } from "../../harness/payment-requests.ts";
@@ -43,26 +43,6 @@ function floodgateTarget(
     tokensFile,
     pids: () => (system.pid === null ? [] : childPids(system.pid, "intake")),
   };
-}
-
-/** The commit a checkout is at, with "+dirty" when it has uncommitted changes (what the comparison measured). */
-function checkoutCommit(checkout: string): string {
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-C", checkout, ...args], { encoding: "utf8" }).trim();
-  return `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no") === "" ? "" : "+dirty"}`;
-}
-
-/** Refuses a --compare-checkout that is not a checkout of this repository with its dependencies installed. */
-export function checkComparedCheckout(checkout: string): string {
-  const root = path.resolve(checkout);
-  for (const needed of ["apps/cli/src/start-command.ts", "node_modules"]) {
-    if (!existsSync(path.join(root, needed))) {
-      throw new Error(
-        `--compare-checkout ${checkout}: ${needed} is missing there (give a checkout of this repository with \`pnpm install\` done, e.g. \`git worktree add ../before <commit>\`)`,
-      );
-    }
-  }
-  return root;
 }
 
 export async function startSaturationTargets(

@@ -2,6 +2,8 @@
 // ratios the issue sets goals for. "floodgate" is the intake alone with AUTH=off; auth on is the same intake
 // verifying a customer token per request. A ratio is met only when it reaches its goal and no stage of either
 // side failed (a refused request is not throughput).
+import { COMPARED_CHECKOUT_GOAL } from "../../harness/compared-checkout.ts";
+import { median } from "../../harness/median.ts";
 import { AUTH_RATE_GOAL } from "../auth-cost.ts";
 import { ratio3 } from "../stage-pairs.ts";
 import type { SaturationStage, TargetKey } from "./saturation-stage.ts";
@@ -28,10 +30,6 @@ export interface RatioVerdict {
   note: string | null;
 }
 
-/** This tree's intake keeps at least this share of the compared checkout's rate: within the few percent one
- * target's stages spread over a run on this shared machine. */
-export const COMPARED_CHECKOUT_GOAL = 0.95;
-
 export const RATIO_GOALS: readonly {
   name: string;
   numerator: TargetKey;
@@ -55,13 +53,6 @@ export const RATIO_GOALS: readonly {
     goal: AUTH_RATE_GOAL,
   },
 ];
-
-export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 const present = (values: readonly (number | null)[]) => values.filter((v): v is number => v !== null);
 const rounded = (value: number | null, places = 0) =>
