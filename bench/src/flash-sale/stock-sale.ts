@@ -7,6 +7,7 @@ import { adminRequest } from "../harness/admin-client.ts";
 import type { BenchIdentity } from "../harness/bench-identity.ts";
 import type { KeepAliveClient } from "../harness/keep-alive-client.ts";
 import { type LatencySummary, summarizeLatencies } from "../harness/latency-summary.ts";
+import type { SaleCheck } from "./flash-sale-check.ts";
 import type { Purchase, PurchaseAnswer, Shopper } from "./flash-sale-crowd.ts";
 
 /** A unit's price: the bench's wallets hold far more (FUNDING_AMOUNT), so a payment never fails for money. */
@@ -151,27 +152,32 @@ export function summarizeStockSale(options: {
   };
 }
 
-export function checkStockSale(run: StockSaleRun): { name: string; ok: boolean | null; detail: string }[] {
+export function checkStockSale(run: StockSaleRun): SaleCheck[] {
   const cap = run.stock + run.admitBeyondStock;
   const slowest = run.soldOutDelayMs?.max ?? null;
   return [
     {
       name: "nobody admitted beyond the stock",
+      kind: "audit",
       ok: run.admitted <= cap,
       detail: `${run.admitted} admitted for ${run.stock} units (+${run.admitBeyondStock} margin)`,
     },
     {
       name: "0 oversold",
+      kind: "audit",
       ok: run.oversold === 0 && run.sales.paidUnits <= run.stock,
       detail: `${run.sales.paidUnits} units paid of ${run.stock} (${run.sales.paidOrders} paid orders of ${run.sales.orders}); orders answered ${JSON.stringify(run.orderStatusCounts)}`,
     },
     {
       name: "every unit sold",
+      kind: "audit",
       ok: run.sales.paidUnits === run.stock,
       detail: `${run.sales.paidUnits} of ${run.stock} units paid: a sale that stopped early would tell sold out to no one`,
     },
     {
       name: `every waiting socket told sold_out within ${SOLD_OUT_PUSH_BOUND_MS} ms of the last unit's payment`,
+      // A time bound: what a loaded machine may miss.
+      kind: "performance",
       ok:
         run.waitingSockets === 0
           ? null
