@@ -5,7 +5,7 @@ import { chartTitle, wrap } from "./chart-title.ts";
 import { admissionTokensPanels } from "./layouts/admission-tokens-chart.ts";
 import { couponDropPanels } from "./layouts/coupon-drop-chart.ts";
 import { faultsPanels } from "./layouts/faults-chart.ts";
-import { flashSalePanels } from "./layouts/flash-sale-chart.ts";
+import { flashSalePanels, flashSaleTitleLines } from "./layouts/flash-sale-chart.ts";
 import { hotProductPanels } from "./layouts/hot-product-chart.ts";
 import { paymentsPanels, paymentsTitleLines } from "./layouts/payments-chart.ts";
 import { ChartInputError, ResultNode } from "./result-node.ts";
@@ -21,7 +21,7 @@ const LAYOUTS: Record<string, Layout> = {
   payments: { panels: paymentsPanels, titleLines: paymentsTitleLines },
   "coupon-drop": { panels: couponDropPanels },
   "hot-product": { panels: hotProductPanels },
-  "flash-sale": { panels: flashSalePanels },
+  "flash-sale": { panels: flashSalePanels, titleLines: flashSaleTitleLines },
   faults: { panels: faultsPanels },
   "admission-tokens": { panels: admissionTokensPanels },
 };

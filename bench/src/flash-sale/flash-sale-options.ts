@@ -1,6 +1,10 @@
 // Options of `./floodgate bench flash-sale`. Defaults: 20,000 users join within 2 s a room that admits 2,000/s;
-// half of them watch their place over a WebSocket, the others poll; each pays once admitted.
-import type { OptionSpec, OptionValues } from "../bench-options.ts";
+// half of them watch their place over a WebSocket, the others poll; each pays once admitted. With
+// --compare-checkout the same sale runs round after round on this checkout's system and another's.
+import { OptionError, type OptionSpec, type OptionValues } from "../bench-options.ts";
+
+/** Rounds of a comparison when --rounds is not given: three sales a side, so one busy sale is not the median. */
+export const DEFAULT_COMPARISON_ROUNDS = 3;
 
 export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
   { name: "users", kind: "int", help: "users who join the room", default: 20_000, min: 10, max: 200_000 },
@@ -70,6 +74,19 @@ export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
     max: 1_000_000,
   },
   { name: "workers", kind: "int", help: "Floodgate worker processes (WORKERS)", default: 2, min: 1, max: 64 },
+  {
+    name: "compare-checkout",
+    kind: "path",
+    help: "also run the same sale on the system of another checkout of this repository (e.g. a git worktree of the commit before a change, dependencies installed), one system at a time, the order alternating each round: before and after a change in one run",
+  },
+  {
+    name: "rounds",
+    kind: "optional-int",
+    help: "with --compare-checkout: rounds of one sale a side, which side goes first alternating",
+    default: DEFAULT_COMPARISON_ROUNDS,
+    min: 1,
+    max: 20,
+  },
 ];
 
 export interface FlashSaleOptions {
@@ -85,11 +102,15 @@ export interface FlashSaleOptions {
   /** 0: a payments room; else a sale room over one product of this many units. */
   stock: number;
   workers: number;
+  /** Another checkout whose system runs the same sale in alternate turns (the "before" of a change), or null. */
+  compareCheckout: string | null;
+  /** Rounds of the comparison (one sale a side each); null without --compare-checkout. */
+  rounds: number | null;
 }
 
 export function toFlashSaleOptions(values: OptionValues): FlashSaleOptions {
   const int = (name: string) => values[name] as number;
-  return {
+  const options: FlashSaleOptions = {
     users: int("users"),
     admit: int("admit"),
     websockets: Math.min(int("websockets"), int("users")),
@@ -101,5 +122,13 @@ export function toFlashSaleOptions(values: OptionValues): FlashSaleOptions {
     roundTripPayments: int("round-trip-payments"),
     stock: int("stock"),
     workers: int("workers"),
+    compareCheckout: typeof values["compare-checkout"] === "string" ? values["compare-checkout"] : null,
+    rounds: null,
   };
+  if (options.compareCheckout !== null) {
+    options.rounds = values.rounds === null ? DEFAULT_COMPARISON_ROUNDS : int("rounds");
+  } else if (values.rounds !== null) {
+    throw new OptionError("--rounds counts the rounds of a comparison: give it with --compare-checkout DIR");
+  }
+  return options;
 }

@@ -1,8 +1,12 @@
-// `./floodgate bench flash-sale`: a limited drop behind a waiting room (flash-sale-run.ts), on a fresh Floodgate.
+// `./floodgate bench flash-sale`: a limited drop behind a waiting room (flash-sale-run.ts), on a fresh Floodgate;
+// with --compare-checkout, the same sale round after round on this checkout's system and another checkout's
+// (flash-sale-comparison.ts).
+import { comparedCheckoutProblem } from "../harness/compared-checkout.ts";
 import { freshFloodgate } from "../harness/fresh-floodgate.ts";
 import { resultHeader } from "../harness/result-head.ts";
 import { finishRun } from "../harness/scenario-run.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
+import { runFlashSaleComparison } from "./flash-sale-comparison.ts";
 import { FLASH_SALE_OPTION_SPECS, type FlashSaleOptions, toFlashSaleOptions } from "./flash-sale-options.ts";
 import { describeSaleLoad, runSale } from "./flash-sale-run.ts";
 import { type FlashSaleResult, summarizeFlashSale } from "./flash-sale-summary.ts";
@@ -12,7 +16,17 @@ export const flashSaleScenario: Scenario = {
   description:
     "a waiting room: 20,000 shoppers join within 2 s, 10,000 watch over WebSockets and the rest poll, each pays once admitted at 2,000/s",
   options: FLASH_SALE_OPTION_SPECS,
-  run: (values, context) => runFlashSale(toFlashSaleOptions(values), context),
+  // A checkout that cannot run is refused before the machine is calibrated or anything starts.
+  preflight: (values) => {
+    const checkout = values["compare-checkout"];
+    return typeof checkout === "string" ? comparedCheckoutProblem(checkout) : null;
+  },
+  run: (values, context) => {
+    const options = toFlashSaleOptions(values);
+    return options.compareCheckout === null
+      ? runFlashSale(options, context)
+      : runFlashSaleComparison(options, context);
+  },
 };
 
 async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext): Promise<ScenarioOutcome> {

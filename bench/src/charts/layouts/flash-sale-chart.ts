@@ -1,8 +1,14 @@
 // bench flash-sale: the crowd joins the waiting room, is admitted at the room's rate, hears of it (socket push
 // or poll) and pays. One figure per step: the rates, and p50/p99 of each step's time.
+// A --compare-checkout run is a comparison of another shape: flash-sale-comparison-chart.ts draws it.
 import type { Panel } from "../chart-model.ts";
 import { COLOURS } from "../chart-palette.ts";
 import type { ResultNode } from "../result-node.ts";
+import {
+  flashSaleComparisonPanels,
+  flashSaleComparisonTitleLines,
+  isFlashSaleComparison,
+} from "./flash-sale-comparison-chart.ts";
 import { lighter } from "./phase-bars.ts";
 
 const STEPS: { label: string; path: string }[] = [
@@ -15,6 +21,7 @@ const STEPS: { label: string; path: string }[] = [
 ];
 
 export function flashSalePanels(result: ResultNode): Panel[][] {
+  if (isFlashSaleComparison(result)) return flashSaleComparisonPanels(result);
   const sale = result.at("sale");
   if (!sale.isObject()) throw sale.missing("the sale's figures");
   const admission = sale.at("admission");
@@ -70,3 +77,6 @@ export function flashSalePanels(result: ResultNode): Panel[][] {
     ],
   ];
 }
+
+export const flashSaleTitleLines = (result: ResultNode): string[] =>
+  isFlashSaleComparison(result) ? flashSaleComparisonTitleLines(result) : [];
