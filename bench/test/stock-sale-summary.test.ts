@@ -22,6 +22,7 @@ function shopper(overrides: Partial<Shopper>): Shopper {
     admittedAt: null,
     noticedAt: null,
     paymentStatus: null,
+    paymentAttempts: 0,
     paymentId: null,
     paymentLatencyMs: null,
     orderStatus: null,

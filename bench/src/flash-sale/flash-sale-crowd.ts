@@ -9,6 +9,7 @@ import { LeanWebSocket } from "../harness/lean-websocket.ts";
 import type { LoadOutcome } from "../harness/load-runner.ts";
 import { benchUserId } from "../harness/payment-requests.ts";
 import { runJoinsOnThread } from "./join-thread.ts";
+import { sendThroughShedding } from "./shed-retry.ts";
 
 export interface Shopper {
   userId: string;
@@ -32,6 +33,8 @@ export interface Shopper {
   admittedAt: number | null;
   noticedAt: number | null;
   paymentStatus: number | null;
+  /** Payment requests sent: more than one when the intake shed the first ones and the shopper retried. */
+  paymentAttempts: number;
   paymentId: string | null;
   paymentLatencyMs: number | null;
   /** A stock sale's shopper: its one-unit order's answer (null: none sent). */
@@ -46,6 +49,8 @@ export interface PurchaseAnswer {
   body: string;
   latencyMs: number;
   orderStatus?: number;
+  /** Payment requests sent (shed ones retried); one when absent. */
+  attempts?: number;
 }
 
 /** Buys as the admitted shopper: today's sale pays once; a stock sale orders one unit and pays for it. */
@@ -113,6 +118,7 @@ export class Crowd {
       admittedAt: null,
       noticedAt: null,
       paymentStatus: null,
+      paymentAttempts: 0,
       paymentId: null,
       paymentLatencyMs: null,
       orderStatus: null,
@@ -218,16 +224,18 @@ export class Crowd {
     const purchase = this.#options.purchase ?? ((s: Shopper, t: string) => this.#payOnce(s, t));
     const answer = await purchase(shopper, token).catch(() => ({ status: -1, body: "", latencyMs: 0 }));
     shopper.paymentStatus = answer.status;
+    shopper.paymentAttempts = "attempts" in answer && answer.attempts !== undefined ? answer.attempts : 1;
     shopper.paymentLatencyMs = answer.latencyMs;
     if ("orderStatus" in answer && answer.orderStatus !== undefined) shopper.orderStatus = answer.orderStatus;
     if (answer.status === 202) shopper.paymentId = (JSON.parse(answer.body) as { id: string }).id;
     this.#done();
   }
 
-  /** Today's sale: one payment of 100, with the admission token (the room guards payments). */
+  /** Today's sale: one payment of 100, with the admission token (the room guards payments); a shed one is
+   * sent again a second later, as a shopper's page retries it. */
   #payOnce(shopper: Shopper, token: string): Promise<PurchaseAnswer> {
-    return this.#options.payClient.send(
-      "POST",
+    return sendThroughShedding(
+      this.#options.payClient,
       "/v1/payments",
       { userId: shopper.userId, amount: 100 },
       {

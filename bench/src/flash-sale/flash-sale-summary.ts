@@ -66,7 +66,15 @@ export interface FlashSaleRun {
   socketCreateAfterJoinMs?: LatencySummary | null;
   socketHandshakeMs?: LatencySummary | null;
   pollDiscoveryMs: LatencySummary | null;
-  payments: { attempted: number; statusCounts: Record<string, number>; latencyMs: LatencySummary | null };
+  payments: {
+    attempted: number;
+    /** Final answers; a shed payment was sent again a second later (shed-retry.ts). */
+    statusCounts: Record<string, number>;
+    /** Each attempt's time added up, the waits between them left out. */
+    latencyMs: LatencySummary | null;
+    /** Shoppers whose payment was shed and sent again, and the requests that added (absent in older results). */
+    retried?: { shoppers: number; attempts: number };
+  };
   delivery: DeliveryAudit | null;
   allApplied: boolean;
   probes: ProbeCounts | null;
@@ -201,6 +209,11 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
       `  the crowd's event loop (sockets, polls, payments) ran late by p50 ${sale.crowdLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.crowdLoopDelayMs?.p99 ?? "?"} ms, max ${sale.crowdLoopDelayMs?.max ?? "?"} ms`,
       `poll discovery (admission -> the next poll saw it): ${formatLatency(sale.pollDiscoveryMs)}`,
       `payments: ${formatCount(sale.payments.attempted)} sent, ${JSON.stringify(sale.payments.statusCounts)}; ${formatLatency(sale.payments.latencyMs)}; applied once ${formatCount(sale.delivery?.appliedOnce ?? 0)}, missing ${sale.delivery?.missing ?? "?"}, duplicated ${sale.delivery?.duplicated ?? "?"}`,
+      ...(sale.payments.retried && sale.payments.retried.shoppers > 0
+        ? [
+            `  shed payments sent again a second later: ${formatCount(sale.payments.retried.shoppers)} shoppers, ${formatCount(sale.payments.retried.attempts)} more requests`,
+          ]
+        : []),
     );
   }
   const stock = result.stockSale;

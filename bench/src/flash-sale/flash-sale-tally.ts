@@ -53,6 +53,7 @@ export function tallySale(seen: SaleObservations): FlashSaleRun {
   const connectedLate = sockets.filter((s) => s.admittedAt !== null && !pushed.has(s));
   const again = shoppers.filter((s) => s.joinAttempts > 1);
   const paying = shoppers.filter((s) => s.paymentStatus !== null);
+  const paidAgain = paying.filter((s) => s.paymentAttempts > 1);
   return {
     joins: {
       offeredRate: Math.ceil(options.users / options.joinSeconds),
@@ -112,6 +113,10 @@ export function tallySale(seen: SaleObservations): FlashSaleRun {
       latencyMs: summarizeLatencies(
         shoppers.flatMap((s) => (s.paymentLatencyMs === null ? [] : [s.paymentLatencyMs])),
       ),
+      retried: {
+        shoppers: paidAgain.length,
+        attempts: paidAgain.reduce((n, s) => n + s.paymentAttempts - 1, 0),
+      },
     },
     delivery: seen.delivery.audit,
     allApplied: seen.delivery.allApplied,

@@ -9,6 +9,7 @@ import type { KeepAliveClient } from "../harness/keep-alive-client.ts";
 import { type LatencySummary, summarizeLatencies } from "../harness/latency-summary.ts";
 import type { SaleCheck } from "./flash-sale-check.ts";
 import type { Purchase, PurchaseAnswer, Shopper } from "./flash-sale-crowd.ts";
+import { sendThroughShedding } from "./shed-retry.ts";
 
 /** A unit's price: the bench's wallets hold far more (FUNDING_AMOUNT), so a payment never fails for money. */
 export const UNIT_PRICE = 100;
@@ -24,25 +25,6 @@ export async function createSaleProduct(baseUrl: string, adminKey: string, stock
   if (typeof product.id !== "string")
     throw new Error(`the sale's product was not created: ${JSON.stringify(product)}`);
   return product.id;
-}
-
-/** Tries per request while the intake sheds load (503, Retry-After 1), a second apart, as the checkout SDK retries. */
-const SHED_ATTEMPTS = 30;
-
-/** Sends until the answer is not a 503 (same body, same Idempotency-Key: a retry is never applied twice). */
-async function sendThroughShedding(
-  client: KeepAliveClient,
-  path: string,
-  body: unknown,
-  headers: Record<string, string>,
-): Promise<PurchaseAnswer> {
-  let latencyMs = 0;
-  for (let attempt = 1; ; attempt++) {
-    const answer = await client.send("POST", path, body, headers);
-    latencyMs += answer.latencyMs;
-    if (answer.status !== 503 || attempt >= SHED_ATTEMPTS) return { ...answer, latencyMs };
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
 }
 
 /**
