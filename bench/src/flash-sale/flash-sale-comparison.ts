@@ -6,6 +6,7 @@
 // dropped before the next starts.
 import { readlinkSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { dropDatabases } from "@floodgate/db";
 import { REPO_ROOT } from "../harness/child-service.ts";
 import { checkComparedCheckout, checkoutCommit, isThisCheckout } from "../harness/compared-checkout.ts";
@@ -122,7 +123,12 @@ export async function runFlashSaleComparison(
   const thisCommit = own.commit === null ? null : `${own.commit}${own.dirty ? "+dirty" : ""}`;
   const otherCommit = checkoutCommit(otherRoot);
   const sides: [ComparedSide, ComparedSide] = [
-    { key: "this", label: `this checkout @${thisCommit ?? "?"}`, checkout: REPO_ROOT, commit: thisCommit },
+    {
+      key: "this",
+      label: `this checkout @${thisCommit ?? "?"}`,
+      checkout: path.resolve(REPO_ROOT),
+      commit: thisCommit,
+    },
     {
       key: "other",
       // Comparing a checkout with itself is allowed: the ratio then shows how far the method spreads.
