@@ -50,10 +50,21 @@ export function recordEventsCtes(rows: EventRow[], subscribed: SubscribedTypes):
   const data = rows.every((row) => row.data !== null)
     ? sql`v.data`
     : sql`coalesce(v.data, ${finalOrderJson(sql`v.operation_id`)}, jsonb_build_object('id', v.operation_id))`;
-  return sql`event_values as (
+  const values = sql`event_values as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as v(event_id text, event_type text, operation_id text, data jsonb)
-    ), recorded_events as (
+    )`;
+  // No endpoint subscribes to any of the rows' types: the feed's insert alone, returning nothing. Postgres
+  // keeps every row a data-modifying CTE returns until the statement ends, whether or not anything reads it.
+  if (!rows.some((row) => subscribed.has(row.event_type))) {
+    return sql`${values}, recorded_events as (
+      insert into events (event_id, event_type, operation_id, data)
+      select v.event_id, v.event_type, v.operation_id, ${data}
+      from event_values v
+      on conflict (event_id) do nothing
+    )`;
+  }
+  return sql`${values}, recorded_events as (
       insert into events (event_id, event_type, operation_id, data)
       select v.event_id, v.event_type, v.operation_id, ${data}
       from event_values v
