@@ -65,9 +65,13 @@ if config[5] == "reject" then
 end
 room_shuffle_close_if_due(keys, nowMs, false)
 
-local function answer(code, ticketId, t)
+-- `band`: the lane of a ticket queued by this call. In the default queue (band 0, a bypass's front place too)
+-- its place is its rank: nothing scores between the queue's head and it but the default queue's own tickets.
+local function answer(code, ticketId, t, band)
   local position = ""
-  if t.status == "waiting" then
+  if t.status == "waiting" and band == 0 then
+    position = tostring(redis.call("ZRANK", keys.queue, ticketId) + 1)
+  elseif t.status == "waiting" then
     position = tostring(room_lane_position(keys.queue, ticketId) or "")
   elseif t.status == "early" then
     position = room_early_position(keys.early, ticketId)
@@ -155,4 +159,4 @@ else
   redis.call("ZADD", keys.queue, string.format("%.0f", score), ticketId)
   redis.call("ZADD", keys.seen, nowMs, ticketId)
 end
-return answer(1, ticketId, t)
+return answer(1, ticketId, t, band)
