@@ -67,11 +67,19 @@ export async function drainRoomEvents(
     if (entries.length === 0) continue;
     const rows = entries.flatMap((entry) => roomEventRow(roomId, entry, subscribed) ?? []);
     if (rows.length > 0) await recordRoomEvents(shard, rows, subscribed);
-    // Only after the commit: an entry deleted is recorded (or was not wanted).
-    await redis.xdel(stream, ...entries.map(([id]) => id));
+    // Only after the commit: an entry deleted is recorded (or was not wanted). The read took the stream's
+    // oldest entries, so those up to the last one read are exactly the ones below its successor (a later entry's id is
+    // higher): one trim, not an XDEL naming each (about 3 us of Redis per id in a profiled flash sale).
+    await redis.xtrim(stream, "MINID", successorId(entries.at(-1)![0]));
     taken += entries.length;
   }
   return taken;
+}
+
+/** The stream id right after `id` ("<ms>-<seq>"): MINID keeps it and everything above. */
+export function successorId(id: string): string {
+  const [ms, seq] = id.split("-");
+  return `${ms}-${Number(seq) + 1}`;
 }
 
 async function recordRoomEvents(
