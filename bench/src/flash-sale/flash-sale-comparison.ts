@@ -30,6 +30,7 @@ import {
 } from "./flash-sale-comparison-summary.ts";
 import type { FlashSaleOptions } from "./flash-sale-options.ts";
 import { describeSaleLoad, runSale, type SaleRecord } from "./flash-sale-run.ts";
+import { noSaleMeasures } from "./flash-sale-summary.ts";
 
 /** At most this long between two sales for the last one's load to fade (the 1-minute load average below 1):
  * each sale then starts on the machine the one before it found, whichever side ran last. */
@@ -62,16 +63,7 @@ async function saleOnSide(
   options: FlashSaleOptions,
   context: ScenarioContext,
 ): Promise<ComparedSale> {
-  const record: SaleRecord = {
-    settings: {},
-    services: null,
-    funding: null,
-    customerTokens: null,
-    sale: null,
-    stockSale: null,
-    roundTrips: null,
-    checks: [],
-  };
+  const record: SaleRecord = { settings: {}, services: null, ...noSaleMeasures() };
   const sale: ComparedSale = {
     round,
     position,

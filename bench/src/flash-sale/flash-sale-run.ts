@@ -8,31 +8,23 @@
 import { Redis } from "ioredis";
 import { awaitDelivery } from "../audits/delivery-wait.ts";
 import { intakeProcesses } from "../audits/intake-budget.ts";
-import { measureRoundTrips, type RoundTrips } from "../audits/redis-round-trips.ts";
+import { measureRoundTrips } from "../audits/redis-round-trips.ts";
 import { adminRequest } from "../harness/admin-client.ts";
-import type { MintedTokens } from "../harness/bench-identity.ts";
 import { startCpuMeter } from "../harness/cpu-meter.ts";
 import type { FreshFloodgate, RecordedSystem } from "../harness/fresh-floodgate.ts";
 import { KeepAliveClient } from "../harness/keep-alive-client.ts";
 import { startLoopLateness } from "../harness/loop-lateness.ts";
 import { benchUserId } from "../harness/payment-requests.ts";
 import { log } from "../harness/progress-line.ts";
-import { type FundingResult, fundWallets } from "../harness/wallet-funding.ts";
-import type { SaleCheck } from "./flash-sale-check.ts";
+import { fundWallets } from "../harness/wallet-funding.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import { auditFifo, parseTicketRecords } from "./flash-sale-fifo.ts";
 import type { FlashSaleOptions } from "./flash-sale-options.ts";
 import { PROBE_USERS, probeUserId, startGuardProbe } from "./flash-sale-probe.ts";
-import { checkFlashSale, type FlashSaleRun } from "./flash-sale-summary.ts";
+import { checkFlashSale, type SaleMeasures } from "./flash-sale-summary.ts";
 import { tallySale } from "./flash-sale-tally.ts";
 import { warmUp } from "./flash-sale-warm-up.ts";
-import {
-  buyOneUnit,
-  checkStockSale,
-  createSaleProduct,
-  type StockSaleRun,
-  summarizeStockSale,
-} from "./stock-sale.ts";
+import { buyOneUnit, checkStockSale, createSaleProduct, summarizeStockSale } from "./stock-sale.ts";
 
 const ROOM = "flash";
 const SESSION_SECONDS = 600;
@@ -45,16 +37,7 @@ export const describeSaleLoad = (options: FlashSaleOptions): string =>
   "sockets, polls and payments (ws, keep-alive HTTP) on its main thread; on the same machine as everything it measures";
 
 /** What one sale records: the system it ran on (environment, services) and what it measured and checked. */
-export interface SaleRecord extends RecordedSystem {
-  funding: FundingResult | null;
-  /** One customer token per shopper (and probe user), minted before the sale (not measured). */
-  customerTokens: MintedTokens | null;
-  sale: FlashSaleRun | null;
-  /** --stock: the sale room's figures (units, admissions, sold-out pushes); null for a payments room. */
-  stockSale?: StockSaleRun | null;
-  roundTrips: { limitsOn: RoundTrips; limitsOff: RoundTrips } | null;
-  checks: SaleCheck[];
-}
+export interface SaleRecord extends RecordedSystem, SaleMeasures {}
 
 /**
  * Starts `floodgate`, runs the sale and fills `record` as it goes (a sale that throws leaves what it reached);

@@ -9,7 +9,7 @@ import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts"
 import { runFlashSaleComparison } from "./flash-sale-comparison.ts";
 import { FLASH_SALE_OPTION_SPECS, type FlashSaleOptions, toFlashSaleOptions } from "./flash-sale-options.ts";
 import { describeSaleLoad, runSale } from "./flash-sale-run.ts";
-import { type FlashSaleResult, summarizeFlashSale } from "./flash-sale-summary.ts";
+import { type FlashSaleResult, noSaleMeasures, summarizeFlashSale } from "./flash-sale-summary.ts";
 
 export const flashSaleScenario: Scenario = {
   name: "flash-sale",
@@ -32,12 +32,7 @@ export const flashSaleScenario: Scenario = {
 async function runFlashSale(options: FlashSaleOptions, context: ScenarioContext): Promise<ScenarioOutcome> {
   const result: FlashSaleResult = {
     ...resultHeader("flash-sale", context, options, describeSaleLoad(options)),
-    funding: null,
-    customerTokens: null,
-    sale: null,
-    stockSale: null,
-    roundTrips: null,
-    checks: [],
+    ...noSaleMeasures(),
     error: null,
   };
   return finishRun(

@@ -80,7 +80,8 @@ export interface FlashSaleRun {
   probes: ProbeCounts | null;
 }
 
-export interface FlashSaleResult extends ResultHead<"flash-sale"> {
+/** What one sale measured and checked: a single run's result holds one, a comparison's each sale. */
+export interface SaleMeasures {
   funding: FundingResult | null;
   /** One customer token per shopper (and probe user), minted before the sale (not measured). */
   customerTokens: MintedTokens | null;
@@ -90,6 +91,18 @@ export interface FlashSaleResult extends ResultHead<"flash-sale"> {
   roundTrips: { limitsOn: RoundTrips; limitsOff: RoundTrips } | null;
   checks: SaleCheck[];
 }
+
+/** A sale's measures before it has measured anything. */
+export const noSaleMeasures = (): SaleMeasures => ({
+  funding: null,
+  customerTokens: null,
+  sale: null,
+  stockSale: null,
+  roundTrips: null,
+  checks: [],
+});
+
+export interface FlashSaleResult extends ResultHead<"flash-sale">, SaleMeasures {}
 
 /** Issue 3's join rate. */
 export const JOIN_RATE_TARGET = 5000;
