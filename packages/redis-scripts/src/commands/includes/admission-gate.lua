@@ -51,6 +51,9 @@
                                                           used (a one-shot token, after the replay: below)
   A pass consumes one token from the user's bucket and sets ADMISSION_INFO, which the script appends to its
   accepting answer: "<userRemaining>,<userResetMs>" (-1 without a user limit).
+  Without a room the gate is the user's bucket alone, and admission_check_user(bucket, msPerToken, burst, nowMs)
+  runs just that for a script that sends no room block then (enqueue-operations-n.lua's compact requests): the
+  same refusal, take and admission info as admission_check with ARGV[3] "0".
   A one-shot token already used passes here (no bucket token taken) and sets ADMISSION_PASS.used: the including
   script checks its Idempotency-Key's replay first, then refuses with admission_used(ADMISSION_PASS)
   ({-91, "used"}), so the retry of the request that used it still gets its answer. An accepting script calls
@@ -65,16 +68,27 @@ local ADMISSION_ARGS = 7
 local ADMISSION_INFO = ""
 local ADMISSION_PASS = nil
 
+-- The user's bucket, looked at: the refusal when it holds no token, else nil and what taking the token stores
+-- and answers (token_bucket_peek's nextTat, remaining and resetMs).
+local function admission_user_peek(userBucket, msPerToken, burst, nowMs)
+  local userOk, userTat, userLeft, userReset, userRetry =
+    token_bucket_peek(userBucket, tonumber(msPerToken), tonumber(burst), nowMs)
+  if not userOk then
+    return {-90, "user," .. userRetry}
+  end
+  return nil, userTat, userLeft, userReset
+end
+
 -- The gate for the request whose block is KEYS[k+1..k+3] and ARGV[a+1..a+7] (a script that accepts many
 -- requests in one call, enqueue-operations-n.lua, has one block per request), at `nowMs`. Returns the refusal,
 -- or nil, the admission info of a pass, whose token it has taken, and what accepting the request does to a
 -- one-shot pass (nil: nothing; {used = true}: refuse after the replay check; else the pass to consume).
 local function admission_check(k, a, nowMs)
   local userBucket = KEYS[k + 1]
-  local userOk, userTat, userLeft, userReset, userRetry =
-    token_bucket_peek(userBucket, tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), nowMs)
-  if not userOk then
-    return {-90, "user," .. userRetry}
+  local userRefusal, userTat, userLeft, userReset =
+    admission_user_peek(userBucket, ARGV[a + 1], ARGV[a + 2], nowMs)
+  if userRefusal then
+    return userRefusal
   end
 
   local oneShot = nil
@@ -137,6 +151,18 @@ local function admission_check(k, a, nowMs)
     end
   end
   return nil, userLeft .. "," .. userReset, oneShot
+end
+
+-- The gate of a request no room guards, from its user bucket's key, ms per token and burst: admission_check
+-- with ARGV[3] "0", whose room keys and token arguments a caller then need not send. Returns the refusal, or nil
+-- and the admission info of the pass, whose token it has taken.
+local function admission_check_user(userBucket, msPerToken, burst, nowMs)
+  local userRefusal, userTat, userLeft, userReset = admission_user_peek(userBucket, msPerToken, burst, nowMs)
+  if userRefusal then
+    return userRefusal
+  end
+  token_bucket_take(userBucket, userTat, userReset)
+  return nil, userLeft .. "," .. userReset
 end
 
 -- A one-shot token already used, checked after the Idempotency-Key's replay: its refusal, or nil.
