@@ -6,25 +6,41 @@
   replayed one changes nothing and the next goes on; two with the same Idempotency-Key in one call are a
   request and its retry, the second answered from what the first stored.
 
-  Six KEYS and eleven ARGV per request, request i's at KEYS[6i+1..6i+6] and ARGV[11i+1..11i+11] (the caller passes
-  the number of keys first: 6 x requests). On a Redis Cluster every key of a call is in one partition's slot:
-  the intake gathers per partition there.
-    KEYS +1..+3 admission: user bucket, room's queueing mirror, user's room passes (includes/admission-gate.lua)
-    KEYS +4 status hash    {p}:st:<bucket><tail> (queue-keys.ts): one key per operation. With an
+  ARGV[1] is the call's layout: one character per request, in order, "f" for a full block, "c" for a compact
+  one. The blocks follow one another after it, KEYS from KEYS[1] and ARGV from ARGV[2] (the caller passes the
+  number of keys first: the blocks' total). A layout of another character, or whose blocks do not add up to the
+  call's KEYS and ARGV, is refused whole with an error reply before any request runs. On a Redis Cluster every
+  key of a call is in one partition's slot: the intake gathers per partition there.
+
+  A full block, 6 KEYS and 11 ARGV, serves any request:
+    KEYS +1..+3  admission: user bucket, room's queueing mirror, user's room passes (includes/admission-gate.lua)
+    KEYS +4..+6  the request's own (below)
+    ARGV +1..+7  admission (includes/admission-gate.lua)
+    ARGV +8..+11 the request's own (below)
+  A compact block, 4 KEYS and 6 ARGV, serves a request no waiting room guards (room argument "0"), whose gate is
+  the user's bucket alone (admission_check_user: the same answers). It leaves out what the gate reads only for a
+  room: the room's two keys (copies of the stream key then) and the user id and token arguments (issue 30: after
+  its six commands, most of a payment's script time went on Redis's and Lua's cost per argument).
+    KEYS +1      the user's bucket {p}:rl:<class>:u:<userId> (a full block's KEYS +1)
+    KEYS +2..+4  the request's own (below)
+    ARGV +1..+2  the user's bucket: ms between tokens ("0": no user limit), burst (a full block's ARGV +1..+2)
+    ARGV +3..+6  the request's own (below)
+
+  The request's own 3 KEYS and 4 ARGV, in both blocks (+1: the first after its admission part):
+    KEYS +1 status hash    {p}:st:<bucket><tail> (queue-keys.ts): one key per operation. With an
                            Idempotency-Key the tail is the key's (idempotentTail in operation-id.ts), so a retry
                            names this same hash, and the hash is the key's record: `fp` holds the fingerprint's
                            first 22 characters
-    KEYS +5 the user's other idempotency records {p}:idem:<userId>:<Key> (orders and coupon issues keep theirs
+    KEYS +2 the user's other idempotency records {p}:idem:<userId>:<Key> (orders and coupon issues keep theirs
                            there, and payments did before their records moved into the status hash), a refund's
-                           {p}:refund-idem:<paymentId>:<Key>; only read, and only when ARGV +10 is not "0"
-    KEYS +6 partition stream {p}:ops
+                           {p}:refund-idem:<paymentId>:<Key>; only read, and only when ARGV +3 is not "0"
+    KEYS +3 partition stream {p}:ops
     (The client address's bucket is take-token-1.lua's, sent beside this.)
 
-    ARGV +1..+7 admission (includes/admission-gate.lua)
-    ARGV +8 operation id (new, minted by the intake)
-    ARGV +9 request fingerprint (hash of kind + body)
-    ARGV +10 idempotency TTL in seconds, "0" when the request has no Idempotency-Key
-    ARGV +11 the message's body (encodeMessageBody: the message less what its id says), the stream entry's `m`
+    ARGV +1 operation id (new, minted by the intake)
+    ARGV +2 request fingerprint (hash of kind + body)
+    ARGV +3 idempotency TTL in seconds, "0" when the request has no Idempotency-Key
+    ARGV +4 the message's body (encodeMessageBody: the message less what its id says), the stream entry's `m`
             field and the status hash's `message` field
 
   The status hash: status "pending", id, message, and fp with a key. It has no TTL while pending (it must
@@ -41,22 +57,21 @@
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
-local KEYS_PER_REQUEST = 6
-local ARGS_PER_REQUEST = 11
+local COMPACT = string.byte("c")
+local FULL_KEYS, FULL_ARGS = 6, 11
+local COMPACT_KEYS, COMPACT_ARGS = 4, 6
 
-local function enqueue_one(k, a, nowMs)
-  local refusal, admission, pass = admission_check(k, a, nowMs)
-  if refusal then
-    return refusal
-  end
-  local statusKey = KEYS[k + 4]
-  local operationId = ARGV[a + 8]
+-- The request's own part, KEYS[k+1..k+3] and ARGV[a+1..a+4], once its gate passed with `admission` (the info)
+-- and `pass` (what accepting it does to a one-shot pass: admission_check's third answer, nil for none).
+local function enqueue_own(k, a, admission, pass)
+  local statusKey = KEYS[k + 1]
+  local operationId = ARGV[a + 1]
   -- 132 bits of the request's SHA-256 tell another body under the same key; the whole one would cost the
   -- key's record 21 bytes more (issue 30's memory per payment). A former record keeps the whole one.
-  local fingerprint = string.sub(ARGV[a + 9], 1, 22)
-  local body = ARGV[a + 11]
+  local fingerprint = string.sub(ARGV[a + 2], 1, 22)
+  local body = ARGV[a + 4]
 
-  local keyed = ARGV[a + 10] ~= "0"
+  local keyed = ARGV[a + 3] ~= "0"
   if keyed then
     local held = redis.call("HMGET", statusKey, "id", "fp")
     if held[1] then
@@ -67,7 +82,7 @@ local function enqueue_one(k, a, nowMs)
       -- another request's.
       return {-1, held[1]}
     end
-    local record = idempotency_lookup(KEYS[k + 5], ARGV[a + 9])
+    local record = idempotency_lookup(KEYS[k + 2], ARGV[a + 2])
     if record then
       if record.kind == "accepted" then
         return {0, record.id, admission}
@@ -85,19 +100,34 @@ local function enqueue_one(k, a, nowMs)
   else
     redis.call("HSET", statusKey, "status", "pending", "id", operationId, "message", body)
   end
-  redis.call("XADD", KEYS[k + 6], "*", "id", operationId, "m", body)
+  redis.call("XADD", KEYS[k + 3], "*", "id", operationId, "m", body)
   return {1, operationId, admission}
 end
 
-local requests = #KEYS / KEYS_PER_REQUEST
-if requests ~= math.floor(requests) or #ARGV ~= requests * ARGS_PER_REQUEST then
+local layout = ARGV[1] or ""
+local requests = #layout
+local _, compact = string.gsub(layout, "c", "")
+if string.find(layout, "[^cf]") or
+    #KEYS ~= compact * COMPACT_KEYS + (requests - compact) * FULL_KEYS or
+    #ARGV ~= 1 + compact * COMPACT_ARGS + (requests - compact) * FULL_ARGS then
   return redis.error_reply("enqueue-operations-n: " .. #KEYS .. " keys and " .. #ARGV .. " arguments are not " ..
-    KEYS_PER_REQUEST .. " and " .. ARGS_PER_REQUEST .. " per request")
+    "what layout \"" .. layout .. "\" takes (" .. FULL_KEYS .. " and " .. FULL_ARGS .. " per f, " .. COMPACT_KEYS ..
+    " and " .. COMPACT_ARGS .. " per c, after the layout)")
 end
 -- One clock for the call: its requests arrived together.
 local nowMs = admission_now()
 local answers = {}
-for i = 0, requests - 1 do
-  answers[i + 1] = enqueue_one(i * KEYS_PER_REQUEST, i * ARGS_PER_REQUEST, nowMs)
+local k, a = 0, 1
+for i = 1, requests do
+  local refusal, admission, pass
+  if string.byte(layout, i) == COMPACT then
+    refusal, admission = admission_check_user(KEYS[k + 1], ARGV[a + 1], ARGV[a + 2], nowMs)
+    answers[i] = refusal or enqueue_own(k + 1, a + 2, admission, nil)
+    k, a = k + COMPACT_KEYS, a + COMPACT_ARGS
+  else
+    refusal, admission, pass = admission_check(k, a, nowMs)
+    answers[i] = refusal or enqueue_own(k + 3, a + 7, admission, pass)
+    k, a = k + FULL_KEYS, a + FULL_ARGS
+  end
 end
 return answers
