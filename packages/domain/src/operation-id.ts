@@ -128,6 +128,12 @@ export const bucketCodeOf = (bucket: number): string => {
   return encode(bucket, 2);
 };
 
+/**
+ * The bucket of an id this process minted (newOperationId checked its parts): read from its two characters,
+ * where parseOperationId checks the whole id first. An id from outside is parsed, never read with this.
+ */
+export const bucketOfMintedId = (operationId: string): number => decode(operationId.slice(14, 16));
+
 export interface ParsedOperationId {
   kind: OperationKind;
   bucket: number;

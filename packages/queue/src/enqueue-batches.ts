@@ -22,7 +22,9 @@ export const MAX_REQUESTS_PER_CALL = 16;
 
 interface Waiting {
   input: EnqueueOperationInput;
-  resolve(answer: ScriptAnswer): void;
+  /** What the caller's promise resolves to: its answer, or what the caller makes of it (sendEnqueue's `map`). */
+  map(answer: ScriptAnswer): unknown;
+  resolve(outcome: unknown): void;
   reject(error: unknown): void;
 }
 
@@ -36,15 +38,15 @@ class EnqueueBatches {
     this.#redis = redis;
   }
 
-  send(partition: number, input: EnqueueOperationInput): Promise<ScriptAnswer> {
+  send<T>(partition: number, input: EnqueueOperationInput, map: (answer: ScriptAnswer) => T): Promise<T> {
     const group = this.#redis.isCluster ? partition : -1;
-    return new Promise<ScriptAnswer>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       let batch = this.#open.get(group);
       if (batch === undefined) {
         batch = [];
         this.#open.set(group, batch);
       }
-      batch.push({ input, resolve, reject });
+      batch.push({ input, map, resolve: resolve as (outcome: unknown) => void, reject });
       if (batch.length >= MAX_REQUESTS_PER_CALL) {
         this.#open.delete(group);
         this.#call(batch);
@@ -75,7 +77,17 @@ class EnqueueBatches {
     }
     sent.then(
       (answers) => {
-        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(answers[i]!);
+        for (let i = 0; i < batch.length; i++) {
+          const waiting = batch[i]!;
+          let outcome: unknown;
+          try {
+            outcome = waiting.map(answers[i]!);
+          } catch (error) {
+            waiting.reject(error);
+            continue;
+          }
+          waiting.resolve(outcome);
+        }
       },
       // The call failed whole (Redis away, out of memory, a failover): every request in it gets the error, and
       // with it the 503 that says the request may or may not have been stored.
@@ -88,16 +100,33 @@ class EnqueueBatches {
 
 const batchesByConnection = new WeakMap<ScriptedRedis, EnqueueBatches>();
 
-/** Sends one request's enqueue with the others of this turn on `redis`; resolves to its own answer. */
+const asAnswered = (answer: ScriptAnswer): ScriptAnswer => answer;
+
+/**
+ * Sends one request's enqueue with the others of this turn on `redis`; resolves to its own answer, or to what
+ * `map` makes of it (applied as the call's answers are handed out: no promise more per request).
+ */
 export function sendEnqueue(
   redis: ScriptedRedis,
   partition: number,
   input: EnqueueOperationInput,
-): Promise<ScriptAnswer> {
+): Promise<ScriptAnswer>;
+export function sendEnqueue<T>(
+  redis: ScriptedRedis,
+  partition: number,
+  input: EnqueueOperationInput,
+  map: (answer: ScriptAnswer) => T,
+): Promise<T>;
+export function sendEnqueue(
+  redis: ScriptedRedis,
+  partition: number,
+  input: EnqueueOperationInput,
+  map: (answer: ScriptAnswer) => unknown = asAnswered,
+): Promise<unknown> {
   let batches = batchesByConnection.get(redis);
   if (batches === undefined) {
     batches = new EnqueueBatches(redis);
     batchesByConnection.set(redis, batches);
   }
-  return batches.send(partition, input);
+  return batches.send(partition, input, map);
 }

@@ -6,7 +6,7 @@ import {
   type RefundMessage,
 } from "@floodgate/domain";
 import { NO_REPLICA_WAIT, type ReplicaWait, sendAccepting } from "@floodgate/redis-connections";
-import type { ScriptedRedis } from "@floodgate/redis-scripts";
+import type { ScriptAnswer, ScriptedRedis } from "@floodgate/redis-scripts";
 import {
   type AdmissionCheck,
   type AdmissionInfo,
@@ -49,8 +49,26 @@ export function idempotentTailOf(
   idempotencyKey: string,
 ): string {
   const space = kind === "refund" ? "refund" : kind === "provider_payment" ? "provider" : "user";
-  return idempotentTail(`${space}:${scope}`, idempotencyKey);
+  // The intake mints an id with this tail and enqueueOperation checks it in the same turn, with the same
+  // strings: the second call compares them, where it would join the scope again to find idempotentTail's.
+  const last = lastTailOf;
+  if (last.scope === scope && last.idempotencyKey === idempotencyKey && last.space === space)
+    return last.tail;
+  const tail = idempotentTail(`${space}:${scope}`, idempotencyKey);
+  last.space = space;
+  last.scope = scope;
+  last.idempotencyKey = idempotencyKey;
+  last.tail = tail;
+  return tail;
 }
+
+// Nothing matches it before the first call (a scope is never undefined).
+const lastTailOf: { space: string; scope: string | undefined; idempotencyKey: string; tail: string } = {
+  space: "",
+  scope: undefined,
+  idempotencyKey: "",
+  tail: "",
+};
 
 /** Whose keys a message's Idempotency-Key is one of: its user's, its payment's (a refund), its order's. */
 const keyScopeOf = (message: EnqueuedMessage): string =>
@@ -67,16 +85,16 @@ const keyScopeOf = (message: EnqueuedMessage): string =>
  * the same round trip, never before or after it: apps/intake/src/admission/address-buckets.ts.) With
  * REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
  */
-export async function enqueueOperation(
+export function enqueueOperation(
   redis: ScriptedRedis,
   keys: QueueKeys,
   request: EnqueueRequest,
 ): Promise<EnqueueOutcome> {
   const { message } = request;
   if (request.idempotencyKey !== undefined) mintedForKey(message, request.idempotencyKey);
-  // The id carries the bucket (the user's, or for a refund its payment's): same partition as before for
-  // payments and deposits, and a refund goes where its payment went.
-  const partition = keys.partitionForOperation(message.id)!;
+  // The id (minted by the caller with newOperationId) carries the bucket (the user's, or for a refund its
+  // payment's): same partition as before for payments and deposits, and a refund goes where its payment went.
+  const partition = keys.partitionForMintedOperation(message.id);
   const idempotencyKey = idempotencyKeyOf(keys, partition, message, request.idempotencyKey ?? "");
   const wait = request.replicaWait ?? NO_REPLICA_WAIT;
   const streamKey = keys.stream(partition);
@@ -90,17 +108,19 @@ export async function enqueueOperation(
     idempotencyTtlSeconds: request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
     encodedMessage: encodeMessageBody(message),
   };
-  const {
-    code,
-    value: id,
-    admission,
-  } = await (wait.replicas === 0
-    ? sendEnqueue(redis, partition, input)
-    : sendAccepting(redis, wait, streamKey, () => sendEnqueue(redis, partition, input)));
+  // One promise between the script's answer and the caller (issue 30: each async layer was a measurable share
+  // of a request); a throw above (an id not minted for its key) is the caller's, before anything is sent.
+  if (wait.replicas === 0) return sendEnqueue(redis, partition, input, enqueueOutcomeOf);
+  return sendAccepting(redis, wait, streamKey, () => sendEnqueue(redis, partition, input)).then(
+    enqueueOutcomeOf,
+  );
+}
+
+const enqueueOutcomeOf = ({ code, value: id, admission }: ScriptAnswer): EnqueueOutcome => {
   if (code === 1) return { result: "accepted", id, admission: admissionInfo(admission) };
   if (code === 0) return { result: "replayed", id, admission: admissionInfo(admission) };
   return admissionRefusal(code, id) ?? { result: "conflict", existingId: id };
-}
+};
 
 /**
  * A keyed request's id must end in its key's tail: its status hash is the key's record, and a retry looks for it

@@ -1,7 +1,7 @@
 // The Redis key layout. Every key of one partition carries the hash tag `{p<n>}`, so a Redis Cluster keeps a
 // partition's stream, idempotency keys and statuses in one slot (one Lua call may touch them all) and spreads
 // the partitions over the cluster.
-import { operationTailOf, parseOperationId } from "@floodgate/domain";
+import { bucketOfMintedId, operationTailOf, parseOperationId } from "@floodgate/domain";
 import { bucketForUser } from "@floodgate/shard-router";
 
 export const CONSUMER_GROUP = "workers";
@@ -31,6 +31,11 @@ export class QueueKeys {
     return this.partitionForBucket(bucketForUser(userId));
   }
 
+  /** The partition of an id this process minted (bucketOfMintedId: read, not parsed). */
+  partitionForMintedOperation(operationId: string): number {
+    return this.partitionForBucket(bucketOfMintedId(operationId));
+  }
+
   /** Null for a malformed id. */
   partitionForOperation(operationId: string): number | null {
     const parsed = parseOperationId(operationId);
@@ -38,8 +43,16 @@ export class QueueKeys {
   }
 
   stream(partition: number): string {
-    return `${this.prefix}{p${partition}}:ops`;
+    // Named on every accepted request: each partition's name is made once.
+    let name = this.#streams[partition];
+    if (name === undefined) {
+      name = `${this.prefix}{p${partition}}:ops`;
+      this.#streams[partition] = name;
+    }
+    return name;
   }
+
+  readonly #streams: string[] = [];
 
   allStreams(): string[] {
     return Array.from({ length: this.partitions }, (_, p) => this.stream(p));
