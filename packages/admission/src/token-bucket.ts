@@ -23,13 +23,13 @@ export function rateLimitPolicyHeader(routeClass: RouteClass, policy: RateLimitP
 
 /** RateLimit after an accepted request took its tokens. */
 export function rateLimitHeader(routeClass: RouteClass, info: AdmissionInfo): string | null {
-  const items: string[] = [];
-  for (const scope of ["user", "ip"] as const) {
-    const bucket = info[scope];
-    if (bucket)
-      items.push(`"${routeClass}-${scope}";r=${bucket.remaining};t=${Math.ceil(bucket.resetMs / 1000)}`);
-  }
-  return items.length === 0 ? null : items.join(", ");
+  // Written out, not gathered in an array and joined: every accepted request builds one (issue 30).
+  const { user, ip } = info;
+  const userItem =
+    user === null ? null : `"${routeClass}-user";r=${user.remaining};t=${Math.ceil(user.resetMs / 1000)}`;
+  if (ip === null) return userItem;
+  const ipItem = `"${routeClass}-ip";r=${ip.remaining};t=${Math.ceil(ip.resetMs / 1000)}`;
+  return userItem === null ? ipItem : `${userItem}, ${ipItem}`;
 }
 
 /** RateLimit on a refusal: the scope that refused is empty until a token comes back. */

@@ -70,6 +70,9 @@ export function admissionRefusal(code: number, value: string): AdmissionRefusal 
 
 export function admissionInfo(encoded: string | undefined): AdmissionInfo | null {
   if (!encoded) return null;
-  const [userRemaining = -1, userReset = 0] = encoded.split(",").map(Number);
+  // "<userRemaining>,<userResetMs>", read in place: every accepted request has one (issue 30).
+  const comma = encoded.indexOf(",");
+  const userRemaining = Number(comma === -1 ? encoded : encoded.slice(0, comma));
+  const userReset = comma === -1 ? 0 : Number(encoded.slice(comma + 1));
   return { user: userRemaining < 0 ? null : { remaining: userRemaining, resetMs: userReset }, ip: null };
 }

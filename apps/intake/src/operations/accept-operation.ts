@@ -25,7 +25,16 @@ const LOCATION_BASE: Record<MoneyOperationKind, string> = {
 
 const ROUTE_CLASS = { payment: "payments", deposit: "deposits" } as const;
 
-export async function acceptOperation(request: FastifyRequest, reply: FastifyReply, input: OperationInput) {
+/**
+ * Not async: a route's handler returns this promise to Fastify, which answers a throw before it (bad input: the
+ * problem, nothing sent) as it answers a rejection, and the hot path keeps one promise less (issue 30). It
+ * resolves once the answer is sent.
+ */
+export function acceptOperation(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: OperationInput,
+): Promise<void> {
   const { config, redis, queueKeys, metrics, admission } = request.server;
   const idempotencyKey = idempotencyKeyOf(request);
   if (input.currency !== undefined && input.currency !== config.currency) {
@@ -62,27 +71,32 @@ export async function acceptOperation(request: FastifyRequest, reply: FastifyRep
   if (input.orderId !== undefined) message.orderId = input.orderId;
   const routeClass = ROUTE_CLASS[input.kind];
 
-  const outcome = await admission.control.admit(request, routeClass, input.userId, (check) =>
-    enqueueOperation(redis, queueKeys, {
-      message,
-      fingerprint,
-      idempotencyKey,
-      idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-      admission: check,
-      replicaWait: replicaWaitOf(config),
-    }),
-  );
-  if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
-    throw admission.control.refusalProblem(routeClass, outcome);
-  }
-  if (outcome.result === "conflict") {
-    throw new ProblemError("idempotency_key_reused", conflictExtras(outcome.existingId));
-  }
-  metrics.countAccepted(input.kind, outcome.result);
-  admission.control.accepted(reply, routeClass, outcome.admission);
-  if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
-  return reply
-    .code(202)
-    .header("Location", LOCATION_BASE[input.kind] + outcome.id)
-    .send({ id: outcome.id, status: "pending" });
+  return admission.control
+    .admit(request, routeClass, input.userId, (check) =>
+      enqueueOperation(redis, queueKeys, {
+        message,
+        fingerprint,
+        idempotencyKey,
+        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+        admission: check,
+        replicaWait: replicaWaitOf(config),
+      }),
+    )
+    .then((outcome) => {
+      if (outcome.result === "rate_limited" || outcome.result === "waiting_room_required") {
+        throw admission.control.refusalProblem(routeClass, outcome);
+      }
+      if (outcome.result === "conflict") {
+        throw new ProblemError("idempotency_key_reused", conflictExtras(outcome.existingId));
+      }
+      metrics.countAccepted(input.kind, outcome.result);
+      admission.control.accepted(reply, routeClass, outcome.admission);
+      if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
+      reply
+        .code(202)
+        .header("Location", LOCATION_BASE[input.kind] + outcome.id)
+        .send({ id: outcome.id, status: "pending" });
+      // Resolved with nothing, not with the reply: a reply is a thenable, which the promise would adopt (one
+      // job and one call more per request) before Fastify sees that it was sent.
+    });
 }

@@ -94,9 +94,11 @@ export const authPlugin = fp(async (app: FastifyInstance, { config }: { config: 
   app.addHook("onRequest", (request, _reply, done) => {
     // A CORS preflight carries no credentials by design; @fastify/cors answers it.
     if (request.method === "OPTIONS") return done();
+    // Read once: Fastify builds the object at every read.
+    const route = request.routeOptions;
     // No route matched: the 404 says nothing a caller could not learn without a key.
-    if (request.routeOptions.url === undefined) return done();
-    const mode = request.routeOptions.config.auth ?? "caller";
+    if (route.url === undefined) return done();
+    const mode = route.config.auth ?? "caller";
     if (mode !== "caller") return done();
     let bearer: string | undefined;
     let caller: Caller | null;
