@@ -1,15 +1,24 @@
 // Admission control on the intake: rate-limit decisions, refused admission tokens, the rooms (from the
 // directory each process keeps), the WebSockets this process holds and what it pushed, and backpressure.
 import { Counter, Gauge, type Registry } from "prom-client";
+import { PendingCounts } from "./pending-counts.ts";
 
 export function createAdmissionMetrics(registry: Registry) {
+  const rateLimitDecisions: Counter<"route_class" | "scope" | "decision"> = new Counter({
+    name: "floodgate_rate_limit_decisions_total",
+    help: "Rate-limit decisions by route class, scope (user, ip) and decision (allowed, limited)",
+    labelNames: ["route_class", "scope", "decision"] as const,
+    registers: [registry],
+    // Every read first adds the decisions still pending (counted on the request path).
+    collect: (): void => decisionCounts.flush(),
+  });
+  const decisionCounts = new PendingCounts(rateLimitDecisions);
   return {
-    rateLimitDecisions: new Counter({
-      name: "floodgate_rate_limit_decisions_total",
-      help: "Rate-limit decisions by route class, scope (user, ip) and decision (allowed, limited)",
-      labelNames: ["route_class", "scope", "decision"] as const,
-      registers: [registry],
-    }),
+    rateLimitDecisions,
+    /** One more rate-limit decision (every accepted request counts one per limited scope). */
+    countRateLimitDecision(routeClass: string, scope: "user" | "ip", decision: "allowed" | "limited"): void {
+      decisionCounts.add(routeClass, scope, decision);
+    },
     rateLimitOvershoot: new Counter({
       name: "floodgate_rate_limit_overshoot_total",
       help: "Requests answered 2xx although their client address's bucket was empty: its token is taken beside the route's script, which had already accepted (bounded and charged to the address: docs/api.md, Rate limits)",

@@ -1,18 +1,22 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { createAdmissionMetrics } from "./admission-metrics.ts";
 import { counterTotal } from "./counter-total.ts";
+import { PendingCounts } from "./pending-counts.ts";
 import { RequestTimes } from "./request-times.ts";
 
 export function createIntakeMetrics(registry = new Registry()) {
   // Node's own names (process_cpu_seconds_total, nodejs_eventloop_lag_seconds, ...), unprefixed: stock Node
   // dashboards and alerts match them; the scrape job's labels tell an intake from a worker.
   collectDefaultMetrics({ register: registry });
-  const accepted = new Counter({
+  const accepted: Counter<"kind" | "outcome"> = new Counter({
     name: "floodgate_intake_accepted_total",
     help: "Operations accepted (202) by kind; replays of an Idempotency-Key are counted apart",
     labelNames: ["kind", "outcome"] as const,
     registers: [registry],
+    // Every read first adds the counts still pending (acceptedCounts).
+    collect: (): void => acceptedCounts.flush(),
   });
+  const acceptedCounts = new PendingCounts(accepted);
   const redisCommands = new Counter({
     name: "floodgate_intake_redis_commands_total",
     help: "Commands the intake sent to Redis on its request connection, every one (those sent beside a request's script are also in floodgate_intake_redis_parallel_commands_total)",
@@ -52,21 +56,12 @@ export function createIntakeMetrics(registry = new Registry()) {
     collect: () => requestTimes.flush(),
   });
   const requestTimes = new RequestTimes(requestSeconds);
-  // prom-client hashes a label object on every inc (its keys sorted and joined), which on the request path cost
-  // more than the increment: each kind and outcome gets its child once, kept here.
-  const acceptedChildren = new Map<string, { inc(): void }>();
   return {
     registry,
     accepted,
     /** One more accepted request of `kind` (outcome: accepted, or replayed from its Idempotency-Key). */
     countAccepted(kind: string, outcome: string): void {
-      const key = `${kind}|${outcome}`;
-      let child = acceptedChildren.get(key);
-      if (child === undefined) {
-        child = accepted.labels(kind, outcome);
-        acceptedChildren.set(key, child);
-      }
-      child.inc();
+      acceptedCounts.add(kind, outcome);
     },
     redisCommands,
     redisParallelCommands,
