@@ -91,7 +91,13 @@ export function enqueueOperation(
   request: EnqueueRequest,
 ): Promise<EnqueueOutcome> {
   const { message } = request;
-  if (request.idempotencyKey !== undefined) mintedForKey(message, request.idempotencyKey);
+  if (request.idempotencyKey !== undefined && !mintedForKey(message, request.idempotencyKey)) {
+    return Promise.reject(
+      new Error(
+        `operation ${message.id} has an Idempotency-Key but not its tail: mint it with idempotentTailOf`,
+      ),
+    );
+  }
   // The id (minted by the caller with newOperationId) carries the bucket (the user's, or for a refund its
   // payment's): same partition as before for payments and deposits, and a refund goes where its payment went.
   const partition = keys.partitionForMintedOperation(message.id);
@@ -109,7 +115,7 @@ export function enqueueOperation(
     encodedMessage: encodeMessageBody(message),
   };
   // One promise between the script's answer and the caller (issue 30: each async layer was a measurable share
-  // of a request); a throw above (an id not minted for its key) is the caller's, before anything is sent.
+  // of a request).
   if (wait.replicas === 0) return sendEnqueue(redis, partition, input, enqueueOutcomeOf);
   return sendAccepting(redis, wait, streamKey, () => sendEnqueue(redis, partition, input)).then(
     enqueueOutcomeOf,
@@ -126,12 +132,8 @@ const enqueueOutcomeOf = ({ code, value: id, admission }: ScriptAnswer): Enqueue
  * A keyed request's id must end in its key's tail: its status hash is the key's record, and a retry looks for it
  * there. An id minted otherwise would make every retry a new operation, so it is refused before anything is sent.
  */
-function mintedForKey(message: EnqueuedMessage, idempotencyKey: string): void {
-  if (!message.id.endsWith(idempotentTailOf(message.kind, keyScopeOf(message), idempotencyKey))) {
-    throw new Error(
-      `operation ${message.id} has an Idempotency-Key but not its tail: mint it with idempotentTailOf`,
-    );
-  }
+function mintedForKey(message: EnqueuedMessage, idempotencyKey: string): boolean {
+  return message.id.endsWith(idempotentTailOf(message.kind, keyScopeOf(message), idempotencyKey));
 }
 
 /**

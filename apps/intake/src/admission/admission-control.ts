@@ -117,9 +117,17 @@ export class AdmissionControl {
     send: (check: AdmissionCheck) => Promise<T>,
     touched?: Touched,
   ): Promise<T> {
-    const room = this.#guardingRoom(routeClass, touched);
-    const check = this.#gateFor(request, routeClass, userId, room);
-    const address = this.#takeAddressToken(this.#requestRedis, routeClass, request.ip);
+    let room: RoomEntry | undefined;
+    let check: AdmissionCheck;
+    let address: Promise<AddressTokenAnswer | null> | null;
+    try {
+      room = this.#guardingRoom(routeClass, touched);
+      check = this.#gateFor(request, routeClass, userId, room);
+      address = this.#takeAddressToken(this.#requestRedis, routeClass, request.ip);
+    } catch (problem) {
+      // A refusal this process can tell is the promise's, as from an async function: callers never see a throw.
+      return Promise.reject(problem);
+    }
     // No room guards and no address limit (the hot path of a sale's payments): the script's answer is the
     // answer, with no promise around it (issue 30: each layer was a measurable share of a request).
     if (room === undefined && address === null) return send(check);
