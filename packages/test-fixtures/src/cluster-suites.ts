@@ -89,6 +89,8 @@ export const clusterSuites: string[] = [
   "packages/reservations/test/coupon-two-steps.test.ts",
   "packages/redis-connections/test/hash-slot.test.ts",
   "packages/queue/test/queue-keys.test.ts",
+  // The enqueue call with compact (no room) and full blocks side by side, every key in one partition's slot.
+  "packages/queue/test/enqueue-compact-blocks.test.ts",
   // Orders: stock reserved in each product's slot, the order recorded in the user's (reserve-order-in-two-steps.ts);
   // ended orders give their stock back per product (release-order.ts).
   "packages/reservations/test/order-two-steps.test.ts",

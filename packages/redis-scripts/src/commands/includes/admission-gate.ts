@@ -43,7 +43,7 @@ export const sessionArgs = (gate: AdmissionGate | undefined): [string, string] =
 /** KEYS of a guarded script: the gate's 3 first, then the script's own. */
 export const gateKeys = (gate: AdmissionGate, ...own: string[]): string[] => [...gate.keys, ...own];
 
-/** ARGV of a guarded script: the gate's 5 first, then the script's own. */
+/** ARGV of a guarded script: the gate's 7 first, then the script's own. */
 export const gateArgs = (gate: AdmissionGate, ...own: ScriptArgument[]): ScriptArgument[] => [
   ...gate.args,
   ...own,
