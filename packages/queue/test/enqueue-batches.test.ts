@@ -2,18 +2,18 @@
 // answer it would have had alone. Against the real Redis: how many calls went out, what each request got, and
 // what Redis holds after.
 
-import { idempotentTail, type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
+import { idempotentTail, type MoneyOperationMessage } from "@floodgate/domain";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   type AdmissionCheck,
   enqueueOperation,
-  idempotentTailOf,
   MAX_REQUESTS_PER_CALL,
   QueueKeys,
   unlimitedAdmission,
 } from "../src/index.ts";
+import { paymentMessage } from "./payment-messages.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;
@@ -43,23 +43,8 @@ beforeEach(() => {
   scriptCalls = 0;
 });
 
-const payment = (userId: string, key?: string): MoneyOperationMessage => {
-  const createdAt = Date.now();
-  return {
-    v: 1,
-    kind: "payment",
-    id: newOperationId(
-      "payment",
-      (n * 37 + userId.length) % 1024,
-      createdAt,
-      key === undefined ? undefined : idempotentTailOf("payment", userId, key),
-    ),
-    userId,
-    amount: 500,
-    currency: "KRW",
-    createdAt,
-  };
-};
+const payment = (userId: string, key?: string): MoneyOperationMessage =>
+  paymentMessage(userId, { bucket: (n * 37 + userId.length) % 1024, ...(key === undefined ? {} : { key }) });
 
 const enqueue = (
   message: MoneyOperationMessage,

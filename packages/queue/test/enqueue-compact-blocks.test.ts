@@ -2,12 +2,13 @@
 // user's bucket alone, enqueue-operations-n.lua). Against the real Redis: each request answered as it would be
 // alone, in order, and only the accepted ones written; a layout that does not add up refused before anything runs.
 
-import { encodeMessageBody, type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
+import { encodeMessageBody, type MoneyOperationMessage } from "@floodgate/domain";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { type EnqueueOperationInput, enqueueOperations } from "@floodgate/redis-scripts";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type AdmissionCheck, idempotentTailOf, QueueKeys, unlimitedAdmission } from "../src/index.ts";
+import { type AdmissionCheck, QueueKeys, unlimitedAdmission } from "../src/index.ts";
+import { paymentMessage } from "./payment-messages.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;
@@ -30,23 +31,8 @@ beforeEach(() => {
   keys = new QueueKeys(`${env.config.redisPrefix}c${n++}:`, 1);
 });
 
-const payment = (userId: string, key?: string): MoneyOperationMessage => {
-  const createdAt = Date.now();
-  return {
-    v: 1,
-    kind: "payment",
-    id: newOperationId(
-      "payment",
-      7,
-      createdAt,
-      key === undefined ? undefined : idempotentTailOf("payment", userId, key),
-    ),
-    userId,
-    amount: 500,
-    currency: "KRW",
-    createdAt,
-  };
-};
+const payment = (userId: string, key?: string): MoneyOperationMessage =>
+  paymentMessage(userId, { bucket: 7, ...(key === undefined ? {} : { key }) });
 
 const input = (
   message: MoneyOperationMessage,

@@ -21,6 +21,7 @@ import {
   readOperationStatus,
   unlimitedAdmission,
 } from "../src/index.ts";
+import { paymentMessage } from "./payment-messages.ts";
 
 const STATUS_TTL = 60;
 const IDEMPOTENCY_TTL = 86_400;
@@ -46,20 +47,8 @@ beforeEach(async () => {
   await ensureConsumerGroups(redis, keys);
 });
 
-const payment = (userId: string, key?: string, createdAt = Date.now()): MoneyOperationMessage => ({
-  v: 1,
-  kind: "payment",
-  id: newOperationId(
-    "payment",
-    7,
-    createdAt,
-    key === undefined ? undefined : idempotentTailOf("payment", userId, key),
-  ),
-  userId,
-  amount: 500,
-  currency: "KRW",
-  createdAt,
-});
+const payment = (userId: string, key?: string, createdAt = Date.now()): MoneyOperationMessage =>
+  paymentMessage(userId, { bucket: 7, createdAt, ...(key === undefined ? {} : { key }) });
 
 const enqueue = (message: MoneyOperationMessage, key?: string, fingerprint = "fp-1") =>
   enqueueOperation(redis, keys, {

@@ -264,9 +264,9 @@ export class AdmissionControl {
       });
     }
     const limits = this.#book.limits(routeClass);
-    const placeholder = this.#keys.userSlotPlaceholder(userId);
     // No room: the gate checks the user's bucket alone (a payment in a sale's peak), built with no more than that.
     if (room === undefined) {
+      const placeholder = this.#keys.userSlotPlaceholder(userId);
       return {
         keys: [this.#keys.userBucket(routeClass, userId), placeholder, placeholder],
         args: [limits.user[0], limits.user[1], "0", userId, "", "", "0"],
@@ -274,38 +274,32 @@ export class AdmissionControl {
     }
     let ticketId = "";
     let digest = "";
-    if (room) {
-      const presented = this.#presentedTicket(request, routeClass, room, userId);
-      if (typeof presented === "string") {
-        if (room.stats.queueing) throw this.waitingRoomProblem(room.definition.roomId, presented);
-      } else {
-        ticketId = presented.ticketId;
-        digest = presented.digest;
-      }
+    const presented = this.#presentedTicket(request, routeClass, room, userId);
+    if (typeof presented === "string") {
+      if (room.stats.queueing) throw this.waitingRoomProblem(room.definition.roomId, presented);
+    } else {
+      ticketId = presented.ticketId;
+      digest = presented.digest;
     }
-    const roomId = room?.definition.roomId;
+    const roomId = room.definition.roomId;
     // A one-shot room's token is consumed by the request accepted with it (includes/one-shot-pass.lua); a room
     // whose sessions end when idle has the gate record each use and refuse an idle token (session-idle.lua).
-    const idleSeconds = room?.definition.sessionIdleSeconds ?? null;
-    const roomArgument = roomGateArgument(
-      room === undefined
-        ? null
-        : {
-            oneShot: room.definition.admission === "one-shot",
-            idleMs: idleSeconds === null ? null : idleSeconds * 1000,
-          },
-    );
+    const idleSeconds = room.definition.sessionIdleSeconds ?? null;
+    const roomArgument = roomGateArgument({
+      oneShot: room.definition.admission === "one-shot",
+      idleMs: idleSeconds === null ? null : idleSeconds * 1000,
+    });
     return {
       keys: [
         this.#keys.userBucket(routeClass, userId),
-        roomId === undefined ? placeholder : this.#keys.roomGateFor(roomId, userId),
-        roomId === undefined ? placeholder : this.#keys.roomPasses(roomId, userId),
+        this.#keys.roomGateFor(roomId, userId),
+        this.#keys.roomPasses(roomId, userId),
       ],
       args: [...limits.user, roomArgument, userId, ticketId, digest, "0"],
       // An order carries its session to the worker, which ends it with the order (room-sessions.ts). Its
       // ticket is proven: by the script's digest check while the room queues, by the signature otherwise
       // (#presentedTicket), so a made-up token cannot name another shopper's session for the worker to end.
-      ...(roomId !== undefined && ticketId !== "" ? { session: { roomId, ticketId } } : {}),
+      ...(ticketId !== "" ? { session: { roomId, ticketId } } : {}),
     };
   }
 

@@ -54,21 +54,17 @@ export function recordEventsCtes(rows: EventRow[], subscribed: SubscribedTypes):
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
         as v(event_id text, event_type text, operation_id text, data jsonb)
     )`;
+  const insert = sql`insert into events (event_id, event_type, operation_id, data)
+      select v.event_id, v.event_type, v.operation_id, ${data}
+      from event_values v
+      on conflict (event_id) do nothing`;
   // No endpoint subscribes to any of the rows' types: the feed's insert alone, returning nothing. Postgres
   // keeps every row a data-modifying CTE returns until the statement ends, whether or not anything reads it.
   if (!rows.some((row) => subscribed.has(row.event_type))) {
-    return sql`${values}, recorded_events as (
-      insert into events (event_id, event_type, operation_id, data)
-      select v.event_id, v.event_type, v.operation_id, ${data}
-      from event_values v
-      on conflict (event_id) do nothing
-    )`;
+    return sql`${values}, recorded_events as (${insert})`;
   }
   return sql`${values}, recorded_events as (
-      insert into events (event_id, event_type, operation_id, data)
-      select v.event_id, v.event_type, v.operation_id, ${data}
-      from event_values v
-      on conflict (event_id) do nothing
+      ${insert}
       returning event_id, event_type, operation_id, data, created_at
     ), outboxed_events as (
       insert into webhook_outbox (event_id, event_type, operation_id, data, created_at)
