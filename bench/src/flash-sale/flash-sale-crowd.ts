@@ -92,12 +92,23 @@ export function watchesOverSocket(index: number, users: number, websockets: numb
 
 export class Crowd {
   readonly shoppers: Shopper[];
-  /** soldOutFirst: sockets whose first message said sold out (opened after the moment: no place to tell). */
-  readonly sockets = { opened: 0, failed: 0, open: 0, peakOpen: 0, withPosition: 0, soldOutFirst: 0 };
+  /** soldOutFirst: sockets whose first message said sold out (opened after the moment: no place to tell).
+   * closedEarly: sockets the server closed, with no error, before their shopper learned its fate (it polled on). */
+  readonly sockets = {
+    opened: 0,
+    failed: 0,
+    closedEarly: 0,
+    open: 0,
+    peakOpen: 0,
+    withPosition: 0,
+    soldOutFirst: 0,
+  };
   /** Resolves once every shopper has paid, or will not (its join or its place was refused or lost). */
   readonly settled: Promise<void>;
   readonly #options: CrowdOptions;
   readonly #held: LeanWebSocket[] = [];
+  /** Set by close(): the sockets it ends are the run's end, not the server's. */
+  #closing = false;
   #finished = 0;
   #settle!: () => void;
   #lastToken: string | null = null;
@@ -158,6 +169,7 @@ export class Crowd {
 
   /** Closes the sockets still held (their pages stayed open to the end). */
   close(): void {
+    this.#closing = true;
     for (const socket of this.#held) socket.terminate();
   }
 
@@ -264,6 +276,19 @@ export class Crowd {
     this.#held.push(socket);
     const sockets = this.sockets;
     let sawPosition = false;
+    // The server told this shopper how its wait ended (admitted, sold out, expired): the socket's end changes
+    // nothing after that.
+    let told = false;
+    let failed = false;
+    // A page whose socket ends before it learns its fate keeps watching by polling, as the checkout SDK's live
+    // watch does, whether the socket failed or the server closed it (1011 "try again" when the ticket could not
+    // be read, a missed ping's terminate).
+    let pollingNow = false;
+    const pollOn = () => {
+      if (pollingNow || told || this.#closing || shopper.noticedAt !== null) return;
+      pollingNow = true;
+      this.#watchByPolling(shopper);
+    };
     socket.on("open", () => {
       shopper.socketOpenedAt = Date.now();
       sockets.opened++;
@@ -272,10 +297,13 @@ export class Crowd {
     });
     socket.on("close", () => {
       if (shopper.socketOpenedAt !== null) sockets.open--;
+      if (!failed && !told && !this.#closing && shopper.noticedAt === null) sockets.closedEarly++;
+      pollOn();
     });
     socket.on("error", () => {
       sockets.failed++;
-      if (shopper.noticedAt === null) this.#watchByPolling(shopper); // as a checkout page falls back
+      failed = true;
+      pollOn();
     });
     socket.on("message", (text) => {
       const message = JSON.parse(text) as {
@@ -290,11 +318,14 @@ export class Crowd {
           sockets.withPosition++;
         }
       } else if (message.type === "admitted") {
+        told = true;
         this.#admitted(shopper, message.admissionToken!, Date.parse(message.admittedAt!));
       } else if (message.type === "sold_out") {
+        told = true;
         if (!sawPosition && shopper.soldOutAt === null) sockets.soldOutFirst++;
         this.#soldOut(shopper);
       } else if (message.type === "expired" && shopper.noticedAt === null) {
+        told = true;
         this.#done();
       }
     });

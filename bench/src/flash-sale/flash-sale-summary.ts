@@ -42,6 +42,8 @@ export interface FlashSaleRun {
     withPosition: number;
     /** A stock sale's sockets opened after it sold out: told so first, with no place to show. */
     soldOutFirst?: number;
+    /** Sockets the server closed without an error before their shopper learned its fate; it polled on. */
+    closedEarly?: number;
     /** A stock sale's socket shoppers whose join came after it sold out (410): no ticket, no socket. */
     refusedSoldOut?: number;
     positionMessages: number;
@@ -141,7 +143,7 @@ export function checkFlashSale(
       : sockets.failed === 0 &&
           sockets.withPosition + (sockets.soldOutFirst ?? 0) === sockets.opened &&
           sockets.opened === sockets.watchers - (sockets.refusedSoldOut ?? 0),
-    `${formatCount(sockets.opened)} of ${formatCount(sockets.watchers - (sockets.refusedSoldOut ?? 0))} opened${sockets.refusedSoldOut ? ` (${formatCount(sockets.refusedSoldOut)} more joined after the sale sold out: 410, no socket)` : ""}, ${formatCount(sockets.peakOpen)} open at once, ${formatCount(sockets.withPosition)} got a live position${sockets.soldOutFirst ? ` (${formatCount(sockets.soldOutFirst)} more opened after the sale sold out and were told so)` : ""}, ${sockets.failed} failed`,
+    `${formatCount(sockets.opened)} of ${formatCount(sockets.watchers - (sockets.refusedSoldOut ?? 0))} opened${sockets.refusedSoldOut ? ` (${formatCount(sockets.refusedSoldOut)} more joined after the sale sold out: 410, no socket)` : ""}, ${formatCount(sockets.peakOpen)} open at once, ${formatCount(sockets.withPosition)} got a live position${sockets.soldOutFirst ? ` (${formatCount(sockets.soldOutFirst)} more opened after the sale sold out and were told so)` : ""}, ${sockets.failed} failed${sockets.closedEarly ? `, ${formatCount(sockets.closedEarly)} closed by the server before their shopper learned its fate (polled on)` : ""}`,
     // A socket that opens after its shopper's admission has no position to show: a loaded machine's miss.
     "performance",
   );
