@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { ALPHABET } from "./crockford-base32.ts";
 import {
   BUCKET_COUNT,
   bucketCodeOf,
+  idempotentTail,
   newOperationId,
   OPERATION_ID_PATTERN,
   OPERATION_KINDS,
@@ -103,5 +106,35 @@ describe("bucketCodeOf", () => {
 
   it.each([-1, BUCKET_COUNT, 1.5, Number.NaN])("refuses bucket %s", (bucket) => {
     expect(() => bucketCodeOf(bucket)).toThrow(RangeError);
+  });
+});
+
+describe("idempotentTail", () => {
+  // The first 70 bits of SHA-256 over scope and key, in Crockford base32, computed here the long way.
+  const expectedTail = (scope: string, key: string): string => {
+    const digest = createHash("sha256").update(`${scope}\n${key}`, "utf8").digest();
+    const bits = BigInt(`0x${digest.subarray(0, 9).toString("hex")}`) >> 2n;
+    return Array.from({ length: 14 }, (_, i) => ALPHABET[Number((bits >> BigInt(5 * (13 - i))) & 31n)]).join(
+      "",
+    );
+  };
+
+  it("is what the ids already stored carry: a retry after an upgrade finds its status", () => {
+    // Minted by the release before this one; a different tail would make every retry across a deploy a new payment.
+    expect(idempotentTail("user:alice", "checkout-42")).toBe("WPFSKW21J8CD46");
+    expect(idempotentTail("refund:pay_01M8MB0NENZKKA1MNFW3NA6KTA", "ré-essai ✓")).toBe("5A6F8VWATYC9V2");
+  });
+
+  it("is the first 70 bits of the key's SHA-256, whatever characters scope and key hold", () => {
+    for (const [scope, key] of [
+      ["user:bench-user-1", "k-1-1"],
+      ["user:ü", "ключ"],
+      ["provider:ord_01M8MB0NENZKKA1MNFW3NA6KTA", "🔑".repeat(20)],
+      ["user:u", "x".repeat(255)],
+    ] as const) {
+      // Each twice: the second is the kept answer of the first.
+      expect(idempotentTail(scope, key)).toBe(expectedTail(scope, key));
+      expect(idempotentTail(scope, key)).toBe(expectedTail(scope, key));
+    }
   });
 });

@@ -61,7 +61,9 @@ export function idempotentTail(scope: string, idempotencyKey: string): string {
   // The intake mints a keyed id with this tail and the enqueue checks it a moment later, in the same turn:
   // the last answer is kept so the SHA-256 runs once per request (issue 30's profile: 3 % of the intake's CPU).
   if (scope === lastTail.scope && idempotencyKey === lastTail.idempotencyKey) return lastTail.tail;
-  const tail = tailOfDigest(hash("sha256", `${scope}\n${idempotencyKey}`, "buffer"));
+  // The digest as a "binary" (latin1) string, one character per byte, not a Buffer: the same bytes, but a Buffer's
+  // backing store cost six times the hash itself (1.7 against 0.26 µs per call, issue 30).
+  const tail = tailOfDigest(hash("sha256", `${scope}\n${idempotencyKey}`, "binary"));
   lastTail.scope = scope;
   lastTail.idempotencyKey = idempotencyKey;
   lastTail.tail = tail;
@@ -75,13 +77,13 @@ const lastTail: { scope: string | undefined; idempotencyKey: string; tail: strin
   tail: "",
 };
 
-function tailOfDigest(digest: Buffer): string {
+function tailOfDigest(digest: string): string {
   let tail = "";
   // 14 characters of 5 bits from the first 9 bytes (72 bits; the last 2 unused).
   let bits = 0;
   let value = 0;
   for (let i = 0; tail.length < TAIL_LENGTH; i++) {
-    value = (value << 8) | digest[i]!;
+    value = (value << 8) | digest.charCodeAt(i);
     bits += 8;
     while (bits >= 5 && tail.length < TAIL_LENGTH) {
       bits -= 5;
