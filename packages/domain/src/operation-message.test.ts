@@ -6,6 +6,7 @@ import {
   encodeMessageBody,
   encodeOperationMessage,
   MessageDecodeError,
+  MONEY_BODY_FIELDS,
 } from "./operation-message.ts";
 import { newProductId } from "./product-id.ts";
 import type { CouponIssueMessage, OperationMessage } from "./schemas/operation-message-schemas.ts";
@@ -220,6 +221,23 @@ describe("encodeMessageBody", () => {
       orderId: (payment as { orderId: string }).orderId,
     });
     expect(decodeOperationMessage(body, payment.id)).toEqual(payment);
+  });
+
+  it("is the same for a payment or deposit, with or without an order, as the rest of the message", () => {
+    const { orderId: _orderId, ...withoutOrder } = payment as OperationMessage & { orderId?: string };
+    const deposit = {
+      ...withoutOrder,
+      kind: "deposit",
+      id: newOperationId("deposit", 17, 1_763_780_000_000),
+    };
+    for (const message of [payment, withoutOrder, deposit] as OperationMessage[]) {
+      const { v: _v, kind: _kind, id: _id, createdAt: _createdAt, ...rest } = message;
+      expect(encodeMessageBody(message)).toBe(JSON.stringify(rest));
+      expect(
+        Object.keys(JSON.parse(encodeMessageBody(message))).every((key) => key in MONEY_BODY_FIELDS),
+      ).toBe(true);
+      expect(decodeOperationMessage(encodeMessageBody(message), message.id)).toEqual(message);
+    }
   });
 
   it("refuses a body without an id, or with an id that is no operation's", () => {

@@ -7,6 +7,7 @@ import { type OperationKind, parseOperationId } from "./operation-id.ts";
 import {
   couponIssueMessageSchema,
   MESSAGE_VERSION,
+  type MoneyOperationMessage,
   moneyOperationMessageSchema,
   type OperationMessage,
   type OrderMessage,
@@ -26,9 +27,24 @@ export function encodeOperationMessage(message: OperationMessage): string {
  * and Redis holds one per operation. decodeOperationMessage(body, id) restores the whole message.
  */
 export function encodeMessageBody(message: OperationMessage): string {
+  // Payments and deposits, every request of the intake's hot path: the body copied by name, which costs
+  // about a third less than the rest copy below (issue 30). MONEY_BODY_FIELDS makes the compiler refuse a
+  // field added to the message and not here.
+  if (message.kind === "payment" || message.kind === "deposit") {
+    const { userId, amount, currency, orderId } = message;
+    return JSON.stringify(
+      orderId === undefined ? { userId, amount, currency } : { userId, amount, currency, orderId },
+    );
+  }
   const { v: _v, kind: _kind, id: _id, createdAt: _createdAt, ...body } = message;
   return JSON.stringify(body);
 }
+
+/** Every field of a payment's or deposit's body, no more: encodeMessageBody names them one by one. */
+export const MONEY_BODY_FIELDS: Record<
+  Exclude<keyof MoneyOperationMessage, "v" | "kind" | "id" | "createdAt">,
+  true
+> = { userId: true, amount: true, currency: true, orderId: true };
 
 export class MessageDecodeError extends Error {
   constructor(reason: string) {
