@@ -87,7 +87,7 @@ export async function runSaturation(
         }
       }
       result.medians = started.targets.map((target) => targetMedians(target.key, result.stages));
-      result.verdicts = ratioVerdicts(result.medians);
+      result.verdicts = ratioVerdicts(result.medians, result.stages);
     },
     async () => {
       redis?.disconnect();

@@ -35,7 +35,11 @@ function medianLine(median: TargetMedians, label: string): string {
 function verdictLine(verdict: RatioVerdict): string {
   if (verdict.met === null) return `  ${verdict.name}: not run (goal >= ${verdict.goal})`;
   const state = verdict.met ? "met" : `NOT met${verdict.note ? ` (${verdict.note})` : ""}`;
-  return `  ${verdict.name} = ${verdict.ratio ?? "n/a"} (goal >= ${verdict.goal}): ${state}`;
+  const rounds =
+    verdict.roundRatios.length > 0
+      ? ` (median of ${verdict.roundRatios.length} rounds: ${verdict.roundRatios.join(", ")}; the medians' ratio ${verdict.ratioOfMedians ?? "n/a"})`
+      : "";
+  return `  ${verdict.name} = ${verdict.ratio ?? "n/a"}${rounds} (goal >= ${verdict.goal}): ${state}`;
 }
 
 export function summarizeSaturation(result: SaturationResult): string[] {

@@ -2,6 +2,10 @@
 // ratios the issue sets goals for. "floodgate" is the intake alone with AUTH=off; auth on is the same intake
 // verifying a customer token per request. A ratio is met only when it reaches its goal and no stage of either
 // side failed (a refused request is not throughput).
+// A ratio is the median of the rounds' own ratios, each of two stages run within the same round (under a
+// minute apart), not the ratio of the two targets' medians: this machine's speed drifts by a third over a run
+// (the same stage's cpu per request from 58 to 100 µs), and medians taken apart can come from different hours
+// of it. One run's rounds gave 0.49-0.83 for floodgate / raw, median 0.55, while its medians' ratio said 0.72.
 import { COMPARED_CHECKOUT_GOAL } from "../../harness/compared-checkout.ts";
 import { median } from "../../harness/median.ts";
 import { AUTH_RATE_GOAL } from "../auth-cost.ts";
@@ -22,7 +26,12 @@ export interface RatioVerdict {
   name: string;
   numerator: TargetKey;
   denominator: TargetKey;
+  /** The median of the rounds' ratios (see above). */
   ratio: number | null;
+  /** Each round's ratio, in round order (rounds where both targets ran). */
+  roundRatios: number[];
+  /** The ratio of the two targets' medians, for comparison with results written before. */
+  ratioOfMedians: number | null;
   goal: number;
   /** null when a side has no stage (its peer was not asked for). */
   met: boolean | null;
@@ -76,25 +85,52 @@ export function targetMedians(target: TargetKey, stages: readonly SaturationStag
   };
 }
 
-export function ratioVerdicts(medians: readonly TargetMedians[]): RatioVerdict[] {
+/** Each round's ratio of `numerator` to `denominator`, for the rounds that ran both (failed stages included). */
+export function roundRatios(
+  stages: readonly SaturationStage[],
+  numerator: TargetKey,
+  denominator: TargetKey,
+): number[] {
+  const rounds = [...new Set(stages.map((stage) => stage.round))].sort((a, b) => a - b);
+  return rounds.flatMap((round) => {
+    const top = stages.find((stage) => stage.round === round && stage.target === numerator);
+    const bottom = stages.find((stage) => stage.round === round && stage.target === denominator);
+    return top && bottom && bottom.acceptedRate > 0 ? [top.acceptedRate / bottom.acceptedRate] : [];
+  });
+}
+
+export function ratioVerdicts(
+  medians: readonly TargetMedians[],
+  stages: readonly SaturationStage[],
+): RatioVerdict[] {
   const of = (key: TargetKey) => medians.find((m) => m.target === key && m.stages > 0);
   return RATIO_GOALS.map(({ name, numerator, denominator, goal }) => {
     const top = of(numerator);
     const bottom = of(denominator);
     if (top === undefined || bottom === undefined) {
-      return { name, numerator, denominator, ratio: null, goal, met: null, note: "not run" };
+      return {
+        name,
+        numerator,
+        denominator,
+        ratio: null,
+        roundRatios: [],
+        ratioOfMedians: null,
+        goal,
+        met: null,
+        note: "not run",
+      };
     }
-    const ratio = ratio3(top.acceptedRate, bottom.acceptedRate);
+    const perRound = roundRatios(stages, numerator, denominator);
+    const middle = median(perRound);
     const failed = top.failedStages + bottom.failedStages;
-    const reached =
-      top.acceptedRate !== null && bottom.acceptedRate !== null && bottom.acceptedRate > 0
-        ? top.acceptedRate / bottom.acceptedRate >= goal
-        : false;
+    const reached = middle !== null && middle >= goal;
     return {
       name,
       numerator,
       denominator,
-      ratio,
+      ratio: middle === null ? null : Math.round(middle * 1000) / 1000,
+      roundRatios: perRound.map((value) => Math.round(value * 1000) / 1000),
+      ratioOfMedians: ratio3(top.acceptedRate, bottom.acceptedRate),
       goal,
       met: reached && failed === 0,
       note: reached && failed > 0 ? `${failed} failed stage(s)` : null,
