@@ -26,7 +26,7 @@ export interface RequestTimesReading {
 
 interface Series {
   labels: Record<Label, string>;
-  /** Observations per bucket, not cumulative: counts[i] for upperBounds[i], the last for +Inf. */
+  /** Observations per bucket, not cumulative: counts[i] for upperBounds[i] (+Inf's is `count`). */
   counts: number[];
   sum: number;
   count: number;
@@ -76,7 +76,7 @@ export class RequestTimes {
     if (series === undefined) {
       series = {
         labels: { method, route, status: String(status) },
-        counts: new Array<number>(this.#upperBounds.length + 1).fill(0),
+        counts: new Array<number>(this.#upperBounds.length).fill(0),
         sum: 0,
         count: 0,
       };
@@ -86,7 +86,7 @@ export class RequestTimes {
     const bounds = this.#upperBounds;
     let bucket = 0;
     while (bucket < bounds.length && seconds > bounds[bucket]!) bucket++;
-    series.counts[bucket]!++;
+    if (bucket < bounds.length) series.counts[bucket]!++;
     series.sum += seconds;
     series.count++;
   }

@@ -3,9 +3,9 @@
 // verifying a customer token per request. A ratio is met only when it reaches its goal and no stage of either
 // side failed (a refused request is not throughput).
 // A ratio is the median of the rounds' own ratios, each of two stages run within the same round (under a
-// minute apart), not the ratio of the two targets' medians: this machine's speed drifts by a third over a run
-// (the same stage's cpu per request from 58 to 100 µs), and medians taken apart can come from different hours
-// of it. One run's rounds gave 0.49-0.83 for floodgate / raw, median 0.55, while its medians' ratio said 0.72.
+// minute apart), not the ratio of the two targets' medians: this machine's speed varies nearly twofold within
+// a run (one run's intake stages took 59 to 111 µs of cpu per request), and medians taken apart can come from
+// different hours of it. One run's rounds gave 0.49-0.83 for floodgate / raw, median 0.55, while its medians' ratio said 0.72.
 import { COMPARED_CHECKOUT_GOAL } from "../../harness/compared-checkout.ts";
 import { median } from "../../harness/median.ts";
 import { AUTH_RATE_GOAL } from "../auth-cost.ts";
