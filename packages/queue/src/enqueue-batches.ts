@@ -115,7 +115,7 @@ export function sendEnqueue<T>(
   redis: ScriptedRedis,
   partition: number,
   input: EnqueueOperationInput,
-  map: (answer: ScriptAnswer) => T,
+  map: (answer: ScriptAnswer) => T | PromiseLike<T>,
 ): Promise<T>;
 export function sendEnqueue(
   redis: ScriptedRedis,

@@ -6,7 +6,7 @@ import {
   type RefundMessage,
 } from "@floodgate/domain";
 import { NO_REPLICA_WAIT, type ReplicaWait, sendAccepting } from "@floodgate/redis-connections";
-import type { ScriptAnswer, ScriptedRedis } from "@floodgate/redis-scripts";
+import { FINGERPRINT_NEEDED, type ScriptAnswer, type ScriptedRedis } from "@floodgate/redis-scripts";
 import {
   type AdmissionCheck,
   type AdmissionInfo,
@@ -28,8 +28,13 @@ export type EnqueuedMessage = MoneyOperationMessage | RefundMessage | ProviderPa
 
 export interface EnqueueRequest {
   message: EnqueuedMessage;
-  /** Hash of kind + body, compared on replays of the same Idempotency-Key. */
-  fingerprint: string;
+  /**
+   * Hash of kind + body, compared on replays of the same Idempotency-Key. A payment or deposit may give it as a
+   * function: it is then called only if the script asks (a key with a record of its own, from an order, a coupon
+   * issue or the release before tail-keyed statuses) and the script compares the request's body and kind
+   * otherwise, which say the same (issue 30: the hash was a SHA-256 per keyed request).
+   */
+  fingerprint: string | (() => string);
   idempotencyKey?: string;
   idempotencyTtlSeconds: number;
   /** Rate limits and the waiting room, checked in the same call. */
@@ -104,27 +109,38 @@ export function enqueueOperation(
   const idempotencyKey = idempotencyKeyOf(keys, partition, message, request.idempotencyKey ?? "");
   const wait = request.replicaWait ?? NO_REPLICA_WAIT;
   const streamKey = keys.stream(partition);
+  const { fingerprint } = request;
   const input = {
     admission: request.admission,
     idempotencyKey,
     statusKey: keys.status(partition, message.id),
     streamKey,
     operationId: message.id,
-    fingerprint: request.fingerprint,
+    // With replicas to wait for, the hash up front: a second call would need a WAIT of its own.
+    fingerprint: typeof fingerprint === "string" ? fingerprint : wait.replicas === 0 ? "" : fingerprint(),
     idempotencyTtlSeconds: request.idempotencyKey === undefined ? 0 : request.idempotencyTtlSeconds,
     encodedMessage: encodeMessageBody(message),
   };
+  if (wait.replicas > 0) {
+    return sendAccepting(redis, wait, streamKey, () => sendEnqueue(redis, partition, input)).then(
+      enqueueOutcomeOf,
+    );
+  }
   // One promise between the script's answer and the caller (issue 30: each async layer was a measurable share
   // of a request).
-  if (wait.replicas === 0) return sendEnqueue(redis, partition, input, enqueueOutcomeOf);
-  return sendAccepting(redis, wait, streamKey, () => sendEnqueue(redis, partition, input)).then(
-    enqueueOutcomeOf,
+  if (typeof fingerprint === "string") return sendEnqueue(redis, partition, input, enqueueOutcomeOf);
+  return sendEnqueue(redis, partition, input, (answer) =>
+    answer.code === FINGERPRINT_NEEDED
+      ? sendEnqueue(redis, partition, { ...input, fingerprint: fingerprint() }, enqueueOutcomeOf)
+      : enqueueOutcomeOf(answer),
   );
 }
 
 const enqueueOutcomeOf = ({ code, value: id, admission }: ScriptAnswer): EnqueueOutcome => {
   if (code === 1) return { result: "accepted", id, admission: admissionInfo(admission) };
   if (code === 0) return { result: "replayed", id, admission: admissionInfo(admission) };
+  // Only a fingerprint given as "" gets here (a function's is sent again above): a caller's bug, not a conflict.
+  if (code === FINGERPRINT_NEEDED) throw new Error('enqueue sent a keyed request with fingerprint ""');
   return admissionRefusal(code, id) ?? { result: "conflict", existingId: id };
 };
 

@@ -50,7 +50,11 @@ beforeEach(async () => {
 const payment = (userId: string, key?: string, createdAt = Date.now()): MoneyOperationMessage =>
   paymentMessage(userId, { bucket: 7, createdAt, ...(key === undefined ? {} : { key }) });
 
-const enqueue = (message: MoneyOperationMessage, key?: string, fingerprint = "fp-1") =>
+const enqueue = (
+  message: MoneyOperationMessage,
+  key?: string,
+  fingerprint: string | (() => string) = "fp-1",
+) =>
   enqueueOperation(redis, keys, {
     message,
     fingerprint,
@@ -162,6 +166,78 @@ describe("tail-keyed statuses", () => {
     expect(await enqueue(retry, "K5")).toMatchObject({ result: "replayed", id: message.id });
     expect(await enqueue(retry, "K5", "fp-other")).toEqual({ result: "conflict", existingId: message.id });
     expect(await redis.exists(keys.status(0, retry.id))).toBe(0);
+  });
+
+  it("answers a retry sent without its hash from the first request's body and kind", async () => {
+    let hashed = 0;
+    const hash = () => {
+      hashed++;
+      return "fp-1";
+    };
+    const first = payment("tail-6", "K6");
+    expect(await enqueue(first, "K6", hash)).toMatchObject({ result: "accepted", id: first.id });
+    // Still marked as a key's record, with nothing to compare but the body.
+    expect(await redis.hget(keys.status(0, first.id), "fp")).toBe("");
+
+    const retry = payment("tail-6", "K6", first.createdAt + 1000);
+    expect(await enqueue(retry, "K6", hash)).toMatchObject({ result: "replayed", id: first.id });
+    // Another amount under the same key, and a deposit (a user's payments and deposits share their keys).
+    expect(await enqueue({ ...retry, amount: 501 }, "K6", hash)).toEqual({
+      result: "conflict",
+      existingId: first.id,
+    });
+    const deposit: MoneyOperationMessage = {
+      ...retry,
+      kind: "deposit",
+      id: newOperationId("deposit", 7, retry.createdAt, idempotentTailOf("deposit", "tail-6", "K6")),
+    };
+    expect(await enqueue(deposit, "K6", hash)).toEqual({ result: "conflict", existingId: first.id });
+    expect(hashed).toBe(0);
+    expect(await redis.xlen(keys.stream(0))).toBe(1);
+
+    await finishAll();
+    expect(await redis.ttl(keys.status(0, first.id))).toBeGreaterThan(STATUS_TTL);
+    expect(await enqueue(payment("tail-6", "K6"), "K6", hash)).toMatchObject({
+      result: "replayed",
+      id: first.id,
+    });
+  });
+
+  it("compares by body a retry without its hash whose first request stored one", async () => {
+    // What the release before this one stored: the fingerprint's first 22 characters.
+    const first = payment("tail-7", "K7");
+    expect(await enqueue(first, "K7", "fingerprint-of-the-first-one")).toMatchObject({ result: "accepted" });
+    const unused = () => {
+      throw new Error("the body answers this retry");
+    };
+    expect(await enqueue(payment("tail-7", "K7"), "K7", unused)).toMatchObject({
+      result: "replayed",
+      id: first.id,
+    });
+    expect(await enqueue({ ...payment("tail-7", "K7"), amount: 1 }, "K7", unused)).toEqual({
+      result: "conflict",
+      existingId: first.id,
+    });
+  });
+
+  it("hashes a request sent without its hash when its key has a record of its own, and sends it again", async () => {
+    const message = payment("tail-8");
+    await redis.set(keys.idempotency(0, "tail-8", "K8"), `fp-1 ${message.id}`, "EX", 60);
+    let hashed = 0;
+    const retry = payment("tail-8", "K8");
+    expect(
+      await enqueue(retry, "K8", () => {
+        hashed++;
+        return "fp-1";
+      }),
+    ).toMatchObject({ result: "replayed", id: message.id });
+    expect(hashed).toBe(1);
+    expect(await enqueue(retry, "K8", () => "fp-other")).toEqual({
+      result: "conflict",
+      existingId: message.id,
+    });
+    expect(await redis.exists(keys.status(0, retry.id))).toBe(0);
+    expect(await redis.xlen(keys.stream(0))).toBe(0);
   });
 
   it("gives each scope its own tail", () => {

@@ -24,6 +24,7 @@ export { type EndSessionsInput, endSessions } from "./commands/end-sessions.ts";
 export {
   type EnqueueOperationInput,
   enqueueOperations,
+  FINGERPRINT_NEEDED,
   SELF_BATCHED_COMMANDS,
 } from "./commands/enqueue-operations.ts";
 export {

@@ -1,5 +1,5 @@
-// Shared by the POSTs that create a payment or a deposit (and the demo's): mint the id, fingerprint the request for idempotency, and
-// hand it to the one Lua call that stores it (with the client address's token beside it, same round trip).
+// Shared by the POSTs that create a payment or a deposit (and the demo's): mint the id, say how to fingerprint the
+// request for idempotency, and hand it to the one Lua call that stores it (with the client address's token beside it, same round trip).
 // Nothing here touches Postgres.
 import { type MoneyOperationKind, type MoneyOperationMessage, newOperationId } from "@floodgate/domain";
 import { enqueueOperation, idempotentTailOf } from "@floodgate/queue";
@@ -8,7 +8,7 @@ import { bucketForUser } from "@floodgate/shard-router";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ProblemError } from "../errors/error-catalogue.ts";
 import { conflictExtras, idempotencyKeyOf, REPLAYED_HEADER } from "../idempotency/idempotency-key.ts";
-import { fingerprintUnderKey } from "../idempotency/request-fingerprint.ts";
+import { requestFingerprint } from "../idempotency/request-fingerprint.ts";
 
 export interface OperationInput {
   kind: MoneyOperationKind;
@@ -43,14 +43,18 @@ export function acceptOperation(
       detail: `this deployment takes ${config.currency}; amounts are integers in its minor unit`,
     });
   }
-  const fingerprint = fingerprintUnderKey(
-    idempotencyKey,
-    input.kind,
-    input.userId,
-    String(input.amount),
-    config.currency,
-    input.orderId ?? "",
-  );
+  // Hashed only if the script asks (enqueueOperation): the request's body and kind say what the hash would.
+  const fingerprint =
+    idempotencyKey === undefined
+      ? ""
+      : () =>
+          requestFingerprint(
+            input.kind,
+            input.userId,
+            String(input.amount),
+            config.currency,
+            input.orderId ?? "",
+          );
   // One clock reading for both: the id encodes it, and GET answers createdAt from the message.
   const createdAt = Date.now();
   const message: MoneyOperationMessage = {

@@ -30,7 +30,7 @@
     KEYS +1 status hash    {p}:st:<bucket><tail> (queue-keys.ts): one key per operation. With an
                            Idempotency-Key the tail is the key's (idempotentTail in operation-id.ts), so a retry
                            names this same hash, and the hash is the key's record: `fp` holds the fingerprint's
-                           first 22 characters
+                           first 22 characters, or "" when the request's body stood for it
     KEYS +2 the user's other idempotency records {p}:idem:<userId>:<Key> (orders and coupon issues keep theirs
                            there, and payments did before their records moved into the status hash), a refund's
                            {p}:refund-idem:<paymentId>:<Key>; only read, and only when ARGV +3 is not "0"
@@ -38,7 +38,8 @@
     (The client address's bucket is take-token-1.lua's, sent beside this.)
 
     ARGV +1 operation id (new, minted by the intake)
-    ARGV +2 request fingerprint (hash of kind + body)
+    ARGV +2 request fingerprint (hash of kind + body), or "": a payment's or deposit's body and its id's kind are
+            the fingerprint's fields, so they are compared instead (the intake then hashes nothing: issue 30)
     ARGV +3 idempotency TTL in seconds, "0" when the request has no Idempotency-Key
     ARGV +4 the message's body (encodeMessageBody: the message less what its id says), the stream entry's `m`
             field and the status hash's `message` field
@@ -52,6 +53,9 @@
     {0, existingId, admission}  replay: same key, same body; nothing written
     {-1, existingId}            conflict: same key, different body; nothing written ("" when the key's first
                                 request was refused by another script: includes/idempotency-record.lua)
+    {-2, ""}                    sent without a fingerprint, and the key has a record of its own
+                                ({p}:idem:..., compared by fingerprint only): nothing written, send it again
+                                with the fingerprint (the user's token it took is taken again then)
     {-90 | -91, detail}         refused by admission control (includes/admission-gate.lua); nothing written
                                 ({-91, "used"}, a one-shot token used before, after the key's replay)
 ]]
@@ -61,26 +65,70 @@ local COMPACT = string.byte("c")
 local FULL_KEYS, FULL_ARGS = 6, 11
 local COMPACT_KEYS, COMPACT_ARGS = 4, 6
 
+-- Stores a request no record answered: its status hash (with `fp` when it has a key) and its stream entry.
+local function enqueue_new(k, a, admission, pass, keyed)
+  local used = admission_used(pass)
+  if used then
+    return used
+  end
+  admission_consume(pass)
+  local operationId = ARGV[a + 1]
+  local body = ARGV[a + 4]
+  if keyed then
+    local fingerprint = string.sub(ARGV[a + 2], 1, 22)
+    redis.call("HSET", KEYS[k + 1], "status", "pending", "id", operationId, "message", body, "fp", fingerprint)
+  else
+    redis.call("HSET", KEYS[k + 1], "status", "pending", "id", operationId, "message", body)
+  end
+  redis.call("XADD", KEYS[k + 3], "*", "id", operationId, "m", body)
+  return {1, operationId, admission}
+end
+
+-- Whether a key's record in a status hash (`held`: its id, fp and message) is this request's first time. A
+-- record without `fp` is no key's. Two fingerprints compare as they are. Otherwise the record's message body
+-- and id kind (`pay_`, `dep_`: a payment and a deposit share a user's keys) stand for the fingerprint: a
+-- payment's or deposit's body is the fingerprint's fields but the kind, one for one (encodeMessageBody), so
+-- the same request gives the same bytes, under this release's and the one before's records alike.
+local function is_first_request(held, operationId, fingerprint, body)
+  if not held[2] then
+    return false
+  end
+  if held[2] ~= "" and fingerprint ~= "" then
+    return held[2] == fingerprint
+  end
+  return string.sub(held[1], 1, 4) == string.sub(operationId, 1, 4) and held[3] == body
+end
+
 -- The request's own part, KEYS[k+1..k+3] and ARGV[a+1..a+4], once its gate passed with `admission` (the info)
 -- and `pass` (what accepting it does to a one-shot pass: admission_check's third answer, nil for none).
 local function enqueue_own(k, a, admission, pass)
   local statusKey = KEYS[k + 1]
   local operationId = ARGV[a + 1]
   -- 132 bits of the request's SHA-256 tell another body under the same key; the whole one would cost the
-  -- key's record 21 bytes more (issue 30's memory per payment). A former record keeps the whole one.
+  -- key's record 21 bytes more (issue 30's memory per payment). A former record keeps the whole one. "": the
+  -- request's body stands for it (is_first_request), and the record keeps an empty `fp`, which still marks it
+  -- as a key's record (finish-operations-n.lua keeps it IDEMPOTENCY_TTL_SECONDS).
   local fingerprint = string.sub(ARGV[a + 2], 1, 22)
   local body = ARGV[a + 4]
 
   local keyed = ARGV[a + 3] ~= "0"
   if keyed then
-    local held = redis.call("HMGET", statusKey, "id", "fp")
+    local held = redis.call("HMGET", statusKey, "id", "fp", "message")
     if held[1] then
-      if held[2] == fingerprint then
+      if is_first_request(held, operationId, fingerprint, body) then
         return {0, held[1], admission}
       end
       -- A payment or deposit is never refused here, so any record that is not this request's acceptance is
       -- another request's.
       return {-1, held[1]}
+    end
+    -- A record of its own ({p}:idem:...) is compared by fingerprint only: without one, the caller is asked for
+    -- it and sends the request again with it (what it took from the user's bucket, it takes again).
+    if fingerprint == "" then
+      if redis.call("EXISTS", KEYS[k + 2]) == 1 then
+        return {-2, ""}
+      end
+      return enqueue_new(k, a, admission, pass, true)
     end
     local record = idempotency_lookup(KEYS[k + 2], ARGV[a + 2])
     if record then
@@ -90,18 +138,7 @@ local function enqueue_own(k, a, admission, pass)
       return {-1, record.id or ""}
     end
   end
-  local used = admission_used(pass)
-  if used then
-    return used
-  end
-  admission_consume(pass)
-  if keyed then
-    redis.call("HSET", statusKey, "status", "pending", "id", operationId, "message", body, "fp", fingerprint)
-  else
-    redis.call("HSET", statusKey, "status", "pending", "id", operationId, "message", body)
-  end
-  redis.call("XADD", KEYS[k + 3], "*", "id", operationId, "m", body)
-  return {1, operationId, admission}
+  return enqueue_new(k, a, admission, pass, keyed)
 end
 
 local layout = ARGV[1] or ""

@@ -15,7 +15,10 @@ export interface EnqueueOperationInput {
   /** {p}:ops, the partition's stream. */
   streamKey: string;
   operationId: string;
-  /** Hash of kind + body, compared on replays of the same Idempotency-Key. */
+  /**
+   * Hash of kind + body, compared on replays of the same Idempotency-Key; "" to have a payment's or deposit's
+   * body and id kind compared instead (the script answers FINGERPRINT_NEEDED where only a hash will do).
+   */
   fingerprint: string;
   /** 0 when the request has no Idempotency-Key. */
   idempotencyTtlSeconds: number;
@@ -69,7 +72,8 @@ const argsOf = (requests: readonly EnqueueOperationInput[]): ScriptArgument[] =>
  * enqueue-operations-n.lua: admission, idempotency, status and stream append of payments, deposits and refunds,
  * many in one call (on a cluster, of one partition). One answer per request, in order: code 1 accepted (value:
  * the id), 0 replay (value: the existing id), -1 conflict (value: the existing id, "" when the key's first
- * request was refused), -90/-91 refused by admission control.
+ * request was refused), -2 (FINGERPRINT_NEEDED) sent without a fingerprint to a key with a record of its own,
+ * -90/-91 refused by admission control.
  */
 export const enqueueOperations = luaScript({
   file: "enqueue-operations-n.lua",
@@ -77,6 +81,9 @@ export const enqueueOperations = luaScript({
   args: argsOf,
   decode: (replies: ScriptAnswerReply[]): ScriptAnswer[] => replies.map(scriptAnswer),
 });
+
+/** The answer to a request sent with fingerprint "" whose key has a record only a fingerprint compares with. */
+export const FINGERPRINT_NEEDED = -2;
 
 /**
  * Commands whose callers gather their own batches (packages/queue enqueue-batches.ts) and send each the moment

@@ -11,7 +11,8 @@
   ARGV[1]     consumer group
   ARGV[2]     status TTL in seconds (a final status stays readable from Redis this long)
   ARGV[3]     idempotency TTL in seconds: a status hash that is also its Idempotency-Key's record (it holds an
-              `fp`, enqueue-operations-n.lua) stays this long instead, when it is longer
+              `fp`, empty for a payment's or deposit's, enqueue-operations-n.lua) stays this long instead, when it
+              is longer
   ARGV[4]     A, the number of stream entry ids to acknowledge
   ARGV[5 .. 4+A]  the entry ids
   then, for each operation, four values: status, completedAt (epoch ms), failureReason ("" for none), and "1"
