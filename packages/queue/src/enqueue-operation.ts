@@ -96,6 +96,10 @@ export function enqueueOperation(
   request: EnqueueRequest,
 ): Promise<EnqueueOutcome> {
   const { message } = request;
+  // Only their body holds every field of their fingerprint: a refund's or provider payment's must be its hash.
+  if (typeof request.fingerprint === "function" && message.kind !== "payment" && message.kind !== "deposit") {
+    return Promise.reject(new Error(`a ${message.kind}'s fingerprint is its hash, not a function`));
+  }
   if (request.idempotencyKey !== undefined && !mintedForKey(message, request.idempotencyKey)) {
     return Promise.reject(
       new Error(

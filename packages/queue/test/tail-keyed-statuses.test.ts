@@ -240,6 +240,34 @@ describe("tail-keyed statuses", () => {
     expect(await redis.xlen(keys.stream(0))).toBe(0);
   });
 
+  it("compares by body a retry that brings its hash to a record stored without one", async () => {
+    // A record of an intake that waits for no replica, retried at one that does (it sends the hash up front).
+    const first = payment("tail-9", "K9");
+    expect(await enqueue(first, "K9", () => "fp-9")).toMatchObject({ result: "accepted" });
+    expect(await enqueue(payment("tail-9", "K9"), "K9", "fp-9")).toMatchObject({
+      result: "replayed",
+      id: first.id,
+    });
+    expect(await enqueue({ ...payment("tail-9", "K9"), amount: 9 }, "K9", "fp-other")).toEqual({
+      result: "conflict",
+      existingId: first.id,
+    });
+  });
+
+  it("answers a hashless request whose key's own record is a refusal as a conflict, once hashed", async () => {
+    // An order refused under this key (out of stock, say): a payment with the same key is another request.
+    await redis.set(keys.idempotency(0, "tail-10", "K10"), "fp-order !-3 out_of_stock", "EX", 60);
+    const retry = payment("tail-10", "K10");
+    expect(await enqueue(retry, "K10", () => "fp-payment")).toEqual({ result: "conflict", existingId: "" });
+    expect(await redis.exists(keys.status(0, retry.id))).toBe(0);
+  });
+
+  it("refuses a fingerprint given as a function for a message whose body is not its fingerprint", async () => {
+    const message = { ...payment("tail-11", "K11"), kind: "refund" } as unknown as MoneyOperationMessage;
+    await expect(enqueue(message, "K11", () => "fp")).rejects.toThrow("fingerprint is its hash");
+    expect(await redis.xlen(keys.stream(0))).toBe(0);
+  });
+
   it("gives each scope its own tail", () => {
     expect(idempotentTail("user:a", "k")).toMatch(/^[0-9A-HJKMNP-TV-Z]{14}$/);
     expect(idempotentTail("user:a", "k")).toBe(idempotentTail("user:a", "k"));
