@@ -65,8 +65,9 @@ local COMPACT = string.byte("c")
 local FULL_KEYS, FULL_ARGS = 6, 11
 local COMPACT_KEYS, COMPACT_ARGS = 4, 6
 
--- Stores a request no record answered: its status hash (with `fp` when it has a key) and its stream entry.
-local function enqueue_new(k, a, admission, pass, keyed)
+-- Stores a request no record answered: its status hash (with `fp`, the key's fingerprint, when it has a key; nil
+-- without one) and its stream entry.
+local function enqueue_new(k, a, admission, pass, fp)
   local used = admission_used(pass)
   if used then
     return used
@@ -74,9 +75,8 @@ local function enqueue_new(k, a, admission, pass, keyed)
   admission_consume(pass)
   local operationId = ARGV[a + 1]
   local body = ARGV[a + 4]
-  if keyed then
-    local fingerprint = string.sub(ARGV[a + 2], 1, 22)
-    redis.call("HSET", KEYS[k + 1], "status", "pending", "id", operationId, "message", body, "fp", fingerprint)
+  if fp then
+    redis.call("HSET", KEYS[k + 1], "status", "pending", "id", operationId, "message", body, "fp", fp)
   else
     redis.call("HSET", KEYS[k + 1], "status", "pending", "id", operationId, "message", body)
   end
@@ -128,7 +128,7 @@ local function enqueue_own(k, a, admission, pass)
       if redis.call("EXISTS", KEYS[k + 2]) == 1 then
         return {-2, ""}
       end
-      return enqueue_new(k, a, admission, pass, true)
+      return enqueue_new(k, a, admission, pass, fingerprint)
     end
     local record = idempotency_lookup(KEYS[k + 2], ARGV[a + 2])
     if record then
@@ -138,7 +138,7 @@ local function enqueue_own(k, a, admission, pass)
       return {-1, record.id or ""}
     end
   end
-  return enqueue_new(k, a, admission, pass, keyed)
+  return enqueue_new(k, a, admission, pass, keyed and fingerprint or nil)
 end
 
 local layout = ARGV[1] or ""
