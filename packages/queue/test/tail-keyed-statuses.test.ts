@@ -12,6 +12,7 @@ import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
+  type AdmissionCheck,
   enqueueOperation,
   ensureConsumerGroups,
   finishOperations,
@@ -238,6 +239,32 @@ describe("tail-keyed statuses", () => {
     });
     expect(await redis.exists(keys.status(0, retry.id))).toBe(0);
     expect(await redis.xlen(keys.stream(0))).toBe(0);
+  });
+
+  it("takes the user's rate-limit token once for a request sent again with its hash", async () => {
+    // A bucket of one token: the request asked for its hash must not spend it before it is sent again.
+    const message = payment("tail-11");
+    await redis.set(keys.idempotency(0, "tail-11", "K11"), `fp-1 ${message.id}`, "EX", 60);
+    const bucket = `${keys.stream(0)}:rl:tail-11`;
+    const oneToken = (userId: string): AdmissionCheck => ({
+      keys: [bucket, keys.stream(0), keys.stream(0)],
+      args: [60_000, 1, "0", userId, "", "", "0"],
+    });
+    const send = (retry: MoneyOperationMessage, fingerprint: () => string) =>
+      enqueueOperation(redis, keys, {
+        message: retry,
+        fingerprint,
+        idempotencyKey: "K11",
+        idempotencyTtlSeconds: IDEMPOTENCY_TTL,
+        admission: oneToken(retry.userId),
+      });
+    expect(await send(payment("tail-11", "K11"), () => "fp-1")).toMatchObject({
+      result: "replayed",
+      id: message.id,
+      admission: { user: { remaining: 0 } },
+    });
+    // The token is gone now: the next request is refused by its limit, before anything else.
+    expect(await send(payment("tail-11", "K11"), () => "fp-1")).toMatchObject({ result: "rate_limited" });
   });
 
   it("compares by body a retry that brings its hash to a record stored without one", async () => {

@@ -54,8 +54,8 @@
     {-1, existingId}            conflict: same key, different body; nothing written ("" when the key's first
                                 request was refused by another script: includes/idempotency-record.lua)
     {-2, ""}                    sent without a fingerprint, and the key has a record of its own
-                                ({p}:idem:..., compared by fingerprint only): nothing written, send it again
-                                with the fingerprint (the user's token it took is taken again then)
+                                ({p}:idem:..., compared by fingerprint only): answered before the gate, nothing
+                                written or taken; send it again with the fingerprint
     {-90 | -91, detail}         refused by admission control (includes/admission-gate.lua); nothing written
                                 ({-91, "used"}, a one-shot token used before, after the key's replay)
 ]]
@@ -99,10 +99,25 @@ local function is_first_request(held, operationId, fingerprint, body)
   return string.sub(held[1], 1, 4) == string.sub(operationId, 1, 4) and held[3] == body
 end
 
--- The request's own part, KEYS[k+1..k+3] and ARGV[a+1..a+4], once its gate passed with `admission` (the info)
--- and `pass` (what accepting it does to a one-shot pass: admission_check's third answer, nil for none).
-local function enqueue_own(k, a, admission, pass)
-  local statusKey = KEYS[k + 1]
+-- A keyed request's record in its status hash ({id, fp, message}: all nil when it has none), or nil for a
+-- request without a key. KEYS[k+1..k+3] and ARGV[a+1..a+4] are the request's own part.
+local function read_record(k, a)
+  if ARGV[a + 3] == "0" then
+    return nil
+  end
+  return redis.call("HMGET", KEYS[k + 1], "id", "fp", "message")
+end
+
+-- Whether a keyed request came without its fingerprint to a key that has no status hash but a record of its
+-- own ({p}:idem:..., compared by fingerprint only): it is answered {-2, ""} before its gate, so the user's token
+-- is taken once, when the intake sends it again with the fingerprint.
+local function needs_fingerprint(k, a, held)
+  return held ~= nil and not held[1] and ARGV[a + 2] == "" and redis.call("EXISTS", KEYS[k + 2]) == 1
+end
+
+-- The request's own part, once its gate passed with `admission` (the info) and `pass` (what accepting it does
+-- to a one-shot pass: admission_check's third answer, nil for none); `held` is read_record's.
+local function enqueue_own(k, a, admission, pass, held)
   local operationId = ARGV[a + 1]
   -- 132 bits of the request's SHA-256 tell another body under the same key; the whole one would cost the
   -- key's record 21 bytes more (issue 30's memory per payment). A former record keeps the whole one. "": the
@@ -111,9 +126,7 @@ local function enqueue_own(k, a, admission, pass)
   local fingerprint = string.sub(ARGV[a + 2], 1, 22)
   local body = ARGV[a + 4]
 
-  local keyed = ARGV[a + 3] ~= "0"
-  if keyed then
-    local held = redis.call("HMGET", statusKey, "id", "fp", "message")
+  if held then
     if held[1] then
       if is_first_request(held, operationId, fingerprint, body) then
         return {0, held[1], admission}
@@ -122,12 +135,8 @@ local function enqueue_own(k, a, admission, pass)
       -- another request's.
       return {-1, held[1]}
     end
-    -- A record of its own ({p}:idem:...) is compared by fingerprint only: without one, the caller is asked for
-    -- it and sends the request again with it (what it took from the user's bucket, it takes again).
+    -- Without a fingerprint, needs_fingerprint found no record of the key's own.
     if fingerprint == "" then
-      if redis.call("EXISTS", KEYS[k + 2]) == 1 then
-        return {-2, ""}
-      end
       return enqueue_new(k, a, admission, pass, fingerprint)
     end
     local record = idempotency_lookup(KEYS[k + 2], ARGV[a + 2])
@@ -138,7 +147,7 @@ local function enqueue_own(k, a, admission, pass)
       return {-1, record.id or ""}
     end
   end
-  return enqueue_new(k, a, admission, pass, keyed and fingerprint or nil)
+  return enqueue_new(k, a, admission, pass, held and fingerprint or nil)
 end
 
 local layout = ARGV[1] or ""
@@ -156,14 +165,23 @@ local nowMs = admission_now()
 local answers = {}
 local k, a = 0, 1
 for i = 1, requests do
-  local refusal, admission, pass
-  if string.byte(layout, i) == COMPACT then
-    refusal, admission = admission_check_user(KEYS[k + 1], ARGV[a + 1], ARGV[a + 2], nowMs)
-    answers[i] = refusal or enqueue_own(k + 1, a + 2, admission, nil)
+  local isCompact = string.byte(layout, i) == COMPACT
+  local ownK, ownA = k + (isCompact and 1 or 3), a + (isCompact and 2 or 7)
+  local held = read_record(ownK, ownA)
+  if needs_fingerprint(ownK, ownA, held) then
+    answers[i] = {-2, ""}
+  else
+    local refusal, admission, pass
+    if isCompact then
+      refusal, admission = admission_check_user(KEYS[k + 1], ARGV[a + 1], ARGV[a + 2], nowMs)
+    else
+      refusal, admission, pass = admission_check(k, a, nowMs)
+    end
+    answers[i] = refusal or enqueue_own(ownK, ownA, admission, pass, held)
+  end
+  if isCompact then
     k, a = k + COMPACT_KEYS, a + COMPACT_ARGS
   else
-    refusal, admission, pass = admission_check(k, a, nowMs)
-    answers[i] = refusal or enqueue_own(k + 3, a + 7, admission, pass)
     k, a = k + FULL_KEYS, a + FULL_ARGS
   end
 end
