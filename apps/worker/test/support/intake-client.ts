@@ -43,7 +43,7 @@ export async function startIntake(config: Config): Promise<IntakeApp> {
 /** Writes are retried as a shop's client is told to: a 503 that says `retryable` (on a loaded machine the queue
  * can answer late, and the request may or may not be stored) is sent again with the same Idempotency-Key, which
  * answers with what happened to the first; that is not what a test checks. At most 1 s apart, 20 attempts. */
-async function write(app: IntakeApp, url: string, payload: Record<string, unknown>) {
+export async function writeAsShop(app: IntakeApp, url: string, payload: object, key: string = randomUUID()) {
   const send = (idempotencyKey: string) =>
     documentedInject(app, {
       method: "POST",
@@ -51,7 +51,6 @@ async function write(app: IntakeApp, url: string, payload: Record<string, unknow
       headers: asShop(app, { "idempotency-key": idempotencyKey }),
       payload,
     });
-  const key = randomUUID();
   let response = await send(key);
   for (
     let attempt = 1;
@@ -66,14 +65,14 @@ async function write(app: IntakeApp, url: string, payload: Record<string, unknow
 }
 
 export async function deposit(app: IntakeApp, userId: string, amount: number): Promise<AcceptedOperation> {
-  const response = await write(app, `/v1/wallets/${userId}/deposits`, { amount });
+  const response = await writeAsShop(app, `/v1/wallets/${userId}/deposits`, { amount });
   if (response.statusCode !== 202)
     throw new Error(`deposit refused: ${response.statusCode} ${response.body}`);
   return { id: response.json().id, kind: "deposit", userId, amount };
 }
 
 export async function pay(app: IntakeApp, userId: string, amount: number): Promise<AcceptedOperation> {
-  const response = await write(app, "/v1/payments", { userId, amount });
+  const response = await writeAsShop(app, "/v1/payments", { userId, amount });
   if (response.statusCode !== 202)
     throw new Error(`payment refused: ${response.statusCode} ${response.body}`);
   return { id: response.json().id, kind: "payment", userId, amount };

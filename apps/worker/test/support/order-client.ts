@@ -6,7 +6,7 @@ import type { ScriptedRedis } from "@floodgate/redis-connections";
 import { readAvailable } from "@floodgate/reservations";
 import type { Kysely } from "kysely";
 import { ADMIN_KEY } from "./coupon-client.ts";
-import { asShop, documentedInject, type IntakeApp, readAsShop } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp, readAsShop, writeAsShop } from "./intake-client.ts";
 
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };
 
@@ -51,12 +51,7 @@ export async function orderView(app: IntakeApp, orderId: string) {
 }
 
 export async function payOrder(app: IntakeApp, userId: string, orderId: string, amount: number) {
-  const response = await documentedInject(app, {
-    method: "POST",
-    url: "/v1/payments",
-    headers: asShop(app),
-    payload: { userId, amount, orderId },
-  });
+  const response = await writeAsShop(app, "/v1/payments", { userId, amount, orderId });
   if (response.statusCode !== 202)
     throw new Error(`payment refused: ${response.statusCode} ${response.body}`);
   return response.json().id as string;

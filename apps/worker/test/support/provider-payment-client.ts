@@ -1,5 +1,5 @@
 // Provider payments through the real intake (inject), as the shop's server reports its provider's charges.
-import { asShop, documentedInject, type IntakeApp } from "./intake-client.ts";
+import { asShop, documentedInject, type IntakeApp, writeAsShop } from "./intake-client.ts";
 
 let keys = 0;
 
@@ -29,7 +29,13 @@ export async function providerPayment(
   body: ProviderPaymentBody,
   idempotencyKey?: string,
 ): Promise<string> {
-  const response = await postProviderPayment(app, orderId, body, idempotencyKey);
+  // Retried as the shop's server would, under the same key, while the intake answers a retryable 503.
+  const response = await writeAsShop(
+    app,
+    `/v1/orders/${orderId}/provider-payments`,
+    body,
+    idempotencyKey ?? `provider-${process.pid}-${++keys}`,
+  );
   if (response.statusCode !== 202) {
     throw new Error(`provider payment refused: ${response.statusCode} ${response.body}`);
   }
