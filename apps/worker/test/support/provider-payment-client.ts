@@ -2,6 +2,8 @@
 import { asShop, documentedInject, type IntakeApp, writeAsShop } from "./intake-client.ts";
 
 let keys = 0;
+/** A fresh Idempotency-Key for a provider payment of this test process. */
+const freshKey = () => `provider-${process.pid}-${++keys}`;
 
 export interface ProviderPaymentBody {
   provider: string;
@@ -13,7 +15,7 @@ export const postProviderPayment = (
   app: IntakeApp,
   orderId: string,
   body: ProviderPaymentBody,
-  idempotencyKey: string | null = `provider-${process.pid}-${++keys}`,
+  idempotencyKey: string | null = freshKey(),
 ) =>
   documentedInject(app, {
     method: "POST",
@@ -34,7 +36,7 @@ export async function providerPayment(
     app,
     `/v1/orders/${orderId}/provider-payments`,
     body,
-    idempotencyKey ?? `provider-${process.pid}-${++keys}`,
+    idempotencyKey ?? freshKey(),
   );
   if (response.statusCode !== 202) {
     throw new Error(`provider payment refused: ${response.statusCode} ${response.body}`);

@@ -135,11 +135,8 @@ local function enqueue_own(k, a, admission, pass, held)
       -- another request's.
       return {-1, held[1]}
     end
-    -- Without a fingerprint, needs_fingerprint found no record of the key's own.
-    if fingerprint == "" then
-      return enqueue_new(k, a, admission, pass, fingerprint)
-    end
-    local record = idempotency_lookup(KEYS[k + 2], ARGV[a + 2])
+    -- Without a fingerprint, needs_fingerprint already found no record of the key's own: nothing to look up.
+    local record = fingerprint ~= "" and idempotency_lookup(KEYS[k + 2], ARGV[a + 2])
     if record then
       if record.kind == "accepted" then
         return {0, record.id, admission}
