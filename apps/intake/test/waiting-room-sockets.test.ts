@@ -206,6 +206,7 @@ describe("a waiting-room WebSocket", () => {
       seenKey: room.seen,
       sessionsKey: room.sessions,
       endedKey: room.ended,
+      unreservedKey: room.unreserved,
       ticketId,
       eventChannel: "a-channel-nobody-hears",
       roomId: "missed",

@@ -215,6 +215,31 @@ describe("a room selling products", () => {
     expect(await tick(1)).toBe(1);
     expect(kit.admittedOrder("stock-race")).toEqual(tickets.slice(0, 3));
   });
+
+  it("admits the next in line for the unit a revoked session held, at the next tick", async () => {
+    await kit.defineRoom("stock-revoke", { admitPerSecond: 1000, products: ["prd_revoke"] });
+    const first = await join("stock-revoke", "revoked-buyer");
+    const next = await join("stock-revoke", "next-buyer");
+    const tick = async () => {
+      await sleep(20);
+      const done = await kit.tick("stock-revoke", {
+        stock: { unitsLeft: 1, admitBeyondStock: 0, soldOut: false },
+      });
+      return done?.admitted ?? 0;
+    };
+    let admitted = 0;
+    for (let i = 0; i < 20 && admitted < 1; i++) admitted += await tick();
+    expect(kit.admittedOrder("stock-revoke")).toEqual([first.ticketId]);
+    // One unit, held by the admitted session that has not reserved: nobody else fits.
+    expect(await tick()).toBe(0);
+
+    await revokeTicket(kit.redis, kit.keys, "stock-revoke", first.ticketId);
+    // The unit is still unsold and nobody holds it now: the next in line gets it, not after the revoked
+    // session's end (sessionSeconds away).
+    expect(await tick()).toBe(1);
+    expect(kit.admittedOrder("stock-revoke")).toEqual([first.ticketId, next.ticketId]);
+    expect(await kit.redis.zscore(kit.keys.room("stock-revoke").unreserved, first.ticketId)).toBeNull();
+  });
 });
 
 describe("forgetting", () => {

@@ -1,5 +1,5 @@
 --[[
-  Revoke a room pass: run after revoke-ticket-6.lua (the room's slot) has revoked the ticket, so the user's
+  Revoke a room pass: run after revoke-ticket-7.lua (the room's slot) has revoked the ticket, so the user's
   slot refuses its token too ("revoked"). Written even when no pass was granted yet, so that a grant racing the
   revoke (its read came first) cannot admit the ticket afterwards. Idempotent: an admin's retry redoes it.
 

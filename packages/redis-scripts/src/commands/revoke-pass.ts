@@ -11,7 +11,7 @@ export interface RevokePassInput {
 }
 
 /**
- * revoke-pass-1.lua: revokes a room pass in the user's slot, after revoke-ticket-6.lua revoked the ticket; written
+ * revoke-pass-1.lua: revokes a room pass in the user's slot, after revoke-ticket-7.lua revoked the ticket; written
  * even when no pass was granted yet. Always answers 1: nothing to decode.
  */
 export const revokePass = luaScript({

@@ -2,7 +2,10 @@ import { luaScript } from "../lua-script.ts";
 import { optionalNumber, type RoomKeys, type TicketStatus } from "./includes/room-tickets.ts";
 
 export interface RevokeTicketInput
-  extends Pick<RoomKeys, "ticketsKey" | "queueKey" | "earlyKey" | "seenKey" | "sessionsKey" | "endedKey"> {
+  extends Pick<
+    RoomKeys,
+    "ticketsKey" | "queueKey" | "earlyKey" | "seenKey" | "sessionsKey" | "endedKey" | "unreservedKey"
+  > {
   ticketId: string;
   /** Where the revocation is published, for the intake holding the ticket's WebSocket. */
   eventChannel: string;
@@ -20,11 +23,12 @@ export interface RevokedTicket {
 type RevokeTicketReply = [] | [string, string, string];
 
 /**
- * revoke-ticket-6.lua: revokes a ticket in the room's slot (a waiting one loses its place) and publishes it;
+ * revoke-ticket-7.lua: revokes a ticket in the room's slot (a waiting one loses its place, an admitted one its
+ * session) and publishes it;
  * null when the room has no such ticket. The caller then revokes the user's pass (revoke-pass-1.lua).
  */
 export const revokeTicket = luaScript({
-  file: "revoke-ticket-6.lua",
+  file: "revoke-ticket-7.lua",
   keys: (input: RevokeTicketInput) => [
     input.ticketsKey,
     input.queueKey,
@@ -32,6 +36,7 @@ export const revokeTicket = luaScript({
     input.seenKey,
     input.sessionsKey,
     input.endedKey,
+    input.unreservedKey,
   ],
   args: (input: RevokeTicketInput) => [input.ticketId, input.eventChannel, input.roomId],
   decode: (reply: RevokeTicketReply): RevokedTicket | null => {

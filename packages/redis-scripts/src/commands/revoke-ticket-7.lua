@@ -1,6 +1,9 @@
 --[[
   Revoke a ticket (an admin's DELETE of its admission token): it can no longer pass a guarded route, and a
-  waiting one loses its place. The room's event channel tells the intake holding its WebSocket.
+  waiting one loses its place. An admitted session ends with it: it leaves the live sessions and, in a room
+  selling products, the sessions counted against the stock (KEYS[7]), so the next tick admits the next in line
+  for its unit instead of holding it until the session's end. The room's event channel tells the intake holding
+  its WebSocket.
 
   KEYS[1] tickets     {room-<id>}:tickets
   KEYS[2] queue       {room-<id>}:queue
@@ -8,6 +11,7 @@
   KEYS[4] heartbeats  {room-<id>}:seen
   KEYS[5] sessions    {room-<id>}:sessions
   KEYS[6] ended       {room-<id>}:ended (the leader's tick forgets the ticket after a while)
+  KEYS[7] unreserved  {room-<id>}:unreserved (admitted sessions with no reservation yet: admit-room-13.lua)
 
   ARGV[1] ticket id
   ARGV[2] event channel
@@ -25,7 +29,7 @@ end
 local before = t.status
 t.status = "revoked"
 ticket_write(KEYS[1], ticketId, t)
-for i = 2, 5 do
+for _, i in ipairs({2, 3, 4, 5, 7}) do
   redis.call("ZREM", KEYS[i], ticketId)
 end
 if before ~= "revoked" and before ~= "expired" and before ~= "abandoned" then
