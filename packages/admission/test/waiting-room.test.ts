@@ -312,6 +312,87 @@ describe("the pre-queue", () => {
     return early;
   };
 
+  it("keeps a lane pass's lane through the pre-queue: drawn with everyone, then placed in its lane", async () => {
+    const lanes = [{ name: "members", share: 0.5 }];
+    await kit.defineRoom("laned-drop", { admitPerSecond: 1, startsAt: Date.now() + 600_000, lanes });
+    const plain: string[] = [];
+    const members: string[] = [];
+    for (let i = 0; i < 6; i++) plain.push((await join("laned-drop", `plain-${i}`)).ticketId);
+    for (let i = 0; i < 3; i++) {
+      const outcome = await joinRoom(kit.redis, kit.keys, {
+        roomId: "laned-drop",
+        userId: `member-${i}`,
+        pass: { kind: "lane", lane: "members" },
+      });
+      if (outcome.result !== "joined") throw new Error(`member join: ${outcome.result}`);
+      expect(outcome.ticket).toMatchObject({ status: "early", position: 6 + i + 1 }); // one pre-queue for all
+      members.push(outcome.ticket.ticketId);
+    }
+    await kit.defineRoom("laned-drop", { admitPerSecond: 1, startsAt: Date.now() - 1, lanes });
+    await kit.tick("laned-drop");
+
+    // One draw for the whole pre-queue, as the proof recomputes it; each lane keeps the draw's order.
+    const drawn = verifyShuffleProof(await kit.shuffleProof("laned-drop"));
+    expect([...drawn].sort()).toEqual([...plain, ...members].sort());
+    const place = async (id: string) =>
+      (await readTicket(kit.redis, kit.keys, "laned-drop", id))?.position ?? null;
+    for (const lane of [plain, members]) {
+      const inDrawOrder = drawn.filter((id) => lane.includes(id));
+      const places = await Promise.all(inDrawOrder.map(place));
+      expect(places).toEqual(inDrawOrder.map((_, i) => i + 1)); // a place in its own lane
+    }
+
+    // The lane takes its share of the admissions (1:1 here), FIFO inside each lane.
+    await kit.defineRoom("laned-drop", { admitPerSecond: 1000, startsAt: Date.now() - 1, lanes });
+    await tickUntil(
+      "laned-drop",
+      () => kit.admittedOrder("laned-drop").length === plain.length + members.length,
+      "everyone is admitted",
+    );
+    const order = kit.admittedOrder("laned-drop");
+    const firstSix = order.slice(0, 6);
+    expect(firstSix.filter((id) => members.includes(id))).toEqual(drawn.filter((id) => members.includes(id)));
+    expect(order.filter((id) => plain.includes(id))).toEqual(drawn.filter((id) => plain.includes(id)));
+  });
+
+  it("lets no later join of a lane pass the pre-queue's members of that lane while the pre-queue moves", async () => {
+    const lanes = [{ name: "members", share: 0.5 }];
+    const member = { kind: "lane", lane: "members" } as const;
+    await kit.defineRoom("laned-big-drop", { admitPerSecond: 10_000, startsAt: Date.now() + 600_000, lanes });
+    // 2,500 early joins, every fifth a member: more than one step (1,000) to move.
+    const early = await Promise.all(
+      Array.from({ length: 2500 }, async (_, i) => {
+        const pass = i % 5 === 0 ? member : null;
+        const outcome = await joinRoom(kit.redis, kit.keys, {
+          roomId: "laned-big-drop",
+          userId: `e-${i}`,
+          pass,
+        });
+        if (outcome.result !== "joined") throw new Error(`early join: ${outcome.result}`);
+        return { ticketId: outcome.ticket.ticketId, member: pass !== null };
+      }),
+    );
+    await kit.defineRoom("laned-big-drop", { admitPerSecond: 10_000, startsAt: Date.now() - 1, lanes });
+    const late = await joinRoom(kit.redis, kit.keys, {
+      roomId: "laned-big-drop",
+      userId: "late-member",
+      pass: member,
+    });
+    if (late.result !== "joined") throw new Error(`late join: ${late.result}`);
+    await kit.lead();
+    await tickUntil(
+      "laned-big-drop",
+      () => kit.admittedOrder("laned-big-drop").length === 2501,
+      "everyone is admitted",
+    );
+    const members = new Set(early.filter((e) => e.member).map((e) => e.ticketId));
+    const drawn = verifyShuffleProof(await kit.shuffleProof("laned-big-drop"));
+    const admittedMembers = kit
+      .admittedOrder("laned-big-drop")
+      .filter((id) => members.has(id) || id === late.ticket.ticketId);
+    expect(admittedMembers).toEqual([...drawn.filter((id) => members.has(id)), late.ticket.ticketId]);
+  });
+
   it("moves a pre-queue larger than one step a step per call, admitting none of it out of turn", async () => {
     const early = await bigDrop("big-drop");
     const room = kit.keys.room("big-drop");

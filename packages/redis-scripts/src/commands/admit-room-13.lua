@@ -120,7 +120,7 @@ local endsAt = tonumber(config[5])
 local method = config[6] or "fifo"
 
 if not room_shuffle_close_if_due(keys, nowMs, mode == "off") then
-  room_shuffle_step(keys)
+  room_shuffle_step(keys, room_lane_score)
 end
 
 -- 3. Sessions that ended.

@@ -12,10 +12,10 @@
   queues, unless maxActiveSessions or the stock's bound (units left as of the last tick plus admitBeyondStock,
   less the sessions holding no reservation, KEYS[10]) is reached: then it waits before everyone in the default
   queue, the next admitted (before startsAt too: staff and early access). A lane's pass queues in that lane
-  (includes/room-lanes.lua); a lane the room no longer has, the default queue; before startsAt, the pre-queue like
-  anyone (the draw knows no lanes). A bypass joining again while its ticket waits is admitted then. A ticket
-  admitted here is told to the shop as ticket.admitted (KEYS[11], as the tick does: the worker records it only
-  for a subscriber).
+  (includes/room-lanes.lua); a lane the room no longer has, the default queue; before startsAt, the pre-queue
+  with its lane kept (includes/room-shuffle.lua: drawn with everyone, then placed in its lane). A bypass joining
+  again while its ticket waits is admitted then. A ticket admitted here is told to the shop as ticket.admitted
+  (KEYS[11], as the tick does: the worker records it only for a subscriber).
 
   KEYS[1]  room config    {room-<id>}:config    mode, sessionSeconds, startsAt, endsAt, method, maxActiveSessions;
                                                 with a pass: lanes, products, admitBeyondStock
@@ -149,7 +149,7 @@ if (bypass and not bypass_capped()) or (not bypass and not queueing and not full
 elseif early and not bypass then
   t.status = "early"
   ticket_write(keys.tickets, ticketId, t)
-  redis.call("ZADD", keys.early, room_early_score(keys), ticketId)
+  redis.call("ZADD", keys.early, room_early_score(keys, band), ticketId)
   redis.call("ZADD", keys.seen, nowMs, ticketId)
 else
   t.status = "waiting"

@@ -60,13 +60,15 @@ local function room_lane_position(queue, ticketId)
   return redis.call("ZCOUNT", queue, from, string.format("%.0f", score))
 end
 
--- Band b's score range for ZRANGEBYSCORE: the default queue is everything below band 1 (below admitBelow while
--- a pre-queue round moves).
+-- Band b's score range for ZRANGEBYSCORE: the default queue is everything below band 1. While a pre-queue round
+-- moves, each band only up to admitBelow (its number): the round's unmoved tickets, and later joins in any lane,
+-- wait behind the round's moved part, as they do in the default queue.
 local function room_lane_range(band, admitBelow)
   if band == 0 then
     return "-inf", "(" .. string.format("%.0f", admitBelow or LANE_BAND)
   end
-  return string.format("%.0f", band * LANE_BAND), "(" .. string.format("%.0f", (band + 1) * LANE_BAND)
+  local from = band * LANE_BAND
+  return string.format("%.0f", from), "(" .. string.format("%.0f", from + (admitBelow or LANE_BAND))
 end
 
 -- Takes up to n tickets off the queue, split among the bands by share (see above); returns their ids in the

@@ -22,13 +22,23 @@
   close until its order is written), shuffleSeed / shuffleCommitment / shuffleCommittedAt / shuffleClosedAt
   (the closed round's, until published), nextSeed / nextCommitment / nextCommittedAt (the scheduled start's).
   A round cannot outgrow its reservation: joins after its close score in the next round.
+  A join with a lane's pass keeps its lane through the pre-queue: its score's fraction holds the lane's band
+  (band / EARLY_BANDS, below .5 as a room has at most 8 lanes, exact in a double), which neither a round's count
+  nor its list reads; the draw orders the round's tickets together, and the step puts each at its reserved number
+  in its own lane (includes/room-lanes.lua), so a lane is FIFO by the draw's order.
   Needs includes/room-tickets.lua; keys.order only where the step runs (the tick).
 ]]
 local SHUFFLE_STEP = 1000
+local EARLY_BANDS = 16
 
--- The score of a new pre-queue ticket: its round.
-local function room_early_score(keys)
-  return tonumber(redis.call("HGET", keys.state, "preRound")) or 0
+-- The score of a new pre-queue ticket: its round, and its lane's band in the fraction (0: the default queue).
+local function room_early_score(keys, band)
+  return (tonumber(redis.call("HGET", keys.state, "preRound")) or 0) + (band or 0) / EARLY_BANDS
+end
+
+-- The lane's band a pre-queue score holds.
+local function room_early_band(score)
+  return math.floor((score - math.floor(score)) * EARLY_BANDS + 0.5)
 end
 
 -- Reserves numbers for the current round's tickets, opens the next round, and gives the round its seed.
@@ -76,8 +86,9 @@ local function room_shuffle_close_if_due(keys, nowMs, letGo)
   return true
 end
 
--- Moves the next tickets of the ordered round (the head of {room}:order) to their reserved places.
-local function room_shuffle_step(keys)
+-- Moves the next tickets of the ordered round (the head of {room}:order) to their reserved places, each in its
+-- lane: `lane_score(band, seq)` is room-lanes.lua's room_lane_score (the caller's include).
+local function room_shuffle_step(keys, lane_score)
   local state = redis.call("HMGET", keys.state, "shuffleRound", "shuffleNext", "shuffleAwaitsOrder")
   if not state[1] or state[3] then
     return 0 -- no round closed, or the leader has not ordered it yet
@@ -85,13 +96,15 @@ local function room_shuffle_step(keys)
   local nextSeq = tonumber(state[2])
   local members = redis.call("LPOP", keys.order, SHUFFLE_STEP) or {}
   for _, ticketId in ipairs(members) do
+    local early = tonumber(redis.call("ZSCORE", keys.early, ticketId))
     redis.call("ZREM", keys.early, ticketId)
     local t = ticket_read(keys.tickets, ticketId)
     if t and t.status == "early" then
       t.status = "waiting"
       t.seq = nextSeq
       ticket_write(keys.tickets, ticketId, t)
-      redis.call("ZADD", keys.queue, nextSeq, ticketId)
+      local band = early and room_early_band(early) or 0
+      redis.call("ZADD", keys.queue, string.format("%.0f", lane_score(band, nextSeq)), ticketId)
       nextSeq = nextSeq + 1
     end
   end
