@@ -247,11 +247,23 @@ describe("lanes", () => {
     // A place is counted in the ticket's own lane.
     expect((await get(app, `/v1/rooms/laned/tickets/${press[0]}`)).json().position).toBe(1);
     expect((await get(app, `/v1/rooms/laned/tickets/${members[11]}`)).json().position).toBe(12);
+    // Its wait moves at its lane's share of the room's 4/s (nothing admitted yet to measure): the twelfth member
+    // 12 / (4 x 0.25); the default queue (share 0 here) waits for both lanes to empty, (24 + 1) / 4. Polled until
+    // this process's room directory has read the lanes' counts after the last join (it rereads every 250 ms).
+    const eta = async (ticketId: string) =>
+      (await get(app, `/v1/rooms/laned/tickets/${ticketId}`)).json().etaSeconds;
+    await expect.poll(() => eta(plain)).toBe(7);
+    expect(await eta(members[11]!)).toBe(12);
+    expect(await eta(press[0]!)).toBe(1);
 
-    // The socket pushes the place in the lane too (the fourth in press, then the first once three have gone).
+    // The socket pushes the place in the lane too (the fourth in press, then the first once three have gone), and
+    // the ETA at press's share: 4 / (4 x 0.75).
     const baseUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     const socket = await openTicketSocket(baseUrl, "laned", press[3]!, env.serverKey);
-    await socket.next((m) => m.type === "position" && m.position === 4, "the fourth in its lane");
+    await socket.next(
+      (m) => m.type === "position" && m.position === 4 && m.etaSeconds === 2,
+      "the fourth in its lane",
+    );
 
     const admittedOf = async (tickets: string[]) => {
       const statuses = await Promise.all(tickets.map((ticketId) => statusOf("laned", ticketId)));

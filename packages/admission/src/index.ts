@@ -64,7 +64,13 @@ export {
   revokePass,
 } from "./room-passes.ts";
 export { endOrderSessions } from "./room-sessions.ts";
-export { etaSeconds, MIN_MEASURED_SECONDS, type RoomStats, readRoomStats } from "./room-stats.ts";
+export {
+  etaSeconds,
+  laneEtaSeconds,
+  MIN_MEASURED_SECONDS,
+  type RoomStats,
+  readRoomStats,
+} from "./room-stats.ts";
 export { markReserved, type RoomStock, readRoomStock } from "./room-stock.ts";
 export {
   type RoomTick,

@@ -28,6 +28,8 @@ export interface TicketState {
   joinedAt: number | null;
   admittedAt: number | null;
   expiresAt: number | null;
+  /** A waiting ticket's lane (0 the default queue, i the room's i-th lane), whose share its ETA moves at. */
+  band?: number;
 }
 
 export const TICKET_ID_PATTERN = /^tkt_[0-9A-HJKMNP-TV-Z]{26}$/;

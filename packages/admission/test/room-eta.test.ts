@@ -3,7 +3,14 @@
 // spans MIN_MEASURED_SECONDS. Against the real Redis, with the leader's tick run by hand.
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { etaSeconds, joinRoom, MIN_MEASURED_SECONDS, readRoomStats, readTicket } from "../src/index.ts";
+import {
+  etaSeconds,
+  joinRoom,
+  laneEtaSeconds,
+  MIN_MEASURED_SECONDS,
+  readRoomStats,
+  readTicket,
+} from "../src/index.ts";
 import { RoomTestKit, sleep } from "./support/room-test-kit.ts";
 
 let env: TestEnvironment;
@@ -76,5 +83,51 @@ describe("a fresh room's ETA", () => {
     expect(etaSeconds(30, { measuredAdmitRate: 3, measuredSeconds: 2 }, 4)).toBe(8);
     // Nothing admitted lately (a pause): the configured rate too.
     expect(etaSeconds(30, { measuredAdmitRate: 0, measuredSeconds: 0 }, 4)).toBe(8);
+  });
+});
+
+describe("a lane's ETA", () => {
+  const unmeasured = { measuredAdmitRate: 0, measuredSeconds: 0 };
+  const members = { admitPerSecond: 4, lanes: [{ name: "members", share: 0.25 }] };
+
+  it("moves at its share of the room's rate among the lanes with someone waiting", async () => {
+    // Both waiting: the default queue's share is 0.75, the members' 0.25.
+    const both = { ...unmeasured, laneWaiting: [30, 6] };
+    expect(laneEtaSeconds(30, 0, both, members)).toBe(10); // 30 / (4 x 0.75)
+    expect(laneEtaSeconds(6, 1, both, members)).toBe(6); // 6 / (4 x 0.25)
+    // Nobody in the members' lane: the default queue has the whole rate.
+    expect(laneEtaSeconds(30, 0, { ...unmeasured, laneWaiting: [30, 0] }, members)).toBe(8);
+    // A room without lanes: etaSeconds.
+    expect(laneEtaSeconds(30, 0, { ...unmeasured, laneWaiting: [] }, { admitPerSecond: 4, lanes: [] })).toBe(
+      etaSeconds(30, unmeasured, 4),
+    );
+  });
+
+  it("waits for the lanes before it when its share is 0, and reads the counts a room's stats hold", async () => {
+    const split = {
+      admitPerSecond: 4,
+      lanes: [
+        { name: "a", share: 0.5 },
+        { name: "b", share: 0.5 },
+      ],
+    };
+    // The default queue's share is 0: it moves once both lanes are empty, 10 + 6 ahead of its place 4.
+    expect(laneEtaSeconds(4, 0, { ...unmeasured, laneWaiting: [4, 10, 6] }, split)).toBe(5);
+    // Both lanes empty: the default queue alone, at the whole rate.
+    expect(laneEtaSeconds(4, 0, { ...unmeasured, laneWaiting: [4, 0, 0] }, split)).toBe(1);
+    // A lane the room no longer names goes after the named ones.
+    expect(laneEtaSeconds(2, 3, { ...unmeasured, laneWaiting: [4, 10, 6] }, split)).toBe(6);
+
+    await kit.defineRoom("laned-eta", { admitPerSecond: 4, lanes: split.lanes });
+    await joinRoom(kit.redis, kit.keys, { roomId: "laned-eta", userId: "plain" });
+    for (const [userId, lane] of [
+      ["a-0", "a"],
+      ["a-1", "a"],
+      ["b-0", "b"],
+    ] as const)
+      await joinRoom(kit.redis, kit.keys, { roomId: "laned-eta", userId, pass: { kind: "lane", lane } });
+    const stats = await readRoomStats(kit.redis, kit.keys, "laned-eta", Date.now(), split.lanes.length);
+    expect(stats.laneWaiting).toEqual([1, 2, 1]);
+    expect((await readRoomStats(kit.redis, kit.keys, "laned-eta")).laneWaiting).toEqual([]);
   });
 });

@@ -137,7 +137,8 @@ export class PositionRounds {
       let position: number | null;
       if (typeof rank === "number") {
         watcher.status = "waiting";
-        position = rank + 1 - (score == null ? 0 : queuedBefore(laneBand(Number(score))));
+        watcher.band = score == null ? 0 : laneBand(Number(score));
+        position = rank + 1 - queuedBefore(watcher.band);
       } else if (watcher.status === "early" && inPreQueue) {
         position = earlyCount;
       } else {

@@ -94,12 +94,11 @@ export class RoomDirectory {
     ]);
     const entries = await Promise.all(
       roomIds.map(async (roomId) => {
-        const [config, stats] = await Promise.all([
-          redis.hgetall(keys.room(roomId).config),
-          readRoomStats(redis, keys, roomId),
-        ]);
-        const definition = parseRoomDefinition(roomId, config);
-        return definition ? { definition, stats } : null;
+        // The definition first: a room with lanes has its lanes' waiting counts read too (their ETAs).
+        const definition = parseRoomDefinition(roomId, await redis.hgetall(keys.room(roomId).config));
+        if (!definition) return null;
+        const stats = await readRoomStats(redis, keys, roomId, Date.now(), definition.lanes.length);
+        return { definition, stats };
       }),
     );
     const rooms = new Map<string, RoomEntry>();

@@ -10,6 +10,8 @@ export interface Watcher {
   userId: string;
   status: "early" | "waiting" | "admitted";
   position: number | null;
+  /** Its lane's band once known waiting in a room with lanes (0 the default queue): its ETA's share. */
+  band?: number;
   /** The units left last sent (a room selling products), null before or for a room that sells none. */
   unitsLeft: number | null;
   /** Told its room is sold out (and not told since that it reopened). */

@@ -44,7 +44,7 @@ export class TicketMessages {
     const message: { type: "position"; position: number; etaSeconds: number; unitsLeft?: number } = {
       type: "position",
       position,
-      etaSeconds: waitingEta(position, room),
+      etaSeconds: waitingEta(position, room, watcher.band ?? 0),
     };
     const unitsLeft = this.unitsLeft(watcher.roomId);
     if (unitsLeft !== null) message.unitsLeft = unitsLeft;

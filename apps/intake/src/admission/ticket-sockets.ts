@@ -125,6 +125,7 @@ export class TicketSockets {
       userId: ticket.userId,
       status: ticket.status,
       position: ticket.position,
+      band: ticket.band,
       unitsLeft: null,
       soldOut: false,
       closed: false,

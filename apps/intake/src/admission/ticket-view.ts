@@ -2,7 +2,7 @@
 // its position is the pre-queue's size (its place is decided at startsAt: shuffle-proof-route.ts) and startsAt
 // says when. A waiting ticket of a sold-out room is "sold_out" (it keeps its place: a restock reopens the room);
 // of a room past its endsAt, "closed" (it keeps its place too: a later endsAt reopens the room).
-import { etaSeconds, isRoomClosed, type TicketState } from "@floodgate/admission";
+import { isRoomClosed, laneEtaSeconds, type TicketState } from "@floodgate/admission";
 import type { RoomEntry } from "./room-directory.ts";
 
 export type PublicTicketStatus =
@@ -27,10 +27,16 @@ export interface TicketView {
   expiresAt?: string;
 }
 
-export function waitingEta(position: number, room: RoomEntry | undefined, nowMs = Date.now()): number {
+/** `band`: the ticket's lane (0 the default queue), which moves at its share of the room's rate. */
+export function waitingEta(
+  position: number,
+  room: RoomEntry | undefined,
+  band = 0,
+  nowMs = Date.now(),
+): number {
   if (!room) return 0;
   const untilStart = room.definition.startsAt ? Math.max(0, (room.definition.startsAt - nowMs) / 1000) : 0;
-  return Math.ceil(untilStart) + etaSeconds(position, room.stats, room.definition.admitPerSecond);
+  return Math.ceil(untilStart) + laneEtaSeconds(position, band, room.stats, room.definition);
 }
 
 /** `handedOut`: the ticket as PassGrants.beforeToken gave it, with the token an admitted one carries. */
@@ -48,7 +54,12 @@ export function ticketView(
   }
   if (ticket.status === "waiting" || ticket.status === "early") {
     const position = ticket.position ?? 0;
-    const view: TicketView = { ...base, status: "waiting", position, etaSeconds: waitingEta(position, room) };
+    const view: TicketView = {
+      ...base,
+      status: "waiting",
+      position,
+      etaSeconds: waitingEta(position, room, ticket.band ?? 0),
+    };
     const unitsLeft = room?.stats.unitsLeft;
     if (unitsLeft !== undefined && unitsLeft !== null) view.unitsLeft = unitsLeft;
     if (ticket.status === "early" && room?.definition.startsAt) {

@@ -35,7 +35,8 @@
   ARGV[2] user id
   ARGV[3] the join pass's kind: "" none, "bypass", or "lane:<name>"
 
-  Returns {code, ticketId, status, position, joinedAt, admittedAt, expiresAt} (numbers as strings, "" unknown)
+  Returns {code, ticketId, status, position, joinedAt, admittedAt, expiresAt, band} (numbers as strings, ""
+  unknown; band: a waiting ticket's lane, 0 the default queue)
     code 1: a new ticket; code 2: the user's ticket, unchanged
     position: 1-based place in its lane (the default queue or a lane); for a pre-queue ticket, the size of its
     pre-queue round. A bypass joining again while its ticket waits is admitted then (code 2, within the caps).
@@ -69,15 +70,19 @@ room_shuffle_close_if_due(keys, nowMs, false)
 -- its place is its rank: nothing scores between the queue's head and it but the default queue's own tickets.
 local function answer(code, ticketId, t, band)
   local position = ""
+  local lane = ""
   if t.status == "waiting" and band == 0 then
     position = tostring(redis.call("ZRANK", keys.queue, ticketId) + 1)
+    lane = "0"
   elseif t.status == "waiting" then
-    position = tostring(room_lane_position(keys.queue, ticketId) or "")
+    local place, placeBand = room_lane_position(keys.queue, ticketId)
+    position = tostring(place or "")
+    lane = tostring(placeBand or "")
   elseif t.status == "early" then
     position = room_early_position(keys.early, ticketId)
   end
   return {code, ticketId, t.status, position, tostring(t.joinedAt or ""), tostring(t.admittedAt or ""),
-    tostring(t.expiresAt or "")}
+    tostring(t.expiresAt or ""), lane}
 end
 
 local maxActive = tonumber(config[6])

@@ -28,7 +28,7 @@ export type JoinRoomResult =
   | { result: "closed" }
   | { result: "rejecting" };
 
-type JoinRoomReply = [-1 | -2 | -3, ""] | [1 | 2, string, string, string, string, string, string];
+type JoinRoomReply = [-1 | -2 | -3, ""] | [1 | 2, string, string, string, string, string, string, string];
 
 /**
  * join-room-11.lua: one place per user in a waiting room. Code 1 a new ticket, 2 the user's ticket (unchanged,
@@ -43,11 +43,11 @@ export const joinRoom = luaScript({
     if (code === -1) return { result: "unknown_room" };
     if (code === -2) return { result: "closed" };
     if (code === -3) return { result: "rejecting" };
-    const [, ticketId, status, position, joinedAt, admittedAt, expiresAt] = reply as string[];
+    const [, ticketId, status, position, joinedAt, admittedAt, expiresAt, band] = reply as string[];
     return {
       result: code === 1 ? "joined" : "existing",
       ticketId: ticketId!,
-      ticket: ticketReading(status, position, joinedAt, admittedAt, expiresAt),
+      ticket: ticketReading(status, position, joinedAt, admittedAt, expiresAt, band),
     };
   },
 });

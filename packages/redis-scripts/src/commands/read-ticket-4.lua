@@ -9,8 +9,8 @@
 
   ARGV[1] ticket id
 
-  Returns {status, userId, position, joinedAt, admittedAt, expiresAt} as strings ("" unknown), or {} when there
-  is no such ticket.
+  Returns {status, userId, position, joinedAt, admittedAt, expiresAt, band} as strings ("" unknown; band: a
+  waiting ticket's lane, 0 the default queue, includes/room-lanes.lua), or {} when there is no such ticket.
 ]]
 --- @include "room-tickets"
 --- @include "room-shuffle"
@@ -21,11 +21,14 @@ if not t then
   return {}
 end
 local position = ""
+local band = ""
 if t.status == "waiting" then
-  position = tostring(room_lane_position(KEYS[2], ticketId) or "") -- its place in its lane
+  local place, lane = room_lane_position(KEYS[2], ticketId) -- its place in its lane
+  position = tostring(place or "")
+  band = tostring(lane or "")
   redis.call("ZADD", KEYS[4], "XX", room_now_ms(), ticketId)
 elseif t.status == "early" then
   position = room_early_position(KEYS[3], ticketId)
   redis.call("ZADD", KEYS[4], "XX", room_now_ms(), ticketId)
 end
-return {t.status, t.userId, position, t.joinedAt, t.admittedAt, t.expiresAt}
+return {t.status, t.userId, position, t.joinedAt, t.admittedAt, t.expiresAt, band}

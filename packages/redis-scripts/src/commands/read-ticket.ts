@@ -9,7 +9,7 @@ export interface ReadTicketResult extends TicketReading {
   userId: string;
 }
 
-type ReadTicketReply = [] | [string, string, string, string, string, string];
+type ReadTicketReply = [] | [string, string, string, string, string, string, string];
 
 /**
  * read-ticket-4.lua: a ticket's state for a poll, also its heartbeat (a waiting or pre-queue ticket keeps its
@@ -21,7 +21,10 @@ export const readTicket = luaScript({
   args: (input: ReadTicketInput) => [input.ticketId],
   decode: (reply: ReadTicketReply): ReadTicketResult | null => {
     if (reply.length === 0) return null;
-    const [status, userId, position, joinedAt, admittedAt, expiresAt] = reply;
-    return { userId: userId ?? "", ...ticketReading(status, position, joinedAt, admittedAt, expiresAt) };
+    const [status, userId, position, joinedAt, admittedAt, expiresAt, band] = reply;
+    return {
+      userId: userId ?? "",
+      ...ticketReading(status, position, joinedAt, admittedAt, expiresAt, band),
+    };
   },
 });

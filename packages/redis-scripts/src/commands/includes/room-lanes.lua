@@ -49,15 +49,16 @@ local function room_lane_front_score(queue)
   return -1
 end
 
--- A waiting ticket's 1-based place in its lane (the default queue included), or nil when it is not queued.
+-- A waiting ticket's 1-based place in its lane (the default queue included) and its lane's band, or nil when it
+-- is not queued.
 local function room_lane_position(queue, ticketId)
   local score = tonumber(redis.call("ZSCORE", queue, ticketId))
   if not score then
     return nil
   end
-  local band = math.floor(score / LANE_BAND)
+  local band = math.max(0, math.floor(score / LANE_BAND))
   local from = band > 0 and string.format("%.0f", band * LANE_BAND) or "-inf"
-  return redis.call("ZCOUNT", queue, from, string.format("%.0f", score))
+  return redis.call("ZCOUNT", queue, from, string.format("%.0f", score)), band
 end
 
 -- Band b's score range for ZRANGEBYSCORE: the default queue is everything below band 1. While a pre-queue round

@@ -66,24 +66,30 @@ export interface TicketReading {
   joinedAt: number | null;
   admittedAt: number | null;
   expiresAt: number | null;
+  /** A waiting ticket's lane (its band: 0 the default queue, i the room's i-th lane); absent otherwise. */
+  band?: number;
 }
 
 /** A number the scripts answer as a string, "" when unknown. */
 export const optionalNumber = (value: string | undefined): number | null => (value ? Number(value) : null);
 
-/** The ticket fields of a reply, in the scripts' order: status, position, joinedAt, admittedAt, expiresAt. */
+/** The ticket fields of a reply, in the scripts' order: status, position, joinedAt, admittedAt, expiresAt, band. */
 export function ticketReading(
   status: string | undefined,
   position: string | undefined,
   joinedAt: string | undefined,
   admittedAt: string | undefined,
   expiresAt: string | undefined,
+  band?: string,
 ): TicketReading {
-  return {
+  const reading: TicketReading = {
     status: status as TicketStatus,
     position: optionalNumber(position),
     joinedAt: optionalNumber(joinedAt),
     admittedAt: optionalNumber(admittedAt),
     expiresAt: optionalNumber(expiresAt),
   };
+  const lane = optionalNumber(band);
+  if (lane !== null) reading.band = lane;
+  return reading;
 }
