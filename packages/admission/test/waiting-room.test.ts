@@ -240,6 +240,36 @@ describe("a room selling products", () => {
     expect(kit.admittedOrder("stock-revoke")).toEqual([first.ticketId, next.ticketId]);
     expect(await kit.redis.zscore(kit.keys.room("stock-revoke").unreserved, first.ticketId)).toBeNull();
   });
+
+  it("keeps a revoked session's reservation counted until the stock the leader reads has it", async () => {
+    await kit.defineRoom("stock-revoke-reserved", {
+      admitPerSecond: 1000,
+      products: ["prd_revoke_reserved"],
+    });
+    const first = await join("stock-revoke-reserved", "reserving-buyer");
+    const next = await join("stock-revoke-reserved", "waiting-buyer");
+    const tick = async (unitsLeft: number) => {
+      await sleep(20);
+      const done = await kit.tick("stock-revoke-reserved", {
+        stock: { unitsLeft, admitBeyondStock: 0, soldOut: false },
+      });
+      return done?.admitted ?? 0;
+    };
+    let admitted = 0;
+    for (let i = 0; i < 20 && admitted < 1; i++) admitted += await tick(1);
+    expect(kit.admittedOrder("stock-revoke-reserved")).toEqual([first.ticketId]);
+    // It reserves the one unit, then its admission is revoked, and the next tick still runs with the stock read
+    // before the reservation: the unit is taken, so nobody more.
+    await markReserved(kit.redis, kit.keys, "stock-revoke-reserved", first.ticketId);
+    await revokeTicket(kit.redis, kit.keys, "stock-revoke-reserved", first.ticketId);
+    expect(await tick(1)).toBe(0);
+    expect(await tick(0)).toBe(0);
+    expect(await tick(0)).toBe(0);
+    expect(kit.admittedOrder("stock-revoke-reserved")).toEqual([first.ticketId]);
+    // The reservation ends (its order expired): the unit is back, and the next in line gets it.
+    expect(await tick(1)).toBe(1);
+    expect(kit.admittedOrder("stock-revoke-reserved")).toEqual([first.ticketId, next.ticketId]);
+  });
 });
 
 describe("forgetting", () => {

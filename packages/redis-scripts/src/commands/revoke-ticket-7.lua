@@ -29,8 +29,15 @@ end
 local before = t.status
 t.status = "revoked"
 ticket_write(KEYS[1], ticketId, t)
-for _, i in ipairs({2, 3, 4, 5, 7}) do
+for i = 2, 5 do
   redis.call("ZREM", KEYS[i], ticketId)
+end
+-- A session holding no reservation stops counting against the stock now. One marked reserved (score 0, or 1 once
+-- a tick saw the mark) keeps its mark: the tick after next removes it, when the stock the leader reads surely
+-- has the reservation; removed now, a tick with a stock read before the reservation would admit one too many.
+local unreserved = tonumber(redis.call("ZSCORE", KEYS[7], ticketId))
+if unreserved and unreserved > 1 then
+  redis.call("ZREM", KEYS[7], ticketId)
 end
 if before ~= "revoked" and before ~= "expired" and before ~= "abandoned" then
   redis.call("ZADD", KEYS[6], room_now_ms(), ticketId)
