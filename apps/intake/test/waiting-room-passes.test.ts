@@ -252,7 +252,7 @@ describe("lanes", () => {
     // this process's room directory has read the lanes' counts after the last join (it rereads every 250 ms).
     const eta = async (ticketId: string) =>
       (await get(app, `/v1/rooms/laned/tickets/${ticketId}`)).json().etaSeconds;
-    await expect.poll(() => eta(plain)).toBe(7);
+    await expect.poll(() => eta(plain), { timeout: 10_000 }).toBe(7);
     expect(await eta(members[11]!)).toBe(12);
     expect(await eta(press[0]!)).toBe(1);
 
@@ -285,6 +285,26 @@ describe("lanes", () => {
     await tick("laned");
     expect(await admittedOf(press)).toEqual(press);
     expect(await admittedOf(members)).toEqual(members.slice(0, 8));
+  });
+
+  it("pushes a new ETA to a waiting socket when the lanes ahead of it fill, its place unchanged", async () => {
+    await defineRoom("eta-lanes", {
+      lanes: [
+        { name: "members", share: 0.25 },
+        { name: "press", share: 0.75 },
+      ],
+    });
+    // The default queue's share is 0 here: its first place waits for every lane to empty.
+    const plain = await joinWaiting("eta-lanes", "plain-first");
+    const baseUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const socket = await openTicketSocket(baseUrl, "eta-lanes", plain, env.serverKey);
+    // Nobody in a lane: the whole 4/s.
+    await socket.next((m) => m.type === "position" && m.position === 1 && m.etaSeconds === 1, "place 1, 1 s");
+    for (let i = 0; i < 8; i++)
+      await joinWaiting("eta-lanes", `press-${i}`, await passFor("eta-lanes", `press-${i}`, "press"));
+    // Still first in its lane, now behind 8 in press: (8 + 1) / 4.
+    await socket.next((m) => m.type === "position" && m.position === 1 && m.etaSeconds === 3, "place 1, 3 s");
+    socket.close();
   });
 
   it("refuses a bad `lanes` 400 naming it, and stores nothing", async () => {

@@ -166,8 +166,14 @@ export class PositionRounds {
         this.#messages.position(watcher);
         return;
       }
-      // A new place, or new units left of a room selling products: both are what a waiting shopper watches.
-      if (position !== watcher.position || this.#messages.unitsLeft(roomId) !== watcher.unitsLeft) {
+      // A new place, or new units left of a room selling products: both are what a waiting shopper watches. In a
+      // room with lanes, a new ETA too: a lane's pace follows the other lanes' counts while its place stands still
+      // (a default queue of share 0 waits for every lane to empty).
+      if (
+        position !== watcher.position ||
+        this.#messages.unitsLeft(roomId) !== watcher.unitsLeft ||
+        (laned && this.#messages.eta(watcher, position) !== watcher.etaSeconds)
+      ) {
         watcher.position = position;
         this.#messages.position(watcher);
       }

@@ -12,6 +12,8 @@ export interface Watcher {
   position: number | null;
   /** Its lane's band once known waiting in a room with lanes (0 the default queue): its ETA's share. */
   band?: number;
+  /** The etaSeconds last sent (a room with lanes: it moves with the other lanes' counts, not only its place). */
+  etaSeconds?: number;
   /** The units left last sent (a room selling products), null before or for a room that sells none. */
   unitsLeft: number | null;
   /** Told its room is sold out (and not told since that it reopened). */

@@ -40,16 +40,21 @@ export class TicketMessages {
 
   position(watcher: Watcher): void {
     const position = watcher.position ?? 0;
-    const room = this.#directory.room(watcher.roomId);
     const message: { type: "position"; position: number; etaSeconds: number; unitsLeft?: number } = {
       type: "position",
       position,
-      etaSeconds: waitingEta(position, room, watcher.band ?? 0),
+      etaSeconds: this.eta(watcher, position),
     };
+    watcher.etaSeconds = message.etaSeconds;
     const unitsLeft = this.unitsLeft(watcher.roomId);
     if (unitsLeft !== null) message.unitsLeft = unitsLeft;
     watcher.unitsLeft = unitsLeft;
     if (this.send(watcher.socket, message)) this.#metrics.pushes.inc({ type: "position" });
+  }
+
+  /** The ETA of a waiting socket's place, as a poll would answer it now. */
+  eta(watcher: Watcher, position: number): number {
+    return waitingEta(position, this.#directory.room(watcher.roomId), watcher.band ?? 0);
   }
 
   /** Tells a waiting socket its room is sold out, once (until the room reopens). */

@@ -21,7 +21,8 @@
                                                 with a pass: lanes, products, admitBeyondStock
   KEYS[2]  room state     {room-<id>}:state     queueing, seq, shuffled, admittedTotal, ...
   KEYS[3]  queue          {room-<id>}:queue     ticket -> its lane's band + sequence number (room-lanes.lua)
-  KEYS[4]  pre-queue      {room-<id>}:early     ticket -> round (joins before startsAt)
+  KEYS[4]  pre-queue      {room-<id>}:early     ticket -> round, plus a lane pass's band / 16 (joins before
+                                                startsAt: includes/room-shuffle.lua)
   KEYS[5]  tickets        {room-<id>}:tickets   ticket -> record (includes/room-tickets.lua)
   KEYS[6]  users          {room-<id>}:users     userId -> ticket
   KEYS[7]  heartbeats     {room-<id>}:seen      ticket -> last heartbeat (waiting and early tickets)

@@ -23,7 +23,7 @@
   (the closed round's, until published), nextSeed / nextCommitment / nextCommittedAt (the scheduled start's).
   A round cannot outgrow its reservation: joins after its close score in the next round.
   A join with a lane's pass keeps its lane through the pre-queue: its score's fraction holds the lane's band
-  (band / EARLY_BANDS, below .5 as a room has at most 8 lanes, exact in a double), which neither a round's count
+  (band / EARLY_BANDS, at most .5 as a room has at most 8 lanes, exact in a double), which neither a round's count
   nor its list reads; the draw orders the round's tickets together, and the step puts each at its reserved number
   in its own lane (includes/room-lanes.lua), so a lane is FIFO by the draw's order.
   Needs includes/room-tickets.lua; keys.order only where the step runs (the tick).
