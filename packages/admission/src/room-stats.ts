@@ -120,8 +120,8 @@ function admitRate(stats: RateStats, admitPerSecond: number | "auto"): number {
 /**
  * Seconds until a place in a lane (`band`: 0 the default queue) is admitted. The tick shares each admission among
  * the lanes with someone waiting, by their shares (includes/room-lanes.lua), so a lane moves at the room's rate
- * times its share over the shares of the lanes waiting now (stats.laneWaiting, as the caller's last read): the default
- * queue moves at the whole rate while every lane is empty. A lane of share 0 (the default queue when the lanes'
+ * times its share over the shares of the lanes waiting now (stats.laneWaiting, as the caller's last read): the
+ * default queue moves at the whole rate while every lane is empty. A lane of share 0 (the default queue when the lanes'
  * shares sum to 1), or one the room no longer names, gets admissions only once the lanes before it are empty:
  * its wait is theirs plus its own place. A room without lanes: etaSeconds.
  */
@@ -131,9 +131,9 @@ export function laneEtaSeconds(
   stats: RateStats & Pick<RoomStats, "laneWaiting">,
   definition: { admitPerSecond: number | "auto"; lanes: RoomLane[] },
 ): number {
-  const rate = Math.max(admitRate(stats, definition.admitPerSecond), 0.001);
   const { lanes } = definition;
-  if (lanes.length === 0) return Math.ceil(position / rate);
+  if (lanes.length === 0) return etaSeconds(position, stats, definition.admitPerSecond);
+  const rate = Math.max(admitRate(stats, definition.admitPerSecond), 0.001);
   const shares = [
     Math.max(0, 1 - lanes.reduce((sum, lane) => sum + lane.share, 0)),
     ...lanes.map((l) => l.share),
