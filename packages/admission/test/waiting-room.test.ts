@@ -6,6 +6,7 @@ import { verifyShuffleProof } from "@floodgate/node";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  endOrderSessions,
   joinRoom,
   markReserved,
   readRoomStats,
@@ -269,6 +270,33 @@ describe("a room selling products", () => {
     // The reservation ends (its order expired): the unit is back, and the next in line gets it.
     expect(await tick(1)).toBe(1);
     expect(kit.admittedOrder("stock-revoke-reserved")).toEqual([first.ticketId, next.ticketId]);
+  });
+
+  it("keeps an ended session's reservation counted until the stock the leader reads has it", async () => {
+    await kit.defineRoom("stock-end-reserved", { admitPerSecond: 1000, products: ["prd_end_reserved"] });
+    const first = await join("stock-end-reserved", "paying-buyer");
+    const next = await join("stock-end-reserved", "next-buyer");
+    const tick = async (unitsLeft: number) => {
+      await sleep(20);
+      const done = await kit.tick("stock-end-reserved", {
+        stock: { unitsLeft, admitBeyondStock: 0, soldOut: false },
+      });
+      return done?.admitted ?? 0;
+    };
+    let admitted = 0;
+    for (let i = 0; i < 20 && admitted < 1; i++) admitted += await tick(1);
+    expect(kit.admittedOrder("stock-end-reserved")).toEqual([first.ticketId]);
+    // It reserves the one unit and its order is paid at once, so the worker ends its session; the next tick
+    // still runs with the stock read before the reservation: the unit is sold, so nobody more.
+    await markReserved(kit.redis, kit.keys, "stock-end-reserved", first.ticketId);
+    await endOrderSessions(kit.redis, kit.keys, [{ roomId: "stock-end-reserved", ticketId: first.ticketId }]);
+    expect(await tick(1)).toBe(0);
+    expect(await tick(0)).toBe(0);
+    expect(await tick(0)).toBe(0);
+    expect(kit.admittedOrder("stock-end-reserved")).toEqual([first.ticketId]);
+    // A unit comes back (a restock): the next in line gets it.
+    expect(await tick(1)).toBe(1);
+    expect(kit.admittedOrder("stock-end-reserved")).toEqual([first.ticketId, next.ticketId]);
   });
 });
 
