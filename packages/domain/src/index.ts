@@ -1,6 +1,7 @@
 export * from "./canonical-base64url.ts";
 export * from "./coupon-definition.ts";
 export * from "./coupon-id.ts";
+export { encodeBase32, randomBase32 } from "./crockford-base32.ts";
 export * from "./money-operation-view.ts";
 export * from "./operation-id.ts";
 export * from "./operation-message.ts";
