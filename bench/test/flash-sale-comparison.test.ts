@@ -145,6 +145,8 @@ describe("a comparison of two checkouts", () => {
       expect(sale.figures.joinsAnsweredPerS).toBeGreaterThan(0);
       expect(sale.figures.joinP99Ms).toBeGreaterThan(0);
       expect(sale.figures.livePositions).toBe(sale.run.sale?.sockets.withPosition);
+      expect(sale.figures.joinListenOverflows).toBe(sale.run.sale?.joins.listenQueue?.overflows ?? null);
+      expect(sale.figures.joinListenOverflows).toBeGreaterThanOrEqual(0);
       expect(sale.run.settings.systemEnvironment).toMatchObject({ WORKERS: "1", ADMIN_API_KEY: "***" });
     }
     expect(result.medians.map((m) => [m.side, m.sales, m.failedSales])).toEqual([

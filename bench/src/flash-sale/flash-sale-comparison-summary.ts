@@ -26,6 +26,11 @@ export interface SaleFigures {
   pushP99Ms: number | null;
   /** WebSocket shoppers who saw a live position before their admission. */
   livePositions: number | null;
+  /**
+   * Handshakes the kernel dropped for a full accept queue while the shoppers joined: each holds a connection
+   * back 1 s or more, so a sale's joins/s moves with it (listen-queue-meter.ts). Null where not measured.
+   */
+  joinListenOverflows: number | null;
 }
 
 export interface ComparedSale {
@@ -81,6 +86,7 @@ export function saleFigures(record: SaleRecord): SaleFigures {
     joinP99Ms: sale?.joins.latencyMs?.p99 ?? null,
     pushP99Ms: sale?.pushDelayMs?.p99 ?? null,
     livePositions: sale?.sockets.withPosition ?? null,
+    joinListenOverflows: sale?.joins.listenQueue?.overflows ?? null,
   };
 }
 
@@ -105,6 +111,7 @@ export function sideMedians(side: SideKey, sales: readonly ComparedSale[]): Side
     joinP99Ms: of((f) => f.joinP99Ms),
     pushP99Ms: of((f) => f.pushP99Ms),
     livePositions: of((f) => f.livePositions),
+    joinListenOverflows: of((f) => f.joinListenOverflows),
   };
 }
 
@@ -132,7 +139,7 @@ const ms = (value: number | null) => (value === null ? "n/a" : `${value} ms`);
 const count = (value: number | null) => (value === null ? "n/a" : formatCount(value));
 
 function figuresLine(figures: SaleFigures): string {
-  return `joins ${count(figures.joinsAnsweredPerS)}/s answered (offered ${count(figures.joinsOfferedPerS)}/s), join p99 ${ms(figures.joinP99Ms)}, push p99 ${ms(figures.pushP99Ms)}, ${count(figures.livePositions)} live positions`;
+  return `joins ${count(figures.joinsAnsweredPerS)}/s answered (offered ${count(figures.joinsOfferedPerS)}/s), join p99 ${ms(figures.joinP99Ms)}, push p99 ${ms(figures.pushP99Ms)}, ${count(figures.livePositions)} live positions, ${count(figures.joinListenOverflows)} handshakes dropped (full accept queue) while joining`;
 }
 
 function saleLine(sale: ComparedSale, label: string): string {

@@ -13,6 +13,7 @@ import { adminRequest } from "../harness/admin-client.ts";
 import { startCpuMeter } from "../harness/cpu-meter.ts";
 import type { FreshFloodgate, RecordedSystem } from "../harness/fresh-floodgate.ts";
 import { KeepAliveClient } from "../harness/keep-alive-client.ts";
+import { startListenQueueMeter } from "../harness/listen-queue-meter.ts";
 import { startLoopLateness } from "../harness/loop-lateness.ts";
 import { benchUserId } from "../harness/payment-requests.ts";
 import { log } from "../harness/progress-line.ts";
@@ -129,10 +130,12 @@ export async function runSale(
           }),
     });
     const meter = startCpuMeter();
+    const listenQueue = startListenQueueMeter();
     // The crowd's sockets, polls and payments all run on this loop, from the first join to the last payment.
     const crowdLoop = startLoopLateness();
     const joins = await theCrowd.join();
     const joinCpu = meter.stop();
+    const joinListenDrops = listenQueue.stop();
     const idealSeconds = options.users / options.admit;
     if (startsAt !== null)
       log(`the room starts at ${new Date(startsAt).toISOString()}: earlier joins wait in the pre-queue`);
@@ -144,6 +147,7 @@ export async function runSale(
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), (idealSeconds * 3 + 60) * 1000)),
     ]);
     const crowdLoopDelayMs = crowdLoop.stop();
+    const saleListenDrops = listenQueue.stop();
     const probes = await probe.stop();
     if (!settled) log("gave up waiting: some shoppers were neither admitted nor refused");
 
@@ -167,6 +171,8 @@ export async function runSale(
       crowd: theCrowd,
       joins,
       joinCpu,
+      joinListenDrops,
+      saleListenDrops,
       crowdLoopDelayMs,
       fifo,
       delivery,

@@ -7,6 +7,7 @@ import type { RoundTrips } from "../audits/redis-round-trips.ts";
 import type { MintedTokens } from "../harness/bench-identity.ts";
 import { type CpuUsage, describeCpuUsage } from "../harness/cpu-meter.ts";
 import { formatLatency, type LatencySummary } from "../harness/latency-summary.ts";
+import { describeListenQueueDrops, type ListenQueueDrops } from "../harness/listen-queue-meter.ts";
 import type { LoopLateness } from "../harness/loop-lateness.ts";
 import { formatCount } from "../harness/progress-line.ts";
 import { type ResultHead, summaryHead } from "../harness/result-head.ts";
@@ -29,6 +30,8 @@ export interface FlashSaleRun {
     latencyMs: LatencySummary | null;
     /** Where the cpu went while the shoppers joined (null where /proc is not there). */
     cpu: CpuUsage | null;
+    /** Handshakes the kernel dropped for a full accept queue while the shoppers joined (absent in older results). */
+    listenQueue?: ListenQueueDrops | null;
     /** How late the join thread's event loop ran (join-thread.ts): join times are read on that loop. */
     loadGeneratorLoopDelayMs?: LoopLateness;
     /** Shoppers whose paced join was shed (503) and who joined again a second later, and how each ended. */
@@ -62,6 +65,8 @@ export interface FlashSaleRun {
   /** How late the bench's main loop ran from the first join to the last payment: the crowd's sockets, polls and
    * payments are opened, read and timed there. */
   crowdLoopDelayMs?: LoopLateness;
+  /** Handshakes dropped for a full accept queue from the first join until every shopper settled. */
+  listenQueue?: ListenQueueDrops | null;
   connectAfterAdmissionMs: LatencySummary | null;
   /** Where a socket's connecting time goes: join answer -> WebSocket created (the crowd), created -> open (the
    * TCP connection and the upgrade, both ends). Optional: results written before these were measured lack them. */
@@ -215,6 +220,7 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
           ]
         : []),
       `  while joining: ${describeCpuUsage(sale.joins.cpu)}`,
+      `  accept queue while joining: ${describeListenQueueDrops(sale.joins.listenQueue)}; until all settled: ${describeListenQueueDrops(sale.listenQueue)}`,
       `  the join thread's event loop ran late by p50 ${sale.joins.loadGeneratorLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.joins.loadGeneratorLoopDelayMs?.p99 ?? "?"} ms, max ${sale.joins.loadGeneratorLoopDelayMs?.max ?? "?"} ms (join times are read on that loop)`,
       `sockets: ${formatCount(sale.sockets.opened)} opened of ${formatCount(sale.sockets.watchers)}, ${formatCount(sale.sockets.peakOpen)} open at once, ${formatCount(sale.sockets.withPosition)} with a live position (${formatCount(sale.sockets.positionMessages)} position messages); pollers ${formatCount(sale.pollers.watchers)} (${formatCount(sale.pollers.polls)} polls)`,
       `admission: ${formatCount(a.admitted)} admitted at ${formatCount(a.admitPerSecond)}/s in ${a.seconds ?? "?"} s (ideal ${a.idealSeconds} s = users / rate); inversions by sequence ${a.seqInversions}, as joined ${a.joinOrderInversions} (of ${formatCount(a.joinOrderChecked)} joins after the start)`,

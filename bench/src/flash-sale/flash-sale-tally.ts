@@ -4,6 +4,7 @@
 import type { DeliveryOutcome } from "../audits/delivery-wait.ts";
 import type { CpuUsage } from "../harness/cpu-meter.ts";
 import { summarizeLatencies } from "../harness/latency-summary.ts";
+import type { ListenQueueDrops } from "../harness/listen-queue-meter.ts";
 import type { LoadOutcome } from "../harness/load-runner.ts";
 import type { LoopLateness } from "../harness/loop-lateness.ts";
 import type { Crowd, Shopper } from "./flash-sale-crowd.ts";
@@ -17,6 +18,9 @@ export interface SaleObservations {
   crowd: Crowd;
   joins: LoadOutcome;
   joinCpu: CpuUsage | null;
+  /** Handshakes the kernel dropped while the shoppers joined, and from the first join until all settled. */
+  joinListenDrops: ListenQueueDrops | null;
+  saleListenDrops: ListenQueueDrops | null;
   crowdLoopDelayMs: LoopLateness;
   fifo: FifoAudit;
   delivery: DeliveryOutcome;
@@ -67,6 +71,7 @@ export function tallySale(seen: SaleObservations): FlashSaleRun {
       statusCounts: joins.statusCounts,
       latencyMs: summarizeLatencies(joins.latencies),
       cpu: seen.joinCpu,
+      listenQueue: seen.joinListenDrops,
       loadGeneratorLoopDelayMs: joins.loopDelayMs,
       retried: {
         shoppers: again.length,
@@ -95,6 +100,7 @@ export function tallySale(seen: SaleObservations): FlashSaleRun {
     pushDelayMs: noticeDelays([...pushed]),
     admittedBeforeSocketOpened: connectedLate.length,
     crowdLoopDelayMs: seen.crowdLoopDelayMs,
+    listenQueue: seen.saleListenDrops,
     connectAfterAdmissionMs: noticeDelays(connectedLate),
     socketCreateAfterJoinMs: summarizeLatencies(
       sockets.flatMap((s) => (s.socketRequestedAt !== null ? [s.socketRequestedAt - s.joinAnsweredAt] : [])),
