@@ -35,6 +35,11 @@ describe("describeListenQueueDrops", () => {
   it("says what was dropped and the cap, or that nothing was, or that it could not be read", () => {
     expect(describeListenQueueDrops({ somaxconn: 4096, overflows: 13272, synRetransmits: 6422 })).toBe(
       "13,272 handshakes dropped by a full accept queue (net.core.somaxconn 4096), 6,422 SYNs sent again " +
+        "(each 1 s, then 3 s, after the last); to measure the server alone, raise it to the intake's 16384 " +
+        "(sysctl -w net.core.somaxconn=16384)",
+    );
+    expect(describeListenQueueDrops({ somaxconn: 16384, overflows: 12, synRetransmits: 12 })).toBe(
+      "12 handshakes dropped by a full accept queue (net.core.somaxconn 16384), 12 SYNs sent again " +
         "(each 1 s, then 3 s, after the last)",
     );
     expect(describeListenQueueDrops({ somaxconn: 4096, overflows: 0, synRetransmits: 3 })).toBe(

@@ -7,6 +7,9 @@
 // one listener taking a crowd. Linux only: elsewhere the meter reports null.
 import { readFileSync } from "node:fs";
 
+/** The accept queue the intake asks listen(2) for (LISTEN_BACKLOG in apps/intake/src/listen-backlog.ts). */
+const INTAKE_LISTEN_BACKLOG = 16_384;
+
 export interface ListenQueueDrops {
   /** net.core.somaxconn: the longest accept queue a listener gets, whatever it asks for. */
   somaxconn: number | null;
@@ -69,8 +72,12 @@ export function describeListenQueueDrops(drops: ListenQueueDrops | null | undefi
   if (drops === null || drops === undefined) return "not measured (no /proc/net/netstat)";
   const cap = drops.somaxconn === null ? "" : ` (net.core.somaxconn ${drops.somaxconn})`;
   if (drops.overflows === 0) return `no handshake dropped by a full accept queue${cap}`;
+  const advice =
+    drops.somaxconn !== null && drops.somaxconn < INTAKE_LISTEN_BACKLOG
+      ? `; to measure the server alone, raise it to the intake's ${INTAKE_LISTEN_BACKLOG} (sysctl -w net.core.somaxconn=${INTAKE_LISTEN_BACKLOG})`
+      : "";
   return (
     `${drops.overflows.toLocaleString("en-US")} handshakes dropped by a full accept queue${cap}, ` +
-    `${drops.synRetransmits.toLocaleString("en-US")} SYNs sent again (each 1 s, then 3 s, after the last)`
+    `${drops.synRetransmits.toLocaleString("en-US")} SYNs sent again (each 1 s, then 3 s, after the last)${advice}`
   );
 }
