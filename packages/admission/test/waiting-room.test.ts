@@ -242,61 +242,36 @@ describe("a room selling products", () => {
     expect(await kit.redis.zscore(kit.keys.room("stock-revoke").unreserved, first.ticketId)).toBeNull();
   });
 
-  it("keeps a revoked session's reservation counted until the stock the leader reads has it", async () => {
-    await kit.defineRoom("stock-revoke-reserved", {
-      admitPerSecond: 1000,
-      products: ["prd_revoke_reserved"],
-    });
-    const first = await join("stock-revoke-reserved", "reserving-buyer");
-    const next = await join("stock-revoke-reserved", "waiting-buyer");
+  // A session that reserved, then left (revoked, or its order paid so the worker ended it), while the leader's
+  // next tick runs with the stock read before the reservation: the unit is taken, so nobody more until the stock
+  // says a unit is left again (its order expired, a restock).
+  it.each([
+    ["revoked", (roomId: string, ticketId: string) => revokeTicket(kit.redis, kit.keys, roomId, ticketId)],
+    [
+      "ended on its order",
+      (roomId: string, ticketId: string) => endOrderSessions(kit.redis, kit.keys, [{ roomId, ticketId }]),
+    ],
+  ] as const)("keeps a session's reservation counted after it is %s, until the stock the leader reads has it", async (how, leave) => {
+    const roomId = `stock-reserved-${how.replaceAll(" ", "-")}`;
+    await kit.defineRoom(roomId, { admitPerSecond: 1000, products: [`prd_${how.replaceAll(" ", "_")}`] });
+    const first = await join(roomId, "reserving-buyer");
+    const next = await join(roomId, "waiting-buyer");
     const tick = async (unitsLeft: number) => {
       await sleep(20);
-      const done = await kit.tick("stock-revoke-reserved", {
-        stock: { unitsLeft, admitBeyondStock: 0, soldOut: false },
-      });
+      const done = await kit.tick(roomId, { stock: { unitsLeft, admitBeyondStock: 0, soldOut: false } });
       return done?.admitted ?? 0;
     };
     let admitted = 0;
     for (let i = 0; i < 20 && admitted < 1; i++) admitted += await tick(1);
-    expect(kit.admittedOrder("stock-revoke-reserved")).toEqual([first.ticketId]);
-    // It reserves the one unit, then its admission is revoked, and the next tick still runs with the stock read
-    // before the reservation: the unit is taken, so nobody more.
-    await markReserved(kit.redis, kit.keys, "stock-revoke-reserved", first.ticketId);
-    await revokeTicket(kit.redis, kit.keys, "stock-revoke-reserved", first.ticketId);
+    expect(kit.admittedOrder(roomId)).toEqual([first.ticketId]);
+    await markReserved(kit.redis, kit.keys, roomId, first.ticketId);
+    await leave(roomId, first.ticketId);
     expect(await tick(1)).toBe(0);
     expect(await tick(0)).toBe(0);
     expect(await tick(0)).toBe(0);
-    expect(kit.admittedOrder("stock-revoke-reserved")).toEqual([first.ticketId]);
-    // The reservation ends (its order expired): the unit is back, and the next in line gets it.
+    expect(kit.admittedOrder(roomId)).toEqual([first.ticketId]);
     expect(await tick(1)).toBe(1);
-    expect(kit.admittedOrder("stock-revoke-reserved")).toEqual([first.ticketId, next.ticketId]);
-  });
-
-  it("keeps an ended session's reservation counted until the stock the leader reads has it", async () => {
-    await kit.defineRoom("stock-end-reserved", { admitPerSecond: 1000, products: ["prd_end_reserved"] });
-    const first = await join("stock-end-reserved", "paying-buyer");
-    const next = await join("stock-end-reserved", "next-buyer");
-    const tick = async (unitsLeft: number) => {
-      await sleep(20);
-      const done = await kit.tick("stock-end-reserved", {
-        stock: { unitsLeft, admitBeyondStock: 0, soldOut: false },
-      });
-      return done?.admitted ?? 0;
-    };
-    let admitted = 0;
-    for (let i = 0; i < 20 && admitted < 1; i++) admitted += await tick(1);
-    expect(kit.admittedOrder("stock-end-reserved")).toEqual([first.ticketId]);
-    // It reserves the one unit and its order is paid at once, so the worker ends its session; the next tick
-    // still runs with the stock read before the reservation: the unit is sold, so nobody more.
-    await markReserved(kit.redis, kit.keys, "stock-end-reserved", first.ticketId);
-    await endOrderSessions(kit.redis, kit.keys, [{ roomId: "stock-end-reserved", ticketId: first.ticketId }]);
-    expect(await tick(1)).toBe(0);
-    expect(await tick(0)).toBe(0);
-    expect(await tick(0)).toBe(0);
-    expect(kit.admittedOrder("stock-end-reserved")).toEqual([first.ticketId]);
-    // A unit comes back (a restock): the next in line gets it.
-    expect(await tick(1)).toBe(1);
-    expect(kit.admittedOrder("stock-end-reserved")).toEqual([first.ticketId, next.ticketId]);
+    expect(kit.admittedOrder(roomId)).toEqual([first.ticketId, next.ticketId]);
   });
 });
 
