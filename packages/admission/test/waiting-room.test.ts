@@ -266,9 +266,18 @@ describe("a room selling products", () => {
     expect(kit.admittedOrder(roomId)).toEqual([first.ticketId]);
     await markReserved(kit.redis, kit.keys, roomId, first.ticketId);
     await leave(roomId, first.ticketId);
+    // It has left: its ticket says so and the live count no longer holds it; only its mark stays.
+    expect((await readTicket(kit.redis, kit.keys, roomId, first.ticketId))?.status).toBe(
+      how === "revoked" ? "revoked" : "expired",
+    );
+    const room = kit.keys.room(roomId);
+    expect(await kit.redis.zscore(room.sessions, first.ticketId)).toBeNull();
+    expect(await kit.redis.zscore(room.unreserved, first.ticketId)).toBe("0");
     expect(await tick(1)).toBe(0);
+    // The stock has the reservation now (0 left); the mark goes at the tick after the one that saw it.
     expect(await tick(0)).toBe(0);
     expect(await tick(0)).toBe(0);
+    expect(await kit.redis.zscore(room.unreserved, first.ticketId)).toBeNull();
     expect(kit.admittedOrder(roomId)).toEqual([first.ticketId]);
     expect(await tick(1)).toBe(1);
     expect(kit.admittedOrder(roomId)).toEqual([first.ticketId, next.ticketId]);

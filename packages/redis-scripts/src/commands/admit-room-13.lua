@@ -19,7 +19,7 @@
      abandoned on the way is skipped without using the allowance. Not queueing: everyone still waiting goes.
      A room selling products (ARGV[8] not "") never has more admitted sessions holding no reservation yet than
      the units left plus its margin (ARGV[9]): those sessions are KEYS[12], each removed at its session's end
-     or once its order reserved (its units are then out of ARGV[8]); so a unit that comes back (an order
+     (a reserved one's mark stays, as below) or once its order reserved (its units are then out of ARGV[8]); so a unit that comes back (an order
      cancelled or expired) admits the next in line. A reservation is told by the intake as a mark (score 0,
      room-stock.ts), and a mark goes only at the tick after the one that first saw it (score 1): the leader
      reads ARGV[8] after a tick ends, so only a mark seen by the last tick is surely in it. Removed at once, a

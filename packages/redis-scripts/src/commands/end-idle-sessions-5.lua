@@ -2,8 +2,9 @@
   Ends the idle sessions among those idle-sessions-due-4.lua answered, given the last use the gate recorded for
   each in its user's slot (read by the admission leader: room-idle-sessions.ts). A session is idle when neither
   its admission nor its last use is within the room's idle time; it ends as one ended on its order does
-  (includes/session-end.lua: out of the live count and the unreserved set, its ticket `expired`), and the
-  intakes holding its WebSocket are told. One not idle is looked at again one idle time after its last use.
+  (includes/session-end.lua: out of the live count and the unreserved set but for a reservation's mark, its
+  ticket `expired`), and the intakes holding its WebSocket are told. One not idle is looked at again one idle
+  time after its last use.
 
   KEYS[1] tickets     {room-<id>}:tickets
   KEYS[2] sessions    {room-<id>}:sessions

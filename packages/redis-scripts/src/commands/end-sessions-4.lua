@@ -2,8 +2,9 @@
   End admitted sessions of one room before their expiry, because the order each was accepted with ended (paid:
   checkout done; cancelled, expired or failed: nothing bought). The worker sends one call per room per batch
   (apps/worker, room-sessions.ts in @floodgate/admission), never one per order. Each session leaves the room's
-  live count (KEYS[2], which maxActiveSessions and the stock-aware cap read) and the unreserved set (KEYS[3]),
-  so the leader's next tick admits the next shopper for it (includes/session-end.lua). A ticket that is no
+  live count (KEYS[2], which maxActiveSessions and the stock-aware cap read) and the unreserved set (KEYS[3];
+  a reserved session's mark stays until the tick after next at most), so the leader's tick admits the next
+  shopper for it (includes/session-end.lua). A ticket that is no
   longer admitted (expired, revoked, or ended by an earlier call: a redelivered batch) is left as it is.
 
   KEYS[1] tickets     {room-<id>}:tickets

@@ -12,7 +12,8 @@ export interface EndSessionsInput
 
 /**
  * end-sessions-4.lua: ends admitted sessions of one room whose orders ended (one call per room, all its tickets
- * at once): they leave the live count and the unreserved set. Answers how many ended now.
+ * at once): they leave the live count and the unreserved set (a reserved session's mark stays until the tick
+ * after next at most: includes/session-end.lua). Answers how many ended now.
  */
 export const endSessions = luaScript({
   file: "end-sessions-4.lua",

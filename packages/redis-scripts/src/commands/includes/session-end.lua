@@ -1,8 +1,8 @@
 --[[
   Ends one admitted session before its expiry, in the room's slot (end-sessions-4.lua: its order ended;
   end-idle-sessions-5.lua: idle): it leaves the room's live count ({room-<id>}:sessions, which maxActiveSessions
-  and the stock-aware cap read) and the unreserved set (a reserved session's mark stays two ticks more, as on a
-  revoke), so the leader's tick admits the next shopper for it; its ticket reads `expired` from now (its end is
+  and the stock-aware cap read) and the unreserved set (a reserved session's mark stays until the tick after
+  next at most, as on a revoke), so the leader's tick admits the next shopper for it; its ticket reads `expired` from now (its end is
   now) and is forgotten with the other ended tickets.
   keys: tickets, sessions, unreserved, ended. Needs includes/room-tickets.lua.
 ]]
