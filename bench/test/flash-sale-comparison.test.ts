@@ -146,6 +146,7 @@ describe("a comparison of two checkouts", () => {
       expect(sale.figures.joinP99Ms).toBeGreaterThan(0);
       expect(sale.figures.livePositions).toBe(sale.run.sale?.sockets.withPosition);
       expect(sale.figures.joinListenOverflows).toBe(sale.run.sale?.joins.listenQueue?.overflows ?? null);
+      // Linux: the kernel's counters are read (the machine's, which other tests running beside may move).
       expect(sale.figures.joinListenOverflows).toBeGreaterThanOrEqual(0);
       expect(sale.run.settings.systemEnvironment).toMatchObject({ WORKERS: "1", ADMIN_API_KEY: "***" });
     }

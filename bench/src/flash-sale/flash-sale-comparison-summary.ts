@@ -27,7 +27,7 @@ export interface SaleFigures {
   /** WebSocket shoppers who saw a live position before their admission. */
   livePositions: number | null;
   /**
-   * Handshakes the kernel dropped for a full accept queue while the shoppers joined: each holds a connection
+   * SYNs the kernel dropped for a full accept queue while the shoppers joined: each holds a connection
    * back 1 s or more, so a sale's joins/s moves with it (listen-queue-meter.ts). Null where not measured.
    */
   joinListenOverflows: number | null;
@@ -139,7 +139,7 @@ const ms = (value: number | null) => (value === null ? "n/a" : `${value} ms`);
 const count = (value: number | null) => (value === null ? "n/a" : formatCount(value));
 
 function figuresLine(figures: SaleFigures): string {
-  return `joins ${count(figures.joinsAnsweredPerS)}/s answered (offered ${count(figures.joinsOfferedPerS)}/s), join p99 ${ms(figures.joinP99Ms)}, push p99 ${ms(figures.pushP99Ms)}, ${count(figures.livePositions)} live positions, ${count(figures.joinListenOverflows)} handshakes dropped (full accept queue) while joining`;
+  return `joins ${count(figures.joinsAnsweredPerS)}/s answered (offered ${count(figures.joinsOfferedPerS)}/s), join p99 ${ms(figures.joinP99Ms)}, push p99 ${ms(figures.pushP99Ms)}, ${count(figures.livePositions)} live positions, ${count(figures.joinListenOverflows)} SYNs dropped (full accept queue) while joining`;
 }
 
 function saleLine(sale: ComparedSale, label: string): string {

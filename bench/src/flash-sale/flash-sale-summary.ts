@@ -30,7 +30,7 @@ export interface FlashSaleRun {
     latencyMs: LatencySummary | null;
     /** Where the cpu went while the shoppers joined (null where /proc is not there). */
     cpu: CpuUsage | null;
-    /** Handshakes the kernel dropped for a full accept queue while the shoppers joined (absent in older results). */
+    /** SYNs the kernel dropped for a full accept queue while the shoppers joined (absent in older results). */
     listenQueue?: ListenQueueDrops | null;
     /** How late the join thread's event loop ran (join-thread.ts): join times are read on that loop. */
     loadGeneratorLoopDelayMs?: LoopLateness;
@@ -65,7 +65,7 @@ export interface FlashSaleRun {
   /** How late the bench's main loop ran from the first join to the last payment: the crowd's sockets, polls and
    * payments are opened, read and timed there. */
   crowdLoopDelayMs?: LoopLateness;
-  /** Handshakes dropped for a full accept queue from the first join until every shopper settled. */
+  /** SYNs dropped for a full accept queue from the first join until every shopper settled. */
   listenQueue?: ListenQueueDrops | null;
   connectAfterAdmissionMs: LatencySummary | null;
   /** Where a socket's connecting time goes: join answer -> WebSocket created (the crowd), created -> open (the

@@ -18,7 +18,7 @@ export interface SaleObservations {
   crowd: Crowd;
   joins: LoadOutcome;
   joinCpu: CpuUsage | null;
-  /** Handshakes the kernel dropped while the shoppers joined, and from the first join until all settled. */
+  /** SYNs the kernel dropped for a full accept queue while the shoppers joined, and from the first join until all settled. */
   joinListenDrops: ListenQueueDrops | null;
   saleListenDrops: ListenQueueDrops | null;
   crowdLoopDelayMs: LoopLateness;

@@ -1,6 +1,6 @@
-// Connections the kernel dropped because a listener's accept queue was full, over a phase. A flash crowd opens
-// thousands of WebSockets within a second; past net.core.somaxconn the kernel drops each further handshake and
-// the client sends its SYN again after 1 s, then 3 s (apps/intake/src/listen-backlog.ts). A join connection
+// Connection attempts the kernel dropped because a listener's accept queue was full, over a phase. A flash crowd
+// opens thousands of WebSockets within a second; past net.core.somaxconn the kernel drops each further SYN and
+// the client sends it again 1, 3 and 7 s after the first (apps/intake/src/listen-backlog.ts). A join connection
 // caught in that waits seconds for nothing, so a sale's joins/s moves with how many were dropped and when, not
 // only with what the intake spends on each join: results carry the count so a reader can tell the two apart.
 // The counters are the machine's (every listener), read from /proc/net/netstat; during a sale the intake is the
@@ -13,9 +13,10 @@ const INTAKE_LISTEN_BACKLOG = 16_384;
 export interface ListenQueueDrops {
   /** net.core.somaxconn: the longest accept queue a listener gets, whatever it asks for. */
   somaxconn: number | null;
-  /** Handshakes dropped because an accept queue was full (TcpExt ListenOverflows). */
+  /** SYNs dropped because an accept queue was full (TcpExt ListenOverflows): a SYN sent again and dropped
+   * again counts again, so this counts attempts, not clients. */
   overflows: number;
-  /** SYNs the machine's clients sent again, most of them for dropped handshakes (TcpExt TCPSynRetrans). */
+  /** SYNs and SYN-ACKs the machine sent again (TcpExt TCPSynRetrans), most of them for dropped SYNs. */
   synRetransmits: number;
 }
 
@@ -71,13 +72,13 @@ export function startListenQueueMeter(): { stop(): ListenQueueDrops | null } {
 export function describeListenQueueDrops(drops: ListenQueueDrops | null | undefined): string {
   if (drops === null || drops === undefined) return "not measured (no /proc/net/netstat)";
   const cap = drops.somaxconn === null ? "" : ` (net.core.somaxconn ${drops.somaxconn})`;
-  if (drops.overflows === 0) return `no handshake dropped by a full accept queue${cap}`;
+  if (drops.overflows === 0) return `no SYN dropped by a full accept queue${cap}`;
   const advice =
     drops.somaxconn !== null && drops.somaxconn < INTAKE_LISTEN_BACKLOG
       ? `; to measure the server alone, raise it to the intake's ${INTAKE_LISTEN_BACKLOG} (sysctl -w net.core.somaxconn=${INTAKE_LISTEN_BACKLOG})`
       : "";
   return (
-    `${drops.overflows.toLocaleString("en-US")} handshakes dropped by a full accept queue${cap}, ` +
-    `${drops.synRetransmits.toLocaleString("en-US")} SYNs sent again (each 1 s, then 3 s, after the last)${advice}`
+    `${drops.overflows.toLocaleString("en-US")} SYNs dropped by a full accept queue${cap}, ` +
+    `${drops.synRetransmits.toLocaleString("en-US")} sent again (1, 3 and 7 s after a client's first)${advice}`
   );
 }
