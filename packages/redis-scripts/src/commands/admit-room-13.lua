@@ -18,15 +18,16 @@
      none banked while the queue is empty); tickets are taken from the head in sequence order, and one found
      abandoned on the way is skipped without using the allowance. Not queueing: everyone still waiting goes.
      A room selling products (ARGV[8] not "") never has more admitted sessions holding no reservation yet than
-     the units left plus its margin (ARGV[9]): those sessions are KEYS[12], each removed at its session's end
-     (a reserved one's mark stays, as below) or once its order reserved (its units are then out of ARGV[8]); so a unit that comes back (an order
-     cancelled or expired) admits the next in line. A reservation is told by the intake as a mark (score 0,
-     room-stock.ts), and a mark goes only at the tick after the one that first saw it (score 1): the leader
-     reads ARGV[8] after a tick ends, so only a mark seen by the last tick is surely in it. Removed at once, a
-     session that reserved between the leader's read and this tick left the stock read before its order and
-     the sessions counted after it, and the room admitted one more than its units (43 over 5,000 in a flash
-     sale); kept a tick longer it counts twice for a moment: the room admits fewer, never more. A room whose config names products ticked without
-     ARGV[8] (a leader that has not read its definition yet) admits nobody.
+     the units left plus its margin (ARGV[9]): those sessions are KEYS[12], each removed at its session's end (a
+     reserved one's mark stays, as below: includes/room-unreserved.lua) or once its order reserved (its units
+     are then out of ARGV[8]); so a unit that comes back (an order cancelled or expired) admits the next in
+     line. A reservation is told by the intake as a mark (score 0, room-stock.ts), and a mark goes only at the
+     tick after the one that first saw it (score 1): the leader reads ARGV[8] after a tick ends, so only a mark
+     seen by the last tick is surely in it. Removed at once, a session that reserved between the leader's read
+     and this tick left the stock read before its order and the sessions counted after it, and the room admitted
+     one more than its units (43 over 5,000 in a flash sale); kept a tick longer it counts twice for a moment:
+     the room admits fewer, never more. A room whose config names products ticked without ARGV[8] (a leader that
+     has not read its definition yet) admits nobody.
      Sold out (ARGV[10] "1": nothing left and no unpaid unit that could come back): the room admits nobody, its
      state says soldOut (joins are refused, waiting tickets read sold_out), and the tick that finds it so
      first publishes it; a tick that finds stock again (a restock) clears it and admits as before.

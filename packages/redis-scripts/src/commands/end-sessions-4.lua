@@ -4,8 +4,8 @@
   (apps/worker, room-sessions.ts in @floodgate/admission), never one per order. Each session leaves the room's
   live count (KEYS[2], which maxActiveSessions and the stock-aware cap read) and the unreserved set (KEYS[3];
   a reserved session's mark stays until the tick after next at most), so the leader's tick admits the next
-  shopper for it (includes/session-end.lua). A ticket that is no
-  longer admitted (expired, revoked, or ended by an earlier call: a redelivered batch) is left as it is.
+  shopper for it (includes/session-end.lua). A ticket that is no longer admitted (expired, revoked, or ended by
+  an earlier call: a redelivered batch) is left as it is.
 
   KEYS[1] tickets     {room-<id>}:tickets
   KEYS[2] sessions    {room-<id>}:sessions

@@ -21,6 +21,7 @@
   caller then revokes the user's pass (revoke-pass-1.lua, in the user's slot), which the guarded routes read.
 ]]
 --- @include "room-tickets"
+--- @include "room-unreserved"
 local ticketId = ARGV[1]
 local t = ticket_read(KEYS[1], ticketId)
 if not t then
@@ -32,13 +33,7 @@ ticket_write(KEYS[1], ticketId, t)
 for i = 2, 5 do
   redis.call("ZREM", KEYS[i], ticketId)
 end
--- A session holding no reservation stops counting against the stock now. One marked reserved (score 0, or 1 once
--- a tick saw the mark) keeps its mark: the tick after next removes it, when the stock the leader reads surely
--- has the reservation; removed now, a tick with a stock read before the reservation would admit one too many.
-local unreserved = tonumber(redis.call("ZSCORE", KEYS[7], ticketId))
-if unreserved and unreserved > 1 then
-  redis.call("ZREM", KEYS[7], ticketId)
-end
+room_unreserved_leave(KEYS[7], ticketId)
 if before ~= "revoked" and before ~= "expired" and before ~= "abandoned" then
   redis.call("ZADD", KEYS[6], room_now_ms(), ticketId)
 end
