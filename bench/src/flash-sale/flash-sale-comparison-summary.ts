@@ -1,6 +1,7 @@
 // What a flash-sale comparison (--compare-checkout) records and prints: each sale's headline figures (joins
 // answered/s, join p99, push p99, live positions) with the audits it failed, each side's medians over the
-// rounds, and the ratio of the joins answered/s, this checkout over the other, against its goal.
+// rounds, and the ratio of the joins answered/s, this checkout over the other, against its goal, with each
+// round's own ratio beside it.
 import { COMPARED_CHECKOUT_GOAL } from "../harness/compared-checkout.ts";
 import { median } from "../harness/median.ts";
 import { formatCount } from "../harness/progress-line.ts";
@@ -68,6 +69,11 @@ export interface ComparisonVerdict {
   /** Met only when the ratio reaches the goal and every sale of both sides finished with its audits holding. */
   met: boolean;
   note: string | null;
+  /**
+   * Each round's own ratio, in round order (null where a side has no figure): the sides of a round run minutes
+   * apart, the rounds further, and a run's spread shows here before it shows in the ratio of the medians.
+   */
+  roundRatios: (number | null)[];
 }
 
 export interface FlashSaleComparisonResult extends ResultHead<"flash-sale"> {
@@ -115,14 +121,27 @@ export function sideMedians(side: SideKey, sales: readonly ComparedSale[]): Side
   };
 }
 
-export function comparisonVerdict(medians: readonly SideMedians[]): ComparisonVerdict {
+const ratio3 = (top: number | null, bottom: number | null): number | null =>
+  top === null || bottom === null || bottom === 0 ? null : Math.round((top / bottom) * 1000) / 1000;
+
+/** this / other joins answered/s of each round, in round order. */
+export function roundRatios(sales: readonly ComparedSale[]): (number | null)[] {
+  const rounds = [...new Set(sales.map((sale) => sale.round))].sort((a, b) => a - b);
+  const joins = (round: number, side: SideKey) =>
+    sales.find((sale) => sale.round === round && sale.side === side)?.figures.joinsAnsweredPerS ?? null;
+  return rounds.map((round) => ratio3(joins(round, "this"), joins(round, "other")));
+}
+
+export function comparisonVerdict(
+  medians: readonly SideMedians[],
+  sales: readonly ComparedSale[],
+): ComparisonVerdict {
   const name = "joins answered/s, this / other";
   const own = medians.find((m) => m.side === "this");
   const other = medians.find((m) => m.side === "other");
   const top = own?.joinsAnsweredPerS ?? null;
   const bottom = other?.joinsAnsweredPerS ?? null;
-  const ratio =
-    top === null || bottom === null || bottom === 0 ? null : Math.round((top / bottom) * 1000) / 1000;
+  const ratio = ratio3(top, bottom);
   const failed = (own?.failedSales ?? 0) + (other?.failedSales ?? 0);
   const reached = ratio !== null && top! / bottom! >= COMPARED_CHECKOUT_GOAL;
   return {
@@ -132,6 +151,7 @@ export function comparisonVerdict(medians: readonly SideMedians[]): ComparisonVe
     met: reached && failed === 0,
     note:
       failed > 0 ? `${failed} sale(s) stopped early or failed an audit` : ratio === null ? "no figure" : null,
+    roundRatios: roundRatios(sales),
   };
 }
 
@@ -152,6 +172,14 @@ function saleLine(sale: ComparedSale, label: string): string {
   return `  round ${sale.round} #${sale.position + 1} ${label}: ${figuresLine(sale.figures)}; ${state} (load average ${sale.loadAverageAtStart} at start)`;
 }
 
+/** "0.94, 0.633, 0.96 (their median 0.94)": the rounds' ratios and the median of those present. */
+function roundsLine(ratios: readonly (number | null)[]): string {
+  const present = ratios.filter((r): r is number => r !== null);
+  const middleOf = median(present);
+  const listed = ratios.map((r) => (r === null ? "n/a" : String(r))).join(", ");
+  return middleOf === null ? listed : `${listed} (their median ${Math.round(middleOf * 1000) / 1000})`;
+}
+
 export function summarizeComparison(result: FlashSaleComparisonResult): string[] {
   const label = (key: SideKey) => result.sides.find((side) => side.key === key)?.label ?? key;
   const verdict = result.verdict;
@@ -170,6 +198,7 @@ export function summarizeComparison(result: FlashSaleComparisonResult): string[]
       ? []
       : [
           `${verdict.name} = ${verdict.ratio ?? "n/a"} (goal >= ${verdict.goal}): ${verdict.met ? "met" : `NOT met${verdict.note ? ` (${verdict.note})` : ""}`}`,
+          ...(verdict.roundRatios.length > 1 ? [`  each round's: ${roundsLine(verdict.roundRatios)}`] : []),
         ]),
     ...(result.error ? [`ERROR: ${result.error}`] : []),
   ];

@@ -154,7 +154,7 @@ export async function runFlashSaleComparison(
     // Every sale stops its own system; what is left is the verdict, over the sales run, a run stopped early too.
     async () => {
       result.medians = sides.map((side) => sideMedians(side.key, result.sales));
-      result.verdict = comparisonVerdict(result.medians);
+      result.verdict = comparisonVerdict(result.medians, result.sales);
       const failed = result.sales.filter(saleFailed);
       if (result.error === null && failed.length > 0) {
         result.error = `audits failed in ${failed.map((sale) => `round ${sale.round} (${sale.side})`).join(", ")}`;
