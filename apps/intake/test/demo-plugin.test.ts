@@ -15,7 +15,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
-import { documentedInject } from "./support/intake-test-kit.ts";
+import { documentedInject, waitUntil } from "./support/intake-test-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
@@ -109,37 +109,33 @@ const login = (userId: unknown, target = demoApp) =>
 const demoDeposit = (amount: number, headers: Record<string, string> = {}) =>
   documentedInject(demoApp, { method: "POST", url: "/demo/deposits", headers, payload: { amount } });
 
-/** Reads the wallet as its shopper until it holds `balance` (the worker applies deposits on its own time). */
-async function walletToHold(userId: string, token: string, balance: number) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const wallet = await documentedInject(demoApp, {
-      method: "GET",
-      url: `/v1/wallets/${userId}`,
-      headers: bearer(token),
-    });
-    expect(wallet.statusCode, wallet.body).toBe(200);
-    if (wallet.json().balance === balance) return wallet.json();
-    if (Date.now() > deadline) throw new Error(`wallet of ${userId} never held ${balance}: ${wallet.body}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls of 50 ms each (waitUntil) for what the worker applies on its own time: 15 s and more on a busy machine. */
+const SETTLE_ATTEMPTS = 300;
+
+/** GET `url` as the shopper `token` signs in, expecting a 200: its body. */
+async function readAsShopper(url: string, token: string) {
+  const answer = await documentedInject(demoApp, { method: "GET", url, headers: bearer(token) });
+  expect(answer.statusCode, answer.body).toBe(200);
+  return answer.json();
 }
 
-/** The deposit as GET /v1/deposits/:id answers once it is no longer pending (15 s at most). */
-async function depositToSettle(id: string, token: string) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const deposit = await documentedInject(demoApp, {
-      method: "GET",
-      url: `/v1/deposits/${id}`,
-      headers: bearer(token),
-    });
-    expect(deposit.statusCode, deposit.body).toBe(200);
-    if (deposit.json().status !== "pending") return deposit.json();
-    if (Date.now() > deadline) throw new Error(`deposit ${id} still pending: ${deposit.body}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Reads the wallet as its shopper until it holds `balance` (the worker applies deposits on its own time). */
+const walletToHold = (userId: string, token: string, balance: number) =>
+  waitUntil(
+    () => readAsShopper(`/v1/wallets/${userId}`, token),
+    (wallet) => wallet.balance === balance,
+    `the wallet of ${userId} to hold ${balance}`,
+    SETTLE_ATTEMPTS,
+  );
+
+/** The deposit as GET /v1/deposits/:id answers once it is no longer pending. */
+const depositToSettle = (id: string, token: string) =>
+  waitUntil(
+    () => readAsShopper(`/v1/deposits/${id}`, token),
+    (deposit) => deposit.status !== "pending",
+    `deposit ${id} to settle`,
+    SETTLE_ATTEMPTS,
+  );
 
 describe("the demo's sign-in and deposit (DEMO_LOGIN)", () => {
   it("are not there unless DEMO_LOGIN is on", async () => {
