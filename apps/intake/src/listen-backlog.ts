@@ -3,9 +3,7 @@
 // default flash-sale bench saw that on a machine capped at 4,096: 3,150 listen overflows and 2,618 SYN
 // retransmissions in one run, sockets opening p50 2.9 s after they were created.
 import { readFile } from "node:fs/promises";
-
-/** What the intake asks listen(2) for: a crowd of WebSockets and keep-alive pools arriving within a second. */
-export const LISTEN_BACKLOG = 16_384;
+import { INTAKE_LISTEN_BACKLOG } from "@floodgate/config";
 
 const SOMAXCONN_PATH = "/proc/sys/net/core/somaxconn";
 
@@ -20,7 +18,10 @@ export async function readSomaxconn(path = SOMAXCONN_PATH): Promise<number | nul
 }
 
 /** A warning for the start-up log when the kernel caps the backlog below `requested`, else null. */
-export function backlogCapWarning(somaxconn: number | null, requested = LISTEN_BACKLOG): string | null {
+export function backlogCapWarning(
+  somaxconn: number | null,
+  requested = INTAKE_LISTEN_BACKLOG,
+): string | null {
   if (somaxconn === null || somaxconn >= requested) return null;
   return (
     `net.core.somaxconn is ${somaxconn}: the listen backlog of ${requested} is capped to it, and a crowd that ` +

@@ -1,9 +1,10 @@
+import { INTAKE_LISTEN_BACKLOG } from "@floodgate/config";
 import { ShardIdentityError } from "@floodgate/db";
 import { EXIT_METRICS_PORT_IN_USE, MetricsPortInUseError, startMetricsListener } from "@floodgate/metrics";
 import { buildApp } from "./app.ts";
 import { config } from "./env.ts";
 import { drainThenClose } from "./health/drain-then-close.ts";
-import { backlogCapWarning, LISTEN_BACKLOG, readSomaxconn } from "./listen-backlog.ts";
+import { backlogCapWarning, readSomaxconn } from "./listen-backlog.ts";
 
 const app = await buildApp(config).catch((error: unknown) => {
   if (!(error instanceof ShardIdentityError)) throw error;
@@ -19,7 +20,7 @@ const listenOptions = {
   port: config.port,
   host: config.host,
   reusePort: config.intakeProcesses > 1,
-  backlog: LISTEN_BACKLOG,
+  backlog: INTAKE_LISTEN_BACKLOG,
 };
 // This process's own /metrics (INTAKE_METRICS_PORT + its index): the public port is shared by every intake
 // process, so a scrape there reaches any one of them and Prometheus would see its counters jump and reset.
@@ -40,7 +41,7 @@ const metricsListener =
     : undefined;
 await app.listen(listenOptions);
 const capWarning = backlogCapWarning(await readSomaxconn());
-if (capWarning) app.log.warn({ requested: LISTEN_BACKLOG }, capWarning);
+if (capWarning) app.log.warn({ requested: INTAKE_LISTEN_BACKLOG }, capWarning);
 
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

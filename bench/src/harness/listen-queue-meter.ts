@@ -6,9 +6,7 @@
 // The counters are the machine's (every listener), read from /proc/net/netstat; during a sale the intake is the
 // one listener taking a crowd. Linux only: elsewhere the meter reports null.
 import { readFileSync } from "node:fs";
-
-/** The accept queue the intake asks listen(2) for (LISTEN_BACKLOG in apps/intake/src/listen-backlog.ts). */
-const INTAKE_LISTEN_BACKLOG = 16_384;
+import { INTAKE_LISTEN_BACKLOG } from "@floodgate/config";
 
 export interface ListenQueueDrops {
   /** net.core.somaxconn: the longest accept queue a listener gets, whatever it asks for. */

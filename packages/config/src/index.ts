@@ -2,6 +2,7 @@ export type { ConfiguredSigningKey } from "./admission-signing-keys.ts";
 export type { CustomerJwtSettings } from "./customer-jwt.ts";
 export { ConfigError } from "./env-reader.ts";
 export { knownEnvironmentVariables } from "./known-variables.ts";
+export { INTAKE_LISTEN_BACKLOG } from "./listen-backlog.ts";
 export {
   ADMIN_API_KEY_PATTERN,
   ADMISSION_TOKEN_SECRET_PATTERN,
