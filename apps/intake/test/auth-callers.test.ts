@@ -8,7 +8,14 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY, adminHeaders, createCoupon } from "./support/coupon-test-kit.ts";
-import { documentedInject, expectProblem, get, post, totalStreamLength } from "./support/intake-test-kit.ts";
+import {
+  documentedInject,
+  expectProblem,
+  get,
+  post,
+  totalStreamLength,
+  waitUntil,
+} from "./support/intake-test-kit.ts";
 import { createProduct } from "./support/product-test-kit.ts";
 
 let env: TestEnvironment;
@@ -290,6 +297,32 @@ describe("tokens that must never pass", () => {
     const response = await post(app, "/v1/payments", { amount: 100 }, as(expired.token));
     expectProblem(response, 401, "token_expired", "Authorization");
     expect(response.json().retryable).toBe(true);
+  });
+});
+
+describe("a token verified before (the request hook's lookup of the whole header)", () => {
+  it("is accepted however the header spells Bearer, and one character more or less is a different token", async () => {
+    const { token } = await app.auth.customerTokens.mint("alice", 900);
+    expect((await get(app, "/v1/wallets/alice", as(token))).statusCode).toBe(200);
+    for (const authorization of [`bearer ${token}`, `Bearer   ${token}`, `BEARER ${token}  `]) {
+      expect((await get(app, "/v1/wallets/alice", { authorization })).statusCode, authorization).toBe(200);
+    }
+    for (const changed of [`${token}x`, token.slice(0, -1), `x${token}`]) {
+      const response = await post(app, "/v1/payments", { amount: 100 }, as(changed));
+      expect(response.statusCode, changed).toBe(401);
+    }
+  });
+
+  it("is refused as token_expired once it expires, although it was accepted before", async () => {
+    // Expires 2-3 s from now (JWT expiry is in whole seconds): accepted first, then refused once its second has come.
+    const minted = await app.auth.customerTokens.mint("alice", 3);
+    expect((await get(app, "/v1/wallets/alice", as(minted.token))).statusCode).toBe(200);
+    const refused = await waitUntil(
+      () => get(app, "/v1/wallets/alice", as(minted.token)),
+      (response) => response.statusCode !== 200,
+      "the remembered token to expire",
+    );
+    expectProblem(refused, 401, "token_expired", "Authorization");
   });
 });
 

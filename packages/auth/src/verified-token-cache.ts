@@ -1,33 +1,103 @@
-// Tokens already verified, so a shopper's next request with the same token costs a map lookup instead of a
-// signature check (customer tokens, and ES256 admission tokens with their claims). Bounded: the oldest entry goes first (a Map iterates in insertion order). An entry is
-// only a memo of a check that passed; its expiry is still checked on every hit.
+// Tokens already verified, so a shopper's next request with the same token costs a lookup instead of a
+// signature check (customer tokens, and ES256 admission tokens with their claims). An entry is only a memo of a
+// check that passed: a hit is the very same text, and its expiry is still checked on every hit.
+//
+// Not a Map keyed by the token: V8 hashes a key cut from a header (a sliced string) one character at a time in
+// C++, then walks the bucket's chain comparing 200-character strings; perf's on-CPU profile of an auth-on intake
+// under load put that at about 2 µs a request, half of what auth cost (issue 30, docs/capacity.md). Here a
+// number read from the key's last characters (a signature's, random) picks a bucket of four slots in a typed
+// array, and only a slot holding the same number has its key compared.
 export interface CachedVerification {
   userId: string;
   expiresAt: number;
 }
 
-export class VerifiedTokenCache<T extends { expiresAt: number } = CachedVerification> {
-  readonly #entries = new Map<string, T>();
-  readonly #capacity: number;
+/** Slots per bucket: a bucket's numbers are 16 bytes, one read. */
+const WAYS = 4;
 
+export class VerifiedTokenCache<T extends { expiresAt: number } = CachedVerification> {
+  /** Per slot: its key's fingerprint (never 0), or 0 when the slot is free. */
+  readonly #fingerprints: Int32Array;
+  readonly #keys: (string | undefined)[];
+  readonly #verified: (T | undefined)[];
+  /** Per bucket: the slot the next key replaces once the bucket is full (round robin, so its oldest). */
+  readonly #nextWay: Uint8Array;
+  readonly #buckets: number;
+  readonly #capacity: number;
+  #size = 0;
+
+  /**
+   * Remembers at most `capacity` keys (0: none; above four, in whole buckets of four, so 4,999 holds 4,996). A full bucket gives its oldest slot to a new key, so a key can
+   * be forgotten before the whole cache is full; it is verified again when it comes back.
+   */
   constructor(capacity: number) {
     this.#capacity = capacity;
+    // As many whole buckets as fit in the capacity (one bucket, partly used, below four).
+    this.#buckets = Math.max(1, Math.floor(capacity / WAYS));
+    const slots = capacity === 0 ? 0 : this.#buckets * WAYS;
+    this.#fingerprints = new Int32Array(slots);
+    this.#keys = new Array<string | undefined>(slots).fill(undefined);
+    this.#verified = new Array<T | undefined>(slots).fill(undefined);
+    this.#nextWay = new Uint8Array(this.#buckets);
   }
 
-  get(token: string): T | undefined {
-    return this.#entries.get(token);
-  }
-
-  set(token: string, verified: T): void {
-    if (this.#capacity === 0) return;
-    if (this.#entries.size >= this.#capacity) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
+  get(key: string): T | undefined {
+    if (this.#capacity === 0) return undefined;
+    const fingerprint = fingerprintOf(key);
+    const fingerprints = this.#fingerprints;
+    let slot = (fingerprint % this.#buckets) * WAYS;
+    for (const end = slot + WAYS; slot < end; slot++) {
+      if (fingerprints[slot] === fingerprint && this.#keys[slot] === key) return this.#verified[slot];
     }
-    this.#entries.set(token, verified);
+    return undefined;
   }
 
-  get size(): number {
-    return this.#entries.size;
+  set(key: string, verified: T): void {
+    if (this.#capacity === 0) return;
+    const fingerprint = fingerprintOf(key);
+    const bucket = fingerprint % this.#buckets;
+    const slot = this.#slotFor(bucket, fingerprint);
+    if (slot < 0) return;
+    if (this.#fingerprints[slot] === 0) this.#size++;
+    this.#fingerprints[slot] = fingerprint;
+    // A flat copy: a key cut from a request (a slice of its header) would keep that header alive, and each
+    // comparison would read through it.
+    this.#keys[slot] = Buffer.from(key, "utf8").toString("utf8");
+    this.#verified[slot] = verified;
   }
+
+  /** Where a key with this fingerprint goes in its bucket: its own slot, a free one, else the bucket's oldest. */
+  #slotFor(bucket: number, fingerprint: number): number {
+    const first = bucket * WAYS;
+    let free = -1;
+    for (let slot = first; slot < first + WAYS; slot++) {
+      const held = this.#fingerprints[slot];
+      // The same key again, or another with its fingerprint: the newer takes the slot (of two keys that share
+      // a fingerprint, one is remembered; the other is verified again when it comes).
+      if (held === fingerprint) return slot;
+      if (held === 0 && free < 0) free = slot;
+    }
+    // Below four, the one bucket has more slots than the capacity allows.
+    if (free >= 0 && this.#size < this.#capacity) return free;
+    for (let tried = 0; tried < WAYS; tried++) {
+      const way = this.#nextWay[bucket]!;
+      this.#nextWay[bucket] = (way + 1) % WAYS;
+      if (this.#fingerprints[first + way] !== 0) return first + way;
+    }
+    return -1;
+  }
+
+  /** How many keys are remembered. */
+  get size(): number {
+    return this.#size;
+  }
+}
+
+/** A number from the key's last eight characters, never 0 (a free slot). */
+function fingerprintOf(key: string): number {
+  let hash = 0x2545;
+  for (let i = Math.max(0, key.length - 8); i < key.length; i++) {
+    hash = (Math.imul(hash, 31) + key.charCodeAt(i)) | 0;
+  }
+  return (hash & 0x3fffffff) | 0x40000000;
 }

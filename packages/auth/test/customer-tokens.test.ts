@@ -26,7 +26,7 @@ describe("Floodgate's customer tokens", () => {
     const minted = await signer.mint("alice", 600);
     const check = verifier();
     const first = await check.verify(minted.token);
-    expect(first).toEqual({ userId: "alice", expiresAt: minted.expiresAt.getTime() });
+    expect(first).toEqual({ kind: "customer", userId: "alice", expiresAt: minted.expiresAt.getTime() });
     expect(await check.verify(minted.token)).toEqual(first);
   });
 

@@ -43,6 +43,15 @@ export class Authenticator {
     return match[1];
   }
 
+  /**
+   * The caller of an Authorization header `Bearer <token>` whose customer token this process verified before:
+   * one lookup, before any parsing. Null otherwise, and the header goes through bearerOf and authenticateNow.
+   */
+  rememberedCustomer(authorization: string | undefined): Caller | null {
+    if (!this.#deps.enabled || authorization === undefined) return null;
+    return this.#deps.customerTokens.rememberedBearer(authorization) ?? null;
+  }
+
   async authenticate(bearer: string | undefined): Promise<Caller> {
     return this.authenticateNow(bearer) ?? this.#shopCustomer(bearer!);
   }
@@ -101,11 +110,8 @@ export class Authenticator {
   }
 }
 
-const customerCaller = (customer: VerifiedCustomer): Caller => ({
-  kind: "customer",
-  userId: customer.userId,
-  expiresAt: customer.expiresAt,
-});
+/** A verified customer is a Caller as it is (remembered with its token, so no object per request). */
+const customerCaller = (customer: VerifiedCustomer): Caller => customer;
 
 function unauthorized(
   code: "unauthorized" | "invalid_token" | "token_expired",

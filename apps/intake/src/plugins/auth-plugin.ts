@@ -100,10 +100,16 @@ export const authPlugin = fp(async (app: FastifyInstance, { config }: { config: 
     if (route.url === undefined) return done();
     const mode = route.config.auth ?? "caller";
     if (mode !== "caller") return done();
+    const authorization = request.headers.authorization;
+    const remembered = authenticator.rememberedCustomer(authorization);
+    if (remembered !== null) {
+      request.caller = remembered;
+      return done();
+    }
     let bearer: string | undefined;
     let caller: Caller | null;
     try {
-      bearer = authenticator.bearerOf(request.headers.authorization);
+      bearer = authenticator.bearerOf(authorization);
       caller = authenticator.authenticateNow(bearer);
     } catch (error) {
       return done(error as Error);
