@@ -95,10 +95,10 @@ export class CustomerTokenVerifier {
   }
 
   /**
-   * The customer a whole Authorization header names when it is `Bearer <token>`, spelled so, with a token verified
-   * before and not yet expired; undefined otherwise (any other spelling, a token not seen yet, an expired one): the
-   * header then goes the usual way (its bearer, verify). A shopper's every request after the first is this one
-   * lookup, with no match and no string cut from the header.
+   * The customer a whole Authorization header names when it is `Bearer <token>`, spelled so, with a token
+   * verified before and not yet expired; undefined otherwise (any other spelling, a token not seen yet, an
+   * expired one): the header then goes the usual way (its bearer, verify). A shopper's every request after the
+   * first is this one lookup, with no match and no string cut from the header.
    */
   rememberedBearer(authorization: string, now = Date.now()): VerifiedCustomer | undefined {
     const cached = this.#cache.get(authorization);
@@ -108,9 +108,10 @@ export class CustomerTokenVerifier {
   /** The cache's or our own key's verdict, or the issuer a shop's token names (undefined when none). */
   #verifyHere(token: string, now: number): VerifiedCustomer | { foreignIssuer: unknown } {
     // A token whose signature once verified is looked up by its whole text (so a hit is the very same bytes),
-    // as `Bearer <token>` (how rememberedBearer meets it), and its expiry is still checked on every request. Even our own HMAC costs the intake about 13 µs per
-    // request under a sale's load (profiled: creating the HMAC context, not hashing), against well under 1 µs
-    // for the lookup; that difference was most of what auth cost the --max bench.
+    // as `Bearer <token>` (how rememberedBearer meets it), and its expiry is still checked on every request.
+    // Even our own HMAC costs the intake about 13 µs per request under a sale's load (profiled: creating the
+    // HMAC context, not hashing), against well under 1 µs for the lookup; that difference was most of what auth
+    // cost the --max bench.
     const cached = this.#cache.get(BEARER_PREFIX + token);
     if (cached !== undefined) {
       if (cached.expiresAt <= now) throw new CustomerTokenError("expired", "the token has expired");

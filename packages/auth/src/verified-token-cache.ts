@@ -2,11 +2,11 @@
 // signature check (customer tokens, and ES256 admission tokens with their claims). An entry is only a memo of a
 // check that passed: a hit is the very same text, and its expiry is still checked on every hit.
 //
-// Not a Map keyed by the token: V8 hashes a key cut from a header (a sliced string) one character at a time in
-// C++, then walks the bucket's chain comparing 200-character strings; perf's on-CPU profile of an auth-on intake
-// under load put that at about 2 µs a request, half of what auth cost (issue 30, docs/capacity.md). Here a
-// number read from the key's last characters (a signature's, random) picks a bucket of four slots in a typed
-// array, and only a slot holding the same number has its key compared.
+// Not a Map keyed by the token: V8 hashes a key cut from a header (a sliced string) one character at a time
+// in C++, then walks the bucket's chain comparing 200-character strings; perf's on-CPU profile of an auth-on
+// intake under load put that at about 2 µs a request, half of what auth cost (issue 30, docs/capacity.md).
+// Here a number read from the key's last characters (a signature's, random) picks a bucket of four slots in a
+// typed array, and only a slot holding the same number has its key compared.
 export interface CachedVerification {
   userId: string;
   expiresAt: number;
@@ -27,8 +27,9 @@ export class VerifiedTokenCache<T extends { expiresAt: number } = CachedVerifica
   #size = 0;
 
   /**
-   * Remembers at most `capacity` keys (0: none; above four, in whole buckets of four, so 4,999 holds 4,996). A full bucket gives its oldest slot to a new key, so a key can
-   * be forgotten before the whole cache is full; it is verified again when it comes back.
+   * Remembers at most `capacity` keys (0: none; above four, in whole buckets of four, so 4,999 holds 4,996).
+   * A full bucket gives its oldest slot to a new key, so a key can be forgotten before the whole cache is full;
+   * it is verified again when it comes back.
    */
   constructor(capacity: number) {
     this.#capacity = capacity;
@@ -66,7 +67,7 @@ export class VerifiedTokenCache<T extends { expiresAt: number } = CachedVerifica
     this.#verified[slot] = verified;
   }
 
-  /** Where a key with this fingerprint goes in its bucket: its own slot, a free one, else the bucket's oldest. */
+  /** Where a key with this fingerprint goes in its bucket: its own slot, a free one, else the oldest. */
   #slotFor(bucket: number, fingerprint: number): number {
     const first = bucket * WAYS;
     let free = -1;
