@@ -2,10 +2,12 @@
 // scatter: `pay_` (`dep_`, `cis_`, `ord_`, `ocx_`, `rfd_`, `ppy_`) + 10 chars of milliseconds + 2 chars of bucket + 14 random chars (Crockford base32, ULID-like).
 import { hash } from "node:crypto";
 import {
-  ALPHABET,
+  base32Code,
+  codeArray,
   decodeBase32 as decode,
   encodeBase32 as encode,
   randomBase32,
+  stringOfCodes,
 } from "./crockford-base32.ts";
 
 // An order's id is the id of the operation that placed it (`ord_`); `ocx_` is a request to end an order
@@ -37,6 +39,10 @@ const PREFIX_BY_KIND: Record<OperationKind, string> = {
 const KIND_BY_PREFIX = new Map(
   Object.entries(PREFIX_BY_KIND).map(([kind, prefix]) => [prefix, kind as OperationKind]),
 );
+/** `pay_`, `dep_`, ...: what every id of the kind starts with. */
+const ID_START_BY_KIND = Object.fromEntries(
+  Object.entries(PREFIX_BY_KIND).map(([kind, prefix]) => [kind, `${prefix}_`]),
+) as Record<OperationKind, string>;
 
 // Fixed forever: ids carry the bucket (two base32 characters), so changing it would re-home existing data.
 export const BUCKET_COUNT = 1024;
@@ -51,6 +57,12 @@ const OPERATION_ID_REGEX = new RegExp(OPERATION_ID_PATTERN);
 const MAX_TIME_MS = 32 ** 10 - 1;
 const TAIL_LENGTH = 14;
 const TAIL_REGEX = /^[0-9A-HJKMNP-TV-Z]{14}$/;
+/** Each bucket's two characters, made once. */
+const BUCKET_CODES: readonly string[] = Array.from({ length: BUCKET_COUNT }, (_, bucket) =>
+  encode(bucket, 2),
+);
+/** The last time minted and its ten characters: an intake mints many ids in one millisecond (issue 30). */
+const mintedTime = { ms: -1, text: "" };
 
 /**
  * The tail of every id minted for one Idempotency-Key in one scope (a user's payments and deposits, or a payment's
@@ -78,20 +90,21 @@ const lastTail: { scope: string | undefined; idempotencyKey: string; tail: strin
 };
 
 function tailOfDigest(digest: string): string {
-  let tail = "";
+  const codes = codeArray(TAIL_LENGTH);
   // 14 characters of 5 bits from the first 9 bytes (72 bits; the last 2 unused).
   let bits = 0;
   let value = 0;
-  for (let i = 0; tail.length < TAIL_LENGTH; i++) {
+  let made = 0;
+  for (let i = 0; made < TAIL_LENGTH; i++) {
     value = (value << 8) | digest.charCodeAt(i);
     bits += 8;
-    while (bits >= 5 && tail.length < TAIL_LENGTH) {
+    while (bits >= 5 && made < TAIL_LENGTH) {
       bits -= 5;
-      tail += ALPHABET[(value >> bits) & 31];
+      codes[made++] = base32Code(value >> bits);
     }
     value &= (1 << bits) - 1;
   }
-  return tail;
+  return stringOfCodes(codes);
 }
 
 /** What names an operation's status in Redis when its kind keeps one by tail: bucket and tail, 16 characters. */
@@ -116,7 +129,11 @@ export function newOperationId(
     throw new RangeError(`time ${nowMs} cannot be encoded in an operation id`);
   }
   if (!TAIL_REGEX.test(tail)) throw new RangeError(`tail ${tail} is not ${TAIL_LENGTH} base32 characters`);
-  return `${PREFIX_BY_KIND[kind]}_${encode(nowMs, 10)}${encode(bucket, 2)}${tail}`;
+  if (nowMs !== mintedTime.ms) {
+    mintedTime.ms = nowMs;
+    mintedTime.text = encode(nowMs, 10);
+  }
+  return ID_START_BY_KIND[kind] + mintedTime.text + BUCKET_CODES[bucket] + tail;
 }
 
 /**
@@ -127,7 +144,7 @@ export const bucketCodeOf = (bucket: number): string => {
   if (!Number.isInteger(bucket) || bucket < 0 || bucket >= BUCKET_COUNT) {
     throw new RangeError(`bucket ${bucket} is outside 0..${BUCKET_COUNT - 1}`);
   }
-  return encode(bucket, 2);
+  return BUCKET_CODES[bucket]!;
 };
 
 /**
