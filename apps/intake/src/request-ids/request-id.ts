@@ -2,8 +2,8 @@
 // (unique across every intake process, where Fastify's default counter repeats per process). Fastify's
 // genReqId calls this once per request: request.id, the `reqId` of every log line, the echoed header and
 // problem bodies' `requestId` are all this value.
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { uuidV4 } from "./uuid-v4.ts";
 
 export const REQUEST_ID_HEADER = "x-request-id";
 
@@ -15,7 +15,7 @@ const upgradeIds = new WeakMap<IncomingMessage, string>();
 
 export function requestIdFor(raw: IncomingMessage): string {
   const offered = raw.headers[REQUEST_ID_HEADER];
-  const id = typeof offered === "string" && ACCEPTED.test(offered) ? offered : randomUUID();
+  const id = typeof offered === "string" && ACCEPTED.test(offered) ? offered : uuidV4();
   if (raw.headers.upgrade !== undefined) upgradeIds.set(raw, id);
   return id;
 }
