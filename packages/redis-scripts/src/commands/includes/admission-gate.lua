@@ -51,9 +51,10 @@
                                                           used (a one-shot token, after the replay: below)
   A pass consumes one token from the user's bucket and sets ADMISSION_INFO, which the script appends to its
   accepting answer: "<userRemaining>,<userResetMs>" (-1 without a user limit).
-  Without a room the gate is the user's bucket alone, and admission_check_user(bucket, msPerToken, burst, nowMs)
-  runs just that for a script that sends no room block then (enqueue-operations-n.lua's compact requests): the
-  same refusal, take and admission info as admission_check with ARGV[3] "0".
+  Without a room the gate is the user's bucket alone, and admission_check_user(bucket, msPerToken, burst, nowMs,
+  stored) runs just that for a script that sends no room block then (enqueue-operations-n.lua's compact
+  requests): the same refusal, take and admission info as admission_check with ARGV[3] "0". `stored` is the
+  bucket's value when the script already read it (false for none), or nil to have it read.
   A one-shot token already used passes here (no bucket token taken) and sets ADMISSION_PASS.used: the including
   script checks its Idempotency-Key's replay first, then refuses with admission_used(ADMISSION_PASS)
   ({-91, "used"}), so the retry of the request that used it still gets its answer. An accepting script calls
@@ -69,10 +70,10 @@ local ADMISSION_INFO = ""
 local ADMISSION_PASS = nil
 
 -- The user's bucket, looked at: the refusal when it holds no token, else nil and what taking the token stores
--- and answers (token_bucket_peek's nextTat, remaining and resetMs).
-local function admission_user_peek(userBucket, msPerToken, burst, nowMs)
+-- and answers (token_bucket_peek's nextTat, remaining and resetMs). `stored`: the bucket's value if already read.
+local function admission_user_peek(userBucket, msPerToken, burst, nowMs, stored)
   local userOk, userTat, userLeft, userReset, userRetry =
-    token_bucket_peek(userBucket, tonumber(msPerToken), tonumber(burst), nowMs)
+    token_bucket_peek(userBucket, tonumber(msPerToken), tonumber(burst), nowMs, nil, stored)
   if not userOk then
     return {-90, "user," .. userRetry}
   end
@@ -156,8 +157,9 @@ end
 -- The gate of a request no room guards, from its user bucket's key, ms per token and burst: admission_check
 -- with ARGV[3] "0", whose room keys and token arguments a caller then need not send. Returns the refusal, or nil
 -- and the admission info of the pass, whose token it has taken.
-local function admission_check_user(userBucket, msPerToken, burst, nowMs)
-  local userRefusal, userTat, userLeft, userReset = admission_user_peek(userBucket, msPerToken, burst, nowMs)
+local function admission_check_user(userBucket, msPerToken, burst, nowMs, stored)
+  local userRefusal, userTat, userLeft, userReset =
+    admission_user_peek(userBucket, msPerToken, burst, nowMs, stored)
   if userRefusal then
     return userRefusal
   end

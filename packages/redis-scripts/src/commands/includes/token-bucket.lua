@@ -12,7 +12,8 @@
   script, sent beside it, had already accepted) by moving the time one interval further, at most debtMs past an
   empty bucket, so the address's later requests pay for it. Only a time beyond that debt is a replaced policy's.
 
-  token_bucket_peek(key, intervalMs, burst, nowMs[, debtMs]) decides, writing only to cut an old policy's debt;
+  token_bucket_peek(key, intervalMs, burst, nowMs[, debtMs][, stored]) decides, writing only to cut an old
+  policy's debt; `stored` is the key's value when the caller already read it (false: no key), saving the GET;
   it returns
     ok          whether a token is there now
     nextTat     what to store when the token is taken (nil when there is no limit or no token)
@@ -31,11 +32,14 @@ local function token_bucket_time(ms)
   return string.format("%.3f", math.floor(ms * 1000) / 1000)
 end
 
-local function token_bucket_peek(key, interval, burst, nowMs, debtMs)
+local function token_bucket_peek(key, interval, burst, nowMs, debtMs, stored)
   if interval <= 0 then
     return true, nil, -1, 0, 0
   end
-  local tat = tonumber(redis.call("GET", key)) or nowMs
+  if stored == nil then
+    stored = redis.call("GET", key)
+  end
+  local tat = tonumber(stored) or nowMs
   if tat < nowMs then
     tat = nowMs
   end
