@@ -166,7 +166,7 @@ function demoShopperRoutes(app: FastifyInstance) {
           detail: "the demo's deposit takes a shopper's customer token (sign in with POST /demo/login)",
         });
       }
-      return acceptOperation(request, reply, {
+      acceptOperation(request, reply, {
         kind: "deposit",
         userId: caller.userId,
         amount: request.body.amount,

@@ -29,7 +29,7 @@ export async function paymentsRoute(app: FastifyInstance) {
     (request, reply) => {
       const { body } = request;
       // Named one by one, not spread: the schema allows no other field, and a copy by name is cheaper.
-      return acceptOperation(request, reply, {
+      acceptOperation(request, reply, {
         kind: "payment",
         userId: actingUser(request.caller, body.userId),
         amount: body.amount,

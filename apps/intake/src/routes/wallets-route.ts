@@ -33,7 +33,7 @@ export async function walletsRoute(app: FastifyInstance) {
     (request, reply) => {
       // Money enters a wallet only because the shop's payment provider confirmed it: never from a browser.
       requireServer(request.caller, "a deposit");
-      return acceptOperation(request, reply, {
+      acceptOperation(request, reply, {
         kind: "deposit",
         userId: request.params.userId,
         ...request.body,
