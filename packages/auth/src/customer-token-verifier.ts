@@ -101,8 +101,7 @@ export class CustomerTokenVerifier {
    * first is this one lookup, with no match and no string cut from the header.
    */
   rememberedBearer(authorization: string, now = Date.now()): VerifiedCustomer | undefined {
-    const cached = this.#cache.get(authorization);
-    return cached !== undefined && cached.expiresAt > now ? cached : undefined;
+    return this.#cache.getUnexpired(authorization, now);
   }
 
   /** The cache's or our own key's verdict, or the issuer a shop's token names (undefined when none). */

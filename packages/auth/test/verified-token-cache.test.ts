@@ -60,4 +60,17 @@ describe("VerifiedTokenCache", () => {
     expect(cache.get("a.b.c-signature")).toEqual({ userId: "alice", expiresAt: 2_000 });
     expect(cache.size).toBe(1);
   });
+  it("getUnexpired answers a key only before its verdict's expiry, from the expiry set with it", () => {
+    const cache = new VerifiedTokenCache(8);
+    cache.set("a.b.c-signature", { userId: "alice", expiresAt: 2_000 });
+    expect(cache.getUnexpired("a.b.c-signature", 1_999)).toEqual({ userId: "alice", expiresAt: 2_000 });
+    expect(cache.getUnexpired("a.b.c-signature", 2_000)).toBeUndefined();
+    expect(cache.getUnexpired("a.b.c-signature", 5_000)).toBeUndefined();
+    // get still answers an expired verdict: the verifier tells an expired token from an unknown one.
+    expect(cache.get("a.b.c-signature")).toEqual({ userId: "alice", expiresAt: 2_000 });
+    expect(cache.getUnexpired("x.b.c-signature", 1_000)).toBeUndefined();
+    // Set again with a later expiry: the new expiry is the one checked.
+    cache.set("a.b.c-signature", { userId: "alice", expiresAt: 9_000 });
+    expect(cache.getUnexpired("a.b.c-signature", 5_000)).toEqual({ userId: "alice", expiresAt: 9_000 });
+  });
 });
