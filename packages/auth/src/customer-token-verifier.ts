@@ -109,9 +109,9 @@ export class CustomerTokenVerifier {
     // A token whose signature once verified is looked up by its whole text (so a hit is the very same bytes),
     // as `Bearer <token>` (how rememberedBearer meets it), and its expiry is still checked on every request.
     // Even our own HMAC costs the intake about 13 µs per request under a sale's load (profiled: creating the
-    // HMAC context, not hashing), against under 1 µs for the lookup (about 0.75 µs in a microbenchmark that
-    // evicts the cache between lookups; verified-token-cache.ts); that difference was most of what auth cost the
-    // --max bench.
+    // HMAC context, not hashing), against under 1 µs for the lookup (0.5-0.6 µs in a microbenchmark that
+    // touches other memory between lookups; verified-token-cache.ts); that difference was most of what auth
+    // cost the --max bench.
     const cached = this.#cache.get(BEARER_PREFIX + token);
     if (cached !== undefined) {
       if (cached.expiresAt <= now) throw new CustomerTokenError("expired", "the token has expired");
