@@ -132,7 +132,8 @@ describe("GET /readyz", () => {
   });
 
   it("survives a shard dying under a query in flight (the query fails, the process stays up and ready)", async () => {
-    // A slow query holds a client of the proxied shard; the real shard (not proxied) shows when it runs.
+    // A slow query holds a client of the proxied shard; the real shard (not proxied) shows when it runs. Counted
+    // in this file's own shard database: the suite's other project runs this same test at the same time.
     const slow = sql`select pg_sleep(30) as slept`.execute(proxied.shards.databases[2]!);
     const outcome = slow.then(
       () => "finished",
@@ -143,7 +144,9 @@ describe("GET /readyz", () => {
         async () =>
           (
             await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-              where query like 'select pg_sleep(30)%' and state = 'active'`.execute(app.shards.databases[2]!)
+              where datname = current_database() and query like 'select pg_sleep(30)%' and state = 'active'`.execute(
+              app.shards.databases[2]!,
+            )
           ).rows[0]!.n,
         { timeout: 10_000, interval: 50 },
       )
