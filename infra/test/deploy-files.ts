@@ -26,7 +26,8 @@ export function dockerfileInstructions(): { op: string; args: string }[] {
 export function nodeCommands(path: string): Map<string, string> {
   const commands = new Map<string, string>();
   for (const arm of readText(path).matchAll(/^\s*([a-z]+)\)([\s\S]*?);;/gm)) {
-    const script = /exec node (\S+\.ts)/.exec(arm[2] as string);
+    // Node's own options may come first (the intake's young generation).
+    const script = /exec node (?:\S+ )*?(\S+\.ts)/.exec(arm[2] as string);
     if (script) commands.set(arm[1] as string, script[1] as string);
   }
   return commands;

@@ -1,6 +1,6 @@
 // A child that keeps dying (a taken metrics port, a crash at start) is restarted after a growing, capped delay,
 // and the supervisor says so: never a tight restart loop.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,5 +58,30 @@ describe("ProcessSupervisor", () => {
     const lines = await restartLines(1, 4);
     expect(delays(lines)).toEqual([20, 40, 80, 160]);
     expect(lines[0]).toContain("exited (code 1)");
+  });
+
+  it("starts a child with its Node options before its script", async () => {
+    const written = join(dir, "exec-argv.json");
+    const script = join(dir, "exec-argv.mjs");
+    // Stays up until stopped: an exit would be restarted.
+    await writeFile(
+      script,
+      `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(written)}, JSON.stringify(process.execArgv));\nsetInterval(() => {}, 1000);\n`,
+    );
+    const supervisor = new ProcessSupervisor(() => {});
+    supervisor.start({
+      name: "intake-0",
+      script,
+      nodeOptions: ["--max-semi-space-size=64"],
+      env: process.env,
+    });
+    let execArgv: string | undefined;
+    const deadline = Date.now() + 30_000;
+    while (execArgv === undefined && Date.now() < deadline) {
+      execArgv = await readFile(written, "utf8").catch(() => undefined);
+      if (execArgv === undefined) await new Promise((r) => setTimeout(r, 20));
+    }
+    await supervisor.stop();
+    expect(JSON.parse(execArgv ?? "[]")).toContain("--max-semi-space-size=64");
   });
 });

@@ -6,6 +6,8 @@ import { doublingDelayMs } from "@floodgate/backoff";
 export interface ProcessSpec {
   name: string;
   script: string;
+  /** Node's own options for the child, before its script (e.g. the intake's young-generation size). */
+  nodeOptions?: readonly string[];
   env: NodeJS.ProcessEnv;
   /** Niceness (0 = normal, 19 = lowest priority). */
   nice?: number;
@@ -42,7 +44,10 @@ export class ProcessSupervisor {
 
   start(spec: ProcessSpec, restarts = 0): void {
     const startedAt = Date.now();
-    const child = spawn(process.execPath, [spec.script], { env: spec.env, stdio: "inherit" });
+    const child = spawn(process.execPath, [...(spec.nodeOptions ?? []), spec.script], {
+      env: spec.env,
+      stdio: "inherit",
+    });
     if (spec.nice && child.pid !== undefined) {
       try {
         setPriority(child.pid, spec.nice);

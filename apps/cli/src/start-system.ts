@@ -77,6 +77,7 @@ for (let i = 0; i < config.intakeProcesses; i++) {
   supervisor.start({
     name: `intake-${i}`,
     script: `${root}apps/intake/src/server.ts`,
+    nodeOptions: [`--max-semi-space-size=${config.intakeSemiSpaceMb}`],
     env: {
       ...env,
       // No load balancer polls /readyz on a developer's machine: Ctrl-C need not wait out a drain window.
