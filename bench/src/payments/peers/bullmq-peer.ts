@@ -5,10 +5,18 @@ import { Queue } from "bullmq";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 
+const QUEUE_NAME = "payments";
+/** BullMQ's own prefix under the peer's key prefix; BullMQ joins it and the queue name with ":" itself. */
+const bullPrefix = (keyPrefix: string): string => `${keyPrefix}bull`;
+
+/** The glob of the job hashes whose ids (the requests' Idempotency-Keys) start with `jobIdPrefix`. */
+export function bullmqJobKeys(keyPrefix: string, jobIdPrefix: string): string {
+  return `${bullPrefix(keyPrefix)}:${QUEUE_NAME}:${jobIdPrefix}*`;
+}
+
 export function buildBullmqPeer(redis: Redis, keyPrefix: string): FastifyInstance {
   const f = Fastify({ logger: false });
-  // BullMQ joins prefix and queue name with ":" itself.
-  const queue = new Queue("payments", { connection: redis, prefix: `${keyPrefix}bull` });
+  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: bullPrefix(keyPrefix) });
   f.get("/readyz", async () => {
     await queue.waitUntilReady();
     return { ok: true };

@@ -11,10 +11,16 @@ import type { ScenarioContext, ScenarioOutcome } from "../../scenario.ts";
 import type { PaymentsOptions } from "../payments-options.ts";
 import { localRedisPid } from "./process-cpu.ts";
 import { roundOrder } from "./round-order.ts";
-import { runSaturationStage, type SaturationStage, type StageRig } from "./saturation-stage.ts";
+import {
+  runSaturationStage,
+  type SaturationStage,
+  type SaturationTarget,
+  type StageRig,
+} from "./saturation-stage.ts";
 import { type SaturationResult, stageLine, summarizeSaturation } from "./saturation-summary.ts";
 import { type SaturationTargets, startSaturationTargets } from "./saturation-targets.ts";
 import { ratioVerdicts, targetMedians } from "./saturation-verdict.ts";
+import { clearStageKeys } from "./stage-keys.ts";
 import { ensureWrk } from "./wrk-binary.ts";
 
 /** Shoppers the load spreads over (bench-user-0 .. 4999): each Floodgate's per-user limit stays far away. */
@@ -73,6 +79,7 @@ export async function runSaturation(
           keyPrefix: `${context.stamp}-warm-${target.key}`,
         });
         log(`${target.label} warm-up: ${stageLine(warm, target.label)}`);
+        await clearAfterStage(rig.redis, target, `${context.stamp}-warm-${target.key}`);
       }
       for (let round = 1; round <= options.rounds; round++) {
         const order = roundOrder(started.targets, round - 1);
@@ -84,6 +91,7 @@ export async function runSaturation(
           });
           result.stages.push(stage);
           log(`round ${round}, ${target.label}: ${stageLine(stage, target.label)}`);
+          await clearAfterStage(rig.redis, target, `${context.stamp}-r${round}-${target.key}`);
         }
       }
       result.medians = started.targets.map((target) => targetMedians(target.key, result.stages));
@@ -95,4 +103,16 @@ export async function runSaturation(
     },
     summarizeSaturation,
   );
+}
+
+/** Unlinks what the stage left in Redis, so the next starts on the same keyspace (stage-keys.ts). */
+async function clearAfterStage(
+  redis: Redis,
+  target: SaturationTarget,
+  stageKeyPrefix: string,
+): Promise<void> {
+  const pattern = target.stageKeys(stageKeyPrefix);
+  if (pattern === null) return;
+  const removed = await clearStageKeys(redis, pattern);
+  log(`${target.label}: the stage's ${removed} Redis keys unlinked and freed`);
 }

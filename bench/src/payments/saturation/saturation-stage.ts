@@ -18,6 +18,11 @@ export interface SaturationTarget {
   tokensFile: string | null;
   /** The target's own processes (Floodgate's intake, a peer), read at each stage's start and end. */
   pids(): number[];
+  /**
+   * The glob of the keys a stage leaves in Redis, given the stage's Idempotency-Key prefix (stage-keys.ts
+   * unlinks them after it); null when its stages leave none that accumulate.
+   */
+  stageKeys(stageKeyPrefix: string): string | null;
 }
 
 /** Cpu seconds a stage cost, and the same per accepted request in µs (null where not measured). */

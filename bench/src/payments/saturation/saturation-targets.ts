@@ -13,9 +13,11 @@ import { benchUserId } from "../../harness/payment-requests.ts";
 import { log } from "../../harness/progress-line.ts";
 import type { ServiceSettings } from "../../harness/service-settings.ts";
 import type { ScenarioContext } from "../../scenario.ts";
+import { bullmqJobKeys } from "../peers/bullmq-peer.ts";
 import type { PeerName } from "../peers/peer-names.ts";
 import { type PeerProcess, startPeer } from "../peers/peer-process.ts";
 import type { SaturationTarget } from "./saturation-stage.ts";
+import { floodgateStageKeys } from "./stage-keys.ts";
 
 /**
  * What each Floodgate of the comparison runs with beside the bench's usual settings. The payments' per-user
@@ -52,6 +54,7 @@ function floodgateTarget(
     baseUrl: system.baseUrl,
     tokensFile,
     pids: () => (system.pid === null ? [] : childPids(system.pid, "intake")),
+    stageKeys: () => floodgateStageKeys(system.config.redisPrefix),
   };
 }
 
@@ -128,6 +131,9 @@ export async function startSaturationTargets(
       baseUrl: peer.baseUrl,
       tokensFile: null,
       pids: () => [peer.pid],
+      // The raw peer's one stream is capped (MAXLEN ~ 100000); BullMQ's jobs are keys of their own.
+      stageKeys: (stageKeyPrefix: string) =>
+        peer.name === "bullmq" ? bullmqJobKeys(peer.keyPrefix, stageKeyPrefix) : null,
     }));
     return {
       targets: [
