@@ -208,8 +208,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       256,
     ),
     // An accepted request allocates about 19 KB, and each young-generation collection (a scavenge) costs more
-    // than what it copies: twice Node's default young generation (64 MB here) halves their number. Measured (issue 30): two intakes under wrk at once, 0.972x the CPU per request with 128
-    // (8 rounds, all below 1), 0.984x with 256.
+    // than what it copies: twice Node's default young generation (64 MB here) halves their number. Measured
+    // (issue 30): two intakes under wrk at once, 0.972x the CPU per request with 128 (8 rounds, all below 1),
+    // 0.984x with 256.
     intakeSemiSpaceMb: read.int("INTAKE_SEMI_SPACE_MB", 128, 0, 1024),
     logLevel: read.oneOf("LOG_LEVEL", "info", LOG_LEVELS),
     currency: read.string("CURRENCY", "KRW", /^[A-Z]{3}$/),
