@@ -1,7 +1,7 @@
 // The root Dockerfile and the image's entry point, read as text: never built here (no Docker engine).
 import { accessSync, constants, existsSync } from "node:fs";
 import { join } from "node:path";
-import { knownEnvironmentVariables } from "@floodgate/config";
+import { knownEnvironmentVariables, loadConfig } from "@floodgate/config";
 import { describe, expect, it } from "vitest";
 import { dockerfileInstructions, nodeCommands, ROOT, readText, workspaceDirs } from "./deploy-files.ts";
 
@@ -68,6 +68,12 @@ describe("Dockerfile", () => {
 
 describe("the image's entry point", () => {
   const commands = nodeCommands(ENTRYPOINT);
+
+  it("gives the intake the young generation start gives it, by default the configuration's", () => {
+    const fallback = /INTAKE_SEMI_SPACE_MB:-(\d+)/.exec(readText(ENTRYPOINT));
+    expect(Number(fallback?.[1])).toBe(loadConfig({}).intakeSemiSpaceMb);
+    expect(readText(ENTRYPOINT)).toMatch(/intake\) exec node \$intake_options apps\/intake\/src\/server\.ts/);
+  });
 
   it("runs each process from a script that exists", () => {
     expect([...commands.keys()].sort()).toEqual(["dlq", "intake", "migrate", "reconcile", "start", "worker"]);

@@ -73,25 +73,27 @@ export async function runSaturation(
         users: SATURATION_USERS,
       };
       for (const target of started.targets) {
+        const keyPrefix = `${context.stamp}-warm-${target.key}`;
         const warm = await runSaturationStage({ ...rig, durationS: WARM_UP_S }, target, {
           round: 0,
           position: 0,
-          keyPrefix: `${context.stamp}-warm-${target.key}`,
+          keyPrefix,
         });
         log(`${target.label} warm-up: ${stageLine(warm, target.label)}`);
-        await clearAfterStage(rig.redis, target, `${context.stamp}-warm-${target.key}`);
+        await clearAfterStage(rig.redis, target, keyPrefix);
       }
       for (let round = 1; round <= options.rounds; round++) {
         const order = roundOrder(started.targets, round - 1);
         for (const [position, target] of order.entries()) {
+          const keyPrefix = `${context.stamp}-r${round}-${target.key}`;
           const stage: SaturationStage = await runSaturationStage(rig, target, {
             round,
             position,
-            keyPrefix: `${context.stamp}-r${round}-${target.key}`,
+            keyPrefix,
           });
           result.stages.push(stage);
           log(`round ${round}, ${target.label}: ${stageLine(stage, target.label)}`);
-          await clearAfterStage(rig.redis, target, `${context.stamp}-r${round}-${target.key}`);
+          await clearAfterStage(rig.redis, target, keyPrefix);
         }
       }
       result.medians = started.targets.map((target) => targetMedians(target.key, result.stages));
