@@ -1,6 +1,7 @@
 // POST /v1/coupons/:couponId/issues, the contract: 202 once reserved and enqueued by one Lua call; every
 // refusal is problem+json with its own code, and enqueues and writes nothing.
 import { decodeOperationMessage, parseOperationId } from "@floodgate/domain";
+import { MAX_REQUESTS_PER_CALL } from "@floodgate/queue";
 import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
@@ -278,7 +279,7 @@ describe("the intake's budget and metrics", () => {
   // off by a ZREM shared with the other issues answered in the same turn (reservation-strike-offs.ts); a
   // sold-out refusal without an Idempotency-Key, admit + reserve (2).
   const onCluster = process.env.FLOODGATE_TEST_REDIS === "cluster";
-  it(`sends ${onCluster ? "3 Redis commands per accepted issue and at most one shared ZREM, 2 per refused one" : "exactly one Redis command per issue decision"} once the definition is cached`, async () => {
+  it(`sends ${onCluster ? "3 Redis commands per accepted issue and at most one shared ZREM, 2 per refused one" : "at most one Redis command per issue decision (those of one turn share one)"} once the definition is cached`, async () => {
     const coupon = await createCoupon(app, { quantity: 10 });
     expect((await issue(app, coupon.id, "budget-warm")).statusCode).toBe(202); // loads the script if needed
     const commands = async () => metricValue(await scrape(), "floodgate_intake_redis_commands_total");
@@ -297,7 +298,10 @@ describe("the intake's budget and metrics", () => {
       expect(sent).toBeGreaterThanOrEqual(9 * 3 + 6 * 2 + 1);
       expect(sent).toBeLessThanOrEqual(9 * 4 + 6 * 2);
     } else {
-      expect(sent).toBe(15);
+      // Issues read in one turn share a script call (turn-batches.ts in @floodgate/redis-scripts, up to
+      // MAX_REQUESTS_PER_CALL a call): never more than one each.
+      expect(sent).toBeGreaterThanOrEqual(Math.ceil(15 / MAX_REQUESTS_PER_CALL));
+      expect(sent).toBeLessThanOrEqual(15);
     }
   });
 

@@ -25,7 +25,6 @@ export {
   type EnqueueOperationInput,
   enqueueOperations,
   FINGERPRINT_NEEDED,
-  SELF_BATCHED_COMMANDS,
 } from "./commands/enqueue-operations.ts";
 export {
   type FinishedStatus,
@@ -53,7 +52,7 @@ export {
   type CouponDiscount,
   type CouponIssueRecord,
   type IssueCouponInput,
-  issueCoupon,
+  issueCoupons,
 } from "./commands/issue-coupon.ts";
 export { joinRoom } from "./commands/join-room.ts";
 export {
@@ -124,3 +123,9 @@ export {
 export { type LuaScript, luaScript, type ScriptArgument } from "./lua-script.ts";
 export { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "./script-answer.ts";
 export { scriptSha } from "./script-sha.ts";
+export {
+  MAX_REQUESTS_PER_CALL,
+  type ManyRequestScript,
+  SELF_BATCHED_COMMANDS,
+  sendInTurn,
+} from "./turn-batches.ts";

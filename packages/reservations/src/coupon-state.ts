@@ -1,4 +1,4 @@
-// The Redis side of a coupon: what issue-coupon-9.lua reads (quantity, window in epoch ms) and counts
+// The Redis side of a coupon: what issue-coupon-n.lua reads (quantity, window in epoch ms) and counts
 // (issued). Written once when the coupon is created; the script alone changes it after that.
 import type { CouponDefinition } from "@floodgate/domain";
 import type { QueueKeys } from "@floodgate/queue";

@@ -10,7 +10,7 @@
 // step 1, atomically in the coupon's slot, before anything is recorded. A unit held by an intake that dies
 // between steps is given back by a worker's sweep (reservation-sweep.ts in the worker) once it is older than
 // any commit can be: until then it counts as issued, so a sale may answer sold out a moment early, never late.
-// An accepted issue costs two round trips here (one on one Redis: issue-coupon-9.lua).
+// An accepted issue costs two round trips here (one on one Redis: issue-coupon-n.lua).
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
 import type { QueueKeys } from "@floodgate/queue";
 import { type AdmissionCheck, admissionInfo } from "@floodgate/queue";
@@ -89,7 +89,7 @@ export async function issueCouponInTwoSteps(
   if (reservedAtMs === null) {
     if (code === IssueCouponCode.unknownCoupon) return { result: "unknown_coupon" };
     if (ttl === 0) return couponIssueOutcome({ code, value, admission: undefined, replayed: false });
-    // The refusal is the request's answer: the key records it, as issue-coupon-9.lua does on one Redis.
+    // The refusal is the request's answer: the key records it, as issue-coupon-n.lua does on one Redis.
     const recorded = await recordRefusal.run(redis, {
       idempotencyKey,
       fingerprint: idempotency.fingerprint,

@@ -1,10 +1,10 @@
-// What a coupon issue script answers (issue-coupon-9.lua's codes; the two-step scripts share them), as the
+// What a coupon issue script answers (issue-coupon-n.lua's codes; the two-step scripts share them), as the
 // route's outcome.
 
 import { type AdmissionInfo, type AdmissionRefusal, admissionInfo, admissionRefusal } from "@floodgate/queue";
 import type { ScriptAnswer } from "@floodgate/redis-scripts";
 
-/** The return codes of issue-coupon-9.lua, the one place they are named (admission codes aside). */
+/** The return codes of issue-coupon-n.lua, the one place they are named (admission codes aside). */
 export const IssueCouponCode = {
   accepted: 1,
   replayed: 0,
@@ -32,7 +32,7 @@ export type IssueCouponOutcome =
   | CouponIssueRefusal
   | AdmissionRefusal;
 
-/** A coupon issue script's reply as the route's outcome (issue-coupon-9.lua's codes; the two-step path shares them). */
+/** A coupon issue script's reply as the route's outcome (issue-coupon-n.lua's codes; the two-step path shares them). */
 export function couponIssueOutcome({
   code,
   value,

@@ -1,7 +1,7 @@
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
 import type { AdmissionCheck, QueueKeys } from "@floodgate/queue";
-import { acceptingScript, NO_REPLICA_WAIT, type ReplicaWait } from "@floodgate/redis-connections";
-import { issueCoupon as issueCouponScript, type ScriptedRedis } from "@floodgate/redis-scripts";
+import { NO_REPLICA_WAIT, type ReplicaWait, sendAccepting } from "@floodgate/redis-connections";
+import { issueCoupons, type ScriptAnswer, type ScriptedRedis, sendInTurn } from "@floodgate/redis-scripts";
 import { issueCouponInTwoSteps } from "./issue-coupon-in-two-steps.ts";
 import { couponIssueOutcome, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 import { couponIssueRecord, type IssueCouponIdempotency } from "./issue-coupon-request.ts";
@@ -9,12 +9,18 @@ import { couponIssueRecord, type IssueCouponIdempotency } from "./issue-coupon-r
 /** For callers outside the HTTP edge (tests, tools): one coupon per user already makes an issue idempotent. */
 const WITHOUT_IDEMPOTENCY_KEY: IssueCouponIdempotency = { fingerprint: "", ttlSeconds: 0 };
 
+const asAnswered = (answer: ScriptAnswer): ScriptAnswer => answer;
+
+/** One Redis takes a turn's issues in one batch: a script there may touch any key. */
+const ONE_REDIS = -1;
+
 /**
- * The intake's whole Redis budget for a coupon issue on one Redis: ONE script call (admission, window, one per user, count,
- * status and XADD). Do not add calls here; put new checks inside the Lua script. With REDIS_WAIT_REPLICAS the
- * script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
+ * The intake's whole Redis budget for a coupon issue on one Redis: ONE script call (admission, window, one per
+ * user, count, status and XADD), shared with the issues of the same turn (turn-batches.ts in
+ * @floodgate/redis-scripts). Do not add calls here; put new checks inside the Lua script. With REDIS_WAIT_REPLICAS
+ * the script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
  */
-export async function issueCoupon(
+export function issueCoupon(
   redis: ScriptedRedis,
   keys: QueueKeys,
   message: CouponIssueMessage,
@@ -27,14 +33,17 @@ export async function issueCoupon(
   if (redis.isCluster)
     return issueCouponInTwoSteps(redis, keys, message, discount, admission, idempotency, replicaWait);
   const partition = keys.partitionForUser(message.userId);
-  const issue = acceptingScript(redis, replicaWait, issueCouponScript, keys.stream(partition));
-  const answer = await issue({
+  const input = {
     admission,
     coupon: {
       stateKey: keys.couponState(message.couponId),
       holdersKey: keys.couponHolders(message.couponId),
     },
     record: couponIssueRecord(keys, message, discount, idempotency),
-  });
-  return couponIssueOutcome(answer);
+  };
+  if (replicaWait.replicas === 0)
+    return sendInTurn(redis, issueCoupons, ONE_REDIS, input, couponIssueOutcome);
+  return sendAccepting(redis, replicaWait, keys.stream(partition), () =>
+    sendInTurn(redis, issueCoupons, ONE_REDIS, input, asAnswered),
+  ).then(couponIssueOutcome);
 }

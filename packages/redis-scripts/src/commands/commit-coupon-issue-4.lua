@@ -1,7 +1,7 @@
 --[[
   The second step of a coupon issue on a Redis Cluster, in the user's partition slot once the coupon's slot
   holds a unit for it (reserve-coupon-3.lua): the pending status, the redemption record, the stream entry and
-  the Idempotency-Key's record, as issue-coupon-9.lua writes them on one Redis. The key is looked up again: a
+  the Idempotency-Key's record, as issue-coupon-n.lua writes them on one Redis. The key is looked up again: a
   request with the same key may have been recorded since the first step looked.
 
   A commit later than ARGV[10] ms after the reservation is refused (includes/commit-window.lua says why).

@@ -14,7 +14,7 @@ export interface CommitCouponIssueInput {
 }
 
 /**
- * commit-coupon-issue-4.lua: the user's slot records a reserved issue, as issue-coupon-9.lua writes it on one
+ * commit-coupon-issue-4.lua: the user's slot records a reserved issue, as issue-coupon-n.lua writes it on one
  * Redis. code 1 recorded, 0 the key's request recorded meanwhile, a replayed refusal, -100 a key conflict, -101
  * too late (nothing written), -91 "used" (a one-shot token used since the first step).
  */

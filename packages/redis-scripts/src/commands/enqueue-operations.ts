@@ -84,10 +84,3 @@ export const enqueueOperations = luaScript({
 
 /** The answer to a request sent with fingerprint "" whose key has a record only a fingerprint compares with. */
 export const FINGERPRINT_NEEDED = -2;
-
-/**
- * Commands whose callers gather their own batches (packages/queue enqueue-batches.ts) and send each the moment
- * it is complete: auto-pipelining would hold it back to the end of the event loop's turn, and Redis would wait
- * with it.
- */
-export const SELF_BATCHED_COMMANDS: readonly string[] = [enqueueOperations.command];

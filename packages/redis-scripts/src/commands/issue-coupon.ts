@@ -1,6 +1,6 @@
-import { luaScript } from "../lua-script.ts";
+import { luaScript, type ScriptArgument } from "../lua-script.ts";
 import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
-import { type AdmissionGate, gateArgs, gateKeys } from "./includes/admission-gate.ts";
+import type { AdmissionGate } from "./includes/admission-gate.ts";
 
 /** A coupon's discount as the redemption record keeps it. */
 export interface CouponDiscount {
@@ -9,7 +9,7 @@ export interface CouponDiscount {
 }
 
 /**
- * What an issue writes in the user's partition slot, here (one Redis) and in commit-coupon-issue-4.lua (the second
+ * What an issue writes in the user's partition slot, here (one Redis, issue-coupon-n.lua) and in commit-coupon-issue-4.lua (the second
  * step on a cluster): the same keys and fields, in the same order.
  */
 export interface CouponIssueRecord {
@@ -61,14 +61,29 @@ export interface IssueCouponInput {
   record: CouponIssueRecord;
 }
 
+// One array each for a call's keys and arguments, every request's block after the one before.
+const keysOf = (requests: readonly IssueCouponInput[]): string[] => {
+  const keys: string[] = [];
+  for (const { admission, coupon, record } of requests) {
+    keys.push(...admission.keys, coupon.stateKey, coupon.holdersKey, ...recordKeys(record));
+  }
+  return keys;
+};
+
+const argsOf = (requests: readonly IssueCouponInput[]): ScriptArgument[] => {
+  const args: ScriptArgument[] = [];
+  for (const { admission, record } of requests) args.push(...admission.args, ...recordArgs(record));
+  return args;
+};
+
 /**
- * issue-coupon-9.lua: a whole coupon issue on one Redis (its keys span the coupon's and the user's slots; a
- * cluster takes reserve-coupon + commit-coupon-issue instead). Codes in IssueCouponCode (packages/reservations).
+ * issue-coupon-n.lua: whole coupon issues on one Redis, as many as one turn of the intake gathered (their keys
+ * span the coupon's and the user's slots; a cluster takes reserve-coupon + commit-coupon-issue instead). One
+ * answer per request, in order; codes in IssueCouponCode (packages/reservations).
  */
-export const issueCoupon = luaScript({
-  file: "issue-coupon-9.lua",
-  keys: ({ admission, coupon, record }: IssueCouponInput) =>
-    gateKeys(admission, coupon.stateKey, coupon.holdersKey, ...recordKeys(record)),
-  args: ({ admission, record }: IssueCouponInput) => gateArgs(admission, ...recordArgs(record)),
-  decode: (reply: ScriptAnswerReply): ScriptAnswer => scriptAnswer(reply),
+export const issueCoupons = luaScript({
+  file: "issue-coupon-n.lua",
+  keys: keysOf,
+  args: argsOf,
+  decode: (replies: ScriptAnswerReply[]): ScriptAnswer[] => replies.map(scriptAnswer),
 });

@@ -1,7 +1,7 @@
 --[[
   The coupon's half of a coupon issue on a Redis Cluster (the first step, sent beside admit-request-4.lua): the
   window, one per user and count < quantity, then one unit held for this issue, all in the coupon's slot
-  (includes/coupon-unit.lua, as issue-coupon-9.lua checks and holds it on one Redis). The unit is the issue's
+  (includes/coupon-unit.lua, as issue-coupon-n.lua checks and holds it on one Redis). The unit is the issue's
   from here on only if the user's slot records the issue within the commit window (commit-coupon-issue-4.lua);
   otherwise release-coupon-3.lua gives it back, sent by the intake when it learns the request is refused, or by
   a worker's sweep of reservations older than any commit can be.

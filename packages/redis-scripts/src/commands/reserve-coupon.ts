@@ -17,7 +17,7 @@ export interface CouponReservation {
 }
 
 export interface ReserveCouponResult {
-  /** 1 held; else the refusal's code as issue-coupon-9.lua numbers it (-1 unknown .. -5 sold out). */
+  /** 1 held; else the refusal's code as issue-coupon-n.lua numbers it (-1 unknown .. -5 sold out). */
   code: number;
   /** The refusal's detail (startsAt, endsAt, the existing issue id), "" when it has none. */
   value: string;

@@ -23,7 +23,7 @@
                                  awaiting payment (includes/unpaid-units.lua)
 
   Redis Cluster: KEYS[1..5] and the unpaid counters carry the user's partition tag, each product its own; like
-  issue-coupon-9.lua this script runs on one Redis (or Sentinel). On a cluster an order takes two steps
+  issue-coupon-n.lua this script runs on one Redis (or Sentinel). On a cluster an order takes two steps
   instead: reserve-stock-2.lua in each product's slot beside admit-request-4.lua, then commit-order-5.lua in the
   user's (packages/reservations/src/reserve-order-in-two-steps.ts). (The client address's bucket is
   take-token-1.lua's, sent beside this.)

@@ -1,22 +1,24 @@
 --[[
-  One unit of a first-come-first-served coupon, in the coupon's slot, as issue-coupon-9.lua (one Redis) and
+  One unit of a first-come-first-served coupon, in the coupon's slot, as issue-coupon-n.lua (one Redis) and
   reserve-coupon-3.lua (the first step on a Redis Cluster) take it: the window (Redis TIME, one clock for every
   intake), one per user, count < quantity, then the unit held.
     stateKey   {cpn_...}:coupon   quantity, startsAt, endsAt (epoch ms, "" for none), issued
     holdersKey {cpn_...}:holders  userId -> issue id
 ]]
 
--- Whether userId may have a unit now. Returns nil and the time (epoch ms, Redis TIME); or a refusal
--- {code, value}: -1 unknown (no coupon state in Redis), -2 not open yet (startsAt), -3 closed (endsAt), -4 the
--- user already holds it (the holding issue's id), -5 sold out.
-local function coupon_unit_check(stateKey, holdersKey, userId)
+-- Whether userId may have a unit at nowMs (epoch ms; nil: now, by Redis TIME). Returns nil and the time; or a
+-- refusal {code, value}: -1 unknown (no coupon state in Redis), -2 not open yet (startsAt), -3 closed (endsAt),
+-- -4 the user already holds it (the holding issue's id), -5 sold out.
+local function coupon_unit_check(stateKey, holdersKey, userId, nowMs)
   local state = redis.call("HMGET", stateKey, "quantity", "startsAt", "endsAt", "issued")
   local quantity = tonumber(state[1])
   if not quantity then
     return {-1, ""}
   end
-  local time = redis.call("TIME")
-  local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if not nowMs then
+    local time = redis.call("TIME")
+    nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
   local startsAt = tonumber(state[2])
   local endsAt = tonumber(state[3])
   if startsAt and nowMs < startsAt then

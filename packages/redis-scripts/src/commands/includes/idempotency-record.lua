@@ -6,7 +6,7 @@
     "<fingerprint> !<code> <value>"    refused by the script with that code and value
   Admission refusals (rate limit, waiting room) are never recorded: the request did not run, so a retry may.
   Fingerprints are base64url and ids never start with "!", so the first space and the "!" are unambiguous.
-  Used by every script that takes an Idempotency-Key: enqueue-operations-n, issue-coupon-9, reserve-order-n (one
+  Used by every script that takes an Idempotency-Key: enqueue-operations-n, issue-coupon-n, reserve-order-n (one
   Redis); admit-request-4, commit-coupon-issue-4, commit-order-5, record-refusal-1 (the two steps on a cluster).
   Most start with idempotency_replay. Two answer a record they looked up themselves (idempotency_answer):
   record-refusal-1 (always sent with a key: no TTL check) and commit-coupon-issue-4 (a refusal naming its own
