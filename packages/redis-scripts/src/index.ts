@@ -86,7 +86,7 @@ export {
   type OrderFields,
   type OrderKeys,
   type ReserveOrderInput,
-  reserveOrder,
+  reserveOrders,
 } from "./commands/reserve-order.ts";
 export {
   type HeldStock,

@@ -6,8 +6,8 @@
 // Measured (issue 30): a script call's own overhead was two thirds of a payment's Redis CPU, and with every
 // request its own call the intake and Redis took turns (Redis idle while the intake parsed a wave of requests,
 // the intake idle while Redis ran the wave's scripts). A full batch leaves at once so that Redis works on it
-// while the intake reads the next requests. Payments, deposits and refunds (enqueue-operations-n.lua) and coupon
-// issues (issue-coupon-n.lua) go this way.
+// while the intake reads the next requests. Payments, deposits and refunds (enqueue-operations-n.lua), coupon
+// issues (issue-coupon-n.lua) and orders (reserve-order-n.lua) go this way.
 //
 // Each request still makes one round trip, answered with its own answer; what one request's script does to
 // another's (a retry behind its first request, two requests of one user against the bucket) is what it would
@@ -15,6 +15,7 @@
 
 import { enqueueOperations } from "./commands/enqueue-operations.ts";
 import { issueCoupons } from "./commands/issue-coupon.ts";
+import { reserveOrders } from "./commands/reserve-order.ts";
 import type { ScriptedRedis } from "./define-scripts.ts";
 import type { LuaScript } from "./lua-script.ts";
 
@@ -29,7 +30,11 @@ export const MAX_REQUESTS_PER_CALL = 16;
  * The scripts sent this way, whose batches leave the moment they are complete: auto-pipelining would hold each
  * back to the end of the event loop's turn, and Redis would wait with it.
  */
-export const SELF_BATCHED_COMMANDS: readonly string[] = [enqueueOperations.command, issueCoupons.command];
+export const SELF_BATCHED_COMMANDS: readonly string[] = [
+  enqueueOperations.command,
+  issueCoupons.command,
+  reserveOrders.command,
+];
 
 /** A script that takes many requests and answers each, in order. */
 export type ManyRequestScript<Input, Answer> = LuaScript<readonly Input[], Answer[]>;

@@ -1,16 +1,23 @@
 import type { QueueKeys } from "@floodgate/queue";
-import { acceptingScript, NO_REPLICA_WAIT } from "@floodgate/redis-connections";
-import { reserveOrder as reserveOrderScript, type ScriptedRedis } from "@floodgate/redis-scripts";
+import { NO_REPLICA_WAIT, sendAccepting } from "@floodgate/redis-connections";
+import { reserveOrders, type ScriptAnswer, type ScriptedRedis, sendInTurn } from "@floodgate/redis-scripts";
 import { reserveOrderInTwoSteps } from "./reserve-order-in-two-steps.ts";
 import { orderOutcome, type ReserveOrderOutcome } from "./reserve-order-outcome.ts";
 import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-order-request.ts";
 
+/** One Redis takes a turn's orders in one batch: a script there may touch any key. */
+const ONE_REDIS = -1;
+
+const asAnswered = (answer: ScriptAnswer): ScriptAnswer => answer;
+
 /**
- * The intake's whole Redis budget for an order on one Redis: ONE script call (admission, idempotency, per-user cap and stock
- * of every line, coupon, amount, reservation, unpaid units, status and XADD). Do not add calls here; put new checks inside the Lua script.
- * With REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
+ * The intake's whole Redis budget for an order on one Redis: ONE script call (admission, idempotency, per-user cap
+ * and stock of every line, coupon, amount, reservation, unpaid units, status and XADD), shared with the orders of
+ * the same turn (turn-batches.ts in @floodgate/redis-scripts). Do not add calls here; put new checks inside the Lua
+ * script. With REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts in
+ * @floodgate/redis-connections).
  */
-export async function reserveOrder(
+export function reserveOrder(
   redis: ScriptedRedis,
   keys: QueueKeys,
   request: ReserveOrderRequest,
@@ -18,13 +25,7 @@ export async function reserveOrder(
   // A cluster keeps each product and the user in their own slots: reservations and a commit instead.
   if (redis.isCluster) return reserveOrderInTwoSteps(redis, keys, request);
   const partition = keys.partitionForUser(request.userId);
-  const reserve = acceptingScript(
-    redis,
-    request.replicaWait ?? NO_REPLICA_WAIT,
-    reserveOrderScript,
-    keys.stream(partition),
-  );
-  const answer = await reserve({
+  const input = {
     admission: request.admission,
     keys: orderKeysOf(keys, partition, request),
     fields: orderFieldsOf(request),
@@ -33,6 +34,12 @@ export async function reserveOrder(
       unpaidUnitsKey: keys.unpaidUnits(item.productId, request.userId),
       quantity: item.quantity,
     })),
-  });
-  return orderOutcome(request, answer);
+  };
+  const wait = request.replicaWait ?? NO_REPLICA_WAIT;
+  if (wait.replicas === 0) {
+    return sendInTurn(redis, reserveOrders, ONE_REDIS, input, (answer) => orderOutcome(request, answer));
+  }
+  return sendAccepting(redis, wait, keys.stream(partition), () =>
+    sendInTurn(redis, reserveOrders, ONE_REDIS, input, asAnswered),
+  ).then((answer) => orderOutcome(request, answer));
 }

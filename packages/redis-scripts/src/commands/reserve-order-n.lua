@@ -1,12 +1,18 @@
 --[[
-  Place one order in the intake's single round trip: admission (rate limits, waiting room), idempotency, every
-  line's stock and per-user cap (all or none), the coupon's owner and use, the amount from the prices in Redis,
-  then the reservation, the user's unpaid units, the order's state, the pending status and the stream entry. A
-  refusal writes nothing but its Idempotency-Key's record. The key's replay, the coupon, the amount and every
-  write after the stock's are includes/order-record.lua's, shared with commit-order-5.lua.
+  Place orders in the intake's single round trip: as many as the intake gathered in one turn of its event loop
+  (one per call when they arrive one at a time; turn-batches.ts), each in order as if it were its own call (one
+  Redis TIME reading for the call: its orders arrived together). For each: admission (rate limits, waiting room),
+  idempotency, every line's stock and per-user cap (all or none), the coupon's owner and use, the amount from the
+  prices in Redis, then the reservation, the user's unpaid units, the order's state, the pending status and the
+  stream entry. A refusal writes nothing but its Idempotency-Key's record. The key's replay, the coupon, the
+  amount and every write after the stock's are includes/order-record.lua's, shared with commit-order-5.lua.
 
-  KEYS[1..3] and ARGV[1..7]: admission (includes/admission-gate.lua). The numbers below are as the script sees
-  them once those are taken. n is the number of order lines.
+  Each order is a block of KEYS and of ARGV, the blocks one after the other (the caller passes the number of keys
+  first: all the blocks'). An order of n lines takes 3 + 5 + 2n KEYS and 1 + 7 + 12 + n + 2 ARGV: its line count
+  n first, then admission's 3 KEYS and 7 ARGV (includes/admission-gate.lua), then its own, numbered below as the
+  order sees them (KEYS[1] is its first key after admission's, ARGV[1] its first argument after admission's). A
+  call whose blocks do not add up to its KEYS and ARGV is refused whole with an error reply before any order
+  runs.
 
   KEYS[1]    idempotency key     {p}:idem:<userId>:<Idempotency-Key> (ignored when ARGV[4] is "0")
   KEYS[2]    status hash         {p}:op:<orderId>
@@ -45,7 +51,7 @@
   ARGV[13+n] ARGV[14+n] the order's waiting-room session: room id and ticket id of the verified admission
            token ("" "" without one), carried in the stream message (includes/order-record.lua)
 
-  Returns {code, value}; codes are mapped by ReserveOrderCode (packages/reservations/src/reserve-order-outcome.ts)
+  Returns one answer per order, in order, {code, value}; codes are mapped by ReserveOrderCode (packages/reservations/src/reserve-order-outcome.ts)
     { 1, amount, admission}    accepted
     { 0, "<orderId> <amount>", admission} replay: same key, same body; nothing written
     {code, value, "", 1}       replay of a refusal below (-2 .. -8): the first answer, word for word
@@ -67,96 +73,130 @@
 --- @include "idempotency-record"
 --- @include "order-record"
 --- @include "product-unpaid-units"
-local refusal, KEYS, ARGV = admission_gate()
-if refusal then
-  return refusal
-end
+-- One order, KEYS and ARGV its own (past admission's), once its gate passed with `admission` (the info) and
+-- `pass` (what accepting it does to a one-shot pass: admission_check's third answer, nil for none).
+local function reserve_one(KEYS, ARGV, admission, pass)
+  local fingerprint = ARGV[3]
+  local idempotencyTtl = tonumber(ARGV[4])
+  local lines = (#KEYS - 5) / 2
+  local defaultCap = tonumber(ARGV[11])
 
-local fingerprint = ARGV[3]
-local idempotencyTtl = tonumber(ARGV[4])
-local lines = (#KEYS - 5) / 2
-local defaultCap = tonumber(ARGV[11])
-
-local replay = order_replay(KEYS, ARGV, ADMISSION_INFO)
-if replay then
-  return replay
-end
-local used = admission_used(ADMISSION_PASS)
-if used then
-  return used
-end
--- Every refusal from here on is the request's answer: recorded, so a retry with its key gets it again.
-local function refuse(code, value)
-  return idempotency_refuse(KEYS[1], idempotencyTtl, fingerprint, code, value)
-end
-
--- Read every line first: a line may repeat a product, so stock is checked against the product's total.
-local prices = {}
-local needed = {}
-local available = {}
-local caps = {}
-for i = 1, lines do
-  local key = KEYS[5 + i]
-  local state = redis.call("HMGET", key, "price", "available", "maxUnitsPerUser")
-  if not state[1] then
-    return refuse(-2, tostring(i))
+  local replay = order_replay(KEYS, ARGV, admission)
+  if replay then
+    return replay
   end
-  prices[i] = tonumber(state[1])
-  available[key] = tonumber(state[2])
-  caps[key] = tonumber(state[3]) or defaultCap
-  needed[key] = (needed[key] or 0) + tonumber(ARGV[12 + i])
-end
-local short = {}
-for i = 1, lines do
-  local key = KEYS[5 + i]
-  if needed[key] > available[key] then
-    short[#short + 1] = i .. ":" .. available[key]
+  local used = admission_used(pass)
+  if used then
+    return used
   end
-end
-if #short > 0 then
-  return refuse(-3, table.concat(short, ","))
-end
--- The per-user cap, per product (a product's lines together), reported on the product's first line.
-local overCap = {}
-local checked = {}
-for i = 1, lines do
-  local key = KEYS[5 + i]
-  if not checked[key] then
-    checked[key] = true
-    local held = tonumber(redis.call("GET", KEYS[5 + lines + i]) or "0")
-    if held + needed[key] > caps[key] then
-      overCap[#overCap + 1] = i .. ":" .. held .. ":" .. caps[key]
+  -- Every refusal from here on is the request's answer: recorded, so a retry with its key gets it again.
+  local function refuse(code, value)
+    return idempotency_refuse(KEYS[1], idempotencyTtl, fingerprint, code, value)
+  end
+
+  -- Read every line first: a line may repeat a product, so stock is checked against the product's total.
+  local prices = {}
+  local needed = {}
+  local available = {}
+  local caps = {}
+  for i = 1, lines do
+    local key = KEYS[5 + i]
+    local state = redis.call("HMGET", key, "price", "available", "maxUnitsPerUser")
+    if not state[1] then
+      return refuse(-2, tostring(i))
+    end
+    prices[i] = tonumber(state[1])
+    available[key] = tonumber(state[2])
+    caps[key] = tonumber(state[3]) or defaultCap
+    needed[key] = (needed[key] or 0) + tonumber(ARGV[12 + i])
+  end
+  local short = {}
+  for i = 1, lines do
+    local key = KEYS[5 + i]
+    if needed[key] > available[key] then
+      short[#short + 1] = i .. ":" .. available[key]
     end
   end
-end
-if #overCap > 0 then
-  return refuse(-8, table.concat(overCap, ","))
+  if #short > 0 then
+    return refuse(-3, table.concat(short, ","))
+  end
+  -- The per-user cap, per product (a product's lines together), reported on the product's first line.
+  local overCap = {}
+  local checked = {}
+  for i = 1, lines do
+    local key = KEYS[5 + i]
+    if not checked[key] then
+      checked[key] = true
+      local held = tonumber(redis.call("GET", KEYS[5 + lines + i]) or "0")
+      if held + needed[key] > caps[key] then
+        overCap[#overCap + 1] = i .. ":" .. held .. ":" .. caps[key]
+      end
+    end
+  end
+  if #overCap > 0 then
+    return refuse(-8, table.concat(overCap, ","))
+  end
+
+  local subtotal = 0
+  local items = {}
+  local counters = {}
+  local quantities = {}
+  for i = 1, lines do
+    local quantity = tonumber(ARGV[12 + i])
+    subtotal = subtotal + prices[i] * quantity
+    -- The product id is the key's hash tag: {prd_...}.
+    items[i] = {productId = string.match(KEYS[5 + i], "{(prd_[^}]+)}"), quantity = quantity, unitPrice = prices[i]}
+    counters[i] = KEYS[5 + lines + i]
+    quantities[i] = quantity
+  end
+
+  local refused, discount, amount = order_amount(KEYS, ARGV, subtotal)
+  if refused then
+    return refuse(refused[1], refused[2])
+  end
+  for key, quantity in pairs(needed) do
+    redis.call("HINCRBY", key, "available", -quantity)
+    -- An order with nothing to pay is paid once recorded: its units can never come back as unpaid ones can.
+    if amount > 0 then
+      product_unpaid_hold(key, ARGV[1], quantity)
+    end
+  end
+  order_record(KEYS, ARGV, items, discount, amount, counters, quantities)
+  admission_consume(pass)
+  return {1, tostring(amount), admission}
 end
 
-local subtotal = 0
-local items = {}
-local counters = {}
-local quantities = {}
-for i = 1, lines do
-  local quantity = tonumber(ARGV[12 + i])
-  subtotal = subtotal + prices[i] * quantity
-  -- The product id is the key's hash tag: {prd_...}.
-  items[i] = {productId = string.match(KEYS[5 + i], "{(prd_[^}]+)}"), quantity = quantity, unitPrice = prices[i]}
-  counters[i] = KEYS[5 + lines + i]
-  quantities[i] = quantity
-end
+local BLOCK_KEYS = ADMISSION_KEYS + 5 -- and 2 per line
+local BLOCK_ARGS = 1 + ADMISSION_ARGS + 12 + 2 -- and 1 per line
 
-local refused, discount, amount = order_amount(KEYS, ARGV, subtotal)
-if refused then
-  return refuse(refused[1], refused[2])
+-- Every block's offsets, read before any order runs: a call whose blocks do not add up is refused whole.
+local starts = {}
+local k, a = 0, 0
+while a < #ARGV do
+  local lines = tonumber(ARGV[a + 1])
+  if not lines or lines < 1 or lines ~= math.floor(lines) then
+    break
+  end
+  starts[#starts + 1] = {k, a, lines}
+  k, a = k + BLOCK_KEYS + 2 * lines, a + BLOCK_ARGS + lines
 end
-for key, quantity in pairs(needed) do
-  redis.call("HINCRBY", key, "available", -quantity)
-  -- An order with nothing to pay is paid once recorded: its units can never come back as unpaid ones can.
-  if amount > 0 then
-    product_unpaid_hold(key, ARGV[1], quantity)
+if k ~= #KEYS or a ~= #ARGV or #starts == 0 then
+  return redis.error_reply("reserve-order-n: " .. #KEYS .. " keys and " .. #ARGV .. " arguments are not whole " ..
+    "orders of " .. BLOCK_KEYS .. " keys and " .. BLOCK_ARGS .. " arguments, 2 keys and 1 argument more per line, " ..
+    "each led by its line count")
+end
+local nowMs = admission_now()
+local answers = {}
+for i, start in ipairs(starts) do
+  local keysBefore, argsBefore, lines = start[1], start[2], start[3]
+  -- The block's admission part follows its line count.
+  local refusal, admission, pass = admission_check(keysBefore, argsBefore + 1, nowMs)
+  if refusal then
+    answers[i] = refusal
+  else
+    local ownKeys = {unpack(KEYS, keysBefore + ADMISSION_KEYS + 1, keysBefore + BLOCK_KEYS + 2 * lines)}
+    local ownArgs = {unpack(ARGV, argsBefore + 1 + ADMISSION_ARGS + 1, argsBefore + BLOCK_ARGS + lines)}
+    answers[i] = reserve_one(ownKeys, ownArgs, admission, pass)
   end
 end
-order_record(KEYS, ARGV, items, discount, amount, counters, quantities)
-admission_consume(ADMISSION_PASS)
-return {1, tostring(amount), ADMISSION_INFO}
+return answers

@@ -74,25 +74,33 @@ export interface ReserveOrderInput {
   }[];
 }
 
+// One order's block: its line count, then admission's part, then its own (reserve-order-n.lua's header).
+const blockKeys = (input: ReserveOrderInput): string[] =>
+  gateKeys(
+    input.admission,
+    ...orderKeyList(input.keys),
+    ...input.lines.map((line) => line.productStateKey),
+    ...input.lines.map((line) => line.unpaidUnitsKey),
+  );
+
+const blockArgs = (input: ReserveOrderInput): ScriptArgument[] => [
+  input.lines.length,
+  ...gateArgs(
+    input.admission,
+    ...orderFieldArgs(input.fields),
+    ...input.lines.map((line) => line.quantity),
+    ...sessionArgs(input.admission),
+  ),
+];
+
 /**
- * reserve-order-n.lua: a whole order on one Redis (its keys span the products' and the user's slots; a
- * cluster takes reserve-stock + commit-order instead). Codes in ReserveOrderCode (packages/reservations).
+ * reserve-order-n.lua: whole orders on one Redis, as many as one turn of the intake gathered (their keys span the
+ * products' and the user's slots; a cluster takes reserve-stock + commit-order instead). One answer per order, in
+ * order; codes in ReserveOrderCode (packages/reservations).
  */
-export const reserveOrder = luaScript({
+export const reserveOrders = luaScript({
   file: "reserve-order-n.lua",
-  keys: (input: ReserveOrderInput) =>
-    gateKeys(
-      input.admission,
-      ...orderKeyList(input.keys),
-      ...input.lines.map((line) => line.productStateKey),
-      ...input.lines.map((line) => line.unpaidUnitsKey),
-    ),
-  args: (input: ReserveOrderInput) =>
-    gateArgs(
-      input.admission,
-      ...orderFieldArgs(input.fields),
-      ...input.lines.map((line) => line.quantity),
-      ...sessionArgs(input.admission),
-    ),
-  decode: (reply: ScriptAnswerReply): ScriptAnswer => scriptAnswer(reply),
+  keys: (orders: readonly ReserveOrderInput[]) => orders.flatMap(blockKeys),
+  args: (orders: readonly ReserveOrderInput[]) => orders.flatMap(blockArgs),
+  decode: (replies: ScriptAnswerReply[]): ScriptAnswer[] => replies.map(scriptAnswer),
 });
