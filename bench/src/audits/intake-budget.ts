@@ -86,7 +86,7 @@ export function postgresBudget(activity: IntakePostgresActivity, processes: numb
 
 export const budgetHeld = (redis: RoundTrips, postgres: PostgresBudget): boolean =>
   redis.accepted > 0 &&
-  // Fewer than one when requests arriving together share a script call (packages/queue enqueue-batches.ts).
+  // Fewer than one when requests arriving together share a script call (@floodgate/redis-scripts turn-batches.ts).
   redis.perAccepted !== null &&
   redis.perAccepted <= 1 &&
   redis.parallelCommands <= redis.accepted &&
