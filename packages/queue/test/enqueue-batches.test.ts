@@ -129,6 +129,31 @@ describe("enqueue batches", () => {
     expect(scriptCalls).toBe(3);
   });
 
+  it("answers a request whose part fails with its error alone, and the others of its call as ever", async () => {
+    // A key of another type where a user's bucket belongs: that user's payment fails, not its neighbours'.
+    const broken = oneTokenAMinute("isolated-broken");
+    await redis.hset(broken.keys[0], "not", "a bucket");
+    scriptCalls = 0;
+    const messages = [payment("isolated-0"), payment("isolated-broken"), payment("isolated-2")];
+    const answers = await Promise.allSettled([
+      enqueue(messages[0]!),
+      enqueue(messages[1]!, { admission: broken }),
+      enqueue(messages[2]!),
+    ]);
+    expect(scriptCalls).toBe(1);
+    expect(answers[0]).toMatchObject({
+      status: "fulfilled",
+      value: { result: "accepted", id: messages[0]!.id },
+    });
+    expect(answers[1]).toMatchObject({ status: "rejected" });
+    expect(String((answers[1] as PromiseRejectedResult).reason)).toMatch(/^ReplyError: WRONGTYPE/);
+    expect(answers[2]).toMatchObject({
+      status: "fulfilled",
+      value: { result: "accepted", id: messages[2]!.id },
+    });
+    expect(await streamEntries()).toBe(2);
+  });
+
   it("fails every request of a call that fails, and stores none of them", async () => {
     const closed = createRedis(env.config.redisUrl, { autoPipelining: true });
     await waitForRedis(closed);

@@ -101,9 +101,11 @@ describe("compact blocks beside full ones in one enqueue call", () => {
     expect(answers[1]).toMatchObject({ code: 1, value: first.id, admission: "-1,0" });
     expect(answers[2]).toMatchObject({ code: 1, value: roomQuiet.id, admission: "-1,0" });
     expect(answers[3]).toMatchObject({ code: 1, value: limitedFirst.id, admission: "0,60000" });
-    expect(answers[4]!.code).toBe(-90);
-    expect(answers[4]!.value).toMatch(/^user,\d+$/);
-    expect(Number(answers[4]!.value.split(",")[1])).toBeGreaterThan(0);
+    const refusedAnswer = answers[4]!;
+    if (refusedAnswer instanceof Error) throw refusedAnswer;
+    expect(refusedAnswer.code).toBe(-90);
+    expect(refusedAnswer.value).toMatch(/^user,\d+$/);
+    expect(Number(refusedAnswer.value.split(",")[1])).toBeGreaterThan(0);
     expect(answers[5]).toMatchObject({ code: 0, value: first.id, admission: "-1,0" });
     expect(answers[6]).toMatchObject({ code: -1, value: first.id });
 

@@ -121,7 +121,7 @@ export {
   type ScriptedSingleRedis,
 } from "./define-scripts.ts";
 export { type LuaScript, luaScript, type ScriptArgument } from "./lua-script.ts";
-export { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "./script-answer.ts";
+export { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer, scriptAnswers } from "./script-answer.ts";
 export { scriptSha } from "./script-sha.ts";
 export {
   MAX_REQUESTS_PER_CALL,

@@ -21,3 +21,11 @@ export function scriptAnswer([code, value, admission, replayed]: ScriptAnswerRep
     replayed: replayed === 1,
   };
 }
+
+/**
+ * The answers of a script that takes many requests, in order: each request's ScriptAnswer, or the Error its part
+ * failed with (an error reply inside the call's reply: includes/each-request.lua), for its caller alone.
+ */
+export function scriptAnswers(replies: readonly (ScriptAnswerReply | Error)[]): (ScriptAnswer | Error)[] {
+  return replies.map((reply) => (reply instanceof Error ? reply : scriptAnswer(reply)));
+}

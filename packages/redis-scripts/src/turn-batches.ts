@@ -36,8 +36,8 @@ export const SELF_BATCHED_COMMANDS: readonly string[] = [
   reserveOrders.command,
 ];
 
-/** A script that takes many requests and answers each, in order. */
-export type ManyRequestScript<Input, Answer> = LuaScript<readonly Input[], Answer[]>;
+/** A script that takes many requests and answers each, in order: its answer, or the error its part failed with. */
+export type ManyRequestScript<Input, Answer> = LuaScript<readonly Input[], (Answer | Error)[]>;
 
 interface Waiting<Input, Answer> {
   input: Input;
@@ -84,7 +84,7 @@ class TurnBatches<Input, Answer> {
   };
 
   #call(batch: Waiting<Input, Answer>[]): void {
-    let sent: Promise<Answer[]>;
+    let sent: Promise<(Answer | Error)[]>;
     try {
       sent = this.#script.run(
         this.#redis,
@@ -98,9 +98,15 @@ class TurnBatches<Input, Answer> {
       (answers) => {
         for (let i = 0; i < batch.length; i++) {
           const waiting = batch[i]!;
+          const answer = answers[i]!;
+          // This request's part failed on its own (includes/each-request.lua): its caller alone gets the error.
+          if (answer instanceof Error) {
+            waiting.reject(answer);
+            continue;
+          }
           let outcome: unknown;
           try {
-            outcome = waiting.map(answers[i]!);
+            outcome = waiting.map(answer);
           } catch (error) {
             waiting.reject(error);
             continue;

@@ -151,6 +151,25 @@ describe("coupon issue batches", () => {
     expect(scriptCalls).toBe(3);
   });
 
+  it("answers an issue whose part fails with its error alone, and the others of its call as ever", async () => {
+    const couponId = await newCoupon(10);
+    // A key of another type where the coupon's holders belong: that coupon's issues fail, not their neighbours'.
+    const broken = await newCoupon(10);
+    await redis.set(keys.couponHolders(broken), "not a hash");
+    scriptCalls = 0;
+    const answers = await Promise.allSettled([
+      issue(couponId, "isolated-0"),
+      issue(broken, "isolated-1"),
+      issue(couponId, "isolated-2"),
+    ]);
+    expect(scriptCalls).toBe(1);
+    expect(answers[0]).toMatchObject({ status: "fulfilled", value: { result: "accepted" } });
+    expect(answers[1]).toMatchObject({ status: "rejected" });
+    expect(String((answers[1] as PromiseRejectedResult).reason)).toMatch(/^ReplyError: WRONGTYPE/);
+    expect(answers[2]).toMatchObject({ status: "fulfilled", value: { result: "accepted" } });
+    expect(Object.keys(await holders(couponId)).sort()).toEqual(["isolated-0", "isolated-2"]);
+  });
+
   it("fails every issue of a call that fails, and takes no coupon for any of them", async () => {
     const couponId = await newCoupon(10);
     const closed = createRedis(env.config.redisUrl, { autoPipelining: true });

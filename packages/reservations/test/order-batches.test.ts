@@ -118,6 +118,25 @@ describe("order batches", () => {
     expect(await available(productId)).toBe(0);
   });
 
+  it("answers an order whose part fails with its error alone, and the others of its call as ever", async () => {
+    const productId = await newProduct(10);
+    // A product state an operator left without `available`: the script's comparison fails for that order.
+    const broken = newProductId();
+    await redis.hset(keys.productState(broken), "price", 500);
+    scriptCalls = 0;
+    const answers = await Promise.allSettled([
+      order(requestFor("isolated-0", [{ productId, quantity: 1 }])),
+      order(requestFor("isolated-1", [{ productId: broken, quantity: 1 }])),
+      order(requestFor("isolated-2", [{ productId, quantity: 2 }])),
+    ]);
+    expect(scriptCalls).toBe(1);
+    expect(answers[0]).toMatchObject({ status: "fulfilled", value: { result: "accepted" } });
+    expect(answers[1]).toMatchObject({ status: "rejected" });
+    expect(String((answers[1] as PromiseRejectedResult).reason)).toMatch(/attempt to compare/);
+    expect(answers[2]).toMatchObject({ status: "fulfilled", value: { result: "accepted" } });
+    expect(await available(productId)).toBe(10 - 1 - 2);
+  });
+
   it("fails every order of a call that fails, and takes no stock for any of them", async () => {
     const productId = await newProduct(10);
     const closed = createRedis(env.config.redisUrl, { autoPipelining: true });

@@ -26,6 +26,11 @@ function storeOf(error: unknown): StoreName | undefined {
     : undefined;
 }
 
+function markNestedErrors(reply: unknown): void {
+  if (!Array.isArray(reply)) return;
+  for (const element of reply) if (element instanceof Error) mark(element, "redis");
+}
+
 /**
  * Marks the errors of every command this connection sends (scripts, pipelines and MULTI included), and of the
  * pipelines and cluster waits that fail before any command is sent.
@@ -33,8 +38,10 @@ function storeOf(error: unknown): StoreName | undefined {
 export function markRedisErrors<R extends Redis | Cluster>(redis: R): R {
   const sendCommand = redis.sendCommand.bind(redis) as (command: Command, ...rest: unknown[]) => unknown;
   redis.sendCommand = ((command: Command, ...rest: unknown[]) => {
-    // Attached before the command can fail, so it runs before whoever awaits the command.
-    command.promise.catch((error: unknown) => mark(error, "redis"));
+    // Attached before the command can fail, so it runs before whoever awaits the command. A script that takes
+    // many requests answers a request whose part failed with an error inside its reply (each-request.lua in
+    // @floodgate/redis-scripts): marked too, so an OOM there is a 503 as it is for a whole command.
+    command.promise.then(markNestedErrors, (error: unknown) => mark(error, "redis"));
     return sendCommand(command, ...rest);
   }) as typeof redis.sendCommand;
   // A pipeline (auto-pipelining puts every command in one) can fail whole before it sends anything: on a

@@ -58,9 +58,11 @@
                                 written or taken; send it again with the fingerprint
     {-90 | -91, detail}         refused by admission control (includes/admission-gate.lua); nothing written
                                 ({-91, "used"}, a one-shot token used before, after the key's replay)
+    an error reply              this request's part failed (includes/each-request.lua); the others are answered
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
+--- @include "each-request"
 local COMPACT = string.byte("c")
 local FULL_KEYS, FULL_ARGS = 6, 11
 local COMPACT_KEYS, COMPACT_ARGS = 4, 6
@@ -165,10 +167,8 @@ if string.find(layout, "[^cf]") or
 end
 -- One clock for the call: its requests arrived together.
 local nowMs = admission_now()
-local answers = {}
-local k, a = 0, 1
-for i = 1, requests do
-  local isCompact = string.byte(layout, i) == COMPACT
+-- The request whose block follows KEYS[k] and ARGV[a].
+local function enqueue_block(k, a, isCompact, nowMs)
   local ownK, ownA = k + (isCompact and 1 or 3), a + (isCompact and 2 or 7)
   local held = read_record(ownK, ownA)
   local fingerprintNeeded, bucket
@@ -182,16 +182,22 @@ for i = 1, requests do
     fingerprintNeeded = needs_fingerprint(ownK, ownA, held)
   end
   if fingerprintNeeded then
-    answers[i] = {-2, ""}
-  else
-    local refusal, admission, pass
-    if isCompact then
-      refusal, admission = admission_check_user(KEYS[k + 1], ARGV[a + 1], ARGV[a + 2], nowMs, bucket)
-    else
-      refusal, admission, pass = admission_check(k, a, nowMs)
-    end
-    answers[i] = refusal or enqueue_own(ownK, ownA, admission, pass, held)
+    return {-2, ""}
   end
+  local refusal, admission, pass
+  if isCompact then
+    refusal, admission = admission_check_user(KEYS[k + 1], ARGV[a + 1], ARGV[a + 2], nowMs, bucket)
+  else
+    refusal, admission, pass = admission_check(k, a, nowMs)
+  end
+  return refusal or enqueue_own(ownK, ownA, admission, pass, held)
+end
+
+local answers = {}
+local k, a = 0, 1
+for i = 1, requests do
+  local isCompact = string.byte(layout, i) == COMPACT
+  answers[i] = each_request(enqueue_block, k, a, isCompact, nowMs)
   if isCompact then
     k, a = k + COMPACT_KEYS, a + COMPACT_ARGS
   else

@@ -1,5 +1,5 @@
 import { luaScript, type ScriptArgument } from "../lua-script.ts";
-import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
+import { scriptAnswers } from "../script-answer.ts";
 import type { AdmissionGate } from "./includes/admission-gate.ts";
 
 /** One request of an enqueue-operations-n.lua call. */
@@ -79,7 +79,7 @@ export const enqueueOperations = luaScript({
   file: "enqueue-operations-n.lua",
   keys: keysOf,
   args: argsOf,
-  decode: (replies: ScriptAnswerReply[]): ScriptAnswer[] => replies.map(scriptAnswer),
+  decode: scriptAnswers,
 });
 
 /** The answer to a request sent with fingerprint "" whose key has a record only a fingerprint compares with. */

@@ -51,10 +51,12 @@
     {-3, endsAt}      closed
     {-4, existingId}  the user already holds this coupon
     {-5, ""}          sold out
+    an error reply    this request's part failed (includes/each-request.lua); the others are answered
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
 --- @include "coupon-unit"
+--- @include "each-request"
 local BLOCK_KEYS = ADMISSION_KEYS + 6
 local BLOCK_ARGS = ADMISSION_ARGS + 8
 
@@ -109,6 +111,6 @@ local nowMs = admission_now()
 local windowNowMs = math.floor(nowMs)
 local answers = {}
 for i = 1, requests do
-  answers[i] = issue_one((i - 1) * BLOCK_KEYS, (i - 1) * BLOCK_ARGS, nowMs, windowNowMs)
+  answers[i] = each_request(issue_one, (i - 1) * BLOCK_KEYS, (i - 1) * BLOCK_ARGS, nowMs, windowNowMs)
 end
 return answers

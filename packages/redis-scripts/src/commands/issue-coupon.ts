@@ -1,5 +1,5 @@
 import { luaScript, type ScriptArgument } from "../lua-script.ts";
-import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
+import { scriptAnswers } from "../script-answer.ts";
 import type { AdmissionGate } from "./includes/admission-gate.ts";
 
 /** A coupon's discount as the redemption record keeps it. */
@@ -85,5 +85,5 @@ export const issueCoupons = luaScript({
   file: "issue-coupon-n.lua",
   keys: keysOf,
   args: argsOf,
-  decode: (replies: ScriptAnswerReply[]): ScriptAnswer[] => replies.map(scriptAnswer),
+  decode: scriptAnswers,
 });

@@ -68,11 +68,13 @@
                                out of stock)
     {-90 | -91, detail}        refused by admission control (includes/admission-gate.lua); {-91, "used"} comes
                                after the key's replay: a one-shot token this order consumes on acceptance
+    an error reply             this order's part failed (includes/each-request.lua); the others are answered
 ]]
 --- @include "admission-gate"
 --- @include "idempotency-record"
 --- @include "order-record"
 --- @include "product-unpaid-units"
+--- @include "each-request"
 -- One order, KEYS and ARGV its own (past admission's), once its gate passed with `admission` (the info) and
 -- `pass` (what accepting it does to a one-shot pass: admission_check's third answer, nil for none).
 local function reserve_one(KEYS, ARGV, admission, pass)
@@ -185,18 +187,21 @@ if k ~= #KEYS or a ~= #ARGV or #starts == 0 then
     "orders of " .. BLOCK_KEYS .. " keys and " .. BLOCK_ARGS .. " arguments, 2 keys and 1 argument more per line, " ..
     "each led by its line count")
 end
+-- The order whose block follows KEYS[keysBefore] and ARGV[argsBefore]: its admission part after its line count.
+local function order_block(keysBefore, argsBefore, lines, nowMs)
+  local refusal, admission, pass = admission_check(keysBefore, argsBefore + 1, nowMs)
+  if refusal then
+    return refusal
+  end
+  local ownKeys = {unpack(KEYS, keysBefore + ADMISSION_KEYS + 1, keysBefore + BLOCK_KEYS + 2 * lines)}
+  local ownArgs = {unpack(ARGV, argsBefore + 1 + ADMISSION_ARGS + 1, argsBefore + BLOCK_ARGS + lines)}
+  return reserve_one(ownKeys, ownArgs, admission, pass)
+end
+
 local nowMs = admission_now()
 local answers = {}
 for i, start in ipairs(starts) do
   local keysBefore, argsBefore, lines = start[1], start[2], start[3]
-  -- The block's admission part follows its line count.
-  local refusal, admission, pass = admission_check(keysBefore, argsBefore + 1, nowMs)
-  if refusal then
-    answers[i] = refusal
-  else
-    local ownKeys = {unpack(KEYS, keysBefore + ADMISSION_KEYS + 1, keysBefore + BLOCK_KEYS + 2 * lines)}
-    local ownArgs = {unpack(ARGV, argsBefore + 1 + ADMISSION_ARGS + 1, argsBefore + BLOCK_ARGS + lines)}
-    answers[i] = reserve_one(ownKeys, ownArgs, admission, pass)
-  end
+  answers[i] = each_request(order_block, keysBefore, argsBefore, lines, nowMs)
 end
 return answers

@@ -1,5 +1,5 @@
 import { luaScript, type ScriptArgument } from "../lua-script.ts";
-import { type ScriptAnswer, type ScriptAnswerReply, scriptAnswer } from "../script-answer.ts";
+import { scriptAnswers } from "../script-answer.ts";
 import { type AdmissionGate, gateArgs, gateKeys, sessionArgs } from "./includes/admission-gate.ts";
 
 /** The user's slot's keys of an order (reserve-order-n.lua's and commit-order-5.lua's first five). */
@@ -102,5 +102,5 @@ export const reserveOrders = luaScript({
   file: "reserve-order-n.lua",
   keys: (orders: readonly ReserveOrderInput[]) => orders.flatMap(blockKeys),
   args: (orders: readonly ReserveOrderInput[]) => orders.flatMap(blockArgs),
-  decode: (replies: ScriptAnswerReply[]): ScriptAnswer[] => replies.map(scriptAnswer),
+  decode: scriptAnswers,
 });
