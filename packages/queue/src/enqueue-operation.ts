@@ -88,7 +88,8 @@ const keyScopeOf = (message: EnqueuedMessage): string =>
  * XADD), shared with the requests of the same turn (enqueue-batches.ts), every key in the user's partition slot when no room guards. Do not add calls here; put new checks
  * inside the Lua script. (The client address's token is the one exception, and it goes out beside this call in
  * the same round trip, never before or after it: apps/intake/src/admission/address-buckets.ts.) With
- * REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
+ * REDIS_WAIT_REPLICAS an accepted request is answered once its master's next replica confirmation covers it
+ * (replica-wait.ts in @floodgate/redis-connections).
  */
 export function enqueueOperation(
   redis: ScriptedRedis,

@@ -18,7 +18,8 @@ const ONE_REDIS = -1;
  * The intake's whole Redis budget for a coupon issue on one Redis: ONE script call (admission, window, one per
  * user, count, status and XADD), shared with the issues of the same turn (turn-batches.ts in
  * @floodgate/redis-scripts). Do not add calls here; put new checks inside the Lua script. With REDIS_WAIT_REPLICAS
- * the script's WAIT goes in the same write (replica-wait.ts in @floodgate/redis-connections).
+ * an accepted issue is answered once its master's next replica confirmation covers it (replica-wait.ts in
+ * @floodgate/redis-connections).
  */
 export function issueCoupon(
   redis: ScriptedRedis,

@@ -14,8 +14,8 @@ const asAnswered = (answer: ScriptAnswer): ScriptAnswer => answer;
  * The intake's whole Redis budget for an order on one Redis: ONE script call (admission, idempotency, per-user cap
  * and stock of every line, coupon, amount, reservation, unpaid units, status and XADD), shared with the orders of
  * the same turn (turn-batches.ts in @floodgate/redis-scripts). Do not add calls here; put new checks inside the Lua
- * script. With REDIS_WAIT_REPLICAS the script's WAIT goes in the same write (replica-wait.ts in
- * @floodgate/redis-connections).
+ * script. With REDIS_WAIT_REPLICAS an accepted order is answered once its master's next replica confirmation
+ * covers it (replica-wait.ts in @floodgate/redis-connections).
  */
 export function reserveOrder(
   redis: ScriptedRedis,

@@ -1,7 +1,8 @@
 // Client-address rate limits on the request path. An address's bucket has a slot of its own ({ip-<ip>}), so it
 // cannot be a key of the route's script (a cluster refuses a script across slots): its token is taken by a
-// side command (take-token-1.lua) sent in the same tick as the script. On one Redis both leave in one write
-// (auto-pipelining), on a cluster in parallel: the request still waits ONE round trip, for two commands.
+// side command (take-token-1.lua) sent in the same tick as the script. The script leaves with the other requests
+// of the turn (turn-batches.ts in @floodgate/redis-scripts), the token at the turn's end (auto-pipelining): the two
+// are in flight together, so the request still waits ONE round trip, for two commands.
 //
 // The two cannot see each other, and an accepted request is never undone: when the script accepts and the
 // address's bucket was empty, the answer is still 202 (an overshoot, counted, and charged to the bucket as debt

@@ -142,7 +142,7 @@ export class AdmissionControl {
     address: Promise<AddressTokenAnswer | null> | null,
     send: (check: AdmissionCheck) => Promise<T>,
   ): Promise<T> {
-    // Sent in the same tick as the address's token: one write, one round trip.
+    // Sent in the same tick as the address's token: both in flight together, one round trip.
     const outcome = this.#sendWithSignatureFallback(request, check, send);
     const roomId = room?.definition.roomId;
     if (roomId !== undefined)

@@ -6,8 +6,8 @@
   together), one per user, count < quantity, then the reservation (those checks and the unit held:
   includes/coupon-unit.lua, shared with reserve-coupon-3.lua), the pending status and the stream entry. A
   refusal writes nothing but its Idempotency-Key's record, so a retry with the key gets the first answer again
-  (includes/idempotency-record.lua). Requests are independent: two of one user in one call are answered as two
-  calls one after the other would be (the second: already holds it).
+  (includes/idempotency-record.lua). Each request sees what the ones before it in the call wrote, as it would
+  in calls one after the other: two of one user in one call, the second already holds it.
 
   Each request is a block of 9 KEYS and 15 ARGV, the blocks one after the other (the caller passes the number of
   keys first: 9 per request). A call whose KEYS and ARGV are not whole blocks is refused whole with an error
