@@ -4,7 +4,12 @@
 
 import { idempotentTail, type MoneyOperationMessage } from "@floodgate/domain";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
-import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import {
+  countScriptCalls,
+  createTestEnvironment,
+  type ScriptCalls,
+  type TestEnvironment,
+} from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   type AdmissionCheck,
@@ -18,19 +23,14 @@ import { paymentMessage } from "./payment-messages.ts";
 let env: TestEnvironment;
 let redis: ScriptedRedis;
 let keys: QueueKeys;
-let scriptCalls: number;
+let scriptCalls: ScriptCalls;
 let n = 0;
 
 beforeAll(async () => {
   env = await createTestEnvironment("enqueue-batches", { shards: 1 });
   redis = createRedis(env.config.redisUrl, { autoPipelining: true });
   await waitForRedis(redis);
-  // Counts what goes to Redis as a script: EVALSHA, or EVAL the first time on a connection.
-  const send = redis.sendCommand.bind(redis) as (...args: unknown[]) => unknown;
-  redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
-    if (command.name === "evalsha" || command.name === "eval") scriptCalls++;
-    return send(command, ...rest);
-  }) as typeof redis.sendCommand;
+  scriptCalls = countScriptCalls(redis);
 });
 
 afterAll(async () => {
@@ -40,7 +40,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   keys = new QueueKeys(`${env.config.redisPrefix}b${n++}:`, 4);
-  scriptCalls = 0;
+  scriptCalls.reset();
 });
 
 const payment = (userId: string, key?: string): MoneyOperationMessage =>
@@ -95,7 +95,7 @@ describe("enqueue batches", () => {
       enqueue(limitedSecond, { admission: oneTokenAMinute("batch-limited") }),
     ]);
 
-    expect(scriptCalls).toBe(1);
+    expect(scriptCalls.count).toBe(1);
     expect(answers[0]).toMatchObject({ result: "accepted", id: first.id });
     for (const [i, message] of plain.entries()) {
       expect(answers[1 + i]).toMatchObject({ result: "accepted", id: message.id });
@@ -116,7 +116,7 @@ describe("enqueue batches", () => {
     const count = MAX_REQUESTS_PER_CALL * 2 + 3;
     const messages = Array.from({ length: count }, (_, i) => payment(`full-${i}`));
     const answers = await Promise.all(messages.map((message) => enqueue(message)));
-    expect(scriptCalls).toBe(3);
+    expect(scriptCalls.count).toBe(3);
     expect(answers.map((answer) => answer.result)).toEqual(Array(count).fill("accepted"));
     expect(answers.map((answer) => ("id" in answer ? answer.id : null))).toEqual(messages.map((m) => m.id));
     expect(await streamEntries()).toBe(count);
@@ -126,21 +126,21 @@ describe("enqueue batches", () => {
     for (let i = 0; i < 3; i++) {
       expect(await enqueue(payment(`turn-${i}`))).toMatchObject({ result: "accepted" });
     }
-    expect(scriptCalls).toBe(3);
+    expect(scriptCalls.count).toBe(3);
   });
 
   it("answers a request whose part fails with its error alone, and the others of its call as ever", async () => {
     // A key of another type where a user's bucket belongs: that user's payment fails, not its neighbours'.
     const broken = oneTokenAMinute("isolated-broken");
     await redis.hset(broken.keys[0], "not", "a bucket");
-    scriptCalls = 0;
+    scriptCalls.reset();
     const messages = [payment("isolated-0"), payment("isolated-broken"), payment("isolated-2")];
     const answers = await Promise.allSettled([
       enqueue(messages[0]!),
       enqueue(messages[1]!, { admission: broken }),
       enqueue(messages[2]!),
     ]);
-    expect(scriptCalls).toBe(1);
+    expect(scriptCalls.count).toBe(1);
     expect(answers[0]).toMatchObject({
       status: "fulfilled",
       value: { result: "accepted", id: messages[0]!.id },
@@ -176,7 +176,7 @@ describe("enqueue batches", () => {
   it("keeps the key's tail check: a keyed request minted without its tail is refused before anything is sent", async () => {
     const message = payment("untailed");
     await expect(enqueue(message, { key: "K9" })).rejects.toThrow(/idempotentTailOf/);
-    expect(scriptCalls).toBe(0);
+    expect(scriptCalls.count).toBe(0);
     expect(idempotentTail("user:untailed", "K9")).toHaveLength(14);
   });
 });

@@ -1,31 +1,31 @@
 // Coupon issues sent in one turn of the event loop share one issue-coupon-n.lua call on one Redis (turn-batches.ts
 // in @floodgate/redis-scripts), each with the answer it would have had alone, in the order they were sent.
 // Against the real Redis: how many calls went out, what each request got, and what Redis holds after.
-import { type CouponIssueMessage, newOperationId } from "@floodgate/domain";
+import type { CouponIssueMessage } from "@floodgate/domain";
 import { type AdmissionCheck, QueueKeys, unlimitedAdmission } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { MAX_REQUESTS_PER_CALL } from "@floodgate/redis-scripts";
-import { bucketForUser } from "@floodgate/shard-router";
-import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import {
+  countScriptCalls,
+  createTestEnvironment,
+  type ScriptCalls,
+  type TestEnvironment,
+} from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { issueCoupon, writeCouponState } from "../src/index.ts";
+import { couponIssueMessage } from "./support/reservation-requests.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;
 let keys: QueueKeys;
-let scriptCalls: number;
+let scriptCalls: ScriptCalls;
 let couponCount = 0;
 
 beforeAll(async () => {
   env = await createTestEnvironment("coupon-issue-batches", { shards: 1 });
   redis = createRedis(env.config.redisUrl, { autoPipelining: true });
   await waitForRedis(redis);
-  // Counts what goes to Redis as a script: EVALSHA, or EVAL the first time on a connection.
-  const send = redis.sendCommand.bind(redis) as (...args: unknown[]) => unknown;
-  redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
-    if (command.name === "evalsha" || command.name === "eval") scriptCalls++;
-    return send(command, ...rest);
-  }) as typeof redis.sendCommand;
+  scriptCalls = countScriptCalls(redis);
   keys = new QueueKeys(env.config.redisPrefix, env.config.streamPartitions);
 });
 
@@ -35,27 +35,17 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  scriptCalls = 0;
+  scriptCalls.reset();
 });
 
 async function newCoupon(quantity: number): Promise<string> {
   const id = `cpn_batched${String(couponCount++).padStart(18, "0")}`;
   await writeCouponState(redis, keys, { id, quantity, startsAt: null, endsAt: null });
-  scriptCalls = 0;
+  scriptCalls.reset();
   return id;
 }
 
-function messageFor(couponId: string, userId: string): CouponIssueMessage {
-  const createdAt = Date.now();
-  return {
-    v: 1,
-    kind: "coupon_issue",
-    id: newOperationId("coupon_issue", bucketForUser(userId), createdAt),
-    userId,
-    couponId,
-    createdAt,
-  };
-}
+const messageFor = couponIssueMessage;
 
 /** A user bucket of one token a minute: the user's second request in a row is refused. */
 const oneTokenAMinute = (userId: string): AdmissionCheck => {
@@ -111,7 +101,7 @@ describe("coupon issue batches", () => {
       issue(couponId, "u-late"), // the fourth user: the third coupon went to u-limited
     ]);
 
-    expect(scriptCalls).toBe(1);
+    expect(scriptCalls.count).toBe(1);
     expect(answers[0]).toMatchObject({ result: "accepted", id: keyed.id });
     expect(answers[1]).toMatchObject({ result: "replayed", id: keyed.id });
     expect(answers[2]).toEqual({ result: "conflict", existingId: keyed.id });
@@ -134,7 +124,7 @@ describe("coupon issue batches", () => {
     const couponId = await newCoupon(quantity);
     const users = Array.from({ length: count }, (_, i) => `full-${i}`);
     const answers = await Promise.all(users.map((user) => issue(couponId, user)));
-    expect(scriptCalls).toBe(3);
+    expect(scriptCalls.count).toBe(3);
     // First come, first served in the order sent, across the calls.
     expect(answers.map((answer) => answer.result)).toEqual([
       ...Array(quantity).fill("accepted"),
@@ -148,7 +138,7 @@ describe("coupon issue batches", () => {
     for (let i = 0; i < 3; i++) {
       expect(await issue(couponId, `turn-${i}`)).toMatchObject({ result: "accepted" });
     }
-    expect(scriptCalls).toBe(3);
+    expect(scriptCalls.count).toBe(3);
   });
 
   it("answers an issue whose part fails with its error alone, and the others of its call as ever", async () => {
@@ -156,13 +146,13 @@ describe("coupon issue batches", () => {
     // A key of another type where the coupon's holders belong: that coupon's issues fail, not their neighbours'.
     const broken = await newCoupon(10);
     await redis.set(keys.couponHolders(broken), "not a hash");
-    scriptCalls = 0;
+    scriptCalls.reset();
     const answers = await Promise.allSettled([
       issue(couponId, "isolated-0"),
       issue(broken, "isolated-1"),
       issue(couponId, "isolated-2"),
     ]);
-    expect(scriptCalls).toBe(1);
+    expect(scriptCalls.count).toBe(1);
     expect(answers[0]).toMatchObject({ status: "fulfilled", value: { result: "accepted" } });
     expect(answers[1]).toMatchObject({ status: "rejected" });
     expect(String((answers[1] as PromiseRejectedResult).reason)).toMatch(/^ReplyError: WRONGTYPE/);

@@ -1,16 +1,11 @@
-// A coupon issue as a Redis Cluster runs it (issue-coupon-in-two-steps.ts): a unit reserved in the coupon's slot,
-// then the issue recorded in the user's. Called directly, so it runs on one Redis too; both test projects run it.
-// What must hold whatever the interleaving: never more than `quantity` units out, one per user, every unit of a
-// request not recorded given back (at once when the intake knows, by the sweep when it died between the steps).
-import { type CouponIssueMessage, newOperationId } from "@floodgate/domain";
 import { QueueKeys, unlimitedAdmission } from "@floodgate/queue";
 import { createRedis, NO_REPLICA_WAIT, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { commitCouponIssue, reserveCoupon } from "@floodgate/redis-scripts";
-import { bucketForUser } from "@floodgate/shard-router";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMIT_WINDOW_MS, SWEEP_AFTER_MS, sweepCouponReservations, writeCouponState } from "../src/index.ts";
 import { issueCouponInTwoSteps } from "../src/issue-coupon-in-two-steps.ts";
+import { couponIssueMessage } from "./support/reservation-requests.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;
@@ -43,17 +38,7 @@ function couponKeys(couponId: string) {
   };
 }
 
-function messageFor(couponId: string, userId: string): CouponIssueMessage {
-  const createdAt = Date.now();
-  return {
-    v: 1,
-    kind: "coupon_issue",
-    id: newOperationId("coupon_issue", bucketForUser(userId), createdAt),
-    userId,
-    couponId,
-    createdAt,
-  };
-}
+const messageFor = couponIssueMessage;
 
 const DISCOUNT = { type: "fixed", value: 500 } as const;
 

@@ -2,30 +2,30 @@
 // @floodgate/redis-scripts), each with the answer it would have had alone, in the order they were sent: orders of
 // different line counts side by side, a retry behind its first request, stock that runs out inside the call.
 // Against the real Redis: how many calls went out, what each order got, and what Redis holds after.
-import { newOperationId, newProductId } from "@floodgate/domain";
-import { QueueKeys, unlimitedAdmission } from "@floodgate/queue";
+import { newProductId } from "@floodgate/domain";
+import { QueueKeys } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { MAX_REQUESTS_PER_CALL } from "@floodgate/redis-scripts";
-import { bucketForUser } from "@floodgate/shard-router";
-import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import {
+  countScriptCalls,
+  createTestEnvironment,
+  type ScriptCalls,
+  type TestEnvironment,
+} from "@floodgate/test-fixtures";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ReserveOrderRequest, reserveOrder, writeProductState } from "../src/index.ts";
+import { orderRequest } from "./support/reservation-requests.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;
 let keys: QueueKeys;
-let scriptCalls: number;
+let scriptCalls: ScriptCalls;
 
 beforeAll(async () => {
   env = await createTestEnvironment("order-batches", { shards: 1 });
   redis = createRedis(env.config.redisUrl, { autoPipelining: true });
   await waitForRedis(redis);
-  // Counts what goes to Redis as a script: EVALSHA, or EVAL the first time on a connection.
-  const send = redis.sendCommand.bind(redis) as (...args: unknown[]) => unknown;
-  redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
-    if (command.name === "evalsha" || command.name === "eval") scriptCalls++;
-    return send(command, ...rest);
-  }) as typeof redis.sendCommand;
+  scriptCalls = countScriptCalls(redis);
   keys = new QueueKeys(env.config.redisPrefix, env.config.streamPartitions);
 });
 
@@ -35,36 +35,20 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  scriptCalls = 0;
+  scriptCalls.reset();
 });
 
 async function newProduct(stock: number, price = 1_000) {
   const id = newProductId();
   await writeProductState(redis, keys, { id, price, stock, maxUnitsPerUser: null });
-  scriptCalls = 0;
+  scriptCalls.reset();
   return id;
 }
 
 type Items = ReserveOrderRequest["items"];
 
-function requestFor(userId: string, items: Items, extra: Partial<ReserveOrderRequest> = {}) {
-  const createdAt = Date.now();
-  return {
-    orderId: newOperationId("order", bucketForUser(userId), createdAt),
-    userId,
-    items,
-    currency: "EUR",
-    createdAt,
-    expiresAt: createdAt + 900_000,
-    fingerprint: `fp-${userId}-${JSON.stringify(items)}`,
-    idempotencyTtlSeconds: 600,
-    orderStateTtlSeconds: 3_600,
-    defaultMaxUnitsPerUser: 10,
-    unpaidUnitsTtlSeconds: 4_500,
-    admission: unlimitedAdmission(keys, userId),
-    ...extra,
-  } satisfies ReserveOrderRequest;
-}
+const requestFor = (userId: string, items: Items, extra: Partial<ReserveOrderRequest> = {}) =>
+  orderRequest(keys, userId, items, extra);
 
 const order = (request: ReserveOrderRequest) => reserveOrder(redis, keys, request);
 const available = async (productId: string) =>
@@ -89,7 +73,7 @@ describe("order batches", () => {
     ];
     const answers = await Promise.all(requests.map(order));
 
-    expect(scriptCalls).toBe(1);
+    expect(scriptCalls.count).toBe(1);
     expect(answers[0]).toMatchObject({ result: "accepted", id: keyed.orderId, amount: 500 });
     expect(answers[1]).toMatchObject({ result: "replayed", id: keyed.orderId });
     expect(answers[2]).toMatchObject({ result: "accepted", id: requests[2]!.orderId, amount: 3_000 });
@@ -109,7 +93,7 @@ describe("order batches", () => {
       requestFor(`full-${i}`, [{ productId, quantity: 1 }]),
     );
     const answers = await Promise.all(requests.map(order));
-    expect(scriptCalls).toBe(3);
+    expect(scriptCalls.count).toBe(3);
     // First come, first served in the order sent, across the calls: never oversold.
     expect(answers.map((answer) => answer.result)).toEqual([
       ...Array(stock).fill("accepted"),
@@ -123,13 +107,13 @@ describe("order batches", () => {
     // A product state an operator left without `available`: the script's comparison fails for that order.
     const broken = newProductId();
     await redis.hset(keys.productState(broken), "price", 500);
-    scriptCalls = 0;
+    scriptCalls.reset();
     const answers = await Promise.allSettled([
       order(requestFor("isolated-0", [{ productId, quantity: 1 }])),
       order(requestFor("isolated-1", [{ productId: broken, quantity: 1 }])),
       order(requestFor("isolated-2", [{ productId, quantity: 2 }])),
     ]);
-    expect(scriptCalls).toBe(1);
+    expect(scriptCalls.count).toBe(1);
     expect(answers[0]).toMatchObject({ status: "fulfilled", value: { result: "accepted" } });
     expect(answers[1]).toMatchObject({ status: "rejected" });
     expect(String((answers[1] as PromiseRejectedResult).reason)).toMatch(/attempt to compare/);

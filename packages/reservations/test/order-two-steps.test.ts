@@ -4,7 +4,7 @@
 // products, every unit of an order not recorded given back (at once when the intake knows, by the sweep when it
 // died between the steps), and an ended order's units returned to stock once.
 import { MAX_AMOUNT, newOperationId, newProductId } from "@floodgate/domain";
-import { QueueKeys, unlimitedAdmission } from "@floodgate/queue";
+import { QueueKeys } from "@floodgate/queue";
 import { createRedis, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { commitOrder, releaseStock, reserveStock } from "@floodgate/redis-scripts";
 import { bucketForUser } from "@floodgate/shard-router";
@@ -21,6 +21,7 @@ import {
 } from "../src/index.ts";
 import { reserveOrderInTwoSteps } from "../src/reserve-order-in-two-steps.ts";
 import { orderFieldsOf, orderKeysOf } from "../src/reserve-order-request.ts";
+import { DEFAULT_CAP, ORDER_STATE_TTL_SECONDS, orderRequest } from "./support/reservation-requests.ts";
 
 let env: TestEnvironment;
 let redis: ScriptedRedis;
@@ -38,9 +39,6 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-const ORDER_STATE_TTL_SECONDS = 3_600;
-const DEFAULT_CAP = 10;
-
 async function newProduct(stock: number, price = 1_000, maxUnitsPerUser: number | null = null) {
   const id = newProductId();
   await writeProductState(redis, keys, { id, price, stock, maxUnitsPerUser });
@@ -49,25 +47,8 @@ async function newProduct(stock: number, price = 1_000, maxUnitsPerUser: number 
 
 type Items = ReserveOrderRequest["items"];
 
-/** A request as orders-route.ts builds one: the id carries the user's bucket and the creation time. */
-function requestFor(userId: string, items: Items, extra: Partial<ReserveOrderRequest> = {}) {
-  const createdAt = Date.now();
-  return {
-    orderId: newOperationId("order", bucketForUser(userId), createdAt),
-    userId,
-    items,
-    currency: "EUR",
-    createdAt,
-    expiresAt: createdAt + 900_000,
-    fingerprint: `fp-${userId}-${JSON.stringify(items)}-${extra.couponIssueId ?? ""}`,
-    idempotencyTtlSeconds: 600,
-    orderStateTtlSeconds: ORDER_STATE_TTL_SECONDS,
-    defaultMaxUnitsPerUser: DEFAULT_CAP,
-    unpaidUnitsTtlSeconds: 4_500,
-    admission: unlimitedAdmission(keys, userId),
-    ...extra,
-  } satisfies ReserveOrderRequest;
-}
+const requestFor = (userId: string, items: Items, extra: Partial<ReserveOrderRequest> = {}) =>
+  orderRequest(keys, userId, items, extra);
 
 function order(userId: string, items: Items, extra: Partial<ReserveOrderRequest> = {}) {
   return reserveOrderInTwoSteps(redis, keys, requestFor(userId, items, extra));

@@ -21,6 +21,7 @@ export {
   unlinkMatching,
 } from "./redis-masters.ts";
 export { type RedisServer, type RedisServerOptions, startRedisServer } from "./redis-server.ts";
+export { countScriptCalls, type ScriptCalls } from "./script-calls.ts";
 export { startTcpProxy, type TcpProxy } from "./tcp-proxy.ts";
 export {
   createTestEnvironment,
