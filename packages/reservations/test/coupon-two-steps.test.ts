@@ -1,3 +1,7 @@
+// A coupon issue as a Redis Cluster runs it (issue-coupon-in-two-steps.ts): a unit reserved in the coupon's slot,
+// then the issue recorded in the user's. Called directly, so it runs on one Redis too; both test projects run it.
+// What must hold whatever the interleaving: never more than `quantity` units out, one per user, every unit of a
+// request not recorded given back (at once when the intake knows, by the sweep when it died between the steps).
 import { QueueKeys, unlimitedAdmission } from "@floodgate/queue";
 import { createRedis, NO_REPLICA_WAIT, type ScriptedRedis, waitForRedis } from "@floodgate/redis-connections";
 import { commitCouponIssue, reserveCoupon } from "@floodgate/redis-scripts";
