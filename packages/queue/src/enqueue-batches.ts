@@ -5,6 +5,7 @@
 import {
   type EnqueueOperationInput,
   enqueueOperations,
+  ONE_REDIS_GROUP,
   type ScriptAnswer,
   type ScriptedRedis,
   sendInTurn,
@@ -35,6 +36,5 @@ export function sendEnqueue(
   input: EnqueueOperationInput,
   map: (answer: ScriptAnswer) => unknown = asAnswered,
 ): Promise<unknown> {
-  // One batch on one Redis, where a script may touch any key.
-  return sendInTurn(redis, enqueueOperations, redis.isCluster ? partition : -1, input, map);
+  return sendInTurn(redis, enqueueOperations, redis.isCluster ? partition : ONE_REDIS_GROUP, input, map);
 }

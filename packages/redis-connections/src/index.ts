@@ -18,6 +18,7 @@ export {
 export { hashSlot } from "./hash-slot.ts";
 export { execOrThrow, PipelineError } from "./pipeline-replies.ts";
 export {
+  acceptInTurn,
   acceptingScript,
   confirmReplicated,
   masterOf,

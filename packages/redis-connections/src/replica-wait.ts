@@ -5,7 +5,13 @@
 // script goes out on the request connection as ever, and once it answered, the request joins its master's next
 // confirmation (ReplicaConfirmer: one fence write and WAIT for every request that joined, on a connection of its
 // own).
-import type { LuaScript, ScriptedRedis } from "@floodgate/redis-scripts";
+import {
+  type LuaScript,
+  type ManyRequestScript,
+  type ScriptAnswer,
+  type ScriptedRedis,
+  sendInTurn,
+} from "@floodgate/redis-scripts";
 import type { Cluster, Redis } from "ioredis";
 import { hashSlot } from "./hash-slot.ts";
 
@@ -56,6 +62,28 @@ export function acceptingScript<Input, Result extends { code: number }>(
   slotKey: string,
 ): (input: Input) => Promise<Result> {
   return (input) => sendAccepting(redis, wait, slotKey, () => script.run(redis, input));
+}
+
+const asAnswered = (answer: ScriptAnswer): ScriptAnswer => answer;
+
+/**
+ * One request of an accepting script that takes many, sent with the others of its turn in `group` (sendInTurn),
+ * and answered as sendAccepting answers: with replicas > 0, once its master's next confirmation covers what it
+ * stored. Resolves to what `map` makes of its answer.
+ */
+export function acceptInTurn<Input, T>(
+  redis: ScriptedRedis,
+  wait: ReplicaWait,
+  slotKey: string,
+  script: ManyRequestScript<Input, ScriptAnswer>,
+  group: number,
+  input: Input,
+  map: (answer: ScriptAnswer) => T,
+): Promise<T> {
+  if (wait.replicas === 0) return sendInTurn(redis, script, group, input, map);
+  return sendAccepting(redis, wait, slotKey, () => sendInTurn(redis, script, group, input, asAnswered)).then(
+    map,
+  );
 }
 
 /**

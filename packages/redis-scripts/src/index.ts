@@ -126,6 +126,7 @@ export { scriptSha } from "./script-sha.ts";
 export {
   MAX_REQUESTS_PER_CALL,
   type ManyRequestScript,
+  ONE_REDIS_GROUP,
   SELF_BATCHED_COMMANDS,
   sendInTurn,
 } from "./turn-batches.ts";

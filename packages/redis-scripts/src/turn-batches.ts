@@ -36,6 +36,9 @@ export const SELF_BATCHED_COMMANDS: readonly string[] = [
   reserveOrders.command,
 ];
 
+/** The one group of one Redis, where a script may touch any key: a turn's requests of a script share its calls. */
+export const ONE_REDIS_GROUP = -1;
+
 /** A script that takes many requests and answers each, in order: its answer, or the error its part failed with. */
 export type ManyRequestScript<Input, Answer> = LuaScript<readonly Input[], (Answer | Error)[]>;
 
@@ -128,7 +131,7 @@ const batchesByConnection = new WeakMap<ScriptedRedis, Map<string, TurnBatches<u
 
 /**
  * Sends one request of `script` with the others of this turn on `redis` in `group` (its partition on a cluster;
- * any one number on one Redis, where a script may touch any key); resolves to what `map` makes of its own answer
+ * ONE_REDIS_GROUP on one Redis); resolves to what `map` makes of its own answer
  * (applied as the call's answers are handed out: no promise more per request).
  */
 export function sendInTurn<Input, Answer, T>(

@@ -1,18 +1,13 @@
 import type { CouponDefinition, CouponIssueMessage } from "@floodgate/domain";
 import type { AdmissionCheck, QueueKeys } from "@floodgate/queue";
-import { NO_REPLICA_WAIT, type ReplicaWait, sendAccepting } from "@floodgate/redis-connections";
-import { issueCoupons, type ScriptAnswer, type ScriptedRedis, sendInTurn } from "@floodgate/redis-scripts";
+import { acceptInTurn, NO_REPLICA_WAIT, type ReplicaWait } from "@floodgate/redis-connections";
+import { issueCoupons, ONE_REDIS_GROUP, type ScriptedRedis } from "@floodgate/redis-scripts";
 import { issueCouponInTwoSteps } from "./issue-coupon-in-two-steps.ts";
 import { couponIssueOutcome, type IssueCouponOutcome } from "./issue-coupon-outcome.ts";
 import { couponIssueRecord, type IssueCouponIdempotency } from "./issue-coupon-request.ts";
 
 /** For callers outside the HTTP edge (tests, tools): one coupon per user already makes an issue idempotent. */
 const WITHOUT_IDEMPOTENCY_KEY: IssueCouponIdempotency = { fingerprint: "", ttlSeconds: 0 };
-
-const asAnswered = (answer: ScriptAnswer): ScriptAnswer => answer;
-
-/** One Redis takes a turn's issues in one batch: a script there may touch any key. */
-const ONE_REDIS = -1;
 
 /**
  * The intake's whole Redis budget for a coupon issue on one Redis: ONE script call (admission, window, one per
@@ -42,9 +37,6 @@ export function issueCoupon(
     },
     record: couponIssueRecord(keys, message, discount, idempotency),
   };
-  if (replicaWait.replicas === 0)
-    return sendInTurn(redis, issueCoupons, ONE_REDIS, input, couponIssueOutcome);
-  return sendAccepting(redis, replicaWait, keys.stream(partition), () =>
-    sendInTurn(redis, issueCoupons, ONE_REDIS, input, asAnswered),
-  ).then(couponIssueOutcome);
+  const stream = keys.stream(partition);
+  return acceptInTurn(redis, replicaWait, stream, issueCoupons, ONE_REDIS_GROUP, input, couponIssueOutcome);
 }

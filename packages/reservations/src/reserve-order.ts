@@ -1,14 +1,9 @@
 import type { QueueKeys } from "@floodgate/queue";
-import { NO_REPLICA_WAIT, sendAccepting } from "@floodgate/redis-connections";
-import { reserveOrders, type ScriptAnswer, type ScriptedRedis, sendInTurn } from "@floodgate/redis-scripts";
+import { acceptInTurn, NO_REPLICA_WAIT } from "@floodgate/redis-connections";
+import { ONE_REDIS_GROUP, reserveOrders, type ScriptedRedis } from "@floodgate/redis-scripts";
 import { reserveOrderInTwoSteps } from "./reserve-order-in-two-steps.ts";
 import { orderOutcome, type ReserveOrderOutcome } from "./reserve-order-outcome.ts";
 import { orderFieldsOf, orderKeysOf, type ReserveOrderRequest } from "./reserve-order-request.ts";
-
-/** One Redis takes a turn's orders in one batch: a script there may touch any key. */
-const ONE_REDIS = -1;
-
-const asAnswered = (answer: ScriptAnswer): ScriptAnswer => answer;
 
 /**
  * The intake's whole Redis budget for an order on one Redis: ONE script call (admission, idempotency, per-user cap
@@ -36,10 +31,7 @@ export function reserveOrder(
     })),
   };
   const wait = request.replicaWait ?? NO_REPLICA_WAIT;
-  if (wait.replicas === 0) {
-    return sendInTurn(redis, reserveOrders, ONE_REDIS, input, (answer) => orderOutcome(request, answer));
-  }
-  return sendAccepting(redis, wait, keys.stream(partition), () =>
-    sendInTurn(redis, reserveOrders, ONE_REDIS, input, asAnswered),
-  ).then((answer) => orderOutcome(request, answer));
+  return acceptInTurn(redis, wait, keys.stream(partition), reserveOrders, ONE_REDIS_GROUP, input, (answer) =>
+    orderOutcome(request, answer),
+  );
 }
