@@ -113,6 +113,35 @@ describe("the hot-product summary with --redis cluster", () => {
     expect(lines.at(-1)).toMatch(/one after the other, both on these 2 cpus .*what this machine shows/);
   });
 
+  it("keeps a --max stage's invariants apart from its verdict, naming what a failed stage missed", () => {
+    const stage = (p99: number, passed: boolean, ok: boolean) =>
+      ({
+        offeredRate: 2000,
+        acceptedRate: 2000,
+        passed,
+        sale: sale(2000, p99),
+        invariants: {
+          checks: ok ? [] : [{ name: "exactly the stock sold", ok: false, detail: "1001 sold" }],
+          ok,
+        },
+      }) as HotProductStage;
+    const run: HotProductRun = {
+      ...emptyHotProductRun(),
+      max: {
+        criterion: "p99 < 50 ms",
+        stageDurationS: 10,
+        maxAcceptedRate: 2000,
+        stages: [stage(30, true, true), stage(73, false, true), stage(30, true, false)],
+      },
+    };
+    const lines = summarizeHotProduct(result(run, run));
+    expect(lines.find((line) => line.startsWith("  stage 1:"))).toMatch(/; invariants hold; stage pass$/);
+    expect(lines.find((line) => line.startsWith("  stage 2:"))).toMatch(
+      /; invariants hold; stage fail \(p99 73 ms >= 50 ms\)$/,
+    );
+    expect(lines.find((line) => line.startsWith("  stage 3:"))).toMatch(/; invariants BROKEN; stage pass$/);
+  });
+
   it("compares --max's best passing stages, with no ratio when a search found none", () => {
     const stage = (offeredRate: number, passed: boolean) =>
       ({

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { maxAcceptedRate, nextRate, type StageVerdict, stagePassed } from "../src/harness/max-rate-plan.ts";
+import {
+  maxAcceptedRate,
+  nextRate,
+  type StageVerdict,
+  stagePassed,
+  stageShortfalls,
+} from "../src/harness/max-rate-plan.ts";
 
 const stage = (offeredRate: number, passed: boolean, acceptedRate = offeredRate): StageVerdict => ({
   offeredRate,
@@ -56,5 +62,22 @@ describe("stagePassed", () => {
     ["failures above 0.1%", { failures: 11 }],
   ])("fails with %s", (_name, change) => {
     expect(stagePassed({ ...base, ...change })).toBe(false);
+  });
+});
+
+describe("stageShortfalls", () => {
+  const base = { offeredRate: 1000, acceptedRate: 990, p99Ms: 20, failures: 0, responses: 10_000 };
+
+  it("names nothing for a passing stage", () => {
+    expect(stageShortfalls(base)).toEqual([]);
+  });
+
+  it("names each limit a stage missed, and only those", () => {
+    expect(stageShortfalls({ ...base, p99Ms: 73 })).toEqual(["p99 73 ms >= 50 ms"]);
+    expect(stageShortfalls({ ...base, acceptedRate: 899, failures: 11 })).toEqual([
+      "accepted 89.9 % of offered < 95 %",
+      "failures 11 > 0.1 % of 10000 answers",
+    ]);
+    expect(stageShortfalls({ ...base, p99Ms: null })).toEqual(["no answers"]);
   });
 });

@@ -39,22 +39,37 @@ export const DEFAULT_STAGE_LIMITS: StageLimits = {
   maxFailureShare: 0.001,
 };
 
-export function stagePassed(
-  stage: {
-    offeredRate: number;
-    acceptedRate: number;
-    p99Ms: number | null;
-    failures: number;
-    responses: number;
-  },
-  limits: StageLimits = DEFAULT_STAGE_LIMITS,
-): boolean {
-  if (stage.p99Ms === null || stage.responses === 0) return false;
-  return (
-    stage.p99Ms < limits.p99Ms &&
-    stage.acceptedRate >= stage.offeredRate * limits.minAcceptedShare &&
-    stage.failures <= stage.responses * limits.maxFailureShare
-  );
+/** What a stage is judged on. */
+export interface StageMeasures {
+  offeredRate: number;
+  acceptedRate: number;
+  p99Ms: number | null;
+  failures: number;
+  responses: number;
+}
+
+/**
+ * Why a stage failed, one phrase per limit it missed (empty: it passed), so a summary says what failed instead
+ * of a bare "fail" beside the other checks of the same stage.
+ */
+export function stageShortfalls(stage: StageMeasures, limits: StageLimits = DEFAULT_STAGE_LIMITS): string[] {
+  if (stage.p99Ms === null || stage.responses === 0) return ["no answers"];
+  const shortfalls: string[] = [];
+  if (stage.p99Ms >= limits.p99Ms) shortfalls.push(`p99 ${stage.p99Ms} ms >= ${limits.p99Ms} ms`);
+  if (stage.acceptedRate < stage.offeredRate * limits.minAcceptedShare) {
+    const share = Math.floor((stage.acceptedRate / stage.offeredRate) * 1000) / 10;
+    shortfalls.push(`accepted ${share} % of offered < ${limits.minAcceptedShare * 100} %`);
+  }
+  if (stage.failures > stage.responses * limits.maxFailureShare) {
+    shortfalls.push(
+      `failures ${stage.failures} > ${limits.maxFailureShare * 100} % of ${stage.responses} answers`,
+    );
+  }
+  return shortfalls;
+}
+
+export function stagePassed(stage: StageMeasures, limits: StageLimits = DEFAULT_STAGE_LIMITS): boolean {
+  return stageShortfalls(stage, limits).length === 0;
 }
 
 /** The next offered rate to try, or null when the search is over. */

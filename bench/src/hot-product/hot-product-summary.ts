@@ -9,7 +9,7 @@ import type { FundingResult } from "../harness/wallet-funding.ts";
 import type { BenchRedisCluster } from "../redis-topology/bench-redis-cluster.ts";
 import { type TopologyRate, topologyRateLines } from "../redis-topology/topology-rates.ts";
 import type { HotProductInvariants, InvariantCheck } from "./hot-product-invariants.ts";
-import type { HotProductMaxResult } from "./hot-product-max-search.ts";
+import { type HotProductMaxResult, stageVerdict } from "./hot-product-max-search.ts";
 import type { SaleResult } from "./hot-product-sale.ts";
 import type { OrderPaymentResult } from "./order-payment-phase.ts";
 
@@ -95,7 +95,7 @@ function maxLines(max: HotProductMaxResult): string[] {
     `--max (${max.criterion}; ${max.stageDurationS} s of stock per stage): ${best} (issue 4 asks >= ${formatCount(TARGETS.maxRate)})`,
     ...max.stages.map(
       (s, i) =>
-        `  stage ${i + 1}: offered ${formatCount(s.offeredRate)}/s, ${formatCount(s.sale.stock)} units: orders/s ${formatCount(s.acceptedRate)}, avg ${s.sale.latencyMs?.mean ?? "n/a"} ms, p99 ${s.sale.latencyMs?.p99 ?? "n/a"} ms, failures ${s.sale.failures}, invariants ${s.invariants.ok ? "hold" : "BROKEN"}: ${s.passed ? "pass" : "fail"}`,
+        `  stage ${i + 1}: offered ${formatCount(s.offeredRate)}/s, ${formatCount(s.sale.stock)} units: orders/s ${formatCount(s.acceptedRate)}, avg ${s.sale.latencyMs?.mean ?? "n/a"} ms, p99 ${s.sale.latencyMs?.p99 ?? "n/a"} ms, failures ${s.sale.failures}; ${stageVerdict(s)}`,
     ),
     ...max.stages.flatMap((s, i) =>
       s.invariants.ok ? [] : [`  stage ${i + 1} invariants:`, ...checkLines(s.invariants.checks)],
