@@ -154,6 +154,7 @@ describe("the admin API", () => {
       "coupon-issues",
       "orders",
       "room-joins",
+      "admission-checks",
     ]);
 
     const reset = await documentedInject(app, {

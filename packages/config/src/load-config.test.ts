@@ -134,6 +134,7 @@ describe("loadConfig reads", () => {
         "coupon-issues": noLimit,
         orders: noLimit,
         "room-joins": noLimit,
+        "admission-checks": noLimit,
       },
       trustProxy: 1,
       admissionTokenSecret: "s".repeat(32),

@@ -6,6 +6,7 @@
 import {
   DEFAULT_RATE_LIMITS,
   hasUserLimit,
+  ipOnlyReason,
   type RateLimitPolicies,
   ROUTE_CLASSES,
   type RouteClass,
@@ -67,7 +68,7 @@ export function parseRateLimits(value: string | undefined, name = "RATE_LIMITS")
     ) {
       throw new ConfigError(
         name,
-        `has an entry ${JSON.stringify(entry)}: ${routeClass} is limited per IP only (a user holds one place per room whatever it sends)`,
+        `has an entry ${JSON.stringify(entry)}: ${ipOnlyReason(routeClass as RouteClass)}`,
       );
     }
     // `*.user` sets every class that takes a user limit.

@@ -228,6 +228,22 @@ export class AdmissionControl {
     return answer;
   }
 
+  /**
+   * Runs a public admission check (`check`, POST /v1/rooms/:roomId/admissions/verify) with the client address's
+   * token taken beside it; throws the 429 when this process knows the address's bucket is empty. Its caller shows
+   * no credential and a check may verify an ES256 signature (tens of µs), so the address's limit bounds what one
+   * address can make this process do. As for a join, an answer sent while the bucket turned out empty stands.
+   */
+  async admitCheck<T>(request: FastifyRequest, check: () => Promise<T>): Promise<T> {
+    const address = this.#takeAddressToken(this.#admissionRedis, "admission-checks", request.ip);
+    const outcome = check();
+    if (address === null) return outcome;
+    const [answer, addressAnswer] = await Promise.all([outcome, address]);
+    if (addressAnswer && !addressAnswer.ok)
+      this.#metrics.rateLimitOvershoot.inc({ route_class: "admission-checks" });
+    return answer;
+  }
+
   /** The side command for the address's token, null without an address limit; throws the 429 when the view is empty. */
   #takeAddressToken(
     redis: ScriptedRedis,

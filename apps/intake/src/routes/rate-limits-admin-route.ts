@@ -5,6 +5,7 @@ import { clearRateLimitOverride, writeRateLimitOverride } from "@floodgate/admis
 import type { RateLimitChangeRequest, RouteClassParams } from "@floodgate/domain";
 import {
   hasUserLimit,
+  ipOnlyReason,
   problemResponseSchema,
   ROUTE_CLASSES,
   type RouteClass,
@@ -56,7 +57,7 @@ export async function rateLimitsAdminRoute(app: FastifyInstance) {
       if (request.body.user && !hasUserLimit(routeClass)) {
         throw new ProblemError("validation_error", {
           field: "user",
-          detail: `${routeClass} is limited per IP only: a user holds one place per room whatever it sends`,
+          detail: ipOnlyReason(routeClass),
         });
       }
       await writeRateLimitOverride(app.admission.redis, app.admission.keys, routeClass, request.body);

@@ -27,3 +27,4 @@ export const admissionCheckResponseSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export type AdmissionCheckResponse = Static<typeof admissionCheckResponseSchema>;
