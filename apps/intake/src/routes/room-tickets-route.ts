@@ -1,7 +1,13 @@
 // Joining a waiting room and watching the place: POST a ticket (rate limited per client IP), poll it (a poll is
 // a heartbeat), or open its WebSocket for live positions and the admission token.
 
-import { type JoinPassKind, joinRoom, readTicket, verifyJoinPass } from "@floodgate/admission";
+import {
+  type AdmissionTokens,
+  type JoinPassKind,
+  joinRoom,
+  readTicket,
+  verifyJoinPass,
+} from "@floodgate/admission";
 import type { RoomIdParams, TicketJoinRequest, TicketParams } from "@floodgate/domain";
 import {
   problemResponseSchema,
@@ -61,22 +67,20 @@ export async function roomTicketsRoute(app: FastifyInstance) {
           detail: `room ${roomId} takes joins only from the shop's server key`,
         });
       }
-      // A join pass is checked here, by its signature alone: the join stays one round trip.
-      let pass: JoinPassKind | null = null;
-      if (request.body.pass !== undefined) {
-        const verdict = verifyJoinPass(tokens, request.body.pass, { roomId, userId });
-        if (!verdict.ok) {
-          const code = verdict.reason === "mismatch" ? "join_pass_mismatch" : "join_pass_invalid";
-          throw new ProblemError(code, { field: "pass", detail: verdict.detail });
-        }
-        pass = verdict.claims.pass;
-      }
       // As of the leader's last tick, from this process's directory: no Redis call to refuse a join.
       if (directory.room(roomId)?.stats.soldOut) {
         throw new ProblemError("room_sold_out", { field: "roomId", detail: `room ${roomId} is sold out` });
       }
-      // The address's token goes beside the join (its own slot), in the same round trip.
-      const outcome = await control.admitJoin(request, () => joinRoom(redis, keys, { roomId, userId, pass }));
+      // The address's token goes beside the join (its own slot), in the same round trip. A join pass is checked
+      // after the token is taken, by its signature alone (the join stays one round trip): an address over its
+      // limit is refused before an ES256 check, so forged passes cannot make this process verify without limit.
+      const outcome = await control.admitJoin(request, () =>
+        joinRoom(redis, keys, {
+          roomId,
+          userId,
+          pass: checkedPass(tokens, request.body.pass, roomId, userId),
+        }),
+      );
       if (outcome.result === "unknown_room") {
         throw new ProblemError("not_found", { field: "roomId", detail: `no room ${roomId}` });
       }
@@ -156,4 +160,20 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       });
     },
   });
+}
+
+/** The join pass's kind once its signature, user and room hold (null without one); a 403 otherwise. */
+function checkedPass(
+  tokens: AdmissionTokens,
+  token: string | undefined,
+  roomId: string,
+  userId: string,
+): JoinPassKind | null {
+  if (token === undefined) return null;
+  const verdict = verifyJoinPass(tokens, token, { roomId, userId });
+  if (!verdict.ok) {
+    const code = verdict.reason === "mismatch" ? "join_pass_mismatch" : "join_pass_invalid";
+    throw new ProblemError(code, { field: "pass", detail: verdict.detail });
+  }
+  return verdict.claims.pass;
 }
