@@ -4,6 +4,7 @@
 // ticket reads `sold_out` and a join is refused 410 room_sold_out; a restock reopens it. Orders end as the worker
 // ends them (on a connection of its own, as the worker's: not the intake's auto-pipelined one): releaseOrders for
 // one that expired, settlePaidOrders (sent again, as a redelivered batch does) for one that was paid.
+import { mintJoinPass } from "@floodgate/admission";
 import { createRedis, type ScriptedRedis } from "@floodgate/redis-connections";
 import { ORDER_STATE_GRACE_SECONDS, releaseOrders, settlePaidOrders } from "@floodgate/reservations";
 import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
@@ -35,7 +36,8 @@ afterAll(async () => {
 });
 
 const baseUrl = () => `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-const join = (userId: string) => post(app, "/v1/rooms/sale/tickets", { userId });
+const join = (userId: string, pass?: string) =>
+  post(app, "/v1/rooms/sale/tickets", pass === undefined ? { userId } : { userId, pass });
 const ticket = async (ticketId: string) => (await get(app, `/v1/rooms/sale/tickets/${ticketId}`)).json();
 const statusOf = async (ticketId: string) => (await ticket(ticketId)).status as string;
 const lastTickAt = async () =>
@@ -123,6 +125,14 @@ describe("a room whose products sell out", () => {
       expect(await statusOf(tickets[4]!)).toBe("sold_out");
       const refused = await join("late-buyer");
       expectProblem(refused, 410, "room_sold_out", "roomId");
+      // The room's state answers first: a pass (here another user's, a 403 in an open room) is not looked at.
+      const othersPass = mintJoinPass(app.admission.tokens, {
+        roomId: "sale",
+        userId: "someone-else",
+        pass: { kind: "bypass" },
+        expiresInSeconds: 60,
+      }).token;
+      expectProblem(await join("late-buyer", othersPass), 410, "room_sold_out", "roomId");
       expect(await roomView()).toMatchObject({ unitsLeft: 0, soldOut: true });
       expect(await app.redis.hexists(app.admission.keys.room("sale").users, "late-buyer")).toBe(0);
 
