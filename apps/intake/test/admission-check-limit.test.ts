@@ -3,25 +3,20 @@
 // one address, well-formed tokens or garbage alike, gets the 429 every limited route gives, before any check
 // runs. The class takes no user limit (its caller is a shop's server, not a user), in RATE_LIMITS and at run time.
 import { loadConfig } from "@floodgate/config";
-import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import type { TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../src/app.ts";
-import { ADMIN_KEY, adminHeaders } from "./support/coupon-test-kit.ts";
+import { adminHeaders } from "./support/coupon-test-kit.ts";
 import { documentedInject, expectProblem } from "./support/intake-test-kit.ts";
-import { admittedToken, defineRoom } from "./support/shop-gate-kit.ts";
+import { admittedToken, startWithDropRoom } from "./support/shop-gate-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  env = await createTestEnvironment("admission-check-limit", {
-    env: { ADMIN_API_KEY: ADMIN_KEY, RATE_LIMITS: "admission-checks.ip=1/m:2" },
-  });
-  app = await buildApp(env.config, { logger: false });
-  await app.ready();
-  await defineRoom(app, "drop");
-  await app.admission.refresh();
+  ({ env, app } = await startWithDropRoom("admission-check-limit", {
+    RATE_LIMITS: "admission-checks.ip=1/m:2",
+  }));
 });
 
 afterAll(async () => {

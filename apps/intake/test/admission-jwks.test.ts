@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { ADMIN_KEY } from "./support/coupon-test-kit.ts";
 import { expectProblem, get, post, waitUntil } from "./support/intake-test-kit.ts";
-import { admittedToken, defineRoom, keysCommand } from "./support/shop-gate-kit.ts";
+import { admittedToken, defineRoom, keysCommand, startWithDropRoom } from "./support/shop-gate-kit.ts";
 
 const pay = (app: FastifyInstance, userId: string, token: string) =>
   post(app, "/v1/payments", { userId, amount: 100 }, { "admission-token": token });
@@ -172,13 +172,9 @@ describe("ES256 keys from ADMISSION_SIGNING_KEYS", () => {
         { ...verifying.privateJwk, kid: "env-2026-10" },
       ],
     };
-    env = await createTestEnvironment("admission-env-keys", {
-      env: { ADMIN_API_KEY: ADMIN_KEY, ADMISSION_SIGNING_KEYS: JSON.stringify(set) },
-    });
-    app = await buildApp(env.config, { logger: false });
-    await app.ready();
-    await defineRoom(app, "drop");
-    await app.admission.refresh();
+    ({ env, app } = await startWithDropRoom("admission-env-keys", {
+      ADMISSION_SIGNING_KEYS: JSON.stringify(set),
+    }));
   });
 
   afterAll(async () => {
@@ -210,13 +206,7 @@ describe("HS256 admission tokens (ADMISSION_TOKEN_ALG=HS256, deprecated)", () =>
   let app: FastifyInstance;
 
   beforeAll(async () => {
-    env = await createTestEnvironment("admission-hs256", {
-      env: { ADMIN_API_KEY: ADMIN_KEY, ADMISSION_TOKEN_ALG: "HS256" },
-    });
-    app = await buildApp(env.config, { logger: false });
-    await app.ready();
-    await defineRoom(app, "drop");
-    await app.admission.refresh();
+    ({ env, app } = await startWithDropRoom("admission-hs256", { ADMISSION_TOKEN_ALG: "HS256" }));
   });
 
   afterAll(async () => {

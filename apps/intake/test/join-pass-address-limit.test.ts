@@ -3,25 +3,17 @@
 // same 429 as any join over the limit, without a signature check each (they used to be refused 403 after it,
 // never reaching the address's bucket).
 import { mintJoinPass } from "@floodgate/admission";
-import { createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
+import type { TestEnvironment } from "@floodgate/test-fixtures";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../src/app.ts";
-import { ADMIN_KEY } from "./support/coupon-test-kit.ts";
 import { expectProblem, post } from "./support/intake-test-kit.ts";
-import { defineRoom } from "./support/shop-gate-kit.ts";
+import { startWithDropRoom } from "./support/shop-gate-kit.ts";
 
 let env: TestEnvironment;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  env = await createTestEnvironment("join-pass-address-limit", {
-    env: { ADMIN_API_KEY: ADMIN_KEY, RATE_LIMITS: "room-joins.ip=1/m:3" },
-  });
-  app = await buildApp(env.config, { logger: false });
-  await app.ready();
-  await defineRoom(app, "drop");
-  await app.admission.refresh();
+  ({ env, app } = await startWithDropRoom("join-pass-address-limit", { RATE_LIMITS: "room-joins.ip=1/m:3" }));
 });
 
 afterAll(async () => {

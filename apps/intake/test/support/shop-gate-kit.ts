@@ -6,11 +6,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { configToEnv, type TestEnvironment } from "@floodgate/test-fixtures";
+import { configToEnv, createTestEnvironment, type TestEnvironment } from "@floodgate/test-fixtures";
 import { packPackage, scratchProject } from "@floodgate/test-fixtures/packed-package";
 import type { FastifyInstance } from "fastify";
 import { expect } from "vitest";
-import { adminHeaders } from "./coupon-test-kit.ts";
+import { buildApp } from "../../src/app.ts";
+import { ADMIN_KEY, adminHeaders } from "./coupon-test-kit.ts";
 import { documentedInject, get, post, waitUntil } from "./intake-test-kit.ts";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -55,6 +56,22 @@ export async function admittedToken(app: FastifyInstance, roomId: string, userId
     `${userId} to be admitted`,
   );
   return view.admissionToken;
+}
+
+/**
+ * A test file's own environment (the admin key, and `env` beside it) and intake, ready, with the room "drop"
+ * guarding payments and this process's directory already holding it.
+ */
+export async function startWithDropRoom(
+  name: string,
+  env: Record<string, string> = {},
+): Promise<{ env: TestEnvironment; app: FastifyInstance }> {
+  const environment = await createTestEnvironment(name, { env: { ADMIN_API_KEY: ADMIN_KEY, ...env } });
+  const app = await buildApp(environment.config, { logger: false });
+  await app.ready();
+  await defineRoom(app, "drop");
+  await app.admission.refresh();
+  return { env: environment, app };
 }
 
 /** A token's protected header or claims, unverified (for the kid and the ticket id). */
