@@ -41,7 +41,7 @@ const verdict = (name: string, numerator: string, denominator: string, ratio: nu
   note: null,
 });
 
-/** `bench payments --max --generator wrk --peer raw --peer bullmq`, two rounds, the order rotating. */
+/** `bench payments --max --generator wrk --peer raw --peer bullmq`, two rounds, the others' order rotating. */
 const saturationResult = () => ({
   ...testResultHeader("payments", {
     max: true,
@@ -54,15 +54,21 @@ const saturationResult = () => ({
   mode: "saturation",
   users: 5000,
   targets: TARGETS,
+  // The AUTH=off reference between every two other stages (round-order.ts).
   stages: [
     stage(1, "floodgate", 0, 10000, 8, 22),
     stage(1, "floodgateAuthOn", 1, 9000, 9, 25),
-    stage(1, "raw", 2, 30000, 3, 14),
-    stage(1, "bullmq", 3, 14000, 6, 17),
-    stage(2, "floodgateAuthOn", 0, 9400, 10, 45),
-    stage(2, "raw", 1, 24000, 4, 16),
+    stage(1, "floodgate", 2, 12000, 8, 22),
+    stage(1, "raw", 3, 30000, 3, 14),
+    stage(1, "floodgate", 4, 10000, 8, 22),
+    stage(1, "bullmq", 5, 14000, 6, 17),
+    stage(1, "floodgate", 6, 12000, 8, 22),
+    stage(2, "raw", 0, 24000, 4, 16),
+    stage(2, "floodgate", 1, 10000, 9, 21),
     stage(2, "bullmq", 2, 15000, 7, 18),
-    stage(2, "floodgate", 3, 11000, 9, 21),
+    stage(2, "floodgate", 3, 10000, 9, 21),
+    stage(2, "floodgateAuthOn", 4, 9400, 10, 45),
+    stage(2, "floodgate", 5, 10000, 9, 21),
   ],
   medians: [
     { target: "floodgate", stages: 2, failedStages: 0, acceptedRate: 10500, p99Ms: 21.5 },
@@ -114,9 +120,12 @@ describe("renderResultChart, payments saturation comparison (--generator wrk)", 
     // Round 1, round 2, the median: 30,000 > 27,000 > 24,000 for raw.
     expectHeightsFollow(barHeights(svg, "peer raw"), [30000, 24000, 27000]);
     expectHeightsFollow(barHeights(svg, "floodgate auth on p99"), [25, 45]);
+    // A target with several stages in a round (the reference) is drawn at their mean: 11,000 and 10,000,
+    // then its median 10,500.
+    expectHeightsFollow(barHeights(svg, "floodgate AUTH=off"), [11000, 10000, 10500]);
     // One scale per panel: the targets' round-1 bars in the order of their rates.
     const roundOne = TARGETS.map((t) => barHeights(svg, t.label)[0]!);
-    expectHeightsFollow(roundOne, [10000, 9000, 30000, 14000]);
+    expectHeightsFollow(roundOne, [11000, 9000, 30000, 14000]);
     const colours = TARGETS.map((t) => svg.match(new RegExp(`data-series="${t.label}" fill="([^"]+)"`))?.[1]);
     expect(new Set(colours).size).toBe(TARGETS.length);
   });
@@ -136,8 +145,8 @@ describe("renderResultChart, payments saturation comparison (--generator wrk)", 
 
   it("names a failed stage and a goal not run", () => {
     const result = saturationResult();
-    result.stages[7]!.passed = false;
-    result.stages[7]!.failure = "503: 120";
+    result.stages[8]!.passed = false;
+    result.stages[8]!.failure = "503: 120";
     Object.assign(result.verdicts[1]!, { ratio: null, met: null, note: "not run" });
     const svg = renderResultChart(result, "failed-stage.json");
     assertWellFormed(svg);

@@ -2,7 +2,7 @@
 // medians and the goals' verdicts.
 import { describe, expect, it } from "vitest";
 import { median } from "../src/harness/median.ts";
-import { roundOrder } from "../src/payments/saturation/round-order.ts";
+import { bracketedStages, roundOrder } from "../src/payments/saturation/round-order.ts";
 import {
   restOfMachine,
   type SaturationStage,
@@ -95,6 +95,12 @@ describe("roundOrder", () => {
     expect(roundOrder(targets, 5)).toEqual(["b", "c", "d", "a"]);
     expect(roundOrder([], 3)).toEqual([]);
   });
+
+  it("runs the reference between every two other stages, the others rotating from round to round", () => {
+    const plan = bracketedStages("f", ["a", "b"], 2).map((s) => `${s.round}.${s.position}:${s.target}`);
+    expect(plan).toEqual(["1.0:f", "1.1:a", "1.2:f", "1.3:b", "1.4:f", "2.0:b", "2.1:f", "2.2:a", "2.3:f"]);
+    expect(bracketedStages("f", [], 3).map((s) => `${s.round}:${s.target}`)).toEqual(["1:f", "2:f", "3:f"]);
+  });
 });
 
 describe("medians and verdicts", () => {
@@ -104,69 +110,85 @@ describe("medians and verdicts", () => {
     expect(median([])).toBeNull();
   });
 
-  it("judges each goal on the median of the rounds' own ratios", () => {
+  it("judges each goal on the median of the rounds' ratios, each stage against the reference stages around it", () => {
     const stages = [
       stage("floodgate", 9000, true, 1),
       stage("floodgateAuthOn", 9500, true, 1),
+      stage("floodgate", 11_000, true, 1),
       stage("raw", 16_000, true, 1),
+      stage("floodgate", 9000, true, 1),
       stage("bullmq", 10_000, true, 1),
-      stage("floodgate", 11_000, true, 2),
-      stage("floodgateAuthOn", 8500, true, 2),
+      stage("floodgate", 11_000, true, 1),
       stage("raw", 18_000, true, 2),
+      stage("floodgate", 9000, true, 2),
       stage("bullmq", 12_000, true, 2),
+      stage("floodgate", 11_000, true, 2),
+      stage("floodgateAuthOn", 8700, true, 2),
+      stage("floodgate", 9000, true, 2),
     ];
     const medians = (["floodgate", "floodgateAuthOn", "raw", "bullmq"] as const).map((key) =>
       targetMedians(key, stages),
     );
     expect(medians[0]).toMatchObject({
       target: "floodgate",
-      stages: 2,
+      stages: 7,
       failedStages: 0,
-      acceptedRate: 10_000,
+      acceptedRate: 9000,
     });
     expect(medians[0]?.cpuPerAcceptedUs).toEqual({ target: 80, redis: 30, loadGenerator: 10 });
     expect(ratioVerdicts(medians, stages)).toEqual([
+      // 10,000 / 16,000 and 10,000 / 18,000 (the reference's 11,000 before and 9,000 after each).
       expect.objectContaining({
         name: "floodgate / raw",
-        ratio: 0.587,
-        roundRatios: [0.563, 0.611],
-        ratioOfMedians: 0.588,
+        ratio: 0.59,
+        roundRatios: [0.625, 0.556],
+        ratioOfMedians: 0.529,
         goal: 0.6,
         met: false,
       }),
       expect.objectContaining({
         name: "floodgate / bullmq",
-        ratio: 0.908,
-        ratioOfMedians: 0.909,
+        ratio: 0.917,
+        roundRatios: [1, 0.833],
+        ratioOfMedians: 0.818,
         met: false,
       }),
       expect.objectContaining({ name: "floodgate / compared checkout", ratio: null, met: null }),
-      // 9,500 / 9,000 and 8,500 / 11,000: the medians' ratio, 0.9, would have met the goal.
-      expect.objectContaining({ name: "auth on / AUTH=off", ratio: 0.914, ratioOfMedians: 0.9, met: true }),
+      expect.objectContaining({
+        name: "auth on / AUTH=off",
+        ratio: 0.91,
+        roundRatios: [0.95, 0.87],
+        met: true,
+      }),
     ]);
   });
 
-  it("is not met by medians taken from different hours of a drifting machine", () => {
-    // A run on the 2-vCPU Xeon (20261129T194035Z): the peer's fast rounds came early, the intake's late.
-    const floodgate = [12_315, 12_681, 8762, 8990, 9223, 14_314, 14_119];
-    const raw = [22_932, 25_799, 16_469, 16_312, 14_941, 25_009, 17_124];
-    const stages = [
-      ...floodgate.map((rate, i) => stage("floodgate", rate, true, i + 1)),
-      ...raw.map((rate, i) => stage("raw", rate, true, i + 1)),
-    ];
-    const medians = (["floodgate", "raw"] as const).map((key) => targetMedians(key, stages));
-    const [verdict] = ratioVerdicts(medians, stages);
-    expect(verdict).toMatchObject({ ratio: 0.551, ratioOfMedians: 0.719, met: false });
-    expect(roundRatios(stages, "floodgate", "raw")).toHaveLength(7);
+  it("cancels a machine that slows down across a stage's neighbours", () => {
+    // The reference ran 12,000/s, then auth on 10,000/s, then the reference 10,000/s: against the stage
+    // before alone, 0.833; against the two around it, 0.909.
+    const stages = [stage("floodgate", 12_000), stage("floodgateAuthOn", 10_000), stage("floodgate", 10_000)];
+    expect(roundRatios(stages, "floodgateAuthOn", "floodgate").map((r) => r.toFixed(3))).toEqual(["0.909"]);
   });
 
-  it("pairs stages by round only: a round without one of the targets gives no ratio", () => {
-    const stages = [
-      stage("floodgate", 10_000, true, 1),
-      stage("raw", 20_000, true, 1),
-      stage("raw", 5000, true, 2),
-    ];
-    expect(roundRatios(stages, "floodgate", "raw")).toEqual([0.5]);
+  it("is not met by medians taken from different hours of a drifting machine", () => {
+    // A run on the 2-vCPU Xeon (20261129T194035Z), its stages put in turn: the peer's fast rounds came early,
+    // the intake's late.
+    const floodgate = [12_315, 12_681, 8762, 8990, 9223, 14_314, 14_119];
+    const raw = [22_932, 25_799, 16_469, 16_312, 14_941, 25_009, 17_124];
+    const stages = floodgate.flatMap((rate, i) => [
+      stage("floodgate", rate, true, i + 1),
+      stage("raw", raw[i]!, true, i + 1),
+    ]);
+    const medians = (["floodgate", "raw"] as const).map((key) => targetMedians(key, stages));
+    const [verdict] = ratioVerdicts(medians, stages);
+    expect(verdict).toMatchObject({ ratio: 0.558, ratioOfMedians: 0.719, met: false });
+    // The last raw stage has the reference before it only.
+    expect(verdict?.roundRatios).toEqual([0.545, 0.416, 0.539, 0.558, 0.788, 0.568, 0.825]);
+  });
+
+  it("gives no ratio to a stage with no reference stage in the run, and needs the reference on one side", () => {
+    expect(roundRatios([stage("raw", 20_000)], "floodgate", "raw")).toEqual([]);
+    expect(() => roundRatios([stage("raw", 20_000)], "raw", "bullmq")).toThrow(/floodgate on one side/);
   });
 
   it("holds this checkout's intake to 95 % of the compared checkout's", () => {

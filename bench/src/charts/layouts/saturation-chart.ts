@@ -42,11 +42,20 @@ export function saturationPanels(result: ResultNode): Panel[][] {
   const medians = new Map(
     result.list("medians").map((m) => [m.string("target"), m.optionalNumber("acceptedRate")]),
   );
-  /** One bar per round where the target ran a stage in it (a rerun's stages stay apart, drawn as they are). */
+  /**
+   * One bar per round where the target ran: the mean of its stages in that round (the AUTH=off reference runs
+   * between every two other stages, so up to one more than there are other targets).
+   */
   const perRound = (key: string, pick: (stage: StageFigures) => number | null) =>
-    stages
-      .filter((stage) => stage.target === key)
-      .map((stage) => ({ x: rounds.indexOf(stage.round), y: pick(stage) }));
+    rounds.flatMap((round, x) => {
+      const values = stages
+        .filter((stage) => stage.target === key && stage.round === round)
+        .flatMap((stage) => {
+          const value = pick(stage);
+          return value === null ? [] : [value];
+        });
+      return values.length === 0 ? [] : [{ x, y: values.reduce((sum, v) => sum + v, 0) / values.length }];
+    });
   const bars = (name: string, colour: string, points: Series["points"]): Series => ({
     name,
     colour,

@@ -1,7 +1,8 @@
 // `bench payments --max --generator wrk [--peer raw] [--peer bullmq]`: the closed-loop saturation comparison
 // (issue 30). Every target is started (saturation-targets.ts), warmed for a few unmeasured seconds, then
-// saturated by wrk one stage at a time, --rounds rounds with the order rotating (round-order.ts), so each target
-// meets the shared machine in every position. The verdict is each target's median and the goals' ratios.
+// saturated by wrk one stage at a time: Floodgate's AUTH=off intake (the reference every goal compares with)
+// between every two other stages, the others' order rotating from round to round (round-order.ts). The verdict
+// is each target's median and the goals' ratios, each stage against the reference stages around it.
 import os from "node:os";
 import { Redis } from "ioredis";
 import { log } from "../../harness/progress-line.ts";
@@ -10,7 +11,7 @@ import { finishRun } from "../../harness/scenario-run.ts";
 import type { ScenarioContext, ScenarioOutcome } from "../../scenario.ts";
 import type { PaymentsOptions } from "../payments-options.ts";
 import { localRedisPid } from "./process-cpu.ts";
-import { roundOrder } from "./round-order.ts";
+import { bracketedStages } from "./round-order.ts";
 import {
   runSaturationStage,
   type SaturationStage,
@@ -19,7 +20,7 @@ import {
 } from "./saturation-stage.ts";
 import { type SaturationResult, stageLine, summarizeSaturation } from "./saturation-summary.ts";
 import { type SaturationTargets, startSaturationTargets } from "./saturation-targets.ts";
-import { ratioVerdicts, targetMedians } from "./saturation-verdict.ts";
+import { REFERENCE_TARGET, ratioVerdicts, targetMedians } from "./saturation-verdict.ts";
 import { clearStageKeys } from "./stage-keys.ts";
 import { ensureWrk } from "./wrk-binary.ts";
 
@@ -82,19 +83,15 @@ export async function runSaturation(
         log(`${target.label} warm-up: ${stageLine(warm, target.label)}`);
         await clearAfterStage(rig.redis, target, keyPrefix);
       }
-      for (let round = 1; round <= options.rounds; round++) {
-        const order = roundOrder(started.targets, round - 1);
-        for (const [position, target] of order.entries()) {
-          const keyPrefix = `${context.stamp}-r${round}-${target.key}`;
-          const stage: SaturationStage = await runSaturationStage(rig, target, {
-            round,
-            position,
-            keyPrefix,
-          });
-          result.stages.push(stage);
-          log(`round ${round}, ${target.label}: ${stageLine(stage, target.label)}`);
-          await clearAfterStage(rig.redis, target, keyPrefix);
-        }
+      const reference = started.targets.find((target) => target.key === REFERENCE_TARGET)!;
+      const others = started.targets.filter((target) => target !== reference);
+      for (const planned of bracketedStages(reference, others, options.rounds)) {
+        const { round, position, target } = planned;
+        const keyPrefix = `${context.stamp}-r${round}p${position}-${target.key}`;
+        const stage: SaturationStage = await runSaturationStage(rig, target, { round, position, keyPrefix });
+        result.stages.push(stage);
+        log(`round ${round} #${position + 1}, ${target.label}: ${stageLine(stage, target.label)}`);
+        await clearAfterStage(rig.redis, target, keyPrefix);
       }
       result.medians = started.targets.map((target) => targetMedians(target.key, result.stages));
       result.verdicts = ratioVerdicts(result.medians, result.stages);

@@ -37,7 +37,7 @@ function verdictLine(verdict: RatioVerdict): string {
   const state = verdict.met ? "met" : `NOT met${verdict.note ? ` (${verdict.note})` : ""}`;
   const rounds =
     verdict.roundRatios.length > 0
-      ? ` (median of ${verdict.roundRatios.length} rounds: ${verdict.roundRatios.join(", ")}; the medians' ratio ${verdict.ratioOfMedians ?? "n/a"})`
+      ? ` (median of ${verdict.roundRatios.length} rounds, each stage against the AUTH=off stages around it: ${verdict.roundRatios.join(", ")}; the medians' ratio ${verdict.ratioOfMedians ?? "n/a"})`
       : "";
   return `  ${verdict.name} = ${verdict.ratio ?? "n/a"}${rounds} (goal >= ${verdict.goal}): ${state}`;
 }

@@ -2,10 +2,13 @@
 // ratios the issue sets goals for. "floodgate" is the intake alone with AUTH=off; auth on is the same intake
 // verifying a customer token per request. A ratio is met only when it reaches its goal and no stage of either
 // side failed (a refused request is not throughput).
-// A ratio is the median of the rounds' own ratios, each of two stages run within the same round (under a
-// minute apart), not the ratio of the two targets' medians: this machine's speed varies nearly twofold within
-// a run (one run's intake stages took 59 to 111 µs of cpu per request), and medians taken apart can come from
-// different hours of it. One run's rounds gave 0.49-0.83 for floodgate / raw, median 0.55, while its medians' ratio said 0.72.
+// Every goal compares a target with the AUTH=off intake, the reference, which runs between every two other
+// stages (round-order.ts). A ratio is the median of the rounds' own ratios, each one stage's accepted/s against
+// the mean of the reference stages just before and just after it: this machine's speed varies nearly twofold
+// within a run (one run's intake stages took 59 to 111 µs of cpu per request), so figures taken apart can come
+// from different hours of it (one run's rounds gave 0.49-0.83 for floodgate / raw, median 0.55, while its
+// medians' ratio said 0.72), and even adjacent stages can meet a machine that drifts between them (one run's
+// AUTH=off then auth on, back to back, gave 0.835, the raw peer's next stage 16 % below its own median).
 import { COMPARED_CHECKOUT_GOAL } from "../../harness/compared-checkout.ts";
 import { median } from "../../harness/median.ts";
 import { AUTH_RATE_GOAL } from "../auth-cost.ts";
@@ -26,9 +29,9 @@ export interface RatioVerdict {
   name: string;
   numerator: TargetKey;
   denominator: TargetKey;
-  /** The median of the rounds' ratios (see above). */
+  /** The median of the rounds' ratios, each a stage against the reference stages around it (see above). */
   ratio: number | null;
-  /** Each round's ratio, in round order (rounds where both targets ran). */
+  /** Each round's ratio, in run order. */
   roundRatios: number[];
   /** The ratio of the two targets' medians, for comparison with results written before. */
   ratioOfMedians: number | null;
@@ -85,18 +88,39 @@ export function targetMedians(target: TargetKey, stages: readonly SaturationStag
   };
 }
 
-/** Each round's ratio of `numerator` to `denominator`, for the rounds that ran both (failed stages included). */
+/** The target every goal's ratio has on one side, run between every two other stages. */
+export const REFERENCE_TARGET: TargetKey = "floodgate";
+
+/**
+ * Each round's ratio of `numerator` to `denominator`, one of which is the reference: every stage of the other
+ * side against the mean accepted/s of the reference stages nearest before and after it in the run (the one
+ * there is at either end), failed stages included, in run order.
+ */
 export function roundRatios(
   stages: readonly SaturationStage[],
   numerator: TargetKey,
   denominator: TargetKey,
 ): number[] {
-  const rounds = [...new Set(stages.map((stage) => stage.round))].sort((a, b) => a - b);
-  return rounds.flatMap((round) => {
-    const top = stages.find((stage) => stage.round === round && stage.target === numerator);
-    const bottom = stages.find((stage) => stage.round === round && stage.target === denominator);
-    return top && bottom && bottom.acceptedRate > 0 ? [top.acceptedRate / bottom.acceptedRate] : [];
+  const subjectIsNumerator = denominator === REFERENCE_TARGET;
+  if (!subjectIsNumerator && numerator !== REFERENCE_TARGET) {
+    throw new Error(`a ratio needs ${REFERENCE_TARGET} on one side: ${numerator} / ${denominator}`);
+  }
+  const subject = subjectIsNumerator ? numerator : denominator;
+  return stages.flatMap((stage, index) => {
+    if (stage.target !== subject) return [];
+    const reference = referenceAround(stages, index);
+    if (reference === null || reference <= 0 || stage.acceptedRate <= 0) return [];
+    return [subjectIsNumerator ? stage.acceptedRate / reference : reference / stage.acceptedRate];
   });
+}
+
+/** The mean accepted/s of the reference stages nearest before and after `index`; null when there is none. */
+function referenceAround(stages: readonly SaturationStage[], index: number): number | null {
+  const isReference = (stage: SaturationStage) => stage.target === REFERENCE_TARGET;
+  const before = stages.slice(0, index).findLast(isReference);
+  const after = stages.slice(index + 1).find(isReference);
+  const rates = [before, after].flatMap((stage) => (stage === undefined ? [] : [stage.acceptedRate]));
+  return rates.length === 0 ? null : rates.reduce((sum, rate) => sum + rate, 0) / rates.length;
 }
 
 export function ratioVerdicts(
