@@ -186,6 +186,27 @@ describe("medians and verdicts", () => {
     expect(verdict?.roundRatios).toEqual([0.545, 0.416, 0.539, 0.558, 0.788, 0.568, 0.825]);
   });
 
+  it("takes the one reference stage at either end of the run, and passes over a reference that accepted nothing", () => {
+    const stages = [
+      stage("floodgateAuthOn", 9000),
+      stage("floodgate", 10_000),
+      stage("raw", 20_000),
+      stage("floodgate", 0, false),
+      stage("bullmq", 5000),
+    ];
+    // Auth on has the reference after it only; raw has 10,000 before and a dead stage after, passed over; so
+    // has bullmq, whose nearest live reference is two stages back.
+    expect(roundRatios(stages, "floodgateAuthOn", "floodgate")).toEqual([0.9]);
+    expect(roundRatios(stages, "floodgate", "raw")).toEqual([0.5]);
+    expect(roundRatios(stages, "floodgate", "bullmq")).toEqual([2]);
+  });
+
+  it("counts a subject that accepted nothing as 0 over the reference, and gives it no ratio under it", () => {
+    const stages = [stage("floodgate", 10_000), stage("floodgateAuthOn", 0, false), stage("raw", 0, false)];
+    expect(roundRatios(stages, "floodgateAuthOn", "floodgate")).toEqual([0]);
+    expect(roundRatios(stages, "floodgate", "raw")).toEqual([]);
+  });
+
   it("gives no ratio to a stage with no reference stage in the run, and needs the reference on one side", () => {
     expect(roundRatios([stage("raw", 20_000)], "floodgate", "raw")).toEqual([]);
     expect(() => roundRatios([stage("raw", 20_000)], "raw", "bullmq")).toThrow(/floodgate on one side/);

@@ -44,7 +44,9 @@ export function saturationPanels(result: ResultNode): Panel[][] {
   );
   /**
    * One bar per round where the target ran: the mean of its stages in that round (the AUTH=off reference runs
-   * between every two other stages, so up to one more than there are other targets).
+   * between every two other stages, so up to one more than there are other targets). A picture of the round,
+   * not of the ratios: those take each other stage against the two reference stages around it only, one of
+   * which can be the previous round's (saturation-verdict.ts).
    */
   const perRound = (key: string, pick: (stage: StageFigures) => number | null) =>
     rounds.flatMap((round, x) => {
@@ -120,7 +122,7 @@ export function saturationTitleLines(result: ResultNode): string[] {
     .filter((stage) => stage.at("passed").value === false)
     .map(
       (stage) =>
-        `round ${stage.number("round")}, ${labels.get(stage.string("target")) ?? stage.string("target")} ` +
+        `round ${stage.number("round")} #${stage.number("position") + 1}, ${labels.get(stage.string("target")) ?? stage.string("target")} ` +
         `FAILED: ${String(stage.at("failure").value)}`,
     );
   return [...(typeof load === "string" ? [`load: ${load}`] : []), ...verdicts, ...failed];

@@ -8,7 +8,7 @@
 // within a run (one run's intake stages took 59 to 111 µs of cpu per request), so figures taken apart can come
 // from different hours of it (one run's rounds gave 0.49-0.83 for floodgate / raw, median 0.55, while its
 // medians' ratio said 0.72), and even adjacent stages can meet a machine that drifts between them (one run's
-// AUTH=off then auth on, back to back, gave 0.835, the raw peer's next stage 16 % below its own median).
+// AUTH=off then auth on, back to back, gave 0.835, the raw peer's next stage 11 % below its own median).
 import { COMPARED_CHECKOUT_GOAL } from "../../harness/compared-checkout.ts";
 import { median } from "../../harness/median.ts";
 import { AUTH_RATE_GOAL } from "../auth-cost.ts";
@@ -94,7 +94,9 @@ export const REFERENCE_TARGET: TargetKey = "floodgate";
 /**
  * Each round's ratio of `numerator` to `denominator`, one of which is the reference: every stage of the other
  * side against the mean accepted/s of the reference stages nearest before and after it in the run (the one
- * there is at either end), failed stages included, in run order.
+ * there is at either end), in run order. Failed stages count (their 202s only); a reference stage that
+ * accepted nothing is passed over, so a dead stage does not halve the mean, and a subject that accepted
+ * nothing is a ratio of 0 as a numerator and none as a denominator.
  */
 export function roundRatios(
   stages: readonly SaturationStage[],
@@ -109,14 +111,18 @@ export function roundRatios(
   return stages.flatMap((stage, index) => {
     if (stage.target !== subject) return [];
     const reference = referenceAround(stages, index);
-    if (reference === null || reference <= 0 || stage.acceptedRate <= 0) return [];
-    return [subjectIsNumerator ? stage.acceptedRate / reference : reference / stage.acceptedRate];
+    if (reference === null) return [];
+    if (subjectIsNumerator) return [stage.acceptedRate / reference];
+    return stage.acceptedRate > 0 ? [reference / stage.acceptedRate] : [];
   });
 }
 
-/** The mean accepted/s of the reference stages nearest before and after `index`; null when there is none. */
+/**
+ * The mean accepted/s of the reference stages nearest before and after `index` that accepted anything; null
+ * when there is none.
+ */
 function referenceAround(stages: readonly SaturationStage[], index: number): number | null {
-  const isReference = (stage: SaturationStage) => stage.target === REFERENCE_TARGET;
+  const isReference = (stage: SaturationStage) => stage.target === REFERENCE_TARGET && stage.acceptedRate > 0;
   const before = stages.slice(0, index).findLast(isReference);
   const after = stages.slice(index + 1).find(isReference);
   const rates = [before, after].flatMap((stage) => (stage === undefined ? [] : [stage.acceptedRate]));
