@@ -217,15 +217,13 @@ export class AdmissionControl {
    * Runs a room join (`send`, on the admission connection) with the client address's token taken beside it;
    * throws the 429 when this process knows the address's bucket is empty. A join is limited per address only.
    */
-  async admitJoin<T extends { result: string }>(request: FastifyRequest, send: () => Promise<T>): Promise<T> {
-    const address = this.#takeAddressToken(this.#admissionRedis, "room-joins", request.ip);
-    const outcome = send();
-    if (address === null) return outcome;
-    const [answer, addressAnswer] = await Promise.all([outcome, address]);
-    const joined = answer.result === "joined" || answer.result === "existing";
-    if (joined && addressAnswer && !addressAnswer.ok)
-      this.#metrics.rateLimitOvershoot.inc({ route_class: "room-joins" });
-    return answer;
+  admitJoin<T extends { result: string }>(request: FastifyRequest, send: () => Promise<T>): Promise<T> {
+    return this.#withAddressToken(
+      request,
+      "room-joins",
+      send,
+      (answer) => answer.result === "joined" || answer.result === "existing",
+    );
   }
 
   /**
@@ -234,13 +232,28 @@ export class AdmissionControl {
    * no credential and a check may verify an ES256 signature (tens of µs), so the address's limit bounds what one
    * address can make this process do. As for a join, an answer sent while the bucket turned out empty stands.
    */
-  async admitCheck<T>(request: FastifyRequest, check: () => Promise<T>): Promise<T> {
-    const address = this.#takeAddressToken(this.#admissionRedis, "admission-checks", request.ip);
-    const outcome = check();
+  admitCheck<T>(request: FastifyRequest, check: () => Promise<T>): Promise<T> {
+    return this.#withAddressToken(request, "admission-checks", check, () => true);
+  }
+
+  /**
+   * `run` with the client address's token taken beside it, for a route class limited per address only. Async, so
+   * the 429 thrown when this process knows the bucket is empty (or a throw of `run`) is a rejection. An answer
+   * sent while the bucket turned out empty stands; it is counted as an overshoot where `overshoots` says it
+   * did something.
+   */
+  async #withAddressToken<T>(
+    request: FastifyRequest,
+    routeClass: "room-joins" | "admission-checks",
+    run: () => Promise<T>,
+    overshoots: (answer: T) => boolean,
+  ): Promise<T> {
+    const address = this.#takeAddressToken(this.#admissionRedis, routeClass, request.ip);
+    const outcome = run();
     if (address === null) return outcome;
     const [answer, addressAnswer] = await Promise.all([outcome, address]);
-    if (addressAnswer && !addressAnswer.ok)
-      this.#metrics.rateLimitOvershoot.inc({ route_class: "admission-checks" });
+    if (addressAnswer && !addressAnswer.ok && overshoots(answer))
+      this.#metrics.rateLimitOvershoot.inc({ route_class: routeClass });
     return answer;
   }
 
