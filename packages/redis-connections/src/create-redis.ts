@@ -74,11 +74,35 @@ export function createSubscriber(target: RedisTarget | string, name: string): Re
       clusterOptions(resolved, { connectionName: name, maxRetriesPerRequest: null }, {}),
     );
   }
-  return new Redis(resolved.url, {
-    connectionName: name,
-    maxRetriesPerRequest: null,
-    retryStrategy: reconnectDelay,
-  });
+  return withHandledResubscribes(
+    new Redis(resolved.url, {
+      connectionName: name,
+      maxRetriesPerRequest: null,
+      retryStrategy: reconnectDelay,
+    }),
+  );
+}
+
+/** The commands ioredis sends itself, unawaited, when a subscriber is ready again after a reconnect. */
+const RESUBSCRIBE_COMMANDS = ["select", "subscribe", "psubscribe", "ssubscribe"] as const;
+
+/**
+ * ioredis subscribes again after a reconnect with commands whose promises nobody holds; one still unanswered
+ * when the connection is closed (a shutdown right after Redis came back) is rejected "Connection is closed."
+ * as an unhandled rejection, which ends a Node process. Every promise these methods return gets a handler
+ * here, so that rejection is dropped; a caller's own `.then` or `await` still sees it.
+ */
+function withHandledResubscribes(connection: Redis): Redis {
+  const methods = connection as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of RESUBSCRIBE_COMMANDS) {
+    const send = methods[name]!.bind(connection);
+    methods[name] = (...args: unknown[]) => {
+      const answer = send(...args);
+      if (answer instanceof Promise) answer.catch(() => {});
+      return answer;
+    };
+  }
+  return connection;
 }
 
 /**
