@@ -18,14 +18,17 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-/** Unhandled rejections while `run` runs and for a moment after it. */
+/**
+ * Unhandled rejections while `run` runs. Node reports a rejection left unhandled once the tick's microtasks are
+ * done, so one turn of the event loop after `run` has seen them all.
+ */
 async function unhandledRejectionsOf(run: () => Promise<void>): Promise<unknown[]> {
   const seen: unknown[] = [];
   const listener = (reason: unknown) => seen.push(reason);
   process.on("unhandledRejection", listener);
   try {
     await run();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setImmediate(resolve));
   } finally {
     process.off("unhandledRejection", listener);
   }
@@ -52,7 +55,10 @@ describe("createSubscriber", () => {
       // "ready" is emitted on the tick after ioredis sent its SUBSCRIBE again, before any answer can arrive.
       await ready;
       expect(subscriber.status).toBe("ready");
+      // Ended: ioredis has rejected what it still held ("Connection is closed.").
+      const ended = nextEvent(subscriber, "end");
       subscriber.disconnect();
+      await ended;
     });
     expect(rejections).toEqual([]);
 
