@@ -412,9 +412,10 @@ export class AdmissionControl {
     if (!info) return;
     const policy = this.#book.limits(routeClass).header;
     if (policy === null) return;
-    reply.header("RateLimit-Policy", policy);
+    // Lowercase, as Fastify stores them: a mixed-case name costs a new string and a string-table lookup per answer.
+    reply.header("ratelimit-policy", policy);
     const current = rateLimitHeader(routeClass, info);
-    if (current) reply.header("RateLimit", current);
+    if (current) reply.header("ratelimit", current);
     if (info.user) this.#count(routeClass, "user", "allowed");
     if (info.ip) this.#count(routeClass, "ip", "allowed");
   }

@@ -97,7 +97,8 @@ export function acceptOperation(request: FastifyRequest, reply: FastifyReply, in
           if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
           reply
             .code(202)
-            .header("Location", LOCATION_BASE[input.kind] + outcome.id)
+            // Lowercase, as Fastify stores it (reply.header lowercases every name it is given).
+            .header("location", LOCATION_BASE[input.kind] + outcome.id)
             .send({ id: outcome.id, status: "pending" });
         } catch (error) {
           sendError(reply, error);

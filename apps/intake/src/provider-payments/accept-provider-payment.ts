@@ -78,6 +78,6 @@ export async function acceptProviderPayment(
   if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
   return reply
     .code(202)
-    .header("Location", `/v1/provider-payments/${outcome.id}`)
+    .header("location", `/v1/provider-payments/${outcome.id}`)
     .send({ id: outcome.id, status: "pending" });
 }

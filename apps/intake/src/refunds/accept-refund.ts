@@ -89,5 +89,5 @@ export async function acceptRefund(
 function answer(request: FastifyRequest, reply: FastifyReply, result: "accepted" | "replayed", id: string) {
   request.server.metrics.countAccepted("refund", result);
   if (result === "replayed") reply.headers(REPLAYED_HEADER);
-  return reply.code(202).header("Location", `/v1/refunds/${id}`).send({ id, status: "pending" });
+  return reply.code(202).header("location", `/v1/refunds/${id}`).send({ id, status: "pending" });
 }

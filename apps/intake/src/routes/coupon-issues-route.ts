@@ -158,7 +158,7 @@ export async function couponIssuesRoute(app: FastifyInstance) {
       if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
       return reply
         .code(202)
-        .header("Location", `/v1/coupon-issues/${outcome.id}`)
+        .header("location", `/v1/coupon-issues/${outcome.id}`)
         .send({ id: outcome.id, status: "pending" });
     },
   );

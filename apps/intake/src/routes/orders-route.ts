@@ -132,7 +132,7 @@ export async function ordersRoute(app: FastifyInstance) {
       if (outcome.result === "replayed") reply.headers(REPLAYED_HEADER);
       return reply
         .code(202)
-        .header("Location", `/v1/orders/${outcome.id}`)
+        .header("location", `/v1/orders/${outcome.id}`)
         .send({ id: outcome.id, status: "pending", amount: outcome.amount });
     },
   );

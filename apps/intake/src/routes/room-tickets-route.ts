@@ -100,7 +100,7 @@ export async function roomTicketsRoute(app: FastifyInstance) {
       const view = ticketView(await passes.beforeToken(outcome.ticket), directory.room(roomId));
       return reply
         .code(outcome.result === "joined" ? 201 : 200)
-        .header("Location", `/v1/rooms/${roomId}/tickets/${view.ticketId}`)
+        .header("location", `/v1/rooms/${roomId}/tickets/${view.ticketId}`)
         .send(view);
     },
   );
