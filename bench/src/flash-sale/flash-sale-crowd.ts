@@ -2,13 +2,26 @@
 // over a WebSocket (kept open to the end, as a checkout page would) or by polling its ticket, and pays once,
 // with the admission token, as soon as it is admitted. Every request is the shopper's own: its customer token in
 // the Authorization header, or `?access_token=` on the WebSocket (a browser cannot set a socket's headers).
-// What each one saw is kept for the summary.
+// What each one saw is kept for the summary. With --crowd-processes N, part 0 (the bench's process) sends
+// every join and watches and pays for its share of the shoppers; the other parts do the same for theirs in
+// processes of their own (crowd-parts.ts), and report what their shoppers saw at the end.
 import type { BenchIdentity } from "../harness/bench-identity.ts";
 import type { KeepAliveClient } from "../harness/keep-alive-client.ts";
 import { LeanWebSocket } from "../harness/lean-websocket.ts";
 import type { LoadOutcome } from "../harness/load-runner.ts";
+import type { LoopLateness } from "../harness/loop-lateness.ts";
 import { benchUserId } from "../harness/payment-requests.ts";
+import {
+  addSocketCounts,
+  type CrowdPart,
+  ONLY_PART,
+  partOfShopper,
+  type RemoteCrowdPart,
+  type SocketCounts,
+  shoppersOfPart,
+} from "./crowd-parts.ts";
 import { runJoinsOnThread } from "./join-thread.ts";
+import type { JoinAnswer } from "./join-thread-entry.ts";
 import { sendThroughShedding } from "./shed-retry.ts";
 
 export interface Shopper {
@@ -76,6 +89,11 @@ export interface CrowdOptions {
   payClient: KeepAliveClient;
   /** What an admitted shopper does; by default it pays 100 with its admission token (a payments room). */
   purchase?: Purchase;
+  /** Which part of the crowd this is (crowd-parts.ts): it watches and pays for shopper i when i % count is its
+   * index. The whole crowd when absent. */
+  part?: CrowdPart;
+  /** On part 0: the other parts, each in a process of its own, by part index - 1. */
+  otherParts?: readonly RemoteCrowdPart[];
 }
 
 /** Joins per shopper while the intake sheds load (503, Retry-After 1), a second apart, as a room page retries
@@ -94,7 +112,7 @@ export class Crowd {
   readonly shoppers: Shopper[];
   /** soldOutFirst: sockets whose first message said sold out (opened after the moment: no place to tell).
    * closedEarly: sockets the server closed, with no error, before their shopper learned its fate (it polled on). */
-  readonly sockets = {
+  readonly sockets: SocketCounts = {
     opened: 0,
     failed: 0,
     closedEarly: 0,
@@ -103,9 +121,16 @@ export class Crowd {
     withPosition: 0,
     soldOutFirst: 0,
   };
-  /** Resolves once every shopper has paid, or will not (its join or its place was refused or lost). */
+  /** Resolves once every shopper has paid, or will not (its join or its place was refused or lost), this part's
+   * and the other parts'. */
   readonly settled: Promise<void>;
+  /** How late each other part's loop ran (gather()), for the tally. */
+  readonly otherLoops: LoopLateness[] = [];
   readonly #options: CrowdOptions;
+  readonly #part: CrowdPart;
+  readonly #others: readonly RemoteCrowdPart[];
+  /** Shoppers this part watches and pays for. */
+  readonly #owned: number;
   readonly #held: LeanWebSocket[] = [];
   /** Set by close(): the sockets it ends are the run's end, not the server's. */
   #closing = false;
@@ -115,6 +140,9 @@ export class Crowd {
 
   constructor(options: CrowdOptions) {
     this.#options = options;
+    this.#part = options.part ?? ONLY_PART;
+    this.#others = options.otherParts ?? [];
+    this.#owned = shoppersOfPart(options.users, this.#part);
     this.shoppers = Array.from({ length: options.users }, (_, i) => ({
       userId: benchUserId(i),
       watch: watchesOverSocket(i, options.users, options.websockets) ? "websocket" : "polling",
@@ -135,9 +163,11 @@ export class Crowd {
       orderStatus: null,
       soldOutAt: null,
     }));
-    this.settled = new Promise((resolve) => {
+    const own = new Promise<void>((resolve) => {
       this.#settle = resolve;
     });
+    if (this.#owned === 0) this.#settle();
+    this.settled = Promise.all([own, ...this.#others.map((other) => other.settled)]).then(() => {});
   }
 
   /** The joins, paced over the options' rate (on a thread of their own: join-thread.ts); watching and paying go
@@ -155,11 +185,37 @@ export class Crowd {
         slices: this.#options.slices,
       },
       (answer) => {
-        const shopper = this.shoppers[answer.index]!;
-        shopper.joinBuiltAt = answer.builtAt;
-        this.#joined(shopper, answer.status, answer.body, answer.answeredAt);
+        const owner = partOfShopper(answer.index, this.#part.count);
+        if (owner === this.#part.index) this.acceptJoin(answer);
+        else this.#others[owner - 1]!.forward(answer);
       },
     );
+  }
+
+  /** A join answer of one of this part's shoppers (from the join thread, or forwarded to a part's process). */
+  acceptJoin(answer: JoinAnswer): void {
+    const shopper = this.shoppers[answer.index]!;
+    shopper.joinBuiltAt = answer.builtAt;
+    this.#joined(shopper, answer.status, answer.body, answer.answeredAt);
+  }
+
+  /** What this part's own shoppers saw, for part 0 to merge (a part's process sends it at the end). */
+  ownShoppers(): [number, Shopper][] {
+    const owned: [number, Shopper][] = [];
+    for (let i = this.#part.index; i < this.shoppers.length; i += this.#part.count) {
+      owned.push([i, this.shoppers[i]!]);
+    }
+    return owned;
+  }
+
+  /** Brings what the other parts' shoppers saw into this crowd's shoppers and sockets (part 0, after the sale). */
+  async gather(): Promise<void> {
+    for (const other of this.#others) {
+      const report = await other.report();
+      for (const [index, seen] of report.shoppers) Object.assign(this.shoppers[index]!, seen);
+      addSocketCounts(this.sockets, report.sockets);
+      this.otherLoops.push(report.loopDelayMs);
+    }
   }
 
   /** A real admission token the crowd was given (the probe presents it for someone else). */
@@ -171,11 +227,12 @@ export class Crowd {
   close(): void {
     this.#closing = true;
     for (const socket of this.#held) socket.terminate();
+    for (const other of this.#others) other.close();
   }
 
   #done() {
     this.#finished++;
-    if (this.#finished === this.#options.users) this.#settle();
+    if (this.#finished === this.#owned) this.#settle();
   }
 
   #joined(shopper: Shopper, status: number, body: string, answeredAt: number) {

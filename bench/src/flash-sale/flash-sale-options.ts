@@ -73,6 +73,14 @@ export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
     min: 0,
     max: 1_000_000,
   },
+  {
+    name: "crowd-processes",
+    kind: "int",
+    help: "client processes the shoppers' sockets, polls and payments are spread over (shopper i in process i % N; the bench's own is one, and sends every join)",
+    default: 2,
+    min: 1,
+    max: 8,
+  },
   { name: "workers", kind: "int", help: "Floodgate worker processes (WORKERS)", default: 2, min: 1, max: 64 },
   {
     name: "compare-checkout",
@@ -101,6 +109,8 @@ export interface FlashSaleOptions {
   roundTripPayments: number;
   /** 0: a payments room; else a sale room over one product of this many units. */
   stock: number;
+  /** Client processes of the crowd (crowd-parts.ts), the bench's own included. */
+  crowdProcesses: number;
   workers: number;
   /** Another checkout whose system runs the same sale in alternate turns (the "before" of a change), or null. */
   compareCheckout: string | null;
@@ -121,6 +131,7 @@ export function toFlashSaleOptions(values: OptionValues): FlashSaleOptions {
     pollIntervalMs: int("poll-interval"),
     roundTripPayments: int("round-trip-payments"),
     stock: int("stock"),
+    crowdProcesses: int("crowd-processes"),
     workers: int("workers"),
     compareCheckout: typeof values["compare-checkout"] === "string" ? values["compare-checkout"] : null,
     rounds: null,

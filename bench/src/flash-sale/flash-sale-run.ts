@@ -18,6 +18,8 @@ import { startLoopLateness } from "../harness/loop-lateness.ts";
 import { benchUserId } from "../harness/payment-requests.ts";
 import { log } from "../harness/progress-line.ts";
 import { fundWallets } from "../harness/wallet-funding.ts";
+import { CrowdPartProcess } from "./crowd-part-process.ts";
+import { latestLoop } from "./crowd-parts.ts";
 import { Crowd } from "./flash-sale-crowd.ts";
 import { auditFifo, parseTicketRecords } from "./flash-sale-fifo.ts";
 import type { FlashSaleOptions } from "./flash-sale-options.ts";
@@ -35,7 +37,10 @@ const ADMIT_BEYOND_STOCK = 0;
 /** How the sale's load is made, for the result's head. */
 export const describeSaleLoad = (options: FlashSaleOptions): string =>
   `joins: autocannon 8 on a worker thread of the bench process, ${options.slices} staggered instance(s); ` +
-  "sockets, polls and payments (ws, keep-alive HTTP) on its main thread; on the same machine as everything it measures";
+  (options.crowdProcesses === 1
+    ? "sockets, polls and payments (ws, keep-alive HTTP) on its main thread"
+    : `sockets, polls and payments (ws, keep-alive HTTP) shared by its main thread and ${options.crowdProcesses - 1} child process(es), shopper i in process i % ${options.crowdProcesses}`) +
+  "; on the same machine as everything it measures";
 
 /** What one sale records: the system it ran on (environment, services) and what it measured and checked. */
 export interface SaleRecord extends RecordedSystem, SaleMeasures {}
@@ -95,6 +100,32 @@ export async function runSale(
     });
     const since = new Date();
     const payClient = newClient(baseUrl, options.connections);
+    const parts = options.crowdProcesses;
+    // Each other part gets its own shoppers' tokens only (setup; the processes start before the joins).
+    const otherParts = Array.from({ length: parts - 1 }, (_, i) => {
+      const part = { index: i + 1, count: parts };
+      let tokens: Record<string, string> | null = null;
+      if (identity.auth === "on") {
+        tokens = {};
+        for (let shopper = part.index; shopper < options.users; shopper += parts) {
+          const userId = benchUserId(shopper);
+          tokens[userId] = identity.shopperToken(userId)!;
+        }
+      }
+      return new CrowdPartProcess({
+        baseUrl,
+        roomId: ROOM,
+        users: options.users,
+        websockets: options.websockets,
+        connections: options.connections,
+        pollIntervalMs: options.pollIntervalMs,
+        sessionMs: SESSION_SECONDS * 1000,
+        keyPrefix,
+        part,
+        tokens,
+        productId,
+      });
+    });
     const theCrowd = new Crowd({
       baseUrl,
       roomId: ROOM,
@@ -112,6 +143,8 @@ export async function runSale(
       ...(productId === null
         ? {}
         : { purchase: buyOneUnit({ client: payClient, identity, productId, keyPrefix }) }),
+      part: { index: 0, count: parts },
+      otherParts,
     });
     crowd = theCrowd;
     const probe = startGuardProbe({
@@ -131,7 +164,8 @@ export async function runSale(
     });
     const meter = startCpuMeter();
     const listenQueue = startListenQueueMeter();
-    // The crowd's sockets, polls and payments all run on this loop, from the first join to the last payment.
+    // This part's sockets, polls and payments run on this loop (the other parts' on theirs), from the first join
+    // to the last payment.
     const crowdLoop = startLoopLateness();
     const joins = await theCrowd.join();
     const joinCpu = meter.stop();
@@ -146,10 +180,13 @@ export async function runSale(
       theCrowd.settled.then(() => true),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), (idealSeconds * 3 + 60) * 1000)),
     ]);
-    const crowdLoopDelayMs = crowdLoop.stop();
+    const ownLoopDelayMs = crowdLoop.stop();
     const saleListenDrops = listenQueue.stop();
     const probes = await probe.stop();
     if (!settled) log("gave up waiting: some shoppers were neither admitted nor refused");
+    if (parts > 1) log(`gathering what the shoppers of the crowd's ${parts - 1} other process(es) saw`);
+    await theCrowd.gather();
+    const crowdLoopDelayMs = latestLoop([ownLoopDelayMs, ...theCrowd.otherLoops]);
 
     const redis = new Redis(floodgate.environment.redisUrl);
     const records = parseTicketRecords(

@@ -62,9 +62,11 @@ export interface FlashSaleRun {
   pushDelayMs: LatencySummary | null;
   /** WebSocket shoppers admitted while their socket was still connecting, and how long until it told them. */
   admittedBeforeSocketOpened: number;
-  /** How late the bench's main loop ran from the first join to the last payment: the crowd's sockets, polls and
-   * payments are opened, read and timed there. */
+  /** How late the crowd's loops ran from the first join to the last payment, the latest of its processes measure
+   * by measure (--crowd-processes): its sockets, polls and payments are opened, read and timed there. */
   crowdLoopDelayMs?: LoopLateness;
+  /** Client processes the crowd ran in (absent in results from before the crowd could be spread: one). */
+  crowdProcesses?: number;
   /** SYNs dropped for a full accept queue from the first join until every shopper settled. */
   listenQueue?: ListenQueueDrops | null;
   connectAfterAdmissionMs: LatencySummary | null;
@@ -227,7 +229,7 @@ export function summarizeFlashSale(result: FlashSaleResult): string[] {
       `push delay (WebSocket open at admission, admission -> message): ${formatLatency(sale.pushDelayMs)}`,
       `admitted while their socket was still connecting: ${formatCount(sale.admittedBeforeSocketOpened)} (admission -> the socket's first message: ${formatLatency(sale.connectAfterAdmissionMs)})`,
       `  join answer -> socket created: ${formatLatency(sale.socketCreateAfterJoinMs ?? null)}; created -> open (connect and upgrade): ${formatLatency(sale.socketHandshakeMs ?? null)}`,
-      `  the crowd's event loop (sockets, polls, payments) ran late by p50 ${sale.crowdLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.crowdLoopDelayMs?.p99 ?? "?"} ms, max ${sale.crowdLoopDelayMs?.max ?? "?"} ms`,
+      `  the crowd's event loop${(sale.crowdProcesses ?? 1) > 1 ? `s (${sale.crowdProcesses} processes, the latest of them)` : ""} (sockets, polls, payments) ran late by p50 ${sale.crowdLoopDelayMs?.p50 ?? "?"} ms, p99 ${sale.crowdLoopDelayMs?.p99 ?? "?"} ms, max ${sale.crowdLoopDelayMs?.max ?? "?"} ms`,
       `poll discovery (admission -> the next poll saw it): ${formatLatency(sale.pollDiscoveryMs)}`,
       `payments: ${formatCount(sale.payments.attempted)} sent, ${JSON.stringify(sale.payments.statusCounts)}; ${formatLatency(sale.payments.latencyMs)}; applied once ${formatCount(sale.delivery?.appliedOnce ?? 0)}, missing ${sale.delivery?.missing ?? "?"}, duplicated ${sale.delivery?.duplicated ?? "?"}`,
       ...(sale.payments.retried && sale.payments.retried.shoppers > 0

@@ -100,6 +100,7 @@ export function tallySale(seen: SaleObservations): FlashSaleRun {
     pushDelayMs: noticeDelays([...pushed]),
     admittedBeforeSocketOpened: connectedLate.length,
     crowdLoopDelayMs: seen.crowdLoopDelayMs,
+    crowdProcesses: options.crowdProcesses,
     listenQueue: seen.saleListenDrops,
     connectAfterAdmissionMs: noticeDelays(connectedLate),
     socketCreateAfterJoinMs: summarizeLatencies(
