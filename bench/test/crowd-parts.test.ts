@@ -165,37 +165,46 @@ describe("a crowd over two processes", () => {
     expect(shop.payments.size).toBe(users);
   });
 
-  it("fails the sale's wait when a part's process ends before it was closed", async () => {
-    const shop = await startShop();
-    cleanups.push(() => shop.server.close());
+  it("fails the sale's joins and wait, without an unhandled rejection, when a part cannot start", async () => {
     const other = new CrowdPartProcess({
-      baseUrl: shop.baseUrl,
+      // No URL: the part's HTTP clients cannot be made, and its start fails.
+      baseUrl: "not a url",
       roomId: "flash",
       users: 4,
       websockets: 0,
       connections: 1,
       pollIntervalMs: 1000,
       sessionMs: 600_000,
-      keyPrefix: "crowd-parts-test-exit",
+      keyPrefix: "crowd-parts-test-failed",
       part: { index: 1, count: 2 },
-      // A shopper the part holds no token for: its first request as that shopper throws in the child.
-      tokens: {},
+      tokens: null,
       productId: null,
     });
     cleanups.push(() => other.close());
-    other.forward({
-      index: 1,
-      status: 201,
-      body: JSON.stringify({
-        ticketId: "t-1",
-        status: "admitted",
-        admissionToken: "admit-bench-user-1",
-        expiresAt: new Date(Date.now() + 600_000).toISOString(),
-      }),
-      builtAt: Date.now(),
-      answeredAt: Date.now(),
+    const client = new KeepAliveClient("http://127.0.0.1:9", 1);
+    cleanups.push(() => client.close());
+    const crowd = new Crowd({
+      baseUrl: "http://127.0.0.1:9",
+      roomId: "flash",
+      users: 4,
+      websockets: 0,
+      joinRate: 10,
+      connections: 1,
+      slices: 1,
+      pollIntervalMs: 1000,
+      sessionMs: 600_000,
+      keyPrefix: "crowd-parts-test-failed",
+      identity: NO_IDENTITY,
+      pollClient: client,
+      payClient: client,
+      part: { index: 0, count: 2 },
+      otherParts: [other],
     });
-    await expect(other.settled).rejects.toThrow(/crowd part 1 (failed|exited)/);
-    await expect(other.report()).rejects.toThrow(/crowd part 1/);
+    await expect(other.ready).rejects.toThrow(/crowd part 1 failed: .*Invalid URL/);
+    // Nobody awaited the crowd's wait while the part failed: vitest fails the file on an unhandled rejection.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(crowd.join()).rejects.toThrow(/crowd part 1 failed/);
+    await expect(crowd.settled).rejects.toThrow(/crowd part 1 failed/);
+    await expect(other.report()).rejects.toThrow(/crowd part 1 failed/);
   });
 });

@@ -61,8 +61,10 @@ function start(spec: CrowdPartSpec): Crowd {
 
 process.on("message", (message: ToCrowdPart) => {
   try {
-    if (message.type === "start") crowd = start(message.spec);
-    else if (crowd === null) throw new Error(`"${message.type}" before "start"`);
+    if (message.type === "start") {
+      crowd = start(message.spec);
+      post({ type: "ready" });
+    } else if (crowd === null) throw new Error(`"${message.type}" before "start"`);
     else if (message.type === "joins") for (const answer of message.answers) crowd.acceptJoin(answer);
     else if (message.type === "report") {
       post({

@@ -14,9 +14,14 @@ import type { JoinAnswer } from "./join-thread-entry.ts";
 
 /** How long a closed part has to end before it is killed. */
 const CLOSE_GRACE_MS = 5000;
+/** How long part 0 waits for a part's report: it is a copy of what the part holds, made at once. */
+const REPORT_TIMEOUT_MS = 60_000;
 
 export class CrowdPartProcess implements RemoteCrowdPart {
   readonly part: CrowdPart;
+  /** Resolves once the part has its crowd and listens: the joins start after every part is ready, so none spends
+   * its start-up (loading its modules) while the shoppers join. */
+  readonly ready: Promise<void>;
   readonly settled: Promise<void>;
   readonly #child: ChildProcess;
   #pending: JoinAnswer[] = [];
@@ -33,6 +38,13 @@ export class CrowdPartProcess implements RemoteCrowdPart {
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
+    let isReady!: () => void;
+    let failReady!: (error: Error) => void;
+    this.ready = new Promise<void>((resolve, reject) => {
+      isReady = resolve;
+      failReady = reject;
+    });
+    this.ready.catch(() => {});
     let settle!: () => void;
     let fail!: (error: Error) => void;
     this.settled = new Promise<void>((resolve, reject) => {
@@ -44,12 +56,14 @@ export class CrowdPartProcess implements RemoteCrowdPart {
     const failWith = (error: Error) => {
       if (this.#ended !== null) return;
       this.#ended = error;
+      failReady(error);
       fail(error);
       this.#reportWaiter?.reject(error);
       this.#reportWaiter = null;
     };
     this.#child.on("message", (message: FromCrowdPart) => {
-      if (message.type === "settled") settle();
+      if (message.type === "ready") isReady();
+      else if (message.type === "settled") settle();
       else if (message.type === "report") {
         this.#reportWaiter?.resolve(message.report);
         this.#reportWaiter = null;
@@ -78,7 +92,22 @@ export class CrowdPartProcess implements RemoteCrowdPart {
   report(): Promise<CrowdPartReport> {
     if (this.#ended !== null) return Promise.reject(this.#ended);
     return new Promise<CrowdPartReport>((resolve, reject) => {
-      this.#reportWaiter = { resolve, reject };
+      const timeout = setTimeout(() => {
+        this.#reportWaiter = null;
+        reject(
+          new Error(`crowd part ${this.part.index} sent no report within ${REPORT_TIMEOUT_MS / 1000} s`),
+        );
+      }, REPORT_TIMEOUT_MS);
+      this.#reportWaiter = {
+        resolve: (report) => {
+          clearTimeout(timeout);
+          resolve(report);
+        },
+        reject: (error) => {
+          clearTimeout(timeout);
+          reject(error);
+        },
+      };
       this.#send({ type: "report" });
     });
   }
@@ -87,6 +116,11 @@ export class CrowdPartProcess implements RemoteCrowdPart {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    // A part that failed may still be running (its sockets open, its pollers polling): it is killed at once.
+    if (this.#ended !== null || !this.#child.connected) {
+      this.#child.kill("SIGKILL");
+      return;
+    }
     this.#send({ type: "close" });
     const kill = setTimeout(() => this.#child.kill("SIGKILL"), CLOSE_GRACE_MS);
     kill.unref();

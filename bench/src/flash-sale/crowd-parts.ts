@@ -73,6 +73,7 @@ export type ToCrowdPart =
 
 /** From a part to the bench. */
 export type FromCrowdPart =
+  | { type: "ready" }
   | { type: "settled" }
   | { type: "report"; report: CrowdPartReport }
   | { type: "failed"; message: string };
@@ -108,6 +109,8 @@ export function tokenTableIdentity(tokens: Record<string, string>): BenchIdentit
 /** Another part of the crowd, in a process of its own (crowd-part-process.ts), as part 0 drives it. */
 export interface RemoteCrowdPart {
   readonly part: CrowdPart;
+  /** Resolves once it listens for its shoppers' join answers (rejects if it failed to start). */
+  readonly ready: Promise<void>;
   /** A join answer of one of its shoppers: it watches and pays from there. */
   forward(answer: JoinAnswer): void;
   /** Resolves once each of its shoppers has paid or will not. */

@@ -65,6 +65,8 @@ export async function runSale(
     return client;
   };
   let crowd: Crowd | null = null;
+  // Held here as well as by the crowd: a part started before a later step threw is still closed.
+  let otherParts: CrowdPartProcess[] = [];
   try {
     await floodgate.start(options.workers, record);
     const { baseUrl, shards, identity } = system.target;
@@ -101,8 +103,8 @@ export async function runSale(
     const since = new Date();
     const payClient = newClient(baseUrl, options.connections);
     const parts = options.crowdProcesses;
-    // Each other part gets its own shoppers' tokens only (setup; the processes start before the joins).
-    const otherParts = Array.from({ length: parts - 1 }, (_, i) => {
+    // Each other part gets its own shoppers' tokens only (setup: the joins wait until every part is ready).
+    otherParts = Array.from({ length: parts - 1 }, (_, i) => {
       const part = { index: i + 1, count: parts };
       let tokens: Record<string, string> | null = null;
       if (identity.auth === "on") {
@@ -258,6 +260,7 @@ export async function runSale(
     ];
   } finally {
     crowd?.close();
+    for (const part of otherParts) part.close();
     for (const client of clients) client.close();
     await floodgate.close();
   }
