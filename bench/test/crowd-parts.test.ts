@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CrowdPartProcess } from "../src/flash-sale/crowd-part-process.ts";
 import {
   addSocketCounts,
+  crowdFilesProblem,
   latestLoop,
   partOfShopper,
   type SocketCounts,
@@ -16,6 +17,7 @@ import {
 import { Crowd } from "../src/flash-sale/flash-sale-crowd.ts";
 import { NO_IDENTITY } from "../src/harness/bench-identity.ts";
 import { KeepAliveClient } from "../src/harness/keep-alive-client.ts";
+import { parseOpenFilesLimit } from "../src/harness/open-files-limit.ts";
 
 const counts = (n: number): SocketCounts => ({
   opened: n,
@@ -50,6 +52,30 @@ describe("the crowd's parts", () => {
         { p50: 3, p99: 20, max: 400 },
       ]),
     ).toEqual({ p50: 3, p99: 90, max: 400 });
+  });
+
+  it("refuses a crowd whose bench process would run out of open files, and names the way out", () => {
+    const mix = { websockets: 20_000, connections: 200, crowdProcesses: 1 };
+    expect(crowdFilesProblem(mix, 20_000)).toMatch(
+      /needs about 21100 open files .* over this process's limit of 20000 \(ulimit -n\): give --crowd-processes 2 or more/,
+    );
+    expect(crowdFilesProblem({ ...mix, crowdProcesses: 2 }, 20_000)).toBeNull();
+    expect(crowdFilesProblem(mix, null)).toBeNull();
+    expect(crowdFilesProblem({ ...mix, crowdProcesses: 8 }, 1024)).toMatch(
+      /raise the limit, or give fewer --websockets/,
+    );
+  });
+
+  it("reads the soft limit of open files from /proc's limits", () => {
+    const limits = [
+      "Limit                     Soft Limit           Hard Limit           Units     ",
+      "Max open files            20000                1048576              files     ",
+    ].join("\n");
+    expect(parseOpenFilesLimit(limits)).toBe(20_000);
+    expect(
+      parseOpenFilesLimit("Max open files            unlimited            unlimited            files"),
+    ).toBeNull();
+    expect(parseOpenFilesLimit("")).toBeNull();
   });
 
   it("acts only for the shoppers whose tokens it holds, never as the shop's server", async () => {

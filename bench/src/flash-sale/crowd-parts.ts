@@ -21,6 +21,36 @@ export const partOfShopper = (shopperIndex: number, parts: number): number => sh
 export const shoppersOfPart = (users: number, part: CrowdPart): number =>
   Math.max(0, Math.ceil((users - part.index) / part.count));
 
+/** Files the bench's own process holds beside its share of the crowd: the join thread's connections and the
+ * probe's, wallet funding's and token minting's pools, Redis, Postgres, its log and Node's own (generous). */
+const BENCH_OWN_FILES = 500;
+
+/**
+ * Why the crowd cannot run in this many processes, or null: part 0 holds the most files (its share of the
+ * sockets, its poll and pay pools, the join load's connections and the bench's own), and past the limit a
+ * connect fails with EMFILE, Redis's included. One process cannot hold --websockets 20000 under a 20,000 limit.
+ */
+export function crowdFilesProblem(
+  options: { websockets: number; connections: number; crowdProcesses: number },
+  limit: number | null,
+): string | null {
+  if (limit === null) return null;
+  const sockets = Math.ceil(options.websockets / options.crowdProcesses);
+  const needed = sockets + 3 * options.connections + BENCH_OWN_FILES;
+  if (needed <= limit) return null;
+  const enough = Math.ceil(
+    options.websockets / Math.max(1, limit - 3 * options.connections - BENCH_OWN_FILES),
+  );
+  return (
+    `--websockets ${options.websockets} over ${options.crowdProcesses} crowd process(es) needs about ${needed} open files in ` +
+    `the bench's process (${sockets} sockets, ${3 * options.connections} pooled connections, ${BENCH_OWN_FILES} of its own), ` +
+    `over this process's limit of ${limit} (ulimit -n): ` +
+    (enough > 0 && enough <= 8 && enough > options.crowdProcesses
+      ? `give --crowd-processes ${enough} or more, or raise the limit`
+      : "raise the limit, or give fewer --websockets")
+  );
+}
+
 /** The socket counters a crowd keeps (flash-sale-crowd.ts); every one a count, summed over the parts. */
 export interface SocketCounts {
   opened: number;

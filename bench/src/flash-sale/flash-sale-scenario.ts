@@ -3,9 +3,11 @@
 // (flash-sale-comparison.ts).
 import { comparedCheckoutProblem } from "../harness/compared-checkout.ts";
 import { freshFloodgate } from "../harness/fresh-floodgate.ts";
+import { openFilesLimit } from "../harness/open-files-limit.ts";
 import { resultHeader } from "../harness/result-head.ts";
 import { finishRun } from "../harness/scenario-run.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
+import { crowdFilesProblem } from "./crowd-parts.ts";
 import { runFlashSaleComparison } from "./flash-sale-comparison.ts";
 import { FLASH_SALE_OPTION_SPECS, type FlashSaleOptions, toFlashSaleOptions } from "./flash-sale-options.ts";
 import { describeSaleLoad, runSale } from "./flash-sale-run.ts";
@@ -16,10 +18,12 @@ export const flashSaleScenario: Scenario = {
   description:
     "a waiting room: 20,000 shoppers join within 2 s, 10,000 watch over WebSockets and the rest poll, each pays once admitted at 2,000/s",
   options: FLASH_SALE_OPTION_SPECS,
-  // A checkout that cannot run is refused before the machine is calibrated or anything starts.
+  // A checkout that cannot run, or a crowd that would run out of open files, is refused before the machine is
+  // calibrated or anything starts.
   preflight: (values) => {
     const checkout = values["compare-checkout"];
-    return typeof checkout === "string" ? comparedCheckoutProblem(checkout) : null;
+    const checkoutProblem = typeof checkout === "string" ? comparedCheckoutProblem(checkout) : null;
+    return checkoutProblem ?? crowdFilesProblem(toFlashSaleOptions(values), openFilesLimit());
   },
   run: (values, context) => {
     const options = toFlashSaleOptions(values);
