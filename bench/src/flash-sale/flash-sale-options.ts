@@ -76,8 +76,8 @@ export const FLASH_SALE_OPTION_SPECS: readonly OptionSpec[] = [
   {
     name: "crowd-processes",
     kind: "int",
-    help: "client processes the shoppers' sockets, polls and payments are spread over (shopper i in process i % N; the bench's own is one, and sends every join)",
-    default: 2,
+    help: "client processes the shoppers' sockets, polls and payments are spread over (shopper i in process i % N; the bench's own is one, and sends every join); more than one when --websockets passes a process's open files",
+    default: 1,
     min: 1,
     max: 8,
   },
