@@ -38,32 +38,22 @@ export class CrowdPartProcess implements RemoteCrowdPart {
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    let isReady!: () => void;
-    let failReady!: (error: Error) => void;
-    this.ready = new Promise<void>((resolve, reject) => {
-      isReady = resolve;
-      failReady = reject;
-    });
-    this.ready.catch(() => {});
-    let settle!: () => void;
-    let fail!: (error: Error) => void;
-    this.settled = new Promise<void>((resolve, reject) => {
-      settle = resolve;
-      fail = reject;
-    });
+    const ready = deferred();
+    this.ready = ready.promise;
     // A part that fails leaves part 0's sale waiting on shoppers nobody watches: the failure ends the wait.
-    this.settled.catch(() => {});
+    const settled = deferred();
+    this.settled = settled.promise;
     const failWith = (error: Error) => {
       if (this.#ended !== null) return;
       this.#ended = error;
-      failReady(error);
-      fail(error);
+      ready.fail(error);
+      settled.fail(error);
       this.#reportWaiter?.reject(error);
       this.#reportWaiter = null;
     };
     this.#child.on("message", (message: FromCrowdPart) => {
-      if (message.type === "ready") isReady();
-      else if (message.type === "settled") settle();
+      if (message.type === "ready") ready.done();
+      else if (message.type === "settled") settled.done();
       else if (message.type === "report") {
         this.#reportWaiter?.resolve(message.report);
         this.#reportWaiter = null;
@@ -131,4 +121,17 @@ export class CrowdPartProcess implements RemoteCrowdPart {
     if (this.#ended !== null || !this.#child.connected) return;
     this.#child.send(message);
   }
+}
+
+/** A promise and its two ends. Its rejection is handled here, so a failure nobody awaits yet is no unhandled
+ * rejection; an await still sees it. */
+function deferred(): { promise: Promise<void>; done(): void; fail(error: Error): void } {
+  let done!: () => void;
+  let fail!: (error: Error) => void;
+  const promise = new Promise<void>((resolve, reject) => {
+    done = resolve;
+    fail = reject;
+  });
+  promise.catch(() => {});
+  return { promise, done, fail };
 }
