@@ -227,8 +227,9 @@ describe("a crowd over two processes", () => {
       otherParts: [other],
     });
     await expect(other.ready).rejects.toThrow(/crowd part 1 failed: .*Invalid URL/);
-    // Nobody awaited the crowd's wait while the part failed: vitest fails the file on an unhandled rejection.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Nobody awaited the crowd's wait while the part failed: vitest fails the file on an unhandled rejection,
+    // which Node reports once the tick's microtasks are done, so one turn of the event loop shows it.
+    await new Promise((resolve) => setImmediate(resolve));
     await expect(crowd.join()).rejects.toThrow(/crowd part 1 failed/);
     await expect(crowd.settled).rejects.toThrow(/crowd part 1 failed/);
     await expect(other.report()).rejects.toThrow(/crowd part 1 failed/);

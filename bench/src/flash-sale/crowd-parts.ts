@@ -1,8 +1,9 @@
-// A flash sale's crowd spread over client processes (--crowd-processes, issue 30 target 6): one event loop held
-// every socket, poll and payment of 100,000 shoppers and ran up to 8.9 s late, so the sale's timings were the
-// bench's. Shopper i belongs to part i % parts; part 0 is the bench's own process, which also sends every join
-// (on its join thread) and hands each other part the answers of its shoppers. A part watches and pays for its
-// own shoppers only, and at the end reports what they saw, merged here into the one crowd the tally reads.
+// A flash sale's crowd spread over client processes (--crowd-processes, issue 30 target 6): each socket is an
+// open file, and one process may hold 20,000 on the development machine, fewer than --websockets 20000 and the
+// crowd's connection pools (two runs ended in EMFILE). Shopper i belongs to part i % parts; part 0 is the
+// bench's own process, which also sends every join (on its join thread) and hands each other part the answers
+// of its shoppers. A part watches and pays for its own shoppers only, and at the end reports what they saw,
+// merged here into the one crowd the tally reads.
 import type { BenchIdentity } from "../harness/bench-identity.ts";
 import type { LoopLateness } from "../harness/loop-lateness.ts";
 import type { JoinAnswer } from "./join-thread-entry.ts";
