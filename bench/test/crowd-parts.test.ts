@@ -3,6 +3,7 @@
 // route (the bench's client side is under test here, not Floodgate).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { parseOpenFilesLimit } from "@floodgate/config";
 import { afterEach, describe, expect, it } from "vitest";
 import { CrowdPartProcess } from "../src/flash-sale/crowd-part-process.ts";
 import {
@@ -17,7 +18,6 @@ import {
 import { Crowd } from "../src/flash-sale/flash-sale-crowd.ts";
 import { NO_IDENTITY } from "../src/harness/bench-identity.ts";
 import { KeepAliveClient } from "../src/harness/keep-alive-client.ts";
-import { parseOpenFilesLimit } from "../src/harness/open-files-limit.ts";
 
 const counts = (n: number): SocketCounts => ({
   opened: n,

@@ -5,6 +5,7 @@ import { buildApp } from "./app.ts";
 import { config } from "./env.ts";
 import { drainThenClose } from "./health/drain-then-close.ts";
 import { backlogCapWarning, readSomaxconn } from "./listen-backlog.ts";
+import { watchOpenFiles } from "./open-files-watch.ts";
 
 const app = await buildApp(config).catch((error: unknown) => {
   if (!(error instanceof ShardIdentityError)) throw error;
@@ -42,6 +43,8 @@ const metricsListener =
 await app.listen(listenOptions);
 const capWarning = backlogCapWarning(await readSomaxconn());
 if (capWarning) app.log.warn({ requested: INTAKE_LISTEN_BACKLOG }, capWarning);
+// Past its open-files limit the process drops connections silently: the log says so before it is reached.
+const openFiles = watchOpenFiles(app.log);
 
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -49,6 +52,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, "intake stopping");
+    await openFiles.stop();
     await drainThenClose(app, config.shutdownDrainSeconds);
     metricsListener?.close();
     process.exit(0);

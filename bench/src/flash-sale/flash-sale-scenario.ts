@@ -1,9 +1,10 @@
 // `./floodgate bench flash-sale`: a limited drop behind a waiting room (flash-sale-run.ts), on a fresh Floodgate;
 // with --compare-checkout, the same sale round after round on this checkout's system and another checkout's
 // (flash-sale-comparison.ts).
+
+import { openFilesLimit } from "@floodgate/config";
 import { comparedCheckoutProblem } from "../harness/compared-checkout.ts";
 import { freshFloodgate } from "../harness/fresh-floodgate.ts";
-import { openFilesLimit } from "../harness/open-files-limit.ts";
 import { resultHeader } from "../harness/result-head.ts";
 import { finishRun } from "../harness/scenario-run.ts";
 import type { Scenario, ScenarioContext, ScenarioOutcome } from "../scenario.ts";
