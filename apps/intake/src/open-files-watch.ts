@@ -1,16 +1,18 @@
-// An intake at its open-files limit loses connections without a word. Past `ulimit -n`, accept(2) fails with
+// An intake at its open-files limit loses connections without a word. Past the limit, accept(2) fails with
 // EMFILE and libuv accepts and closes each waiting connection at once to drain the queue; Node is not told,
 // nothing is logged, and the shopper's socket or WebSocket simply closes. Checked with a limit of 300: of 600
 // connections, 333 closed unanswered and the log stayed empty. A waiting room's crowd holds one file per socket
-// (issue 30's 20,000-socket sale met the limit in the bench's own process), so the log says it here, while there
-// is still room, and names the ways out.
-import { countOpenFiles, openFilesLimit } from "@floodgate/config";
+// (issue 30's 20,000-socket sale met the limit in the bench's own process), so the log says it here, and names
+// the ways out. Node raises its soft limit to the hard one as it starts: the hard limit is the one that counts.
+import { countOpenFiles, OpenFilesExhaustedError, openFilesLimit } from "@floodgate/config";
 import type { FastifyBaseLogger } from "fastify";
 
-/** Warned at this share of the limit: a crowd arriving within a few seconds is still ahead. */
+/** Warned at this share of the limit: a crowd still arriving has some room left. */
 export const WARN_SHARE = 0.9;
 /** Said to be clear again below this share, so a count hovering at the threshold warns once. */
 export const CLEAR_SHARE = 0.8;
+/** Listing 20,000 descriptors takes a few milliseconds: every 5 s is a negligible share of a core, and a crowd
+ * that fills the limit between two checks is still reported (a full process is counted as full). */
 export const CHECK_INTERVAL_MS = 5_000;
 
 export interface OpenFilesNotice {
@@ -27,10 +29,10 @@ export function openFilesNotice(open: number, limit: number, warned: boolean): O
     return {
       level: "warn",
       message:
-        `${open} open files of this process's limit of ${limit} (ulimit -n): every connection and WebSocket ` +
-        "holds one, and past the limit new connections are closed unanswered with no other log line. Raise the " +
-        "limit (ulimit -n, LimitNOFILE= under systemd) or spread the sockets over more intake processes " +
-        "(INTAKE_PROCESSES)",
+        `${open} open files of this process's limit of ${limit}: every connection and WebSocket holds one, and ` +
+        "past the limit new connections are closed unanswered with no other log line. Raise the hard limit " +
+        "(LimitNOFILE= under systemd, --ulimit nofile= for a container, limits.conf) or spread the sockets over " +
+        "more intake processes (INTAKE_PROCESSES)",
     };
   }
   if (warned && open < limit * CLEAR_SHARE) {
@@ -43,13 +45,14 @@ export function openFilesNotice(open: number, limit: number, warned: boolean): O
 }
 
 export interface OpenFilesWatch {
-  /** Resolves once the check in progress, if any, has logged. */
+  /** Stops the checks; resolves once the one in progress, if any, has logged. */
   stop(): Promise<void>;
 }
 
 /**
- * Counts this process's open files every `intervalMs` and logs openFilesNotice's lines. Does nothing where the
- * limit or the count cannot be read (not Linux, an unlimited limit). The timer keeps no process alive.
+ * Counts this process's open files every `intervalMs` and logs openFilesNotice's lines. A process with no
+ * descriptor left to count with is at its limit, and is said to be. Does nothing where the limit cannot be
+ * read (not Linux, unlimited). The timer keeps no process alive.
  */
 export function watchOpenFiles(
   log: FastifyBaseLogger,
@@ -59,9 +62,16 @@ export function watchOpenFiles(
   if (limit === null) return { stop: async () => {} };
   const count = options.count ?? countOpenFiles;
   let warned = false;
-  let checking: Promise<void> = Promise.resolve();
+  let failureLogged = false;
+  let running: Promise<void> | null = null;
   const check = async () => {
-    const open = await count();
+    let open: number | null;
+    try {
+      open = await count();
+    } catch (error) {
+      if (!(error instanceof OpenFilesExhaustedError)) throw error;
+      open = limit;
+    }
     if (open === null) return;
     const notice = openFilesNotice(open, limit, warned);
     if (notice === null) return;
@@ -69,15 +79,26 @@ export function watchOpenFiles(
     log[notice.level]({ openFiles: open, openFilesLimit: limit }, notice.message);
   };
   const timer = setInterval(() => {
-    checking = checking.then(check).catch((error: unknown) => {
-      log.debug({ err: error }, "counting open files failed");
-    });
+    // A check still listing a slow /proc is not queued behind: the next tick counts afresh.
+    if (running !== null) return;
+    running = check()
+      .catch((error: unknown) => {
+        if (failureLogged) return;
+        failureLogged = true;
+        log.warn(
+          { err: error },
+          "counting this process's open files failed; the open-files watch goes on trying",
+        );
+      })
+      .finally(() => {
+        running = null;
+      });
   }, options.intervalMs ?? CHECK_INTERVAL_MS);
   timer.unref();
   return {
     stop: async () => {
       clearInterval(timer);
-      await checking;
+      await running;
     },
   };
 }

@@ -43,8 +43,9 @@ const metricsListener =
 await app.listen(listenOptions);
 const capWarning = backlogCapWarning(await readSomaxconn());
 if (capWarning) app.log.warn({ requested: INTAKE_LISTEN_BACKLOG }, capWarning);
-// Past its open-files limit the process drops connections silently: the log says so before it is reached.
-const openFiles = watchOpenFiles(app.log);
+// Past its open-files limit the process drops connections silently: the log says so. Never stopped: its timer
+// keeps nothing alive, and a drain at shutdown still accepts connections.
+watchOpenFiles(app.log);
 
 let closing = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -52,7 +53,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, "intake stopping");
-    await openFiles.stop();
     await drainThenClose(app, config.shutdownDrainSeconds);
     metricsListener?.close();
     process.exit(0);

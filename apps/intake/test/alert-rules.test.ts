@@ -52,6 +52,7 @@ describe("Alert runbooks", () => {
         "FloodgateIntake5xxRateHigh",
         "FloodgateLoadSheddingOn",
         "FloodgateRedisMemoryNearMax",
+        "FloodgateOpenFilesNearLimit",
       ]),
     );
     for (const { alert, url } of links) {

@@ -1,7 +1,6 @@
 // `./floodgate bench flash-sale`: a limited drop behind a waiting room (flash-sale-run.ts), on a fresh Floodgate;
 // with --compare-checkout, the same sale round after round on this checkout's system and another checkout's
 // (flash-sale-comparison.ts).
-
 import { openFilesLimit } from "@floodgate/config";
 import { comparedCheckoutProblem } from "../harness/compared-checkout.ts";
 import { freshFloodgate } from "../harness/fresh-floodgate.ts";

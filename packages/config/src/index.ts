@@ -17,6 +17,11 @@ export {
   type WebhookSettings,
 } from "./load-config.ts";
 export { loadConfigOrExit } from "./load-config-or-exit.ts";
-export { countOpenFiles, openFilesLimit, parseOpenFilesLimit } from "./open-files.ts";
+export {
+  countOpenFiles,
+  OpenFilesExhaustedError,
+  openFilesLimit,
+  parseOpenFilesLimit,
+} from "./open-files.ts";
 export { parseRateLimits } from "./rate-limits.ts";
 export { parseRedisUrl, type RedisNodeAddress, type RedisTarget, redactRedisUrl } from "./redis-target.ts";

@@ -19,12 +19,28 @@ export function openFilesLimit(): number | null {
   }
 }
 
-/** How many files this process holds open now, or null where /proc cannot tell. */
+/** Thrown by countOpenFiles when the process has no descriptor left to count with: it is at its limit. */
+export class OpenFilesExhaustedError extends Error {
+  constructor(cause: unknown) {
+    super("no file descriptor left to count the open ones with: the process is at its open-files limit", {
+      cause,
+    });
+    this.name = "OpenFilesExhaustedError";
+  }
+}
+
+/**
+ * How many files this process holds open now, or null where /proc cannot tell. Listing them takes a descriptor
+ * of its own, so at the limit the count cannot be made: that throws OpenFilesExhaustedError, the one answer a
+ * watcher must not mistake for "unknown".
+ */
 export async function countOpenFiles(): Promise<number | null> {
   try {
     // The listing's own descriptor is in it while it is read: not one of ours.
     return (await readdir("/proc/self/fd")).length - 1;
-  } catch {
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EMFILE" || code === "ENFILE") throw new OpenFilesExhaustedError(error);
     return null;
   }
 }
