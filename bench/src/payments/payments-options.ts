@@ -119,7 +119,7 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
   {
     name: "rounds",
     kind: "int",
-    help: "--generator wrk: rounds of stages: each other target once, the AUTH=off intake before and after each (the reference its ratios are taken against), the others' order rotating",
+    help: "--generator wrk: rounds of stages: each other target once, the AUTH=off intake before and after each (the reference its ratios are taken against), the others' order rotating; up to as many extra rounds replace comparisons whose reference stages differ by more than 10 %",
     default: 2,
     min: 1,
     max: 20,

@@ -40,3 +40,16 @@ export function bracketedStages<T>(reference: T, others: readonly T[], rounds: n
   }
   return stages;
 }
+
+/**
+ * One more round after the planned ones (saturation-scenario.ts: a goal still short of steady comparisons):
+ * each of `targets` (rotated as round `round` would be) followed by the reference. The run's last stage is a
+ * reference stage already, so each new stage has one on either side.
+ */
+export function extraRound<T>(reference: T, targets: readonly T[], round: number): PlannedStage<T>[] {
+  let position = 0;
+  return roundOrder(targets, round - 1).flatMap((target) => [
+    { round, position: position++, target },
+    { round, position: position++, target: reference },
+  ]);
+}

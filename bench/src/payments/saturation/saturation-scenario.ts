@@ -1,8 +1,9 @@
 // `bench payments --max --generator wrk [--peer raw] [--peer bullmq]`: the closed-loop saturation comparison
 // (issue 30). Every target is started (saturation-targets.ts), warmed for a few unmeasured seconds, then
 // saturated by wrk one stage at a time: Floodgate's AUTH=off intake (the reference every goal compares with)
-// between every two other stages, the others' order rotating from round to round (round-order.ts). The verdict
-// is each target's median and the goals' ratios, each stage against the reference stages around it.
+// between every two other stages, the others' order rotating from round to round (round-order.ts), with extra
+// rounds where the reference moved too much around a stage to judge it (steady-rounds.ts). The verdict is each
+// target's median and the goals' ratios, each stage against the reference stages around it.
 import os from "node:os";
 import { Redis } from "ioredis";
 import { log } from "../../harness/progress-line.ts";
@@ -11,7 +12,7 @@ import { finishRun } from "../../harness/scenario-run.ts";
 import type { ScenarioContext, ScenarioOutcome } from "../../scenario.ts";
 import type { PaymentsOptions } from "../payments-options.ts";
 import { localRedisPid } from "./process-cpu.ts";
-import { bracketedStages } from "./round-order.ts";
+import type { PlannedStage } from "./round-order.ts";
 import {
   runSaturationStage,
   type SaturationStage,
@@ -22,6 +23,7 @@ import { type SaturationResult, stageLine, summarizeSaturation } from "./saturat
 import { type SaturationTargets, startSaturationTargets } from "./saturation-targets.ts";
 import { REFERENCE_TARGET, ratioVerdicts, targetMedians } from "./saturation-verdict.ts";
 import { clearStageKeys } from "./stage-keys.ts";
+import { runSteadyRounds } from "./steady-rounds.ts";
 import { ensureWrk } from "./wrk-binary.ts";
 
 /** Shoppers the load spreads over (bench-user-0 .. 4999): each Floodgate's per-user limit stays far away. */
@@ -85,16 +87,23 @@ export async function runSaturation(
       }
       const reference = started.targets.find((target) => target.key === REFERENCE_TARGET)!;
       const others = started.targets.filter((target) => target !== reference);
-      for (const planned of bracketedStages(reference, others, options.rounds)) {
-        const { round, position, target } = planned;
+      const runStage = async ({ round, position, target }: PlannedStage<SaturationTarget>) => {
         const keyPrefix = `${context.stamp}-r${round}p${position}-${target.key}`;
         const stage: SaturationStage = await runSaturationStage(rig, target, { round, position, keyPrefix });
         result.stages.push(stage);
         log(`round ${round} #${position + 1}, ${target.label}: ${stageLine(stage, target.label)}`);
         await clearAfterStage(rig.redis, target, keyPrefix);
-      }
+      };
+      await runSteadyRounds({
+        reference,
+        others,
+        rounds: options.rounds,
+        stages: result.stages,
+        runStage,
+        log,
+      });
       result.medians = started.targets.map((target) => targetMedians(target.key, result.stages));
-      result.verdicts = ratioVerdicts(result.medians, result.stages);
+      result.verdicts = ratioVerdicts(result.medians, result.stages, options.rounds);
     },
     async () => {
       redis?.disconnect();

@@ -3,7 +3,7 @@
 import { formatCount } from "../../harness/progress-line.ts";
 import { type ResultHead, summaryHead } from "../../harness/result-head.ts";
 import type { SaturationStage, TargetKey } from "./saturation-stage.ts";
-import type { RatioVerdict, TargetMedians } from "./saturation-verdict.ts";
+import { type RatioVerdict, STEADY_REFERENCE_SPREAD, type TargetMedians } from "./saturation-verdict.ts";
 
 export interface SaturationResult extends ResultHead<"payments"> {
   mode: "saturation";
@@ -37,9 +37,14 @@ function verdictLine(verdict: RatioVerdict): string {
   const state = verdict.met ? "met" : `NOT met${verdict.note ? ` (${verdict.note})` : ""}`;
   const rounds =
     verdict.roundRatios.length > 0
-      ? ` (median of ${verdict.roundRatios.length} rounds, each stage against the AUTH=off stages around it: ${verdict.roundRatios.join(", ")}; the medians' ratio ${verdict.ratioOfMedians ?? "n/a"})`
+      ? ` (median of ${verdict.roundRatios.length} steady rounds, each stage against the AUTH=off stages around it: ${verdict.roundRatios.join(", ")}; the medians' ratio ${verdict.ratioOfMedians ?? "n/a"})`
       : "";
-  return `  ${verdict.name} = ${verdict.ratio ?? "n/a"}${rounds} (goal >= ${verdict.goal}): ${state}`;
+  // Kept in view: a reader sees what the verdict left out, and why.
+  const setAside =
+    verdict.unsteady.length > 0
+      ? `; set aside, the AUTH=off stages around them apart by more than ${STEADY_REFERENCE_SPREAD * 100} %: ${verdict.unsteady.map(({ ratio, references }) => `${ratio} (${references.map(formatCount).join(" and ")})`).join(", ")}`
+      : "";
+  return `  ${verdict.name} = ${verdict.ratio ?? "n/a"}${rounds}${setAside} (goal >= ${verdict.goal}): ${state}`;
 }
 
 export function summarizeSaturation(result: SaturationResult): string[] {
