@@ -2,6 +2,7 @@
 // medians and the goals' verdicts.
 import { describe, expect, it } from "vitest";
 import { median } from "../src/harness/median.ts";
+import { comparisonRatios, steadyReferences } from "../src/payments/saturation/bracketed-comparisons.ts";
 import { bracketedStages, extraRound, roundOrder } from "../src/payments/saturation/round-order.ts";
 import {
   restOfMachine,
@@ -12,8 +13,6 @@ import {
 } from "../src/payments/saturation/saturation-stage.ts";
 import {
   ratioVerdicts,
-  roundRatios,
-  steadyReferences,
   steadyShortfall,
   targetMedians,
 } from "../src/payments/saturation/saturation-verdict.ts";
@@ -108,10 +107,10 @@ describe("roundOrder", () => {
     expect(bracketedStages("f", [], 3).map((s) => `${s.round}:${s.target}`)).toEqual(["1:f", "2:f", "3:f"]);
   });
 
-  it("adds an extra round of the targets still short, each followed by the reference, rotated as its round", () => {
+  it("adds an extra round: a fresh reference, then the targets still short, each followed by the reference", () => {
     const plan = extraRound("f", ["a", "b"], 4).map((s) => `${s.round}.${s.position}:${s.target}`);
-    expect(plan).toEqual(["4.0:b", "4.1:f", "4.2:a", "4.3:f"]);
-    expect(extraRound("f", ["a"], 3).map((s) => s.target)).toEqual(["a", "f"]);
+    expect(plan).toEqual(["4.0:f", "4.1:b", "4.2:f", "4.3:a", "4.4:f"]);
+    expect(extraRound("f", ["a"], 3).map((s) => s.target)).toEqual(["f", "a", "f"]);
   });
 });
 
@@ -183,7 +182,9 @@ describe("medians and verdicts", () => {
     // The reference ran 12,000/s, then auth on 10,000/s, then the reference 10,000/s: against the stage
     // before alone, 0.833; against the two around it, 0.909.
     const stages = [stage("floodgate", 12_000), stage("floodgateAuthOn", 10_000), stage("floodgate", 10_000)];
-    expect(roundRatios(stages, "floodgateAuthOn", "floodgate").map((r) => r.toFixed(3))).toEqual(["0.909"]);
+    expect(comparisonRatios(stages, "floodgateAuthOn", "floodgate").map((r) => r.toFixed(3))).toEqual([
+      "0.909",
+    ]);
   });
 
   it("is not met by medians taken from different hours of a drifting machine", () => {
@@ -196,27 +197,43 @@ describe("medians and verdicts", () => {
       stage("raw", raw[i]!, true, i + 1),
     ]);
     const medians = (["floodgate", "raw"] as const).map((key) => targetMedians(key, stages));
-    const [verdict] = ratioVerdicts(medians, stages);
-    expect(verdict).toMatchObject({ ratio: 0.558, ratioOfMedians: 0.719, met: false });
-    // The last raw stage has the reference before it only. Two comparisons straddle a jump of the reference
-    // (12,681 to 8,762 and 9,223 to 14,314) and are set aside.
-    expect(roundRatios(stages, "floodgate", "raw").map((r) => Number(r.toFixed(3)))).toEqual([
+    const [verdict] = ratioVerdicts(medians, stages, 1);
+    expect(verdict).toMatchObject({ ratio: 0.552, ratioOfMedians: 0.719, met: false });
+    // Two comparisons straddle a jump of the reference (12,681 to 8,762 and 9,223 to 14,314), and the last raw
+    // stage has a reference before it only: all three are set aside.
+    expect(comparisonRatios(stages, "floodgate", "raw").map((r) => Number(r.toFixed(3)))).toEqual([
       0.545, 0.416, 0.539, 0.558, 0.788, 0.568, 0.825,
     ]);
-    expect(verdict?.roundRatios).toEqual([0.545, 0.539, 0.558, 0.568, 0.825]);
+    expect(verdict?.roundRatios).toEqual([0.545, 0.539, 0.558, 0.568]);
     expect(verdict?.unsteady).toEqual([
       { ratio: 0.416, references: [12_681, 8762] },
       { ratio: 0.788, references: [9223, 14_314] },
+      { ratio: 0.825, references: [14_119] },
     ]);
   });
 
-  it("calls the reference stages around a stage steady within 10 % of the lower, and a lone one steady", () => {
-    expect(steadyReferences([10_000, 11_000])).toBe(true);
-    expect(steadyReferences([11_000, 10_000])).toBe(true);
-    expect(steadyReferences([10_000, 11_001])).toBe(false);
-    expect(steadyReferences([15_081, 14_800])).toBe(true);
-    expect(steadyReferences([14_800, 8764])).toBe(false);
-    expect(steadyReferences([10_000])).toBe(true);
+  it("calls two reference stages steady within 10 % of the lower, either way round", () => {
+    expect(steadyReferences(10_000, 11_000)).toBe(true);
+    expect(steadyReferences(11_000, 10_000)).toBe(true);
+    expect(steadyReferences(10_000, 11_001)).toBe(false);
+    expect(steadyReferences(15_081, 14_800)).toBe(true);
+    expect(steadyReferences(14_800, 8764)).toBe(false);
+  });
+
+  it("calls a comparison steady only with live reference stages right before and right after it", () => {
+    // Raw's reference after it accepted nothing: its ratio reaches the next live one, two stages away, and
+    // is set aside (the machine could have moved unseen in between); bullmq's has a reference at one side only.
+    const stages = [
+      stage("floodgate", 10_000),
+      stage("raw", 20_000),
+      stage("floodgate", 0, false),
+      stage("floodgate", 10_000),
+      stage("bullmq", 5000),
+    ];
+    const medians = (["floodgate", "raw", "bullmq"] as const).map((key) => targetMedians(key, stages));
+    const [raw, bullmq] = ratioVerdicts(medians, stages, 1);
+    expect(raw).toMatchObject({ roundRatios: [], unsteady: [{ ratio: 0.5, references: [10_000, 10_000] }] });
+    expect(bullmq).toMatchObject({ roundRatios: [], unsteady: [{ ratio: 2, references: [10_000] }] });
   });
 
   it("judges a goal on its steady comparisons only, and does not meet it with fewer than the rounds asked for", () => {
@@ -238,8 +255,11 @@ describe("medians and verdicts", () => {
     expect(two?.note).toMatch(/^1 steady comparison\(s\) of the 2 needed/);
     expect(steadyShortfall(stages, "raw", 2)).toBe(1);
     expect(steadyShortfall(stages, "raw", 1)).toBe(0);
-    // A target with no stage yet lacks them all.
+    // A target with no stage yet lacks them all; a goal with a failed stage lacks none: no round would meet it.
     expect(steadyShortfall(stages, "bullmq", 3)).toBe(3);
+    const dead = [...stages, stage("bullmq", 0, false), stage("floodgate", 7000)];
+    expect(steadyShortfall(dead, "bullmq", 3)).toBe(0);
+    expect(steadyShortfall(dead, "raw", 2)).toBe(1);
   });
 
   it("takes the one reference stage at either end of the run, and passes over a reference that accepted nothing", () => {
@@ -252,41 +272,55 @@ describe("medians and verdicts", () => {
     ];
     // Auth on has the reference after it only; raw has 10,000 before and a dead stage after, passed over; so
     // has bullmq, whose nearest live reference is two stages back.
-    expect(roundRatios(stages, "floodgateAuthOn", "floodgate")).toEqual([0.9]);
-    expect(roundRatios(stages, "floodgate", "raw")).toEqual([0.5]);
-    expect(roundRatios(stages, "floodgate", "bullmq")).toEqual([2]);
+    expect(comparisonRatios(stages, "floodgateAuthOn", "floodgate")).toEqual([0.9]);
+    expect(comparisonRatios(stages, "floodgate", "raw")).toEqual([0.5]);
+    expect(comparisonRatios(stages, "floodgate", "bullmq")).toEqual([2]);
   });
 
   it("counts a subject that accepted nothing as 0 over the reference, and gives it no ratio under it", () => {
     const stages = [stage("floodgate", 10_000), stage("floodgateAuthOn", 0, false), stage("raw", 0, false)];
-    expect(roundRatios(stages, "floodgateAuthOn", "floodgate")).toEqual([0]);
-    expect(roundRatios(stages, "floodgate", "raw")).toEqual([]);
+    expect(comparisonRatios(stages, "floodgateAuthOn", "floodgate")).toEqual([0]);
+    expect(comparisonRatios(stages, "floodgate", "raw")).toEqual([]);
   });
 
   it("gives no ratio to a stage with no reference stage in the run, and needs the reference on one side", () => {
-    expect(roundRatios([stage("raw", 20_000)], "floodgate", "raw")).toEqual([]);
-    expect(() => roundRatios([stage("raw", 20_000)], "raw", "bullmq")).toThrow(/floodgate on one side/);
+    expect(comparisonRatios([stage("raw", 20_000)], "floodgate", "raw")).toEqual([]);
+    expect(() => comparisonRatios([stage("raw", 20_000)], "raw", "bullmq")).toThrow(/floodgate on one side/);
   });
 
   it("holds this checkout's intake to 95 % of the compared checkout's", () => {
-    const keep = (rate: number) =>
-      ratioVerdicts(
-        (["floodgate", "floodgateCompared"] as const).map((key) =>
-          targetMedians(key, [stage("floodgate", 10_000), stage("floodgateCompared", rate)]),
-        ),
-        [stage("floodgate", 10_000), stage("floodgateCompared", rate)],
+    const keep = (rate: number) => {
+      const stages = [
+        stage("floodgate", 10_000),
+        stage("floodgateCompared", rate),
+        stage("floodgate", 10_000),
+      ];
+      return ratioVerdicts(
+        (["floodgate", "floodgateCompared"] as const).map((key) => targetMedians(key, stages)),
+        stages,
+        1,
       ).find((verdict) => verdict.name === "floodgate / compared checkout");
+    };
     expect(keep(10_400)).toMatchObject({ ratio: 0.962, goal: 0.95, met: true });
     expect(keep(10_600)).toMatchObject({ ratio: 0.943, goal: 0.95, met: false });
   });
 
   it("does not call a goal met when a stage of either side failed, and says which goals did not run", () => {
-    const stages = [stage("floodgate", 10_000, false), stage("floodgateAuthOn", 9500)];
+    const stages = [
+      stage("floodgate", 10_000, false),
+      stage("floodgateAuthOn", 9500),
+      stage("floodgate", 10_000),
+    ];
     const medians = (["floodgate", "floodgateAuthOn"] as const).map((key) => targetMedians(key, stages));
-    const [raw, bullmq, compared, auth] = ratioVerdicts(medians, stages);
+    const [raw, bullmq, compared, auth] = ratioVerdicts(medians, stages, 1);
     expect(compared).toMatchObject({ met: null, note: "not run" });
     expect(raw).toMatchObject({ met: null, note: "not run" });
     expect(bullmq).toMatchObject({ met: null, note: "not run" });
     expect(auth).toMatchObject({ ratio: 0.95, met: false, note: "1 failed stage(s)" });
+    // Short of steady comparisons too: both reasons.
+    const [, , , short] = ratioVerdicts(medians, stages, 2);
+    expect(short?.note).toBe(
+      "1 failed stage(s); 1 steady comparison(s) of the 2 needed: the reference moved more than 10 % around the others",
+    );
   });
 });

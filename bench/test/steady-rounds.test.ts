@@ -41,8 +41,8 @@ const stage = (
     machine: null,
     restOfMachinePercent: null,
   },
-  passed: true,
-  failure: null,
+  passed: acceptedRate > 0,
+  failure: acceptedRate > 0 ? null : "nothing accepted",
 });
 
 /**
@@ -50,21 +50,18 @@ const stage = (
  * stages run as `round:target` and the log lines.
  */
 async function run(rounds: number, others: Target[], rates: Partial<Record<TargetKey, number[]>>) {
-  const stages: SaturationStage[] = [];
   const lines: string[] = [];
   const next = (key: TargetKey) => {
     const queue = rates[key];
     if (queue === undefined || queue.length === 0) throw new Error(`no rate left for ${key}`);
     return queue.length === 1 ? queue[0]! : queue.shift()!;
   };
-  await runSteadyRounds({
+  const stages = await runSteadyRounds({
     reference,
     others,
     rounds,
-    stages,
-    runStage: async ({ round, position, target }: PlannedStage<Target>) => {
-      stages.push(stage(target.key, round, position, next(target.key)));
-    },
+    runStage: async ({ round, position, target }: PlannedStage<Target>) =>
+      stage(target.key, round, position, next(target.key)),
     log: (line) => lines.push(line),
   });
   return { stages, plan: stages.map((s) => `${s.round}:${s.target}`), lines };
@@ -98,9 +95,9 @@ describe("runSteadyRounds", () => {
       raw: [16_000, 15_000, 11_000],
       bullmq: [8000],
     });
-    expect(plan.slice(9)).toEqual(["3:raw", "3:floodgate"]);
+    expect(plan.slice(9)).toEqual(["3:floodgate", "3:raw", "3:floodgate"]);
     expect(lines).toEqual([
-      "round 3 (extra): steady comparisons peer raw 1 short of 2 (the AUTH=off stages around the others moved more than 10 %)",
+      "round 3 (extra): steady comparisons peer raw 1 short of 2 (the AUTH=off stages around the others were more than 10 % apart)",
     ]);
     const medians = (["floodgate", "raw", "bullmq"] as const).map((key) => targetMedians(key, stages));
     const [rawVerdict] = ratioVerdicts(medians, stages, 2);
@@ -111,7 +108,7 @@ describe("runSteadyRounds", () => {
   it("stops after as many extra rounds as planned ones, leaving the goal short and not met", async () => {
     // The reference jumps between 10,000 and 7,000 at every stage: no comparison is ever steady.
     const { stages, plan, lines } = await run(2, [raw], {
-      floodgate: [10_000, 7000, 10_000, 7000, 10_000, 7000],
+      floodgate: [10_000, 7000, 10_000, 7000, 10_000, 7000, 10_000],
       raw: [14_000],
     });
     expect(plan).toEqual([
@@ -120,8 +117,10 @@ describe("runSteadyRounds", () => {
       "1:floodgate",
       "2:raw",
       "2:floodgate",
+      "3:floodgate",
       "3:raw",
       "3:floodgate",
+      "4:floodgate",
       "4:raw",
       "4:floodgate",
     ]);
@@ -131,5 +130,50 @@ describe("runSteadyRounds", () => {
     expect(rawVerdict).toMatchObject({ ratio: null, roundRatios: [], met: false });
     expect(rawVerdict?.unsteady).toHaveLength(4);
     expect(rawVerdict?.note).toMatch(/^0 steady comparison\(s\) of the 2 needed/);
+  });
+
+  it("adds rounds for each target while it is short, dropping one once it has its steady comparisons", async () => {
+    // Planned: the reference jumps around each peer's first stage. Round 3: raw's comparison holds, bullmq's
+    // meets another jump. Round 4: bullmq alone, and it holds.
+    const { plan, lines } = await run(2, [raw, bullmq], {
+      floodgate: [10_000, 7000, 10_000, 10_000, 10_000, 10_000, 10_000, 7000, 10_000],
+      raw: [16_000],
+      bullmq: [8000],
+    });
+    expect(plan).toEqual([
+      "1:floodgate",
+      "1:raw",
+      "1:floodgate",
+      "1:bullmq",
+      "1:floodgate",
+      "2:bullmq",
+      "2:floodgate",
+      "2:raw",
+      "2:floodgate",
+      "3:floodgate",
+      "3:raw",
+      "3:floodgate",
+      "3:bullmq",
+      "3:floodgate",
+      "4:floodgate",
+      "4:bullmq",
+      "4:floodgate",
+    ]);
+    expect(lines.map((line) => line.replace(/ \(the AUTH=off .*\)$/, ""))).toEqual([
+      "round 3 (extra): steady comparisons peer raw 1 short of 2, peer bullmq 1 short of 2",
+      "round 4 (extra): steady comparisons peer bullmq 1 short of 2",
+    ]);
+  });
+
+  it("gives no extra round to a target whose stage failed: its goal is not met whatever follows", async () => {
+    const { plan, lines } = await run(2, [raw, bullmq], {
+      floodgate: [10_000, 7000, 10_000, 7000, 10_000],
+      raw: [16_000],
+      bullmq: [0],
+    });
+    // Raw's comparisons were all unsteady: it gets the extra rounds; the dead bullmq none.
+    expect(plan.slice(9).every((entry) => !entry.endsWith("bullmq"))).toBe(true);
+    expect(lines.every((line) => !line.includes("bullmq"))).toBe(true);
+    expect(lines.length).toBeGreaterThan(0);
   });
 });

@@ -119,7 +119,7 @@ export const PAYMENTS_OPTION_SPECS: readonly OptionSpec[] = [
   {
     name: "rounds",
     kind: "int",
-    help: "--generator wrk: rounds of stages: each other target once, the AUTH=off intake before and after each (the reference its ratios are taken against), the others' order rotating; up to as many extra rounds replace comparisons whose reference stages differ by more than 10 %",
+    help: "--generator wrk: rounds of stages: each other target once, the AUTH=off intake before and after each (the reference its ratios are taken against), the others' order rotating; a goal needs this many steady comparisons (AUTH=off stages right before and after, no more than 10 % of the lower apart), and up to as many extra rounds, of the targets still short, replace the others (up to twice the run's time)",
     default: 2,
     min: 1,
     max: 20,

@@ -42,14 +42,17 @@ export function bracketedStages<T>(reference: T, others: readonly T[], rounds: n
 }
 
 /**
- * One more round after the planned ones (saturation-scenario.ts: a goal still short of steady comparisons):
- * each of `targets` (rotated as round `round` would be) followed by the reference. The run's last stage is a
- * reference stage already, so each new stage has one on either side.
+ * One more round after the planned ones (steady-rounds.ts: a goal still short of steady comparisons): a fresh
+ * reference stage, then each of `targets` (rotated as round `round` would be) followed by the reference. The
+ * fresh one keeps the first new comparison from leaning on the reference stage that ended the planned rounds,
+ * which may be the very jump that set a comparison aside.
  */
 export function extraRound<T>(reference: T, targets: readonly T[], round: number): PlannedStage<T>[] {
   let position = 0;
-  return roundOrder(targets, round - 1).flatMap((target) => [
-    { round, position: position++, target },
-    { round, position: position++, target: reference },
-  ]);
+  const stages: PlannedStage<T>[] = [{ round, position: position++, target: reference }];
+  for (const target of roundOrder(targets, round - 1)) {
+    stages.push({ round, position: position++, target });
+    stages.push({ round, position: position++, target: reference });
+  }
+  return stages;
 }

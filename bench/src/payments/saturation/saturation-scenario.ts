@@ -11,6 +11,7 @@ import { resultHeader } from "../../harness/result-head.ts";
 import { finishRun } from "../../harness/scenario-run.ts";
 import type { ScenarioContext, ScenarioOutcome } from "../../scenario.ts";
 import type { PaymentsOptions } from "../payments-options.ts";
+import { REFERENCE_TARGET } from "./bracketed-comparisons.ts";
 import { localRedisPid } from "./process-cpu.ts";
 import type { PlannedStage } from "./round-order.ts";
 import {
@@ -21,7 +22,7 @@ import {
 } from "./saturation-stage.ts";
 import { type SaturationResult, stageLine, summarizeSaturation } from "./saturation-summary.ts";
 import { type SaturationTargets, startSaturationTargets } from "./saturation-targets.ts";
-import { REFERENCE_TARGET, ratioVerdicts, targetMedians } from "./saturation-verdict.ts";
+import { ratioVerdicts, targetMedians } from "./saturation-verdict.ts";
 import { clearStageKeys } from "./stage-keys.ts";
 import { runSteadyRounds } from "./steady-rounds.ts";
 import { ensureWrk } from "./wrk-binary.ts";
@@ -90,18 +91,13 @@ export async function runSaturation(
       const runStage = async ({ round, position, target }: PlannedStage<SaturationTarget>) => {
         const keyPrefix = `${context.stamp}-r${round}p${position}-${target.key}`;
         const stage: SaturationStage = await runSaturationStage(rig, target, { round, position, keyPrefix });
+        // Kept as it runs: a run stopped midway still writes the stages it has.
         result.stages.push(stage);
         log(`round ${round} #${position + 1}, ${target.label}: ${stageLine(stage, target.label)}`);
         await clearAfterStage(rig.redis, target, keyPrefix);
+        return stage;
       };
-      await runSteadyRounds({
-        reference,
-        others,
-        rounds: options.rounds,
-        stages: result.stages,
-        runStage,
-        log,
-      });
+      await runSteadyRounds({ reference, others, rounds: options.rounds, runStage, log });
       result.medians = started.targets.map((target) => targetMedians(target.key, result.stages));
       result.verdicts = ratioVerdicts(result.medians, result.stages, options.rounds);
     },

@@ -2,8 +2,9 @@
 // and the goals' ratios, met or not.
 import { formatCount } from "../../harness/progress-line.ts";
 import { type ResultHead, summaryHead } from "../../harness/result-head.ts";
+import { STEADY_REFERENCE_SPREAD_PERCENT } from "./bracketed-comparisons.ts";
 import type { SaturationStage, TargetKey } from "./saturation-stage.ts";
-import { type RatioVerdict, STEADY_REFERENCE_SPREAD, type TargetMedians } from "./saturation-verdict.ts";
+import type { RatioVerdict, TargetMedians } from "./saturation-verdict.ts";
 
 export interface SaturationResult extends ResultHead<"payments"> {
   mode: "saturation";
@@ -37,12 +38,12 @@ function verdictLine(verdict: RatioVerdict): string {
   const state = verdict.met ? "met" : `NOT met${verdict.note ? ` (${verdict.note})` : ""}`;
   const rounds =
     verdict.roundRatios.length > 0
-      ? ` (median of ${verdict.roundRatios.length} steady rounds, each stage against the AUTH=off stages around it: ${verdict.roundRatios.join(", ")}; the medians' ratio ${verdict.ratioOfMedians ?? "n/a"})`
+      ? ` (median of ${verdict.roundRatios.length} steady comparisons, each stage against the AUTH=off stages around it: ${verdict.roundRatios.join(", ")}; the medians' ratio ${verdict.ratioOfMedians ?? "n/a"})`
       : "";
   // Kept in view: a reader sees what the verdict left out, and why.
   const setAside =
     verdict.unsteady.length > 0
-      ? `; set aside, the AUTH=off stages around them apart by more than ${STEADY_REFERENCE_SPREAD * 100} %: ${verdict.unsteady.map(({ ratio, references }) => `${ratio} (${references.map(formatCount).join(" and ")})`).join(", ")}`
+      ? `; set aside, the AUTH=off stages around them more than ${STEADY_REFERENCE_SPREAD_PERCENT} % apart: ${verdict.unsteady.map(({ ratio, references }) => `${ratio} (${references.map(formatCount).join(" then ")})`).join(", ")}`
       : "";
   return `  ${verdict.name} = ${verdict.ratio ?? "n/a"}${rounds}${setAside} (goal >= ${verdict.goal}): ${state}`;
 }
