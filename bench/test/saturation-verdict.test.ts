@@ -17,6 +17,7 @@ import {
   targetMedians,
 } from "../src/payments/saturation/saturation-verdict.ts";
 import type { WrkReport } from "../src/payments/saturation/wrk-run.ts";
+import { saturationStage } from "./support/saturation-stage-fixture.ts";
 
 const report = (statuses: Record<string, number>, errors: Partial<WrkReport["errors"]> = {}): WrkReport => ({
   requests: Object.values(statuses).reduce((a, b) => a + b, 0),
@@ -27,29 +28,8 @@ const report = (statuses: Record<string, number>, errors: Partial<WrkReport["err
   cpuS: 0.5,
 });
 
-const stage = (target: TargetKey, acceptedRate: number, passed = true, round = 1): SaturationStage => ({
-  round,
-  target,
-  position: 0,
-  durationS: 10,
-  requests: acceptedRate * 10,
-  accepted: acceptedRate * 10,
-  acceptedRate,
-  statuses: { "202": acceptedRate * 10 },
-  errors: { connect: 0, read: 0, write: 0, timeout: 0 },
-  latencyMs: { p50: 5, p90: 8, p99: 12, max: 20 },
-  cpu: {
-    targetS: 1,
-    redisS: 0.5,
-    redisInfoS: 0.5,
-    loadGeneratorS: 0.1,
-    perAcceptedUs: { target: 80, redis: 30, redisInfo: 30, loadGenerator: 10 },
-    machine: null,
-    restOfMachinePercent: null,
-  },
-  passed,
-  failure: passed ? null : "12 x 503",
-});
+const stage = (target: TargetKey, acceptedRate: number, passed = true, round = 1): SaturationStage =>
+  saturationStage(target, acceptedRate, { passed, round });
 
 describe("stageFailure", () => {
   it("passes a stage of 202s only", () => {

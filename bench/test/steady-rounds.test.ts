@@ -3,9 +3,10 @@
 // in for wrk's: what is under test is which stages run, not what they measure.
 import { describe, expect, it } from "vitest";
 import type { PlannedStage } from "../src/payments/saturation/round-order.ts";
-import type { SaturationStage, TargetKey } from "../src/payments/saturation/saturation-stage.ts";
+import type { TargetKey } from "../src/payments/saturation/saturation-stage.ts";
 import { ratioVerdicts, targetMedians } from "../src/payments/saturation/saturation-verdict.ts";
 import { runSteadyRounds } from "../src/payments/saturation/steady-rounds.ts";
+import { saturationStage } from "./support/saturation-stage-fixture.ts";
 
 interface Target {
   key: TargetKey;
@@ -15,35 +16,6 @@ interface Target {
 const reference: Target = { key: "floodgate", label: "floodgate AUTH=off" };
 const raw: Target = { key: "raw", label: "peer raw" };
 const bullmq: Target = { key: "bullmq", label: "peer bullmq" };
-
-const stage = (
-  target: TargetKey,
-  round: number,
-  position: number,
-  acceptedRate: number,
-): SaturationStage => ({
-  round,
-  target,
-  position,
-  durationS: 10,
-  requests: acceptedRate * 10,
-  accepted: acceptedRate * 10,
-  acceptedRate,
-  statuses: { "202": acceptedRate * 10 },
-  errors: { connect: 0, read: 0, write: 0, timeout: 0 },
-  latencyMs: { p50: 5, p90: 8, p99: 12, max: 20 },
-  cpu: {
-    targetS: 1,
-    redisS: 0.5,
-    redisInfoS: 0.5,
-    loadGeneratorS: 0.1,
-    perAcceptedUs: { target: 80, redis: 30, redisInfo: 30, loadGenerator: 10 },
-    machine: null,
-    restOfMachinePercent: null,
-  },
-  passed: acceptedRate > 0,
-  failure: acceptedRate > 0 ? null : "nothing accepted",
-});
 
 /**
  * Runs the rounds with each target's rates taken in turn from `rates` (the reference's too), and returns the
@@ -61,7 +33,7 @@ async function run(rounds: number, others: Target[], rates: Partial<Record<Targe
     others,
     rounds,
     runStage: async ({ round, position, target }: PlannedStage<Target>) =>
-      stage(target.key, round, position, next(target.key)),
+      saturationStage(target.key, next(target.key), { round, position }),
     log: (line) => lines.push(line),
   });
   return { stages, plan: stages.map((s) => `${s.round}:${s.target}`), lines };
