@@ -22,7 +22,8 @@ export const REFERENCE_TARGET: TargetKey = "floodgate";
  * How far apart, in percent of the lower, the reference stages around a stage may be for its comparison to
  * count. A reference that moved 10 % across a comparison can move its ratio by up to half that when the move
  * fell at the judged stage's edge, as much as the margins the goals are judged by; on a quiet hour of the AMD
- * EPYC host the reference's neighbouring stages differed by 1.6-7.9 %, on an unsteady one by up to 71 %.
+ * EPYC host the reference's neighbouring stages differed by 0.3-7.8 % but once 11.5 % (20261201T125858Z), on
+ * an unsteady one by up to 71 % (20261201T025713Z).
  */
 export const STEADY_REFERENCE_SPREAD_PERCENT = 10;
 
